@@ -1,0 +1,211 @@
+/**
+ * The benchmark's baseline: GET /api/v1/tenders on bare node:http + pg, with no framework.
+ * It runs the same SQL as the service (key lookup, company check, snapshot bound, count and page
+ * from ScoredTendersRepo.LIST_SQL, and the credit charge transaction of CreditLedger), all as named
+ * prepared statements, and writes
+ * the same JSON and headers. Rate limiting is an in-memory fixed window (no store round trip).
+ *
+ *   DATABASE_URL=... PORT=... CURSOR_SECRET=<64 hex> tsx bench/baseline-server.ts
+ */
+import { timingSafeEqual } from "node:crypto"
+import { createServer, type ServerResponse } from "node:http"
+import pg from "pg"
+import { hashApiKey, isWellFormedApiKey } from "../src/domain/ApiKey.js"
+import { creditPeriodAt } from "../src/domain/CreditPeriod.js"
+import { decodeCursor, encodeCursor, queryFingerprint } from "../src/domain/Cursor.js"
+import { type Plan, planRules } from "../src/domain/Plan.js"
+import { LIST_SQL } from "../src/infra/ScoredTendersRepo.js"
+
+const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 20 })
+const secret = Buffer.from(process.env.CURSOR_SECRET ?? "", "hex")
+const rateLimitPerMinute = Number(process.env.RATE_LIMIT_GENERAL_PER_MINUTE ?? 60)
+
+const SQL = {
+  owner: `SELECT k.id, k.tenant_id, t.plan, k.revoked_at IS NOT NULL AS revoked, k.key_hash
+          FROM api_keys k JOIN tenants t ON t.id = k.tenant_id WHERE k.key_hash = $1`,
+  companyTenant: LIST_SQL.companyTenant,
+  bound: LIST_SQL.snapshotBound,
+  count: LIST_SQL.count,
+  page: LIST_SQL.page,
+  plan: "SELECT plan FROM tenants WHERE id = $1",
+  openPeriod: `INSERT INTO credit_periods (tenant_id, period_start, period_ends_at, granted, remaining)
+               VALUES ($1, $2, $3, $4, $4) ON CONFLICT (tenant_id, period_start) DO NOTHING RETURNING tenant_id`,
+  grant: `INSERT INTO credit_ledger (tenant_id, period_start, delta, kind, reason, balance_after)
+          VALUES ($1, $2, $3, 'grant', 'monthly grant', $3)`,
+  balance: "SELECT remaining FROM credit_periods WHERE tenant_id = $1 AND period_start = $2",
+  charge: `UPDATE credit_periods cp SET remaining = cp.remaining - least(cp.remaining, $3)
+           FROM (SELECT remaining AS before FROM credit_periods WHERE tenant_id = $1 AND period_start = $2 FOR UPDATE) old
+           WHERE cp.tenant_id = $1 AND cp.period_start = $2 AND cp.remaining >= $4
+           RETURNING old.before - cp.remaining AS charged, cp.remaining`,
+  ledger: `INSERT INTO credit_ledger (tenant_id, period_start, delta, kind, reason, balance_after)
+           VALUES ($1, $2, $3, 'charge', $4, $5)`
+}
+
+type Queryable = Pick<pg.PoolClient, "query">
+const q = <R extends pg.QueryResultRow>(db: Queryable, name: string, text: string, values: Array<unknown>) =>
+  db.query<R>({ name, text, values })
+
+/** CreditLedger.charge in `upTo` mode, statement for statement. */
+const chargeUpTo = async (tenantId: string, cost: number) => {
+  const period = creditPeriodAt(Date.now())
+  const client = await pool.connect()
+  try {
+    await client.query("BEGIN")
+    const { rows: tenant } = await q<{ plan: Plan }>(client, "plan", SQL.plan, [tenantId])
+    const granted = planRules[tenant[0]!.plan].monthlyCredits
+    const opened = await q(client, "open_period", SQL.openPeriod, [tenantId, period.start, period.endsAt, granted])
+    if (opened.rows.length > 0) await q(client, "grant", SQL.grant, [tenantId, period.start, granted])
+    let result: { charged: number; remaining: number } | undefined
+    if (cost <= 0) {
+      const { rows } = await q<{ remaining: number }>(client, "balance", SQL.balance, [tenantId, period.start])
+      result = { charged: 0, remaining: rows[0]?.remaining ?? 0 }
+    } else {
+      const { rows } = await q<{ charged: number; remaining: number }>(client, "charge", SQL.charge, [
+        tenantId,
+        period.start,
+        cost,
+        1
+      ])
+      if (rows[0]) {
+        result = rows[0]
+        await q(client, "ledger", SQL.ledger, [
+          tenantId,
+          period.start,
+          -rows[0].charged,
+          "GET /api/v1/tenders",
+          rows[0].remaining
+        ])
+      }
+    }
+    await client.query("COMMIT")
+    return result === undefined ? undefined : { ...result, periodEndsAt: period.endsAtText }
+  } catch (error) {
+    await client.query("ROLLBACK")
+    throw error
+  } finally {
+    client.release()
+  }
+}
+
+const windows = new Map<string, { start: number; count: number }>()
+const allowed = (tenantId: string) => {
+  const now = Date.now()
+  const w = windows.get(tenantId)
+  if (!w || now - w.start >= 60_000) {
+    windows.set(tenantId, { start: now, count: 1 })
+    return true
+  }
+  return ++w.count <= rateLimitPerMinute
+}
+
+const send = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
+  const text = JSON.stringify(body)
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), ...headers })
+  res.end(text)
+}
+const error = (res: ServerResponse, status: number, code: string, message: string) =>
+  send(res, status, { statusCode: status, code, message })
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+const intParam = (value: string | null, min: number, max: number, fallback: number) => {
+  if (value === null) return fallback
+  const n = Number(value)
+  return value.trim() !== "" && Number.isInteger(n) && n >= min && n <= max ? n : undefined
+}
+
+const server = createServer(async (req, res) => {
+  try {
+    const url = new URL(req.url ?? "/", "http://localhost")
+    if (url.pathname === "/health") return send(res, 200, { status: "ok" })
+    if (req.method !== "GET" || url.pathname !== "/api/v1/tenders") return error(res, 404, "NOT_FOUND", "No route")
+    const header = req.headers.authorization ?? ""
+    if (!/^Bearer /i.test(header) || header.slice(7).trim() === "") {
+      return error(res, 401, "API_KEY_MISSING", "Missing key")
+    }
+    const presented = header.slice(7).trim()
+    if (!isWellFormedApiKey(presented)) return error(res, 401, "API_KEY_INVALID", "Invalid key")
+    const hash = hashApiKey(presented)
+    const { rows: owners } = await q<{ id: string; tenant_id: string; plan: Plan; revoked: boolean; key_hash: Buffer }>(
+      pool,
+      "owner",
+      SQL.owner,
+      [hash]
+    )
+    const owner = owners[0]
+    if (!owner || !timingSafeEqual(owner.key_hash, hash)) return error(res, 401, "API_KEY_INVALID", "Invalid key")
+    if (owner.revoked) return error(res, 401, "API_KEY_REVOKED", "Revoked")
+    if (!planRules[owner.plan].apiAccess) return error(res, 403, "PLAN_UPGRADE_REQUIRED", "Upgrade")
+    if (!allowed(owner.tenant_id)) return error(res, 429, "RATE_LIMIT_EXCEEDED", "Slow down")
+
+    const companyId = (url.searchParams.get("companyId") ?? "").toLowerCase()
+    const minScore = intParam(url.searchParams.get("minScore"), 0, 100, 0)
+    const limit = intParam(url.searchParams.get("limit"), 1, 100, 20)
+    if (!UUID.test(companyId) || minScore === undefined || limit === undefined) {
+      return error(res, 400, "VALIDATION_ERROR", "Invalid request")
+    }
+    const query = queryFingerprint(["tenders", companyId, minScore])
+    const cursor = url.searchParams.get("cursor")
+    let bound: string
+    let after: [number, string, string] | undefined
+    if (cursor === null) {
+      bound = (await q<{ bound: string }>(pool, "bound", SQL.bound, [])).rows[0]!.bound
+    } else {
+      const decoded = decodeCursor(secret, query, cursor)
+      if (decoded._tag === "Left") return error(res, 400, "INVALID_CURSOR", "Invalid cursor")
+      after = decoded.right.key as [number, string, string]
+      bound = decoded.right.bound
+    }
+    const { rows: company } = await q<{ tenant_id: string }>(pool, "company_tenant", SQL.companyTenant, [companyId])
+    if (company[0]?.tenant_id !== owner.tenant_id) return error(res, 403, "COMPANY_ACCESS_DENIED", "Not yours")
+
+    const [count, pageRows] = await Promise.all([
+      q<{ total: number }>(pool, "count", SQL.count, [companyId, minScore, bound]),
+      after === undefined
+        ? q<any>(pool, "page", SQL.page(false), [companyId, minScore, bound, limit + 1])
+        : q<any>(pool, "page_after", SQL.page(true), [companyId, minScore, bound, limit + 1, ...after])
+    ])
+    const rows = pageRows.rows
+    const page = rows.length > limit ? rows.slice(0, limit) : rows
+    const charge = await chargeUpTo(owner.tenant_id, page.length)
+    if (!charge) return error(res, 402, "API_CREDITS_EXHAUSTED", "No credits")
+    const served = charge.charged < page.length ? page.slice(0, charge.charged) : page
+    const last = served[served.length - 1]
+    const hasMore = rows.length > served.length
+    send(
+      res,
+      200,
+      {
+        data: served.map((row: any) => ({
+          tender_id: row.tender_id,
+          title: row.title,
+          score: row.score,
+          verdict: row.verdict,
+          cpv_codes: row.cpv_codes,
+          contracting_authority: row.contracting_authority,
+          deadline: row.deadline,
+          estimated_value_ron: row.estimated_value_ron,
+          estimated_value_eur: row.estimated_value_eur,
+          publish_date: row.publish_date,
+          source_url: row.source_url
+        })),
+        meta: {
+          total: count.rows[0]!.total,
+          limit,
+          next_cursor:
+            hasMore && last
+              ? encodeCursor(secret, query, { key: [last.score, last.publish_key, last.tender_id], bound })
+              : null,
+          has_more: hasMore,
+          credits: { cost: charge.charged, remaining: charge.remaining, period_ends_at: charge.periodEndsAt }
+        }
+      },
+      { "x-api-credits-cost": String(charge.charged), "x-api-credits-remaining": String(charge.remaining) }
+    )
+  } catch (cause) {
+    console.error(cause)
+    if (!res.headersSent) error(res, 500, "INTERNAL_ERROR", "Internal server error")
+  }
+})
+
+server.keepAliveTimeout = 65_000
+server.listen(Number(process.env.PORT ?? 3100), "127.0.0.1")

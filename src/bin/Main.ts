@@ -1,0 +1,70 @@
+import { NodeRuntime } from "@effect/platform-node"
+import { Cause, Console, Effect, Layer, Logger, Option } from "effect"
+import { HttpServerLive } from "../http/Server.js"
+import { AppConfigLive, loadAppConfig } from "../infra/AppConfig.js"
+import { DatabaseLive } from "../infra/Database.js"
+import { SecretsLive } from "../infra/LocalSecrets.js"
+import { migrate } from "../infra/Migrator.js"
+import { RateLimitingLive } from "../infra/RateLimits.js"
+import { RedisConnectionLive } from "../infra/Redis.js"
+import { RepositoriesLive } from "../infra/Repositories.js"
+import { jobHandlers } from "../workers/handlers.js"
+import { WorkerLive } from "../workers/Worker.js"
+
+/** Configuration, database (external or embedded), Redis and secrets: what every process needs. */
+export const InfraLive = Layer.mergeAll(DatabaseLive, RedisConnectionLive, SecretsLive, RateLimitingLive()).pipe(
+  Layer.provideMerge(AppConfigLive)
+)
+
+/** Applies pending migrations before anything that depends on the schema starts. */
+export const MigrateOnStart = Layer.effectDiscard(
+  migrate.pipe(
+    Effect.tap((applied) =>
+      applied.length > 0 ? Effect.logInfo(`Applied migrations: ${applied.join(", ")}`) : Effect.void
+    )
+  )
+)
+
+/** The API process: HTTP server over the repositories, migrations applied first. */
+export const ApiProcess = HttpServerLive.pipe(
+  Layer.provide(MigrateOnStart),
+  Layer.provide(RepositoriesLive),
+  Layer.provide(InfraLive)
+)
+
+/** A worker process: the job dispatcher with every registered handler. */
+export const WorkerProcess = WorkerLive({ handlers: jobHandlers }).pipe(
+  Layer.provide(MigrateOnStart),
+  Layer.provide(RepositoriesLive),
+  Layer.provide(InfraLive)
+)
+
+/** Errors whose message is written for an operator: printed as one line, without a stack trace. */
+const operatorMessage = (error: unknown): Option.Option<string> =>
+  typeof error === "object" &&
+  error !== null &&
+  "_tag" in error &&
+  ["InvalidConfiguration", "EmbeddedPostgresError", "RedisError", "SqlError", "CliFailure"].includes(
+    String(error._tag)
+  ) &&
+  "message" in error
+    ? Option.some(String(error.message) || String((error as { cause?: unknown }).cause))
+    : Option.none()
+
+/** Runs a process's program: log level from LOG_LEVEL, clean shutdown on SIGINT/SIGTERM, exit 1 on failure. */
+export const runProcess = <E>(program: Effect.Effect<unknown, E, never>) =>
+  program.pipe(
+    Effect.tapErrorCause((cause) =>
+      Cause.isInterruptedOnly(cause)
+        ? Effect.void
+        : Option.match(Cause.failureOption(cause).pipe(Option.flatMap(operatorMessage)), {
+            onSome: (line) => Console.error(line),
+            onNone: () => Console.error(Cause.pretty(cause))
+          })
+    ),
+    NodeRuntime.runMain({ disableErrorReporting: true })
+  )
+
+/** Builds and runs a process's layers until interrupted, logging at LOG_LEVEL. */
+export const launch = <E>(layer: Layer.Layer<never, E, never>) =>
+  Effect.flatMap(loadAppConfig, (config) => Layer.launch(layer).pipe(Logger.withMinimumLogLevel(config.logLevel)))

@@ -1,0 +1,61 @@
+import { Console, Context, Effect, Layer, Option } from "effect"
+import { DEMO_EMAIL, DEMO_PASSWORD } from "../demo/DemoData.js"
+import { type DemoSeedResult, databaseIsEmpty, seedDemoAndScore } from "../demo/seedDemo.js"
+import { HttpServerLive } from "../http/Server.js"
+import { AppConfig } from "../infra/AppConfig.js"
+import { RepositoriesLive } from "../infra/Repositories.js"
+import { ScoringServiceLive } from "../infra/ScoringService.js"
+import { jobHandlers } from "../workers/handlers.js"
+import { WorkerLive } from "../workers/Worker.js"
+import { InfraLive, launch, MigrateOnStart, runProcess } from "./Main.js"
+
+/** What this start did about demo data: seeded it now (with the one-time API key), or found data. */
+class FirstStart extends Context.Tag("FirstStart")<FirstStart, Option.Option<DemoSeedResult>>() {}
+
+/** Seeds the demo data when the database has no tenant yet (a fresh `./.data`), and only then. */
+const SeedOnEmptyDatabase = Layer.effect(
+  FirstStart,
+  Effect.gen(function* () {
+    if (!(yield* databaseIsEmpty)) return Option.none()
+    yield* Effect.logInfo("Empty database: seeding the demo data")
+    return Option.some(yield* seedDemoAndScore)
+  })
+)
+
+const banner = (baseUrl: string, seeded: Option.Option<DemoSeedResult>) =>
+  [
+    "",
+    "  Tender Scoring Service is running",
+    `    URL:       ${baseUrl}   (docs: ${baseUrl}/docs)`,
+    `    Login:     ${DEMO_EMAIL} / ${DEMO_PASSWORD}`,
+    Option.match(seeded, {
+      onSome: ({ apiKey }) => `    API key:   ${apiKey}   (shown only now; keep it)`,
+      onNone: () =>
+        "    API key:   shown at the first start; create another with\n" +
+        "               npm run cli -- apikey create --tenant <tenantId>"
+    }),
+    ""
+  ].join("\n")
+
+/** Printed once the server listens, so the URL it shows already answers. */
+const Banner = Layer.effectDiscard(
+  Effect.gen(function* () {
+    const config = yield* AppConfig
+    yield* Console.log(banner(config.publicBaseUrl, yield* FirstStart))
+  })
+)
+
+/**
+ * `npm start`: the API and a worker in one process, on the embedded defaults unless configured.
+ * Order: migrations, demo seed (empty database only), server + worker, banner.
+ */
+const AllInOne = Banner.pipe(
+  Layer.provide(Layer.mergeAll(HttpServerLive, WorkerLive({ handlers: jobHandlers }))),
+  Layer.provideMerge(SeedOnEmptyDatabase),
+  Layer.provide(ScoringServiceLive),
+  Layer.provide(MigrateOnStart),
+  Layer.provideMerge(RepositoriesLive),
+  Layer.provideMerge(InfraLive)
+)
+
+runProcess(launch(AllInOne.pipe(Layer.discard)))

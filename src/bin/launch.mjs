@@ -1,0 +1,57 @@
+// `npm start` (and `npm run api` / `npm run worker`): runs src/bin/<name>.ts from a bundle. Loading
+// the Effect packages module by module (under tsx or natively) costs seconds on a small machine, and a
+// second `npm start` must be up in under 3 s; esbuild's bundle of our code plus the Effect packages
+// (tree-shaken, other dependencies left external) loads in about half the time. The bundle is rebuilt
+// only when a source file or the lockfile is newer than it.
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { fileURLToPath, pathToFileURL } from "node:url"
+
+const name = process.argv[2]
+if (!name || !/^[a-z-]+$/.test(name)) {
+  console.error("usage: node src/bin/launch.mjs <entry point in src/bin, e.g. all-in-one>")
+  process.exit(2)
+}
+const root = fileURLToPath(new URL("../..", import.meta.url))
+// Same depth as src/bin, so `new URL("../../migrations", import.meta.url)` still finds the project's files.
+const outfile = path.join(root, "dist", "bin", `${name}.mjs`)
+
+const newestSource = () => {
+  let newest = fs.statSync(path.join(root, "package-lock.json")).mtimeMs
+  for (const entry of fs.readdirSync(path.join(root, "src"), { recursive: true, withFileTypes: true })) {
+    if (entry.isFile())
+      newest = Math.max(newest, fs.statSync(path.join(entry.parentPath ?? entry.path, entry.name)).mtimeMs)
+  }
+  return newest
+}
+const bundleTime = () => (fs.existsSync(outfile) ? fs.statSync(outfile).mtimeMs : 0)
+
+if (bundleTime() < newestSource()) {
+  const { build } = await import("esbuild")
+  const isEffect = (specifier) => /^(effect|@effect\/[^/]+)(\/|$)/.test(specifier)
+  await build({
+    entryPoints: [path.join(root, "src", "bin", `${name}.ts`)],
+    outfile,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    // The ESM builds, so unused parts of the Effect barrels are tree-shaken away.
+    mainFields: ["module", "main"],
+    sourcemap: "linked",
+    logLevel: "error",
+    plugins: [
+      {
+        name: "only-effect-bundled",
+        setup(b) {
+          // Bare imports other than the Effect packages stay external (native add-ons, shipped binaries).
+          b.onResolve({ filter: /^[^./]/ }, (args) =>
+            isEffect(args.path) || args.kind === "entry-point" ? undefined : { path: args.path, external: true }
+          )
+        }
+      }
+    ]
+  })
+}
+process.setSourceMapsEnabled(true)
+await import(pathToFileURL(outfile).href)

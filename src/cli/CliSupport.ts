@@ -1,0 +1,56 @@
+import { HelpDoc, Options, ValidationError } from "@effect/cli"
+import { Console, Data, Effect } from "effect"
+
+/** A failure of an ops command, worded for the operator: printed as one line on stderr. */
+export class CliFailure extends Data.TaggedError("CliFailure")<{ readonly message: string }> {}
+
+/** The one JSON object a successful command prints on stdout. */
+export const printJson = (value: object) => Console.log(JSON.stringify(value))
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+const invalid = (message: string) => ValidationError.invalidValue(HelpDoc.p(message))
+
+/** A `--name <uuid>` option, checked before it reaches SQL (a malformed id is a usage error, not a SQL error). */
+export const uuidOption = (name: string) =>
+  Options.text(name).pipe(
+    Options.mapEffect((value) =>
+      UUID.test(value.trim())
+        ? Effect.succeed(value.trim().toLowerCase())
+        : Effect.fail(invalid(`--${name} must be a UUID (e.g. 0b6f1c5e-2c1a-4f7e-9a55-3d2b8f0e4a11), got "${value}"`))
+    )
+  )
+
+/** A text option that must not be blank. */
+export const nonEmptyText = (name: string) =>
+  Options.text(name).pipe(
+    Options.mapEffect((value) =>
+      value.trim() === "" ? Effect.fail(invalid(`--${name} must not be empty`)) : Effect.succeed(value.trim())
+    )
+  )
+
+/** The handler of a command group run without one of its subcommands. */
+export const missingSubcommand = (group: string, subcommands: ReadonlyArray<string>) => () =>
+  Effect.fail(
+    new CliFailure({ message: `Missing subcommand: ${group} ${subcommands.join("|")} (see ${group} --help)` })
+  )
+
+/** An integer option whose error names the option (the CLI's own message does not). */
+export const integerOption = (name: string) =>
+  Options.text(name).pipe(
+    Options.mapEffect((value) =>
+      /^-?[0-9]+$/.test(value.trim())
+        ? Effect.succeed(Number(value.trim()))
+        : Effect.fail(invalid(`--${name} must be an integer, got "${value}"`))
+    )
+  )
+
+/** One of fixed values, with an error naming the option and the choices. */
+export const choiceOption = <const A extends string>(name: string, choices: ReadonlyArray<A>) =>
+  Options.text(name).pipe(
+    Options.mapEffect((value) =>
+      (choices as ReadonlyArray<string>).includes(value)
+        ? Effect.succeed(value as A)
+        : Effect.fail(invalid(`--${name} must be one of ${choices.join(", ")}, got "${value}"`))
+    )
+  )

@@ -1,0 +1,32 @@
+import { Command, Options } from "@effect/cli"
+import { Effect } from "effect"
+import { ApiKeysRepo } from "../infra/ApiKeysRepo.js"
+import { CliFailure, missingSubcommand, printJson, uuidOption } from "./CliSupport.js"
+
+const create = Command.make(
+  "create",
+  { tenant: uuidOption("tenant"), name: Options.text("name").pipe(Options.withDefault("")) },
+  ({ tenant, name }) =>
+    Effect.flatMap(ApiKeysRepo, (keys) => keys.create({ tenantId: tenant, name: name.trim() })).pipe(
+      Effect.catchTags({
+        TenantNotFound: (e) => new CliFailure({ message: `No tenant with id ${e.tenantId}` }),
+        ApiKeyLimitExceeded: (e) =>
+          new CliFailure({
+            message: `The tenant already has ${e.limit} active API keys (the maximum); revoke one first with: apikey revoke --id <keyId>`
+          })
+      }),
+      Effect.flatMap(({ key, summary }) => printJson({ keyId: summary.id, key }))
+    )
+).pipe(Command.withDescription("Create an API key (shown once) → {keyId, key}"))
+
+const revoke = Command.make("revoke", { id: uuidOption("id") }, ({ id }) =>
+  Effect.flatMap(ApiKeysRepo, (keys) => keys.revoke({ keyId: id })).pipe(
+    Effect.catchTag("ApiKeyNotFound", (e) => new CliFailure({ message: `No API key with id ${e.keyId}` })),
+    Effect.flatMap((summary) => printJson({ keyId: summary.id, revoked: true }))
+  )
+).pipe(Command.withDescription("Revoke an API key (idempotent) → {keyId, revoked}"))
+
+/** `apikey create --tenant T [--name N]` → {"keyId","key"}; `apikey revoke --id K` → {"keyId","revoked":true} */
+export const apikeyCommand = Command.make("apikey", {}, missingSubcommand("apikey", ["create", "revoke"])).pipe(
+  Command.withSubcommands([create, revoke])
+)

@@ -1,0 +1,38 @@
+import { Command, Options } from "@effect/cli"
+import { Effect, Option } from "effect"
+import { CompaniesRepo, normalizeFiscalCode } from "../infra/CompaniesRepo.js"
+import { CliFailure, missingSubcommand, nonEmptyText, printJson, uuidOption } from "./CliSupport.js"
+
+const create = Command.make(
+  "create",
+  {
+    tenant: uuidOption("tenant"),
+    name: nonEmptyText("name"),
+    description: Options.text("description").pipe(Options.withDefault("")),
+    fiscalCode: Options.text("fiscal-code").pipe(Options.optional)
+  },
+  ({ tenant, name, description, fiscalCode }) =>
+    Effect.gen(function* () {
+      const normalized = Option.map(fiscalCode, (input) => ({ input, code: normalizeFiscalCode(input) }))
+      if (Option.isSome(normalized) && normalized.value.code === null) {
+        return yield* new CliFailure({
+          message: `--fiscal-code is not a Romanian fiscal code (CUI: 2-10 digits, optional RO prefix): "${normalized.value.input}"`
+        })
+      }
+      const companies = yield* CompaniesRepo
+      const company = yield* companies
+        .create({
+          tenantId: tenant,
+          name,
+          description: description.trim(),
+          fiscalCode: Option.getOrNull(Option.flatMapNullable(normalized, (n) => n.code))
+        })
+        .pipe(Effect.catchTag("TenantNotFound", (e) => new CliFailure({ message: `No tenant with id ${e.tenantId}` })))
+      yield* printJson({ companyId: company.id })
+    })
+).pipe(Command.withDescription("Create a company of a tenant → {companyId}"))
+
+/** `company create --tenant T --name N [--description D] [--fiscal-code CUI]` → {"companyId"} */
+export const companyCommand = Command.make("company", {}, missingSubcommand("company", ["create"])).pipe(
+  Command.withSubcommands([create])
+)

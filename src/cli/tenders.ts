@@ -1,0 +1,90 @@
+import * as fs from "node:fs/promises"
+import { Args, Command, Options } from "@effect/cli"
+import { Console, Effect } from "effect"
+import { IMPORT_FORMATS, readTenders } from "../domain/tenders/formats/ImportFormat.js"
+import { ScoringService } from "../infra/ScoringService.js"
+import { TENDER_CHUNK_SIZE, TenderStore, type UpsertResult } from "../infra/TenderStore.js"
+import { CliFailure, printJson } from "./CliSupport.js"
+
+const readStdin = async (): Promise<string> => {
+  const chunks: Array<Buffer> = []
+  for await (const chunk of process.stdin) chunks.push(Buffer.from(chunk))
+  return Buffer.concat(chunks).toString("utf8")
+}
+
+const readInput = (file: string) =>
+  Effect.tryPromise({
+    try: () => (file === "-" ? readStdin() : fs.readFile(file, "utf8")),
+    catch: (error) =>
+      new CliFailure({ message: `Cannot read ${file === "-" ? "stdin" : file}: ${(error as Error).message}` })
+  })
+
+/** A one-line progress bar on stderr, redrawn in place; only when stderr is a terminal and the input is large. */
+const progressBar = (total: number) => {
+  const enabled = process.stderr.isTTY === true && total > TENDER_CHUNK_SIZE
+  return {
+    update: (done: number, label: string) => {
+      if (!enabled) return
+      const width = 30
+      const filled = Math.round((done / total) * width)
+      process.stderr.write(`\r[${"#".repeat(filled)}${".".repeat(width - filled)}] ${done}/${total} ${label}`)
+    },
+    finish: () => {
+      if (enabled) process.stderr.write("\n")
+    }
+  }
+}
+
+const importCommand = Command.make(
+  "import",
+  {
+    file: Args.text({ name: "FILE" }).pipe(Args.withDescription('The file to import; "-" reads stdin')),
+    format: Options.choice("format", IMPORT_FORMATS).pipe(
+      Options.withDefault("auto" as const),
+      Options.withDescription("Input format; auto detects it from the content")
+    )
+  },
+  ({ file, format }) =>
+    Effect.gen(function* () {
+      const store = yield* TenderStore
+      const scoring = yield* ScoringService
+      const text = yield* readInput(file)
+      const catalog = yield* store.cpvCatalog
+      const { tenders, skips } = readTenders(text, format, catalog)
+
+      const progress = progressBar(tenders.length)
+      const stored: { inserted: Array<string>; updated: Array<string>; failed: Array<UpsertResult["failed"][number]> } =
+        { inserted: [], updated: [], failed: [] }
+      for (let start = 0; start < tenders.length; start += TENDER_CHUNK_SIZE) {
+        const result = yield* store.upsert(tenders.slice(start, start + TENDER_CHUNK_SIZE))
+        stored.inserted.push(...result.inserted)
+        stored.updated.push(...result.updated)
+        stored.failed.push(...result.failed)
+        progress.update(Math.min(start + TENDER_CHUNK_SIZE, tenders.length), "tenders stored")
+      }
+      progress.finish()
+
+      for (const skip of skips) yield* Console.error(`skipped ${skip.ref}: ${skip.reason}`)
+      for (const { tender, reason } of stored.failed) {
+        yield* Console.error(`skipped notice ${tender.source}/${tender.sourceNoticeId}: ${reason}`)
+      }
+
+      // Scored once everything is stored, so corpus-wide statistics see the whole file.
+      const ids = [...new Set([...stored.inserted, ...stored.updated])]
+      const { scored } = ids.length === 0 ? { scored: 0 } : yield* scoring.scoreTenders(ids, { isNew: stored.inserted })
+
+      yield* printJson({
+        imported: stored.inserted.length,
+        updated: stored.updated.length,
+        skipped: skips.length + stored.failed.length,
+        scored
+      })
+    })
+).pipe(
+  Command.withDescription(
+    'Import tenders (native JSON / JSON-lines / CSV, TED XML, eForms, SICAP) → {"imported","updated","skipped","scored"}'
+  )
+)
+
+/** `tenders import FILE [--format auto|json|csv|ted-xml|eforms|sicap]` */
+export const tendersCommand = Command.make("tenders").pipe(Command.withSubcommands([importCommand]))

@@ -1,0 +1,45 @@
+import { digitsOf } from "./CpvMatch.js"
+import type { AwardInput, TenderInput } from "./Inputs.js"
+import { logRatioSimilarity, NEUTRAL } from "./ValueFit.js"
+
+/** Parts of the historical factor. */
+export const HISTORY_AUTHORITY_WEIGHT = 0.35
+export const HISTORY_CPV_WEIGHT = 0.45
+export const HISTORY_VALUE_WEIGHT = 0.2
+/** Past awards of a third or three times the value still count half-similar (log width ln 3). */
+const VALUE_LOG_WIDTH = Math.log(3)
+
+/** Same class 1, same group 0.6, same division 0.3. */
+const cpvClassSimilarity = (tenderCpv: string, awardCpv: string): number => {
+  const a = digitsOf(tenderCpv)
+  const b = digitsOf(awardCpv)
+  if (a.slice(0, 4) === b.slice(0, 4)) return 1
+  if (a.slice(0, 3) === b.slice(0, 3)) return 0.6
+  if (a.slice(0, 2) === b.slice(0, 2)) return 0.3
+  return 0
+}
+
+/**
+ * Historical factor, 0-1, from the company's past awards: same authority, same CPV class, similar
+ * value (each the best over the awards). Neutral (0.5) when the company has no history.
+ */
+export const historicalScore = (tender: TenderInput, history: ReadonlyArray<AwardInput>): number => {
+  if (history.length === 0) return NEUTRAL
+  let authority = 0
+  let cpv = 0
+  let value = tender.valueRon === null ? NEUTRAL : 0
+  let comparedValues = false
+  for (const award of history) {
+    if (award.authorityId === tender.authorityId) authority = 1
+    cpv = Math.max(cpv, cpvClassSimilarity(tender.mainCpv, award.mainCpv))
+    if (tender.valueRon !== null && award.valueRon !== null) {
+      comparedValues = true
+      value = Math.max(
+        value,
+        logRatioSimilarity(Math.max(tender.valueRon, 1) / Math.max(award.valueRon, 1), VALUE_LOG_WIDTH)
+      )
+    }
+  }
+  if (!comparedValues) value = NEUTRAL
+  return HISTORY_AUTHORITY_WEIGHT * authority + HISTORY_CPV_WEIGHT * cpv + HISTORY_VALUE_WEIGHT * value
+}

@@ -1,0 +1,38 @@
+import type { KeywordPhrase, PreparedTender } from "./Inputs.js"
+
+/** True when the phrase's stems occur as a contiguous run in the text's stems. */
+export const containsPhrase = (text: ReadonlyArray<string>, phrase: ReadonlyArray<string>): boolean => {
+  if (phrase.length === 0 || phrase.length > text.length) return false
+  outer: for (let start = 0; start + phrase.length <= text.length; start++) {
+    for (let offset = 0; offset < phrase.length; offset++) {
+      if (text[start + offset] !== phrase[offset]) continue outer
+    }
+    return true
+  }
+  return false
+}
+
+/** Weight of a keyword found in the title; one found only in the description counts less. */
+export const TITLE_HIT = 1
+export const DESCRIPTION_HIT = 0.6
+/** Saturation rate: one title hit gives 0.55, two 0.80, three 0.91. */
+export const KEYWORD_RATE = 0.8
+
+/** Weighted number of the phrases the tender contains. */
+export const keywordHits = (phrases: ReadonlyArray<KeywordPhrase>, tender: PreparedTender): number => {
+  let hits = 0
+  for (const phrase of phrases) {
+    if (containsPhrase(tender.titleStems, phrase.stems)) hits += TITLE_HIT
+    else if (containsPhrase(tender.descriptionStems, phrase.stems)) hits += DESCRIPTION_HIT
+  }
+  return hits
+}
+
+/** Keyword factor, 0-1: grows with every keyword found, never with how many are watched. */
+export const keywordScore = (phrases: ReadonlyArray<KeywordPhrase>, tender: PreparedTender): number =>
+  1 - Math.exp(-KEYWORD_RATE * keywordHits(phrases, tender))
+
+export const matchesAnyPhrase = (phrases: ReadonlyArray<KeywordPhrase>, tender: PreparedTender): boolean =>
+  phrases.some(
+    (phrase) => containsPhrase(tender.titleStems, phrase.stems) || containsPhrase(tender.descriptionStems, phrase.stems)
+  )

@@ -1,0 +1,158 @@
+import { foldForMatching } from "../tenders/RomanianText.js"
+
+/**
+ * Romanian text as scoring sees it: folded (no diacritics, lower case), split on anything that is
+ * not a letter or digit, stop words dropped, each word reduced by a light suffix stemmer.
+ */
+
+/** Function words and procurement boilerplate that say nothing about what is bought. */
+export const STOP_WORDS: ReadonlySet<string> = new Set([
+  "a",
+  "ai",
+  "al",
+  "ale",
+  "and",
+  "as",
+  "au",
+  "ca",
+  "care",
+  "ce",
+  "cu",
+  "cum",
+  "da",
+  "de",
+  "din",
+  "dintre",
+  "este",
+  "for",
+  "fi",
+  "in",
+  "intre",
+  "iar",
+  "la",
+  "le",
+  "lor",
+  "mai",
+  "nu",
+  "o",
+  "of",
+  "or",
+  "pe",
+  "pentru",
+  "prin",
+  "privind",
+  "sa",
+  "se",
+  "si",
+  "sau",
+  "sub",
+  "the",
+  "to",
+  "un",
+  "una",
+  "unei",
+  "unui",
+  "cat",
+  "catre",
+  "fara",
+  "peste",
+  "dupa",
+  "acest",
+  "aceasta",
+  "acestei",
+  "acestui",
+  "conform",
+  "cadrul",
+  "etc",
+  "nr",
+  "str",
+  "tip"
+])
+
+/** Shortest stem the stemmer leaves; words of at most this length are kept whole. */
+export const MIN_STEM_LENGTH = 5
+
+/** Inflection endings (plural, definite article, genitive), longest first. */
+const SUFFIXES = [
+  "urilor",
+  "iilor",
+  "iului",
+  "ilor",
+  "elor",
+  "ului",
+  "iile",
+  "iul",
+  "ile",
+  "ele",
+  "uri",
+  "iei",
+  "ii",
+  "iu",
+  "ul",
+  "le",
+  "ei",
+  "ea",
+  "ia",
+  "a",
+  "e",
+  "i",
+  "u"
+]
+
+/** Plural "-oare" of nouns in "-or" (calculator / calculatoare), with its articles. */
+const REWRITES: ReadonlyArray<readonly [string, string]> = [
+  ["oarelor", "or"],
+  ["oarele", "or"],
+  ["oare", "or"]
+]
+
+/**
+ * Strips one inflection ending. Only characters after the first MIN_STEM_LENGTH ones ever change,
+ * so a stem keeps the word's index key (see indexKey).
+ */
+export const stem = (word: string): string => {
+  if (word.length <= MIN_STEM_LENGTH) return word
+  for (const [suffix, replacement] of REWRITES) {
+    if (word.endsWith(suffix) && word.length - suffix.length >= MIN_STEM_LENGTH) {
+      return word.slice(0, word.length - suffix.length) + replacement
+    }
+  }
+  for (const suffix of SUFFIXES) {
+    if (word.endsWith(suffix) && word.length - suffix.length >= MIN_STEM_LENGTH) {
+      return word.slice(0, word.length - suffix.length)
+    }
+  }
+  return word
+}
+
+/** Folded words, in order, stop words included (the SQL anchor function sees the same words). */
+export const words = (text: string): ReadonlyArray<string> =>
+  foldForMatching(text)
+    .split(/[^a-z0-9]+/)
+    .filter((word) => word.length > 0)
+
+/** Stems of the content words of a text, in order. */
+export const stems = (text: string): ReadonlyArray<string> =>
+  words(text)
+    .filter((word) => !STOP_WORDS.has(word))
+    .map(stem)
+
+/**
+ * The candidate-index key of a word: its first MIN_STEM_LENGTH characters. Two words with the same
+ * stem always share it, so an index on keys finds a superset of the stem matches.
+ */
+export const indexKey = (word: string): string => word.slice(0, MIN_STEM_LENGTH)
+
+/**
+ * The anchor of a keyword: index key of its longest content word (ties: alphabetically first).
+ * A tender can only contain the keyword if it contains the anchor; migrations/0005 computes the
+ * same value in SQL for the watchlists' GIN index.
+ */
+export const keywordAnchor = (keyword: string): string | null => {
+  let best: string | null = null
+  for (const word of words(keyword)) {
+    if (STOP_WORDS.has(word)) continue
+    if (best === null || word.length > best.length || (word.length === best.length && word < best)) best = word
+  }
+  return best === null ? null : indexKey(best)
+}

@@ -1,0 +1,125 @@
+import { Either, ParseResult, Schema } from "effect"
+import { EUR_RON } from "../Currency.js"
+import { type CpvCatalog, normalizeCpvCode } from "./Cpv.js"
+import { normalizeFiscalCode } from "./FiscalCode.js"
+import { normalizeAuthorityName, normalizeRomanianText } from "./RomanianText.js"
+
+/** Far below numeric(18, 2)'s limit even after conversion to RON; no real tender comes near it. */
+const MAX_VALUE = 1e15
+
+const Money = Schema.Number.pipe(Schema.finite(), Schema.between(0, MAX_VALUE))
+const Text = Schema.String.pipe(Schema.filter((s) => s.trim().length > 0, { message: () => "must not be empty" }))
+
+/**
+ * The native tender record: what every format is parsed into, and what the JSON / JSON-lines / CSV
+ * import formats carry as is. Dates are ISO 8601 strings; values are plain numbers.
+ */
+export const TenderRecord = Schema.Struct({
+  source: Text,
+  source_id: Text,
+  notice_type: Schema.optional(Schema.Literal("contract", "award")),
+  title: Text,
+  description: Schema.optional(Schema.NullOr(Schema.String)),
+  /** The main code first. */
+  cpv_codes: Schema.NonEmptyArray(Schema.String),
+  contracting_authority: Schema.Struct({
+    name: Text,
+    fiscal_code: Schema.optional(Schema.NullOr(Schema.String)),
+    county: Schema.optional(Schema.NullOr(Schema.String))
+  }),
+  deadline: Schema.optional(Schema.NullOr(Schema.Date)),
+  estimated_value_ron: Schema.optional(Schema.NullOr(Money)),
+  estimated_value_eur: Schema.optional(Schema.NullOr(Money)),
+  publish_date: Schema.Date,
+  source_url: Schema.optional(Schema.NullOr(Schema.String)),
+  /** Award notices: the winners' fiscal codes. */
+  winner_fiscal_codes: Schema.optional(Schema.Array(Schema.String))
+})
+export type TenderRecordInput = typeof TenderRecord.Encoded
+
+/** A contracting authority as stored: dedup key is the fiscal code, else the normalised name. */
+export interface Authority {
+  readonly name: string
+  readonly normalizedName: string
+  readonly fiscalCode: string | null
+  readonly county: string | null
+}
+
+/** A tender ready to be stored: validated and normalised. */
+export interface Tender {
+  readonly source: string
+  readonly sourceNoticeId: string
+  readonly noticeType: "contract" | "award"
+  readonly title: string
+  readonly description: string
+  readonly mainCpv: string
+  readonly additionalCpvs: ReadonlyArray<string>
+  readonly authority: Authority
+  readonly deadline: Date | null
+  readonly estimatedValueRon: number | null
+  readonly estimatedValueEur: number | null
+  readonly publishDate: Date
+  readonly sourceUrl: string
+  /** Digits only, no RO prefix. */
+  readonly winnerFiscalCodes: ReadonlyArray<string>
+}
+
+const round2 = (n: number) => Math.round(n * 100) / 100
+
+/** Both values, the missing one derived from the other at the fixed EUR_RON rate. */
+export const completeValues = (ron: number | null, eur: number | null) => ({
+  ron: ron ?? (eur === null ? null : round2(eur * EUR_RON)),
+  eur: eur ?? (ron === null ? null : round2(ron / EUR_RON))
+})
+
+const formatParseError = (error: ParseResult.ParseError): string =>
+  ParseResult.ArrayFormatter.formatErrorSync(error)
+    .map((issue) => (issue.path.length > 0 ? `${issue.path.join(".")}: ${issue.message}` : issue.message))
+    .join("; ")
+
+/**
+ * Validates a native record and normalises it for storage: Romanian text, CPV codes by catalog
+ * lookup (main first, duplicates removed; any invalid code rejects the record), fiscal codes (digits
+ * only; unreadable ones dropped), the missing currency value. Left is the reason the record is skipped.
+ */
+export const normalizeTenderRecord = (catalog: CpvCatalog, input: unknown): Either.Either<Tender, string> =>
+  Either.flatMap(
+    Either.mapLeft(Schema.decodeUnknownEither(TenderRecord)(input, { errors: "all" }), formatParseError),
+    (record) => {
+      const cpvs: Array<string> = []
+      for (const raw of record.cpv_codes) {
+        const code = normalizeCpvCode(catalog, raw)
+        if (Either.isLeft(code)) return Either.left(`cpv_codes: ${code.left}`)
+        if (!cpvs.includes(code.right)) cpvs.push(code.right)
+      }
+      const authority = record.contracting_authority
+      // Identifiers that are not Romanian fiscal codes (EU bodies, "not available", registry numbers)
+      // are dropped rather than the record: the authority is then deduplicated by name.
+      const fiscalCode = normalizeFiscalCode(authority.fiscal_code ?? "")
+      const winners = [
+        ...new Set((record.winner_fiscal_codes ?? []).map(normalizeFiscalCode).filter((c): c is string => c !== null))
+      ]
+      const name = normalizeRomanianText(authority.name)
+      if (normalizeAuthorityName(name) === "") {
+        return Either.left(`contracting_authority.name: no letters or digits in "${authority.name}"`)
+      }
+      const county = normalizeRomanianText(authority.county ?? "")
+      const values = completeValues(record.estimated_value_ron ?? null, record.estimated_value_eur ?? null)
+      return Either.right({
+        source: record.source.trim(),
+        sourceNoticeId: record.source_id.trim(),
+        noticeType: record.notice_type ?? (winners.length > 0 ? "award" : "contract"),
+        title: normalizeRomanianText(record.title),
+        description: normalizeRomanianText(record.description ?? ""),
+        mainCpv: cpvs[0]!,
+        additionalCpvs: cpvs.slice(1),
+        authority: { name, normalizedName: normalizeAuthorityName(name), fiscalCode, county: county || null },
+        deadline: record.deadline ?? null,
+        estimatedValueRon: values.ron,
+        estimatedValueEur: values.eur,
+        publishDate: record.publish_date,
+        sourceUrl: record.source_url?.trim() ?? "",
+        winnerFiscalCodes: winners
+      })
+    }
+  )

@@ -1,0 +1,156 @@
+import { countyFromNuts } from "../Counties.js"
+import { bucharestLocalToIso } from "../LocalTime.js"
+import type { TenderRecordInput } from "../TenderRecord.js"
+import { errorMessage, type ParsedItem, parsed, skipped } from "./ParsedItem.js"
+import { all, attr, descendants, first, parseXml, text, type XmlNode } from "./Xml.js"
+
+/**
+ * eForms (UBL 2.3) notices: `ContractNotice` (contract) and `ContractAwardNotice` (award, VEAT
+ * included); prior information notices are skipped. The source id is the notice UUID; a change
+ * notice carries the id of the notice it changes, so importing it updates that tender in place.
+ * Multilingual texts are read in Romanian when present, else in the notice's language.
+ */
+
+const ROOTS = { ContractNotice: "contract", ContractAwardNotice: "award" } as const
+
+/** The text of a multilingual field in the preferred language. */
+const inLanguage = (values: unknown, languages: ReadonlyArray<string>): string | undefined => {
+  const nodes = all(values)
+  for (const language of languages) {
+    const match = nodes.find((node) => attr(node, "languageID") === language)
+    if (match !== undefined) return text(match)
+  }
+  return text(nodes[0])
+}
+
+/** "2020-02-04+02:00" and "10:00:00+02:00" → "2020-02-04T10:00:00+02:00" (Romanian time when no offset). */
+const ublDateTime = (date: string | undefined, time: string | undefined): string | null => {
+  if (date === undefined) return null
+  const d = /^(\d{4}-\d{2}-\d{2})(Z|[+-]\d{2}:\d{2})?$/.exec(date)
+  const t = /^(\d{2}:\d{2}(?::\d{2})?)(Z|[+-]\d{2}:\d{2})?$/.exec(time ?? "")
+  if (d === null) return null
+  const zone = t?.[2] ?? d[2]
+  const clock = t?.[1] ?? "00:00:00"
+  return zone === undefined ? bucharestLocalToIso(d[1]!, clock) : `${d[1]}T${clock}${zone}`
+}
+
+const cpvsOf = (project: XmlNode | undefined): Array<string | undefined> => [
+  text(first(project?.MainCommodityClassification)?.ItemClassificationCode),
+  ...all(project?.AdditionalCommodityClassification).map((c) => text(c.ItemClassificationCode))
+]
+
+const amountOf = (node: unknown) => {
+  const amount = Number(text(node))
+  const currency = attr(node, "currencyID")
+  const known = Number.isFinite(amount) && amount > 0
+  return {
+    estimated_value_ron: known && currency === "RON" ? amount : null,
+    estimated_value_eur: known && currency === "EUR" ? amount : null
+  }
+}
+
+/** Winners: organisations behind the tenders that lot results marked as won ("selec-w"). */
+const winnersOf = (noticeResult: XmlNode | undefined, organizations: Map<string, XmlNode>): Array<string> => {
+  if (noticeResult === undefined) return []
+  const wonTenders = new Set(
+    all(noticeResult.LotResult)
+      .filter((result) => text(result.TenderResultCode) === "selec-w")
+      .flatMap((result) => all(result.LotTender).map((tender) => text(tender.ID)))
+  )
+  const winningParties = new Set(
+    all(noticeResult.LotTender)
+      .filter((tender) => wonTenders.has(text(tender.ID)))
+      .map((tender) => text(first(tender.TenderingParty)?.ID))
+  )
+  const organizationIds = all(noticeResult.TenderingParty)
+    .filter((party) => winningParties.has(text(party.ID)))
+    .flatMap((party) => all(party.Tenderer).map((tenderer) => text(tenderer.ID)))
+  return organizationIds
+    .map((id) => text(organizations.get(id ?? "")?.PartyLegalEntity?.CompanyID))
+    .filter((code): code is string => code !== undefined)
+}
+
+const fromEforms = (
+  notice: XmlNode,
+  noticeType: "contract" | "award",
+  noticeId: string
+): TenderRecordInput | string => {
+  const typeCode = text(notice.NoticeTypeCode) ?? ""
+  if (/^pin/.test(typeCode)) return `notice type ${typeCode} is a prior information notice, not a tender`
+  const extension = first(descendants(notice.UBLExtensions, "EformsExtension"))
+  const organizations = new Map<string, XmlNode>()
+  for (const organization of all(extension?.Organizations?.Organization)) {
+    const company = first(organization.Company)
+    const id = text(first(company?.PartyIdentification)?.ID)
+    if (id !== undefined) organizations.set(id, company)
+  }
+  const buyerId = text(first(first(notice.ContractingParty)?.Party)?.PartyIdentification?.ID)
+  const buyer = organizations.get(buyerId ?? "")
+  const languages = ["RON", text(notice.NoticeLanguageCode) ?? "ENG"]
+  const project = first(notice.ProcurementProject)
+  const lots = all(notice.ProcurementProjectLot)
+  const lotProjects = lots.map((lot) => first(lot.ProcurementProject))
+  const deadlines = lots
+    .map((lot) => first(first(lot.TenderingProcess)?.TenderSubmissionDeadlinePeriod))
+    .map((period) => ublDateTime(text(period?.EndDate), text(period?.EndTime)))
+    .filter((d): d is string => d !== null)
+    .sort((a, b) => Date.parse(a) - Date.parse(b))
+  const noticeResult = first(extension?.NoticeResult)
+  const lotAmounts = lotProjects.map((p) => first(p?.RequestedTenderTotal)?.EstimatedOverallContractAmount)
+  const value =
+    first(project?.RequestedTenderTotal)?.EstimatedOverallContractAmount ??
+    noticeResult?.TotalAmount ??
+    (lotAmounts.length === 1 ? lotAmounts[0] : undefined)
+  const cpvs = [...cpvsOf(project), ...lotProjects.flatMap(cpvsOf)].filter((c): c is string => c !== undefined)
+  const publication = first(extension?.Publication)
+  const publicationId = text(publication?.NoticePublicationID)
+  return {
+    source: "ted-eforms",
+    source_id: noticeId,
+    notice_type: noticeType,
+    title: inLanguage(project?.Name, languages) ?? inLanguage(lotProjects[0]?.Name, languages) ?? "",
+    description: inLanguage(project?.Description, languages) ?? "",
+    cpv_codes: cpvs as [string, ...Array<string>],
+    contracting_authority: {
+      name:
+        inLanguage(
+          all(buyer?.PartyName).flatMap((p) => all(p.Name)),
+          languages
+        ) ??
+        buyerId ??
+        "",
+      fiscal_code: text(first(buyer?.PartyLegalEntity)?.CompanyID) ?? null,
+      county: countyFromNuts(text(first(buyer?.PostalAddress)?.CountrySubentityCode))
+    },
+    deadline: deadlines[0] ?? null,
+    ...amountOf(value),
+    publish_date:
+      ublDateTime(text(publication?.PublicationDate), undefined) ??
+      ublDateTime(text(notice.IssueDate), text(notice.IssueTime)) ??
+      "",
+    source_url: publicationId === undefined ? "" : `https://ted.europa.eu/en/notice/-/detail/${publicationId}`,
+    winner_fiscal_codes: [...new Set(winnersOf(noticeResult, organizations))]
+  }
+}
+
+export const parseEforms = (text_: string): ReadonlyArray<ParsedItem> => {
+  let document: XmlNode
+  try {
+    document = parseXml(text_)
+  } catch (error) {
+    return [skipped("file", `not valid XML: ${errorMessage(error)}`)]
+  }
+  const rootName = Object.keys(document).find((key) => key !== "?xml")
+  const notice = rootName === undefined ? undefined : first(document[rootName])
+  const ownId = text(notice?.ID)
+  const changed = text(first(descendants(notice?.UBLExtensions, "Changes"))?.ChangedNoticeIdentifier)
+  // "c4c415ee-…-01": the changed notice's id with its version suffix.
+  const noticeId = changed?.replace(/-\d{2}$/, "") ?? ownId
+  const ref = `notice ${ownId ?? "?"}`
+  if (notice === undefined || noticeId === undefined) return [skipped(ref, "no eForms notice with an ID")]
+  if (rootName === "PriorInformationNotice") return [skipped(ref, "a prior information notice is not a tender")]
+  const noticeType = ROOTS[rootName as keyof typeof ROOTS]
+  if (noticeType === undefined) return [skipped(ref, `unsupported eForms root element ${rootName}`)]
+  const record = fromEforms(notice, noticeType, noticeId)
+  return [typeof record === "string" ? skipped(ref, record) : parsed(ref, record)]
+}

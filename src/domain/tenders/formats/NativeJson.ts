@@ -1,0 +1,35 @@
+import { errorMessage, type ParsedItem, parsed, skipped } from "./ParsedItem.js"
+
+/**
+ * Native JSON: an array of records, `{"tenders": [...]}`, or one record object. Records are
+ * referenced by position ("record 3", counting from 1); a file that is not JSON at all is one skip.
+ */
+export const parseNativeJson = (text: string): ReadonlyArray<ParsedItem> => {
+  let document: unknown
+  try {
+    document = JSON.parse(text)
+  } catch (error) {
+    return [skipped("file", `not valid JSON: ${errorMessage(error)}`)]
+  }
+  const records = Array.isArray(document)
+    ? document
+    : typeof document === "object" && document !== null && Array.isArray((document as { tenders?: unknown }).tenders)
+      ? (document as { tenders: Array<unknown> }).tenders
+      : [document]
+  return records.map((record, index) => parsed(`record ${index + 1}`, record))
+}
+
+/** Native JSON-lines: one record per line; blank lines ignored; a line that is not JSON is skipped. */
+export const parseNativeJsonLines = (text: string): ReadonlyArray<ParsedItem> => {
+  const items: Array<ParsedItem> = []
+  text.split(/\r?\n/).forEach((line, index) => {
+    if (line.trim() === "") return
+    const ref = `line ${index + 1}`
+    try {
+      items.push(parsed(ref, JSON.parse(line)))
+    } catch (error) {
+      items.push(skipped(ref, `not valid JSON: ${errorMessage(error)}`))
+    }
+  })
+  return items
+}

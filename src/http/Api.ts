@@ -1,0 +1,37 @@
+import { HttpApi, OpenApi } from "@effect/platform"
+import { BadRequestWire, DecodeErrorWire, InternalErrorWire, NotFoundWire } from "./ApiErrors.js"
+import { AlertsApi } from "./alerts/AlertsApi.js"
+import { AuthApi } from "./auth/AuthApi.js"
+import { CompaniesApi } from "./companies/CompaniesApi.js"
+import { ExportApi } from "./export/ExportApi.js"
+import { SettingsApi } from "./settings/SettingsApi.js"
+import { SystemApi } from "./system/SystemApi.js"
+import { TendersApi } from "./tenders/TendersApi.js"
+import { WatchlistsApi } from "./watchlists/WatchlistsApi.js"
+
+/** `HttpApi.make` declares its own decode-error body; swap in the uniform one before adding groups. */
+const withUniformErrors = () => {
+  const api = HttpApi.make("tender-scoring-service")
+  ;(api as { errorSchema: unknown }).errorSchema = DecodeErrorWire
+  return api
+}
+
+/** The whole HTTP contract; OpenAPI is generated from it. */
+export class Api extends withUniformErrors()
+  .add(SystemApi)
+  .add(AuthApi)
+  .add(WatchlistsApi)
+  .add(CompaniesApi)
+  .add(AlertsApi)
+  .add(SettingsApi)
+  .add(TendersApi)
+  .add(ExportApi)
+  .addError(BadRequestWire)
+  .addError(NotFoundWire)
+  .addError(InternalErrorWire)
+  .annotate(OpenApi.Title, "Tender Scoring Service")
+  .annotate(OpenApi.Version, "1.0.0")
+  .annotate(
+    OpenApi.Description,
+    "Scores Romanian public-procurement tenders for companies (GO / RESEARCH / SKIP). Every error has the body `{statusCode, code, message}` plus optional `details`. Key-authenticated responses carry `X-API-Credits-Cost` and `X-API-Credits-Remaining` headers."
+  ) {}

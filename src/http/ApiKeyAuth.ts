@@ -1,0 +1,118 @@
+import { HttpApiMiddleware, HttpApiSecurity, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Context, Effect, Layer, Option, Schema } from "effect"
+import { isWellFormedApiKey } from "../domain/ApiKey.js"
+import { planRules } from "../domain/Plan.js"
+import type { RateLimitPolicies } from "../domain/RateLimitPolicy.js"
+import { ApiKeysRepo } from "../infra/ApiKeysRepo.js"
+import { CreditLedger } from "../infra/CreditLedger.js"
+import { RateLimitPoliciesTag, RateLimits } from "../infra/RateLimits.js"
+import { ScoredTendersRepo } from "../infra/ScoredTendersRepo.js"
+import { Forbidden, ForbiddenWire, RateLimited, RateLimitedWire, Unauthorized, UnauthorizedWire } from "./ApiErrors.js"
+import { CreditsReport } from "./credits/CreditsReport.js"
+
+/** Who is calling the key API, as established by the key; plus this request's credit report. */
+export interface ApiCallerShape {
+  readonly keyId: string
+  readonly tenantId: string
+  readonly credits: CreditsReport
+}
+
+export class ApiCaller extends Context.Tag("ApiCaller")<ApiCaller, ApiCallerShape>() {}
+
+const AuthFailure = Schema.Union(UnauthorizedWire, ForbiddenWire, RateLimitedWire)
+
+const options = {
+  failure: AuthFailure,
+  provides: ApiCaller,
+  security: { apiKey: HttpApiSecurity.bearer }
+} as const
+
+/**
+ * The key API's front door, in this order: the key (401 API_KEY_MISSING / API_KEY_INVALID /
+ * API_KEY_REVOKED), the plan (403 PLAN_UPGRADE_REQUIRED), then the rate limit of the group, per
+ * tenant (429 RATE_LIMIT_EXCEEDED). Every request that passes the key check, even one later
+ * rejected as invalid, counts against the limit. One tag per rate-limit group:
+ */
+
+/** Tenders, scores, webhooks, job status: the `general` limit (60/min). */
+export class ApiKeyAuth extends HttpApiMiddleware.Tag<ApiKeyAuth>()("ApiKeyAuth", options) {}
+
+/** Bulk export: the `export` limit (20/h). */
+export class ApiKeyAuthExport extends HttpApiMiddleware.Tag<ApiKeyAuthExport>()("ApiKeyAuthExport", options) {}
+
+const BEARER = /^Bearer /i
+
+const unauthorized = (code: string, message: string) => Effect.fail(new Unauthorized({ code, message }))
+
+/** The security handler, for the rate-limit policy `policy`. */
+export const makeApiKeyAuth = (policy: keyof RateLimitPolicies) =>
+  Effect.gen(function* () {
+    const keys = yield* ApiKeysRepo
+    const ledger = yield* CreditLedger
+    const rateLimits = yield* RateLimits
+    const policies = yield* RateLimitPoliciesTag
+
+    return {
+      // HttpApiSecurity.bearer slices 7 characters off any header without checking the scheme, and
+      // passes a missing header as "": read the raw header instead.
+      apiKey: (_sliced: unknown) =>
+        Effect.gen(function* () {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const header = request.headers.authorization ?? ""
+          if (!BEARER.test(header) || header.slice(7).trim() === "") {
+            return yield* unauthorized("API_KEY_MISSING", "Send the API key as `Authorization: Bearer <API_KEY>`")
+          }
+          const presented = header.slice(7).trim()
+          if (!isWellFormedApiKey(presented)) return yield* unauthorized("API_KEY_INVALID", "The API key is not valid")
+          const found = yield* keys.findOwner(presented)
+          if (Option.isNone(found)) return yield* unauthorized("API_KEY_INVALID", "The API key is not valid")
+          const owner = found.value
+          if (owner.revoked) return yield* unauthorized("API_KEY_REVOKED", "The API key has been revoked")
+          if (!planRules[owner.plan].apiAccess) {
+            return yield* new Forbidden({
+              code: "PLAN_UPGRADE_REQUIRED",
+              message: "The API is available on the Consultant plan"
+            })
+          }
+          const credits = new CreditsReport()
+          yield* CreditsReport.install(credits, owner.tenantId, ledger)
+          yield* rateLimits.consume(policies[policy], owner.tenantId).pipe(
+            Effect.catchTag("RateLimitHit", (hit) =>
+              HttpApp.appendPreResponseHandler((_req, response) =>
+                Effect.succeed(HttpServerResponse.setHeader(response, "retry-after", String(hit.retryAfterSeconds)))
+              ).pipe(
+                Effect.zipRight(
+                  Effect.fail(
+                    new RateLimited({
+                      message: `Rate limit exceeded; retry in ${hit.retryAfterSeconds} seconds`,
+                      retry_after_seconds: hit.retryAfterSeconds
+                    })
+                  )
+                )
+              )
+            )
+          )
+          return { keyId: owner.keyId, tenantId: owner.tenantId, credits }
+        })
+    }
+  })
+
+export const ApiKeyAuthLive = Layer.effect(ApiKeyAuth, makeApiKeyAuth("general"))
+export const ApiKeyAuthExportLive = Layer.effect(ApiKeyAuthExport, makeApiKeyAuth("export"))
+
+/**
+ * 403 COMPANY_ACCESS_DENIED unless the company belongs to the caller's tenant. A company that
+ * does not exist gets the same answer, so ids of other tenants cannot be probed.
+ */
+export const requireOwnCompany = (companyId: string) =>
+  Effect.gen(function* () {
+    const caller = yield* ApiCaller
+    const owner = yield* (yield* ScoredTendersRepo).companyTenant(companyId)
+    if (Option.isNone(owner) || owner.value !== caller.tenantId) {
+      return yield* new Forbidden({
+        code: "COMPANY_ACCESS_DENIED",
+        message: "The company does not belong to the tenant of this API key"
+      })
+    }
+    return caller
+  })

@@ -1,0 +1,48 @@
+import { createServer } from "node:http"
+import { HttpApiBuilder, HttpApiScalar, HttpServer } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { Effect, Layer } from "effect"
+import { AppConfig } from "../infra/AppConfig.js"
+import { Api } from "./Api.js"
+import { AlertsHttpLive } from "./alerts/AlertsHttp.js"
+import { AuthHttpLive } from "./auth/AuthHttp.js"
+import { CompaniesHttpLive } from "./companies/CompaniesHttp.js"
+import { ErrorMappingLive } from "./ErrorMapping.js"
+import { ExportLive } from "./export/ExportHttp.js"
+import { SettingsHttpLive } from "./settings/SettingsHttp.js"
+import { SystemHttpLive } from "./system/SystemHttp.js"
+import { TendersLive } from "./tenders/TendersHttp.js"
+import { WatchlistsHttpLive } from "./watchlists/WatchlistsHttp.js"
+
+export const OPENAPI_PATH = "/api/v1/openapi.json"
+
+/** The account API of the browser app (access tokens): auth, watchlists, companies, alerts, settings. */
+const AccountHttpLive = Layer.mergeAll(
+  AuthHttpLive,
+  WatchlistsHttpLive,
+  CompaniesHttpLive,
+  AlertsHttpLive,
+  SettingsHttpLive
+)
+
+/** The API with every group's handlers, the docs pages and the error mapping. */
+export const ApiLive = HttpApiBuilder.api(Api).pipe(
+  Layer.provide([SystemHttpLive, AccountHttpLive, TendersLive, ExportLive])
+)
+
+export const RoutesLive = Layer.mergeAll(
+  HttpApiScalar.layer({ path: "/docs", scalar: { url: OPENAPI_PATH } as never }),
+  HttpApiBuilder.middlewareOpenApi({ path: OPENAPI_PATH }),
+  ErrorMappingLive
+).pipe(Layer.provideMerge(ApiLive))
+
+/** Serves the API over node:http on HOST:PORT. */
+export const HttpServerLive = HttpApiBuilder.serve().pipe(
+  Layer.provide(RoutesLive),
+  HttpServer.withLogAddress,
+  Layer.provide(
+    Layer.unwrapEffect(
+      Effect.map(AppConfig, (config) => NodeHttpServer.layer(createServer, { port: config.port, host: config.host }))
+    )
+  )
+)

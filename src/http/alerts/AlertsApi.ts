@@ -1,0 +1,96 @@
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { ParseResult, Schema } from "effect"
+import { AccessTokenAuth } from "../AccessTokenAuth.js"
+
+export const Verdict = Schema.Literal("GO", "RESEARCH", "SKIP")
+
+export const Alert = Schema.Struct({
+  id: Schema.UUID,
+  tenderId: Schema.UUID,
+  tenderTitle: Schema.String,
+  score: Schema.Int,
+  verdict: Verdict,
+  watchlistId: Schema.UUID,
+  watchlistName: Schema.String,
+  read: Schema.Boolean,
+  createdAt: Schema.Date
+})
+
+const ISO_8601 = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/i
+
+/**
+ * Reads an ISO 8601 date or date-time as an instant: a bare date is midnight UTC, a date-time
+ * without an offset is UTC (never the server's zone). An unencoded `+` of an offset arrives as a
+ * space in a query string; it is read as the `+` it was.
+ */
+export const parseIsoInstant = (input: string): Date | undefined => {
+  const text = input
+    .trim()
+    .replace(/^(\d{4}-\d{2}-\d{2})[ t]/i, "$1T")
+    .replace(/ (\d{2}:?\d{2})$/, "+$1")
+  if (!ISO_8601.test(text)) return undefined
+  const withZone = /T/i.test(text) && !/(Z|[+-]\d{2}:?\d{2})$/i.test(text) ? `${text}Z` : text
+  const instant = new Date(withZone)
+  return Number.isNaN(instant.getTime()) ? undefined : instant
+}
+
+/** ISO 8601 date or date-time in, Date out (see parseIsoInstant). */
+export const IsoInstant = Schema.transformOrFail(Schema.String, Schema.DateFromSelf, {
+  strict: true,
+  decode: (text, _options, ast) => {
+    const instant = parseIsoInstant(text)
+    return instant === undefined
+      ? ParseResult.fail(new ParseResult.Type(ast, text, "must be an ISO 8601 date or date-time"))
+      : ParseResult.succeed(instant)
+  },
+  encode: (date) => ParseResult.succeed(date.toISOString())
+})
+
+const integerParam = (min: number, max: number) =>
+  Schema.NumberFromString.pipe(
+    Schema.int({ message: () => "must be an integer" }),
+    Schema.between(min, max, { message: () => `must be an integer from ${min} to ${max}` })
+  )
+
+const optional = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith(schema, { exact: true })
+
+export const AlertsQuery = Schema.Struct({
+  unread: optional(Schema.Literal("true", "false")),
+  watchlistId: optional(Schema.UUID),
+  verdict: optional(Verdict),
+  dateFrom: optional(IsoInstant),
+  page: optional(integerParam(1, 1_000_000)),
+  limit: optional(integerParam(1, 100))
+})
+
+export const AlertsPage = Schema.Struct({
+  data: Schema.Array(Alert),
+  meta: Schema.Struct({ page: Schema.Int, limit: Schema.Int, total: Schema.Int, totalPages: Schema.Int })
+})
+
+/** Alerts of the account (spec 2.10, 4.8), under /api/v1/alerts. */
+export class AlertsApi extends HttpApiGroup.make("alerts")
+  .add(
+    HttpApiEndpoint.get("list", "/")
+      .setUrlParams(AlertsQuery)
+      .addSuccess(AlertsPage)
+      .annotate(
+        OpenApi.Description,
+        "Newest first (createdAt desc, then id desc). unread=true: unread only; unread=false: read only. dateFrom: strictly after. page >= 1 (default 1), limit 1-100 (default 20); out of range is 400. An unknown watchlistId is 404."
+      )
+  )
+  // Declared before `/:id`; the id is also a UUID, so `mark-all-read` can never be taken for one.
+  .add(
+    HttpApiEndpoint.patch("markAllRead", "/mark-all-read").addSuccess(
+      Schema.Struct({ data: Schema.Struct({ updated: Schema.Int }) })
+    )
+  )
+  .add(
+    HttpApiEndpoint.patch("setRead", "/:id")
+      .setPath(Schema.Struct({ id: Schema.UUID }))
+      .setPayload(Schema.Struct({ read: Schema.Boolean }))
+      .addSuccess(Schema.Struct({ data: Alert }))
+  )
+  .middleware(AccessTokenAuth)
+  .prefix("/api/v1/alerts")
+  .annotate(OpenApi.Title, "Account: alerts") {}

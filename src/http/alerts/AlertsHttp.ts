@@ -1,0 +1,51 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect, Layer } from "effect"
+import { AlertsRepo } from "../../infra/AlertsRepo.js"
+import { AccessTokenAuthLive, CurrentAccount } from "../AccessTokenAuth.js"
+import { Api } from "../Api.js"
+import { NotFound } from "../ApiErrors.js"
+
+const DEFAULT_LIMIT = 20
+
+export const AlertsHttpLive = HttpApiBuilder.group(Api, "alerts", (handlers) =>
+  Effect.gen(function* () {
+    const repo = yield* AlertsRepo
+    return handlers
+      .handle("list", ({ urlParams }) =>
+        Effect.gen(function* () {
+          const account = yield* CurrentAccount
+          const page = urlParams.page ?? 1
+          const limit = urlParams.limit ?? DEFAULT_LIMIT
+          if (urlParams.watchlistId !== undefined) {
+            const owned = yield* repo.ownsWatchlist({ tenantId: account.tenantId, watchlistId: urlParams.watchlistId })
+            if (!owned) return yield* new NotFound({ message: "No such watchlist" })
+          }
+          const { alerts, total } = yield* repo.list({
+            tenantId: account.tenantId,
+            filters: {
+              ...(urlParams.unread === undefined ? {} : { unread: urlParams.unread === "true" }),
+              ...(urlParams.watchlistId === undefined ? {} : { watchlistId: urlParams.watchlistId }),
+              ...(urlParams.verdict === undefined ? {} : { verdict: urlParams.verdict }),
+              ...(urlParams.dateFrom === undefined ? {} : { createdAfter: urlParams.dateFrom })
+            },
+            offset: (page - 1) * limit,
+            limit
+          })
+          return { data: alerts, meta: { page, limit, total, totalPages: Math.ceil(total / limit) } }
+        })
+      )
+      .handle("markAllRead", () =>
+        Effect.flatMap(CurrentAccount, (account) => repo.markAllRead(account.tenantId)).pipe(
+          Effect.map((updated) => ({ data: { updated } }))
+        )
+      )
+      .handle("setRead", ({ path, payload }) =>
+        Effect.flatMap(CurrentAccount, (account) =>
+          repo.setRead({ tenantId: account.tenantId, id: path.id, read: payload.read })
+        ).pipe(
+          Effect.map((data) => ({ data })),
+          Effect.catchTag("AlertNotFound", () => Effect.fail(new NotFound({ message: "No such alert" })))
+        )
+      )
+  })
+).pipe(Layer.provide(AccessTokenAuthLive))

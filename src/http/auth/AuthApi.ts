@@ -1,0 +1,51 @@
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { AccessTokenAuth } from "../AccessTokenAuth.js"
+import { RateLimitedWire, UnauthorizedWire } from "../ApiErrors.js"
+
+export const TokenPair = Schema.Struct({
+  data: Schema.Struct({
+    accessToken: Schema.String,
+    refreshToken: Schema.String,
+    expiresIn: Schema.Int.annotations({ description: "Seconds the access token lives: 900" })
+  })
+})
+
+export const LoginRequest = Schema.Struct({
+  email: Schema.String.pipe(Schema.maxLength(320)),
+  password: Schema.String.pipe(Schema.maxLength(1024))
+})
+
+export const RefreshRequest = Schema.Struct({ refreshToken: Schema.String.pipe(Schema.maxLength(200)) })
+
+/** Login, refresh and logout of the browser app (spec 4.5), under /api/v1/auth. */
+export class AuthApi extends HttpApiGroup.make("auth")
+  .add(
+    HttpApiEndpoint.post("login", "/login")
+      .setPayload(LoginRequest)
+      .addSuccess(TokenPair)
+      .addError(UnauthorizedWire)
+      .addError(RateLimitedWire)
+      .annotate(
+        OpenApi.Description,
+        "401 INVALID_CREDENTIALS for an unknown e-mail and a wrong password alike. Failed logins are limited per e-mail (5 per 15 min) and per client address (20 per 15 min); beyond that every attempt, right or wrong, gets 429 RATE_LIMIT_EXCEEDED with Retry-After until the window has run."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("refresh", "/refresh")
+      .setPayload(RefreshRequest)
+      .addSuccess(TokenPair)
+      .addError(UnauthorizedWire)
+      .annotate(
+        OpenApi.Description,
+        "Rotates the refresh token: a new pair each time. 401 REFRESH_TOKEN_INVALID / REFRESH_TOKEN_EXPIRED / REFRESH_TOKEN_REUSED (a rotated token replayed after the 10 s grace window: the session is revoked) / SESSION_REVOKED. Within the grace window a second refresh of the same token returns the same pair."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("logout", "/logout")
+      .addSuccess(Schema.Void, { status: 204 })
+      .middleware(AccessTokenAuth)
+      .annotate(OpenApi.Description, "Ends the session: its access tokens and refresh tokens stop working at once.")
+  )
+  .prefix("/api/v1/auth")
+  .annotate(OpenApi.Title, "Account: authentication") {}

@@ -1,0 +1,48 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect, Layer } from "effect"
+import { planRules } from "../../domain/Plan.js"
+import { CompanyProfilesRepo } from "../../infra/CompanyProfilesRepo.js"
+import { AccessTokenAuthLive, CurrentAccount } from "../AccessTokenAuth.js"
+import { Api } from "../Api.js"
+import { Forbidden, NotFound } from "../ApiErrors.js"
+
+/** The tenant of the access token, if its plan has the multi-client workspace. */
+const workspaceTenant = Effect.flatMap(CurrentAccount, (account) =>
+  planRules[account.plan].multiClientWorkspace
+    ? Effect.succeed(account.tenantId)
+    : Effect.fail(
+        new Forbidden({
+          code: "PLAN_UPGRADE_REQUIRED",
+          message: "Companies are part of the multi-client workspace of the Consultant plan"
+        })
+      )
+)
+
+const notFound = () => new NotFound({ message: "No such company" })
+
+export const CompaniesHttpLive = HttpApiBuilder.group(Api, "companies", (handlers) =>
+  Effect.gen(function* () {
+    const repo = yield* CompanyProfilesRepo
+    return handlers
+      .handle("list", () =>
+        workspaceTenant.pipe(
+          Effect.flatMap(repo.list),
+          Effect.map((data) => ({ data }))
+        )
+      )
+      .handle("get", ({ path }) =>
+        workspaceTenant.pipe(
+          Effect.flatMap((tenantId) => repo.get({ tenantId, id: path.id })),
+          Effect.map((data) => ({ data })),
+          Effect.catchTag("CompanyNotFound", () => Effect.fail(notFound()))
+        )
+      )
+      .handle("update", ({ path, payload }) =>
+        workspaceTenant.pipe(
+          Effect.flatMap((tenantId) => repo.update({ tenantId, id: path.id, ...payload })),
+          Effect.map((data) => ({ data })),
+          Effect.catchTag("CompanyNotFound", () => Effect.fail(notFound()))
+        )
+      )
+  })
+).pipe(Layer.provide(AccessTokenAuthLive))

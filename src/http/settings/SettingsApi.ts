@@ -1,0 +1,50 @@
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { AccessTokenAuth } from "../AccessTokenAuth.js"
+import { ForbiddenWire, UnprocessableWire } from "../ApiErrors.js"
+
+export const ApiKeySummary = Schema.Struct({
+  id: Schema.UUID,
+  name: Schema.String,
+  maskedKey: Schema.String.annotations({ description: "`svc_` and the first 8 hex characters, then …" }),
+  active: Schema.Boolean,
+  createdAt: Schema.Date,
+  revokedAt: Schema.NullOr(Schema.Date)
+})
+
+export const CreatedApiKey = Schema.Struct({
+  ...ApiKeySummary.fields,
+  key: Schema.String.annotations({ description: "The full key; shown in this response only" })
+})
+
+export const CreateApiKey = Schema.Struct({
+  name: Schema.optionalWith(
+    Schema.Trim.pipe(Schema.maxLength(100, { message: () => "must be at most 100 characters" })),
+    { exact: true }
+  )
+})
+
+/** API-key settings of the account (spec 5.3; Consultant plan), under /api/v1/settings/api-keys. */
+export class SettingsApi extends HttpApiGroup.make("settings")
+  .add(
+    HttpApiEndpoint.post("createApiKey", "/api-keys")
+      .setPayload(CreateApiKey)
+      .addSuccess(Schema.Struct({ data: CreatedApiKey }), { status: 201 })
+      .addError(UnprocessableWire)
+      .annotate(OpenApi.Description, "422 API_KEY_LIMIT_EXCEEDED when 3 keys are already active.")
+  )
+  .add(HttpApiEndpoint.get("listApiKeys", "/api-keys").addSuccess(Schema.Struct({ data: Schema.Array(ApiKeySummary) })))
+  .add(
+    HttpApiEndpoint.del("revokeApiKey", "/api-keys/:id")
+      .setPath(Schema.Struct({ id: Schema.UUID }))
+      .addSuccess(Schema.Struct({ data: ApiKeySummary }))
+      .annotate(
+        OpenApi.Description,
+        "Revokes at once (the next request with the key gets 401 API_KEY_REVOKED). Idempotent."
+      )
+  )
+  .addError(ForbiddenWire)
+  .middleware(AccessTokenAuth)
+  .prefix("/api/v1/settings")
+  .annotate(OpenApi.Description, "Consultant plan only; others get 403 PLAN_UPGRADE_REQUIRED.")
+  .annotate(OpenApi.Title, "Account: API-key settings") {}

@@ -1,0 +1,59 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect, Layer } from "effect"
+import { planRules } from "../../domain/Plan.js"
+import { type ApiKeySummary, ApiKeysRepo } from "../../infra/ApiKeysRepo.js"
+import { AccessTokenAuthLive, CurrentAccount } from "../AccessTokenAuth.js"
+import { Api } from "../Api.js"
+import { Forbidden, NotFound, Unprocessable } from "../ApiErrors.js"
+
+/** The tenant of the access token, if its plan has the key-authenticated API (Consultant). */
+const consultantTenant = Effect.flatMap(CurrentAccount, (account) =>
+  planRules[account.plan].apiAccess
+    ? Effect.succeed(account.tenantId)
+    : Effect.fail(new Forbidden({ code: "PLAN_UPGRADE_REQUIRED", message: "API keys are part of the Consultant plan" }))
+)
+
+const toWire = (summary: ApiKeySummary) => ({
+  id: summary.id,
+  name: summary.name,
+  maskedKey: summary.masked,
+  active: summary.revokedAt === null,
+  createdAt: summary.createdAt,
+  revokedAt: summary.revokedAt
+})
+
+export const SettingsHttpLive = HttpApiBuilder.group(Api, "settings", (handlers) =>
+  Effect.gen(function* () {
+    const keys = yield* ApiKeysRepo
+    return handlers
+      .handle("createApiKey", ({ payload }) =>
+        consultantTenant.pipe(
+          Effect.flatMap((tenantId) => keys.create({ tenantId, name: payload.name ?? "" })),
+          Effect.map(({ key, summary }) => ({ data: { ...toWire(summary), key } })),
+          Effect.catchTags({
+            ApiKeyLimitExceeded: (error) =>
+              Effect.fail(
+                new Unprocessable({
+                  code: "API_KEY_LIMIT_EXCEEDED",
+                  message: `At most ${error.limit} API keys may be active; revoke one first`
+                })
+              ),
+            TenantNotFound: () => Effect.die("the tenant of a live session vanished")
+          })
+        )
+      )
+      .handle("listApiKeys", () =>
+        consultantTenant.pipe(
+          Effect.flatMap(keys.list),
+          Effect.map((summaries) => ({ data: summaries.map(toWire) }))
+        )
+      )
+      .handle("revokeApiKey", ({ path }) =>
+        consultantTenant.pipe(
+          Effect.flatMap((tenantId) => keys.revoke({ keyId: path.id, tenantId })),
+          Effect.map((summary) => ({ data: toWire(summary) })),
+          Effect.catchTag("ApiKeyNotFound", () => Effect.fail(new NotFound({ message: "No such API key" })))
+        )
+      )
+  })
+).pipe(Layer.provide(AccessTokenAuthLive))

@@ -1,0 +1,28 @@
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { ServiceUnavailableWire } from "../ApiErrors.js"
+
+export const Health = Schema.Struct({ status: Schema.Literal("ok") })
+
+export const Readiness = Schema.Struct({
+  status: Schema.Literal("ready"),
+  checks: Schema.Struct({
+    database: Schema.Literal("ok"),
+    redis: Schema.Literal("ok", "in-process")
+  })
+})
+
+/** Probes for load balancers and orchestrators; no authentication. */
+export class SystemApi extends HttpApiGroup.make("system")
+  .add(
+    HttpApiEndpoint.get("health", "/health")
+      .addSuccess(Health)
+      .annotate(OpenApi.Summary, "Liveness: the process is up and serving HTTP")
+  )
+  .add(
+    HttpApiEndpoint.get("ready", "/ready")
+      .addSuccess(Readiness)
+      .addError(ServiceUnavailableWire)
+      .annotate(OpenApi.Summary, "Readiness: PostgreSQL and Redis answer, else 503")
+  )
+  .annotate(OpenApi.Title, "System") {}

@@ -1,0 +1,110 @@
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { CreditsExhaustedWire } from "../ApiErrors.js"
+import { ApiKeyAuth } from "../ApiKeyAuth.js"
+
+export const Verdict = Schema.Literal("GO", "RESEARCH", "SKIP")
+
+/** ISO 8601 UTC timestamp as the API writes it, e.g. `2026-03-01T09:30:00.000Z`. */
+export const UtcTimestamp = Schema.String.pipe(
+  Schema.pattern(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+  Schema.annotations({ description: "ISO 8601 UTC timestamp", format: "date-time" })
+)
+
+export const CpvCode = Schema.String.pipe(Schema.pattern(/^\d{8}-\d$/))
+
+/** Spec 2.8. */
+export const CreditsBlock = Schema.Struct({
+  cost: Schema.Int,
+  remaining: Schema.Int,
+  period_ends_at: Schema.String.annotations({ description: "ISO 8601 with the Europe/Bucharest offset" })
+})
+
+/** Spec 2.1. Unknown deadlines and values are null. */
+export const TenderListItem = Schema.Struct({
+  tender_id: Schema.UUID,
+  title: Schema.String,
+  score: Schema.Int.pipe(Schema.between(0, 100)),
+  verdict: Verdict,
+  cpv_codes: Schema.Array(CpvCode),
+  contracting_authority: Schema.String,
+  deadline: Schema.NullOr(UtcTimestamp),
+  estimated_value_ron: Schema.NullOr(Schema.Number),
+  estimated_value_eur: Schema.NullOr(Schema.Number),
+  publish_date: UtcTimestamp,
+  source_url: Schema.String
+})
+
+/** Spec 2.2. `next_cursor` is null on the last page. */
+export const TenderList = Schema.Struct({
+  data: Schema.Array(TenderListItem),
+  meta: Schema.Struct({
+    total: Schema.Int,
+    limit: Schema.Int,
+    next_cursor: Schema.NullOr(Schema.String),
+    has_more: Schema.Boolean,
+    credits: CreditsBlock
+  })
+})
+
+const Fraction = Schema.Number.pipe(Schema.between(0, 1))
+
+const Factor = Schema.Struct({ score: Fraction, weight: Fraction, contribution: Schema.Number })
+
+/** Spec 2.3, under `data`, with `meta.credits`. */
+export const TenderScore = Schema.Struct({
+  data: Schema.Struct({
+    tender_id: Schema.UUID,
+    overall_score: Schema.Int.pipe(Schema.between(0, 100)),
+    overall_confidence: Fraction,
+    verdict: Verdict,
+    factors: Schema.Struct({
+      semantic: Factor,
+      keyword: Factor,
+      cpv: Schema.Struct({ ...Factor.fields, cpv_type: Schema.String }),
+      value_fit: Factor,
+      historical: Factor
+    }),
+    scoring_model_version: Schema.String,
+    scored_at: UtcTimestamp
+  }),
+  meta: Schema.Struct({ credits: CreditsBlock })
+})
+
+/** Whole numbers in a query string, within bounds. */
+export const IntParam = (min: number, max: number) =>
+  Schema.NumberFromString.pipe(Schema.int(), Schema.between(min, max))
+
+export const ListQuery = Schema.Struct({
+  companyId: Schema.UUID,
+  minScore: Schema.optionalWith(IntParam(0, 100), { exact: true }),
+  limit: Schema.optionalWith(IntParam(1, 100), { exact: true }),
+  cursor: Schema.optionalWith(Schema.String, { exact: true })
+})
+
+const creditHeaders = "Every response to a valid key carries `X-API-Credits-Cost` and `X-API-Credits-Remaining`."
+
+export class TendersApi extends HttpApiGroup.make("tenders")
+  .add(
+    HttpApiEndpoint.get("list", "/tenders")
+      .setUrlParams(ListQuery)
+      .addSuccess(TenderList)
+      .addError(CreditsExhaustedWire)
+      .annotate(OpenApi.Summary, "Scored tenders of a company, best first")
+      .annotate(
+        OpenApi.Description,
+        `Ordered by score (desc), publish date (desc), tender id. Cursor pagination: pass meta.next_cursor as \`cursor\` with the same companyId and minScore; pages reflect the tenders known when page 1 was read. Cost: 1 credit per item; a page the balance cannot fully pay is cut to what it pays for (402 when it pays for nothing). ${creditHeaders}`
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("score", "/tenders/:id/score")
+      .setPath(Schema.Struct({ id: Schema.UUID }))
+      .setUrlParams(Schema.Struct({ companyId: Schema.UUID }))
+      .addSuccess(TenderScore)
+      .addError(CreditsExhaustedWire)
+      .annotate(OpenApi.Summary, "Score breakdown of one tender for a company")
+      .annotate(OpenApi.Description, `Cost: 2 credits; a 404 costs nothing. ${creditHeaders}`)
+  )
+  .middleware(ApiKeyAuth)
+  .prefix("/api/v1")
+  .annotate(OpenApi.Title, "Tenders") {}

@@ -1,0 +1,129 @@
+import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { Effect, Layer, Option, Schema } from "effect"
+import { queryFingerprint } from "../../domain/Cursor.js"
+import { type ListPosition, ScoredTendersRepo, type TenderListRow } from "../../infra/ScoredTendersRepo.js"
+import { Api } from "../Api.js"
+import { NotFound } from "../ApiErrors.js"
+import { ApiKeyAuthLive, requireOwnCompany } from "../ApiKeyAuth.js"
+import { chargeCredits, creditsMeta } from "../credits/CreditsReport.js"
+import { invalidCursor, makeCursors } from "../credits/Cursors.js"
+import { TenderScore } from "./TendersApi.js"
+
+export const LIST_DEFAULT_LIMIT = 20
+export const SCORE_COST = 2
+
+/** The wire form of a list item (spec 2.1), built directly: this is the hot path. */
+const toListItem = (row: TenderListRow) => ({
+  tender_id: row.tender_id,
+  title: row.title,
+  score: row.score,
+  verdict: row.verdict,
+  cpv_codes: row.cpv_codes,
+  contracting_authority: row.contracting_authority,
+  deadline: row.deadline,
+  estimated_value_ron: row.estimated_value_ron,
+  estimated_value_eur: row.estimated_value_eur,
+  publish_date: row.publish_date,
+  source_url: row.source_url
+})
+
+const listPosition = (key: ReadonlyArray<string | number>): Option.Option<ListPosition> => {
+  const [score, publishKey, tenderId] = key
+  return key.length === 3 && typeof score === "number" && typeof publishKey === "string" && typeof tenderId === "string"
+    ? Option.some({ score, publishKey, tenderId })
+    : Option.none()
+}
+
+const decodeFactors = Schema.decodeUnknown(TenderScore.fields.data.fields.factors)
+
+export const TendersHttpLive = HttpApiBuilder.group(Api, "tenders", (handlers) =>
+  Effect.gen(function* () {
+    const repo = yield* ScoredTendersRepo
+    const cursors = yield* makeCursors
+
+    return handlers
+      .handle("list", ({ urlParams }) =>
+        Effect.gen(function* () {
+          const companyId = urlParams.companyId.toLowerCase()
+          const minScore = urlParams.minScore ?? 0
+          const limit = urlParams.limit ?? LIST_DEFAULT_LIMIT
+          // Page size is not part of the binding: a client may change it between pages.
+          const query = queryFingerprint(["tenders", companyId, minScore])
+
+          const position =
+            urlParams.cursor === undefined ? undefined : yield* cursors.decode(query, urlParams.cursor)
+          const after = position === undefined ? Option.none<ListPosition>() : listPosition(position.key)
+          if (position !== undefined && Option.isNone(after)) return yield* invalidCursor()
+
+          const caller = yield* requireOwnCompany(companyId)
+          // Page 1 fixes the snapshot; later pages carry it in the cursor.
+          const bound = position?.bound ?? (yield* repo.snapshotBound)
+
+          const [total, rows] = yield* Effect.all(
+            [
+              repo.countList({ companyId, minScore, bound }),
+              // One row more than the page tells whether another page exists.
+              repo.listPage({ companyId, minScore, bound, after, take: limit + 1 })
+            ],
+            { concurrency: 2 }
+          )
+          const page = rows.length > limit ? rows.slice(0, limit) : rows
+          const charge = yield* chargeCredits({
+            tenantId: caller.tenantId,
+            report: caller.credits,
+            cost: page.length,
+            mode: "upTo",
+            reason: "GET /api/v1/tenders"
+          })
+          // Never serve more than was charged: a short balance shortens the page.
+          const served = charge.charged < page.length ? page.slice(0, charge.charged) : page
+          const last = served[served.length - 1]
+          const hasMore = rows.length > served.length
+          const nextCursor =
+            hasMore && last !== undefined
+              ? cursors.encode(query, { key: [last.score, last.publish_key, last.tender_id], bound })
+              : null
+
+          // Prebuilt wire JSON (a test decodes it with TenderList): schema encoding costs half the throughput.
+          return HttpServerResponse.unsafeJson({
+            data: served.map(toListItem),
+            meta: { total, limit, next_cursor: nextCursor, has_more: hasMore, credits: creditsMeta(charge) }
+          })
+        })
+      )
+      .handle("score", ({ path, urlParams }) =>
+        Effect.gen(function* () {
+          const caller = yield* requireOwnCompany(urlParams.companyId)
+          const found = yield* repo.findScore({ companyId: urlParams.companyId, tenderId: path.id })
+          if (Option.isNone(found)) {
+            return yield* new NotFound({ message: "No such tender scored for this company" })
+          }
+          const row = found.value
+          // A malformed stored breakdown is our defect: fail before charging, not after.
+          const factors = yield* decodeFactors(row.factors).pipe(Effect.orDie)
+          const charge = yield* chargeCredits({
+            tenantId: caller.tenantId,
+            report: caller.credits,
+            cost: SCORE_COST,
+            mode: "exact",
+            reason: "GET /api/v1/tenders/:id/score"
+          })
+          return {
+            data: {
+              tender_id: row.tender_id,
+              overall_score: row.overall_score,
+              overall_confidence: row.overall_confidence,
+              verdict: row.verdict,
+              factors,
+              scoring_model_version: row.model_version,
+              scored_at: row.scored_at
+            },
+            meta: { credits: creditsMeta(charge) }
+          }
+        })
+      )
+  })
+)
+
+/** The group with its key authentication (general rate limit). */
+export const TendersLive = TendersHttpLive.pipe(Layer.provide(ApiKeyAuthLive))

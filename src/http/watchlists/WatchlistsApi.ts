@@ -1,0 +1,88 @@
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { AccessTokenAuth } from "../AccessTokenAuth.js"
+import { ForbiddenWire } from "../ApiErrors.js"
+
+export const Watchlist = Schema.Struct({
+  id: Schema.UUID,
+  name: Schema.String,
+  cpvCodes: Schema.Array(Schema.String),
+  keywords: Schema.Array(Schema.String),
+  minValue: Schema.NullOr(Schema.Number),
+  maxValue: Schema.NullOr(Schema.Number),
+  authorityId: Schema.NullOr(Schema.UUID),
+  companyId: Schema.UUID.annotations({ description: "Extension: the company this watchlist belongs to" }),
+  minScore: Schema.Int.annotations({ description: "Extension: the alert threshold, 0-100" }),
+  active: Schema.Boolean,
+  createdAt: Schema.Date
+})
+
+const Name = Schema.Trim.pipe(
+  Schema.minLength(1, { message: () => "must not be empty" }),
+  Schema.maxLength(200, { message: () => "must be at most 200 characters" })
+)
+const CpvCode = Schema.String.pipe(
+  Schema.pattern(/^[0-9]{8}(-[0-9])?$/, { message: () => "must be a CPV code, NNNNNNNN or NNNNNNNN-D" })
+)
+const CpvCodes = Schema.Array(CpvCode).pipe(Schema.maxItems(100))
+const Keyword = Schema.Trim.pipe(
+  Schema.minLength(1, { message: () => "must not be empty" }),
+  Schema.maxLength(100, { message: () => "must be at most 100 characters" })
+)
+const Keywords = Schema.Array(Keyword).pipe(Schema.maxItems(50))
+const Ron = Schema.Number.pipe(
+  Schema.finite({ message: () => "must be a finite number" }),
+  Schema.nonNegative({ message: () => "must not be negative" }),
+  Schema.lessThan(1e16, { message: () => "must be below 10^16" })
+)
+const MinScore = Schema.Int.pipe(Schema.between(0, 100, { message: () => "must be an integer from 0 to 100" }))
+
+const optional = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith(schema, { exact: true })
+
+export const CreateWatchlist = Schema.Struct({
+  name: Name,
+  cpvCodes: optional(CpvCodes),
+  keywords: optional(Keywords),
+  minValue: optional(Schema.NullOr(Ron)),
+  maxValue: optional(Schema.NullOr(Ron)),
+  authorityId: optional(Schema.NullOr(Schema.UUID)),
+  companyId: optional(Schema.UUID),
+  minScore: optional(MinScore)
+})
+
+export const UpdateWatchlist = Schema.Struct({
+  name: optional(Name),
+  cpvCodes: optional(CpvCodes),
+  keywords: optional(Keywords),
+  minValue: optional(Schema.NullOr(Ron)),
+  maxValue: optional(Schema.NullOr(Ron)),
+  authorityId: optional(Schema.NullOr(Schema.UUID)),
+  companyId: optional(Schema.UUID),
+  minScore: optional(MinScore)
+})
+
+const WatchlistPath = Schema.Struct({ id: Schema.UUID })
+
+/** Watchlists of the account (spec 2.7, 4.6), under /api/v1/watchlists. */
+export class WatchlistsApi extends HttpApiGroup.make("watchlists")
+  .add(HttpApiEndpoint.get("list", "/").addSuccess(Schema.Struct({ data: Schema.Array(Watchlist) })))
+  .add(
+    HttpApiEndpoint.post("create", "/")
+      .setPayload(CreateWatchlist)
+      .addSuccess(Schema.Struct({ data: Watchlist }), { status: 201 })
+      .addError(ForbiddenWire)
+      .annotate(
+        OpenApi.Description,
+        "403 WATCHLIST_LIMIT_REACHED at the plan's limit (Free 1, Starter 5, Activ 20, Consultant 100 active watchlists)."
+      )
+  )
+  .add(
+    HttpApiEndpoint.patch("update", "/:id")
+      .setPath(WatchlistPath)
+      .setPayload(UpdateWatchlist)
+      .addSuccess(Schema.Struct({ data: Watchlist }))
+  )
+  .add(HttpApiEndpoint.del("remove", "/:id").setPath(WatchlistPath).addSuccess(Schema.Void, { status: 204 }))
+  .middleware(AccessTokenAuth)
+  .prefix("/api/v1/watchlists")
+  .annotate(OpenApi.Title, "Account: watchlists") {}

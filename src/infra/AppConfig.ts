@@ -1,0 +1,129 @@
+import { Config, type ConfigError, Context, Data, Effect, Layer, LogLevel, Option, Redacted } from "effect"
+
+/** Everything the processes read from the environment. Each field is documented in the README. */
+export interface AppConfigShape {
+  /** PostgreSQL URL; none means "start the embedded PostgreSQL under dataDir". */
+  readonly databaseUrl: Option.Option<Redacted.Redacted>
+  /** Redis URL; none means "use the in-process stand-ins" (valid for a single process). */
+  readonly redisUrl: Option.Option<Redacted.Redacted>
+  readonly port: number
+  readonly host: string
+  readonly publicBaseUrl: string
+  readonly dataDir: string
+  readonly embeddedPgPort: number
+  /** 32 bytes as 64 hex characters; none means "generate one into dataDir". */
+  readonly masterKey: Option.Option<Redacted.Redacted>
+  readonly cursorSecret: Option.Option<Redacted.Redacted>
+  readonly smtpUrl: Option.Option<Redacted.Redacted>
+  readonly chromiumPath: Option.Option<string>
+  readonly webhookAllowPrivateNetworks: boolean
+  readonly logLevel: LogLevel.LogLevel
+  /** Key-API rate limits (spec 8.1 defaults); benchmarks raise them. */
+  readonly rateLimits: {
+    readonly generalPerMinute: number
+    readonly exportPerHour: number
+    readonly reportsPerHour: number
+  }
+}
+
+export class AppConfig extends Context.Tag("AppConfig")<AppConfig, AppConfigShape>() {}
+
+/** An optional variable where an empty value counts as unset (as shells and .env files produce). */
+const optionalSecret = (name: string) =>
+  Config.option(Config.redacted(name)).pipe(Config.map(Option.filter((value) => Redacted.value(value).trim() !== "")))
+
+const optionalString = (name: string) =>
+  Config.option(Config.string(name)).pipe(Config.map(Option.filter((value) => value.trim() !== "")))
+
+const hexKey = (name: string) =>
+  optionalSecret(name).pipe(
+    Config.validate({
+      // Config.validate errors carry no path: the message names the variable itself.
+      message: `${name}: Expected 64 hexadecimal characters (32 bytes)`,
+      validation: Option.match({ onNone: () => true, onSome: (v) => /^[0-9a-fA-F]{64}$/.test(Redacted.value(v)) })
+    })
+  )
+
+const url = (name: string, protocols: ReadonlyArray<string>) =>
+  Config.validate(optionalSecret(name), {
+    message: `${name}: Expected a URL starting with ${protocols.map((p) => `${p}//`).join(" or ")}`,
+    validation: Option.match({
+      onNone: () => true,
+      onSome: (value) =>
+        URL.canParse(Redacted.value(value)) && protocols.includes(new URL(Redacted.value(value)).protocol)
+    })
+  })
+
+const booleanFlag = (name: string) =>
+  Config.literal(
+    "true",
+    "false",
+    "1",
+    "0"
+  )(name).pipe(
+    Config.map((value) => value === "true" || value === "1"),
+    Config.withDefault(false)
+  )
+
+const positiveInteger = (name: string, fallback: number) =>
+  Config.integer(name).pipe(
+    Config.validate({ message: `${name}: Expected a positive integer`, validation: (n) => n > 0 }),
+    Config.withDefault(fallback)
+  )
+
+export const appConfig: Config.Config<AppConfigShape> = Config.all({
+  databaseUrl: url("DATABASE_URL", ["postgres:", "postgresql:"]),
+  redisUrl: url("REDIS_URL", ["redis:", "rediss:"]),
+  port: Config.port("PORT").pipe(Config.withDefault(3000)),
+  host: Config.string("HOST").pipe(Config.withDefault("127.0.0.1")),
+  publicBaseUrl: optionalString("PUBLIC_BASE_URL"),
+  dataDir: Config.string("DATA_DIR").pipe(Config.withDefault(".data")),
+  embeddedPgPort: Config.port("EMBEDDED_PG_PORT").pipe(Config.withDefault(54329)),
+  masterKey: hexKey("MASTER_KEY"),
+  cursorSecret: hexKey("CURSOR_SECRET"),
+  smtpUrl: url("SMTP_URL", ["smtp:", "smtps:"]),
+  chromiumPath: optionalString("CHROMIUM_PATH"),
+  webhookAllowPrivateNetworks: booleanFlag("WEBHOOK_ALLOW_PRIVATE_NETWORKS"),
+  logLevel: Config.logLevel("LOG_LEVEL").pipe(Config.withDefault(LogLevel.Info)),
+  rateLimits: Config.all({
+    generalPerMinute: positiveInteger("RATE_LIMIT_GENERAL_PER_MINUTE", 60),
+    exportPerHour: positiveInteger("RATE_LIMIT_EXPORT_PER_HOUR", 20),
+    reportsPerHour: positiveInteger("RATE_LIMIT_REPORTS_PER_HOUR", 10)
+  })
+}).pipe(
+  Config.validate({
+    message: "PUBLIC_BASE_URL: Expected an http:// or https:// URL",
+    validation: (c) =>
+      Option.match(c.publicBaseUrl, {
+        onNone: () => true,
+        onSome: (v) => URL.canParse(v) && ["http:", "https:"].includes(new URL(v).protocol)
+      })
+  }),
+  Config.map(
+    ({ publicBaseUrl, ...rest }): AppConfigShape => ({
+      ...rest,
+      publicBaseUrl: Option.getOrElse(publicBaseUrl, () => `http://localhost:${rest.port}`).replace(/\/+$/, "")
+    })
+  )
+)
+
+export const AppConfigLive = Layer.effect(
+  AppConfig,
+  Effect.suspend(() => loadAppConfig)
+)
+
+/** One line naming the variable, for humans starting the service (no stack trace). */
+export const describeConfigError = (error: ConfigError.ConfigError): string => {
+  const first = (e: ConfigError.ConfigError): ConfigError.ConfigError =>
+    e._op === "And" || e._op === "Or" ? first(e.left) : e
+  const leaf = first(error)
+  const variable = "path" in leaf && leaf.path.length > 0 ? `${leaf.path.join("_")}: ` : ""
+  return `Invalid configuration: ${variable}${"message" in leaf ? leaf.message : String(leaf)}`
+}
+
+/** Loads the configuration or ends the process with the one-line description. */
+export const loadAppConfig = appConfig.pipe(
+  Effect.mapError((error) => new InvalidConfiguration({ message: describeConfigError(error) }))
+)
+
+export class InvalidConfiguration extends Data.TaggedError("InvalidConfiguration")<{ readonly message: string }> {}

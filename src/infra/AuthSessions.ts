@@ -1,0 +1,191 @@
+import { hkdfSync } from "node:crypto"
+import { SqlClient } from "@effect/sql"
+import { Clock, Context, Data, Duration, Effect, Layer, Redacted } from "effect"
+import { ACCESS_TOKEN_TTL, type AccessClaims, accessTokenIssuedAt, verifyAccessToken } from "../domain/AccessToken.js"
+import type { Plan } from "../domain/Plan.js"
+import {
+  generateRefreshToken,
+  hashRefreshToken,
+  isWellFormedRefreshToken,
+  REFRESH_GRACE_WINDOW,
+  REFRESH_TOKEN_TTL,
+  successorOf
+} from "../domain/RefreshToken.js"
+import { Secrets } from "./LocalSecrets.js"
+
+export interface TokenPair {
+  readonly accessToken: string
+  readonly refreshToken: string
+  /** Seconds the access token lives (900). */
+  readonly expiresIn: number
+}
+
+/** Who an accepted access token speaks for, read fresh from the database on each request. */
+export interface Account {
+  readonly userId: string
+  readonly tenantId: string
+  readonly sessionId: string
+  readonly plan: Plan
+}
+
+/** Why a refresh was refused; `reused` has already revoked the whole session (token family). */
+export class RefreshRejected extends Data.TaggedError("RefreshRejected")<{
+  readonly reason: "invalid" | "expired" | "reused" | "revoked"
+}> {}
+
+export class AccessTokenRejected extends Data.TaggedError("AccessTokenRejected")<{
+  readonly reason: "invalid" | "expired" | "revoked"
+}> {}
+
+/**
+ * Login sessions. A session is one refresh-token family: login opens it with a random refresh
+ * token, each refresh rotates the presented token (marks it rotated, links and stores the hash
+ * of its successor), logout or a replay of a rotated token revokes it, and every access token
+ * names its session so revocation rejects them at once.
+ *
+ * Concurrent refreshes: the token row is locked (FOR UPDATE), so the second refresh waits for the
+ * first and then sees the token rotated. Within REFRESH_GRACE_WINDOW it gets the same pair: the
+ * successor refresh token is derived from the presented one (HMAC, `successorOf`) and the access
+ * token is minted for the rotation instant, so both are reproducible without storing any raw token.
+ */
+export class AuthSessions extends Context.Tag("AuthSessions")<
+  AuthSessions,
+  {
+    readonly login: (user: { readonly id: string; readonly tenantId: string }) => Effect.Effect<TokenPair>
+    readonly refresh: (refreshToken: string) => Effect.Effect<TokenPair, RefreshRejected>
+    readonly logout: (sessionId: string) => Effect.Effect<void>
+    readonly authenticate: (accessToken: string) => Effect.Effect<Account, AccessTokenRejected>
+  }
+>() {}
+
+const EXPIRES_IN_SECONDS = Duration.toSeconds(ACCESS_TOKEN_TTL)
+
+/** Purpose-bound keys from the master key (HKDF-SHA256), so one secret never serves two uses. */
+const deriveKey = (masterKey: Buffer, purpose: string) =>
+  Buffer.from(hkdfSync("sha256", masterKey, Buffer.alloc(0), purpose, 32))
+
+interface PresentedTokenRow {
+  readonly id: string
+  readonly session_id: string
+  readonly user_id: string
+  readonly tenant_id: string
+  readonly expires_at: Date
+  readonly rotated_at: Date | null
+  readonly session_revoked: boolean
+}
+
+type RefreshOutcome =
+  | { readonly _tag: "Issued"; readonly pair: TokenPair }
+  | { readonly _tag: "Rejected"; readonly reason: RefreshRejected["reason"] }
+
+const rejected = (reason: RefreshRejected["reason"]): RefreshOutcome => ({ _tag: "Rejected", reason })
+const issued = (pair: TokenPair): RefreshOutcome => ({ _tag: "Issued", pair })
+
+export const AuthSessionsLive = Layer.effect(
+  AuthSessions,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const secrets = yield* Secrets
+    const accessKey = deriveKey(Redacted.value(secrets.masterKey), "tss access-token v1")
+    const successorKey = deriveKey(Redacted.value(secrets.masterKey), "tss refresh-successor v1")
+    const refreshTtlMs = Duration.toMillis(REFRESH_TOKEN_TTL)
+    const graceMs = Duration.toMillis(REFRESH_GRACE_WINDOW)
+
+    const pair = (subject: Omit<AccessClaims, "expiresAt">, issuedAt: number, refreshToken: string): TokenPair => ({
+      accessToken: accessTokenIssuedAt(accessKey, subject, issuedAt),
+      refreshToken,
+      expiresIn: EXPIRES_IN_SECONDS
+    })
+
+    const storeRefreshToken = (sessionId: string, token: string, now: number) =>
+      sql<{ id: string }>`
+        INSERT INTO refresh_tokens (session_id, token_hash, expires_at, created_at)
+        VALUES (${sessionId}, ${hashRefreshToken(token)}, ${new Date(now + refreshTtlMs)}, ${new Date(now)})
+        RETURNING id`.pipe(Effect.map((rows) => rows[0]!.id))
+
+    const login = (user: { readonly id: string; readonly tenantId: string }) =>
+      Effect.gen(function* () {
+        const now = yield* Clock.currentTimeMillis
+        const token = generateRefreshToken()
+        const sessionId = yield* sql.withTransaction(
+          Effect.gen(function* () {
+            const [session] = yield* sql<{ id: string }>`
+              INSERT INTO auth_sessions (user_id, created_at) VALUES (${user.id}, ${new Date(now)}) RETURNING id`
+            yield* storeRefreshToken(session!.id, token, now)
+            return session!.id
+          })
+        )
+        return pair({ userId: user.id, tenantId: user.tenantId, sessionId }, now, token)
+      }).pipe(Effect.orDie)
+
+    const rotate = (token: string, now: number) =>
+      Effect.gen(function* () {
+        const rows = yield* sql<PresentedTokenRow>`
+          SELECT rt.id, rt.session_id, s.user_id, u.tenant_id, rt.expires_at, rt.rotated_at,
+                 s.revoked_at IS NOT NULL AS session_revoked
+          FROM refresh_tokens rt
+          JOIN auth_sessions s ON s.id = rt.session_id
+          JOIN users u ON u.id = s.user_id
+          WHERE rt.token_hash = ${hashRefreshToken(token)}
+          FOR UPDATE OF rt`
+        const row = rows[0]
+        if (row === undefined) return rejected("invalid")
+        if (row.session_revoked) return rejected("revoked")
+        if (row.expires_at.getTime() <= now) return rejected("expired")
+        const subject = { userId: row.user_id, tenantId: row.tenant_id, sessionId: row.session_id }
+        const successor = successorOf(successorKey, token)
+        if (row.rotated_at !== null) {
+          const rotatedAt = row.rotated_at.getTime()
+          // A concurrent (or retried) refresh of the same token: the same successor pair.
+          if (now - rotatedAt <= graceMs) return issued(pair(subject, rotatedAt, successor))
+          // A replay after the grace window: the token leaked, so the whole family dies.
+          yield* sql`
+            UPDATE auth_sessions SET revoked_at = ${new Date(now)}, revoked_reason = 'refresh_token_reuse'
+            WHERE id = ${row.session_id} AND revoked_at IS NULL`
+          return rejected("reused")
+        }
+        const successorId = yield* storeRefreshToken(row.session_id, successor, now)
+        yield* sql`
+          UPDATE refresh_tokens SET rotated_at = ${new Date(now)}, successor_id = ${successorId} WHERE id = ${row.id}`
+        return issued(pair(subject, now, successor))
+      })
+
+    const refresh = (token: string) =>
+      Effect.gen(function* () {
+        if (!isWellFormedRefreshToken(token)) return yield* new RefreshRejected({ reason: "invalid" })
+        const now = yield* Clock.currentTimeMillis
+        // The transaction commits a reuse revocation too; the rejection is raised after it.
+        const outcome = yield* sql.withTransaction(rotate(token, now)).pipe(Effect.orDie)
+        if (outcome._tag === "Rejected") return yield* new RefreshRejected({ reason: outcome.reason })
+        return outcome.pair
+      })
+
+    const logout = (sessionId: string) =>
+      Effect.flatMap(
+        Clock.currentTimeMillis,
+        (now) => sql`
+          UPDATE auth_sessions SET revoked_at = ${new Date(now)}, revoked_reason = 'logout'
+          WHERE id = ${sessionId} AND revoked_at IS NULL`
+      ).pipe(Effect.asVoid, Effect.orDie)
+
+    const authenticate = (accessToken: string) =>
+      Effect.gen(function* () {
+        const claims = yield* verifyAccessToken(accessKey, accessToken).pipe(
+          Effect.mapError(
+            (error) => new AccessTokenRejected({ reason: error._tag === "AccessTokenExpired" ? "expired" : "invalid" })
+          )
+        )
+        const rows = yield* sql<{ tenant_id: string; plan: Plan; revoked: boolean }>`
+          SELECT u.tenant_id, t.plan, s.revoked_at IS NOT NULL AS revoked
+          FROM auth_sessions s
+          JOIN users u ON u.id = s.user_id
+          JOIN tenants t ON t.id = u.tenant_id
+          WHERE s.id = ${claims.sessionId} AND s.user_id = ${claims.userId}`.pipe(Effect.orDie)
+        const row = rows[0]
+        if (row === undefined || row.revoked) return yield* new AccessTokenRejected({ reason: "revoked" })
+        return { userId: claims.userId, tenantId: row.tenant_id, sessionId: claims.sessionId, plan: row.plan }
+      })
+
+    return { login, refresh, logout, authenticate }
+  })
+)

@@ -1,0 +1,34 @@
+import * as fs from "node:fs/promises"
+import { fileURLToPath } from "node:url"
+import { SqlClient } from "@effect/sql"
+import { parse } from "csv-parse/sync"
+import { Effect } from "effect"
+
+/** The project's copy of the CPV 2008 table (Apache-2.0, licence beside it). */
+export const CPV_CSV = fileURLToPath(new URL("../../data/cpv/cpv2008_ro_en.csv", import.meta.url))
+
+interface CpvCsvRow {
+  readonly code: string
+  readonly code_full: string
+  readonly level: string
+  readonly nature: string
+  readonly label_ro: string
+  readonly label_en: string
+}
+
+/** Fills `cpv_codes` from the CSV in one statement when the table is empty; a no-op otherwise. */
+export const loadCpvCodes = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const [{ count }] = yield* sql<{ count: number }>`SELECT count(*)::int AS count FROM cpv_codes`
+  if (count > 0) return 0
+  const text = yield* Effect.promise(() => fs.readFile(CPV_CSV, "utf8"))
+  const rows = parse(text, { columns: true, skip_empty_lines: true }) as Array<CpvCsvRow>
+  const column = (key: keyof CpvCsvRow) => rows.map((row) => row[key])
+  yield* sql`
+    INSERT INTO cpv_codes (code, code_full, level, nature, label_ro, label_en)
+    SELECT * FROM unnest(
+      ${column("code")}::text[], ${column("code_full")}::text[], ${column("level")}::text[],
+      ${column("nature")}::text[], ${column("label_ro")}::text[], ${column("label_en")}::text[]
+    )`
+  return rows.length
+})

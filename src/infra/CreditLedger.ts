@@ -1,0 +1,143 @@
+import { SqlClient } from "@effect/sql"
+import { Clock, Context, Effect, Layer } from "effect"
+import { type CreditPeriod, creditPeriodAt } from "../domain/CreditPeriod.js"
+import { InsufficientCredits, TenantNotFound } from "../domain/Errors.js"
+import { type Plan, planRules } from "../domain/Plan.js"
+
+export interface CreditBalance {
+  readonly remaining: number
+  /** ISO 8601 with the Europe/Bucharest offset. */
+  readonly periodEndsAt: string
+}
+
+export interface Charge extends CreditBalance {
+  /** Credits actually taken; for `upTo` it may be less than asked. */
+  readonly charged: number
+}
+
+/**
+ * `exact`: take `cost` or fail. `upTo`: take as much of `cost` as the balance allows (list
+ * endpoints then serve that many items), failing only when it allows nothing.
+ */
+export type ChargeMode = "exact" | "upTo"
+
+export class CreditLedger extends Context.Tag("CreditLedger")<
+  CreditLedger,
+  {
+    readonly balance: (tenantId: string) => Effect.Effect<CreditBalance, TenantNotFound>
+    readonly charge: (input: {
+      readonly tenantId: string
+      readonly cost: number
+      readonly mode: ChargeMode
+      readonly reason: string
+    }) => Effect.Effect<Charge, InsufficientCredits | TenantNotFound>
+    /** An ops adjustment: sets the current period's balance, recording the difference. */
+    readonly set: (input: {
+      readonly tenantId: string
+      readonly remaining: number
+      readonly reason: string
+    }) => Effect.Effect<CreditBalance, TenantNotFound>
+  }
+>() {}
+
+/**
+ * One counter row per (tenant, month) and an append-only ledger, always written together in one
+ * transaction. The counter only moves through conditional updates, so it never goes negative and
+ * concurrent charges can never take the same credit twice.
+ */
+export const CreditLedgerLive = Layer.effect(
+  CreditLedger,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+
+    /** The current period's row, opened with the plan's monthly grant on first use (the monthly reset). */
+    const openPeriod = (tenantId: string) =>
+      Effect.gen(function* () {
+        const period = creditPeriodAt(yield* Clock.currentTimeMillis)
+        const [tenant] = yield* sql<{ plan: Plan }>`SELECT plan FROM tenants WHERE id = ${tenantId}`
+        if (!tenant) return yield* new TenantNotFound({ tenantId })
+        const granted = planRules[tenant.plan].monthlyCredits
+        const inserted = yield* sql`
+          INSERT INTO credit_periods (tenant_id, period_start, period_ends_at, granted, remaining)
+          VALUES (${tenantId}, ${period.start}, ${period.endsAt}, ${granted}, ${granted})
+          ON CONFLICT (tenant_id, period_start) DO NOTHING
+          RETURNING tenant_id`
+        if (inserted.length > 0) {
+          yield* sql`
+            INSERT INTO credit_ledger (tenant_id, period_start, delta, kind, reason, balance_after)
+            VALUES (${tenantId}, ${period.start}, ${granted}, 'grant', 'monthly grant', ${granted})`
+        }
+        return period
+      })
+
+    const balanceOf = (tenantId: string, period: CreditPeriod) =>
+      sql<{ remaining: number }>`
+        SELECT remaining FROM credit_periods WHERE tenant_id = ${tenantId} AND period_start = ${period.start}`.pipe(
+        Effect.map((rows) => ({ remaining: rows[0]?.remaining ?? 0, periodEndsAt: period.endsAtText }))
+      )
+
+    const balance = (tenantId: string) =>
+      sql.withTransaction(Effect.flatMap(openPeriod(tenantId), (period) => balanceOf(tenantId, period)))
+
+    const charge = (input: {
+      readonly tenantId: string
+      readonly cost: number
+      readonly mode: ChargeMode
+      readonly reason: string
+    }) =>
+      sql
+        .withTransaction(
+          Effect.gen(function* () {
+            const period = yield* openPeriod(input.tenantId)
+            if (input.cost <= 0) return { charged: 0, ...(yield* balanceOf(input.tenantId, period)) }
+            const rows = yield* sql<{ charged: number; remaining: number }>`
+            UPDATE credit_periods cp
+            SET remaining = cp.remaining - least(cp.remaining, ${input.cost})
+            FROM (
+              SELECT remaining AS before FROM credit_periods
+              WHERE tenant_id = ${input.tenantId} AND period_start = ${period.start}
+              FOR UPDATE
+            ) old
+            WHERE cp.tenant_id = ${input.tenantId} AND cp.period_start = ${period.start}
+              AND cp.remaining >= ${input.mode === "exact" ? input.cost : 1}
+            RETURNING old.before - cp.remaining AS charged, cp.remaining`
+            const row = rows[0]
+            if (!row) {
+              const { remaining } = yield* balanceOf(input.tenantId, period)
+              return yield* new InsufficientCredits({
+                remaining,
+                required: input.cost,
+                periodEndsAt: period.endsAtText
+              })
+            }
+            yield* sql`
+            INSERT INTO credit_ledger (tenant_id, period_start, delta, kind, reason, balance_after)
+            VALUES (${input.tenantId}, ${period.start}, ${-row.charged}, 'charge', ${input.reason}, ${row.remaining})`
+            return { charged: row.charged, remaining: row.remaining, periodEndsAt: period.endsAtText }
+          })
+        )
+        .pipe(Effect.catchTag("SqlError", Effect.die))
+
+    const set = (input: { readonly tenantId: string; readonly remaining: number; readonly reason: string }) =>
+      sql
+        .withTransaction(
+          Effect.gen(function* () {
+            const period = yield* openPeriod(input.tenantId)
+            const [old] = yield* sql<{ remaining: number }>`
+            SELECT remaining FROM credit_periods
+            WHERE tenant_id = ${input.tenantId} AND period_start = ${period.start} FOR UPDATE`
+            yield* sql`
+            UPDATE credit_periods SET remaining = ${input.remaining}
+            WHERE tenant_id = ${input.tenantId} AND period_start = ${period.start}`
+            yield* sql`
+            INSERT INTO credit_ledger (tenant_id, period_start, delta, kind, reason, balance_after)
+            VALUES (${input.tenantId}, ${period.start}, ${input.remaining - old!.remaining}, 'adjustment',
+                    ${input.reason}, ${input.remaining})`
+            return { remaining: input.remaining, periodEndsAt: period.endsAtText }
+          })
+        )
+        .pipe(Effect.catchTag("SqlError", Effect.die))
+
+    return { balance: (tenantId) => balance(tenantId).pipe(Effect.catchTag("SqlError", Effect.die)), charge, set }
+  })
+)

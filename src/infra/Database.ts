@@ -1,0 +1,23 @@
+import { PgClient } from "@effect/sql-pg"
+import { Effect, Layer, Option } from "effect"
+import { AppConfig } from "./AppConfig.js"
+import { startEmbeddedPostgres } from "./EmbeddedPostgres.js"
+
+/** The database the embedded cluster creates and serves. */
+export const EMBEDDED_DATABASE = "tenders"
+
+/**
+ * PgClient + SqlClient for the whole process: the server named by DATABASE_URL, or (when it is
+ * unset) an embedded PostgreSQL started under the data folder for the life of the layer.
+ */
+export const DatabaseLive = Layer.unwrapScoped(
+  Effect.gen(function* () {
+    const config = yield* AppConfig
+    const url = yield* Option.match(config.databaseUrl, {
+      onSome: Effect.succeed,
+      onNone: () =>
+        startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPgPort, database: EMBEDDED_DATABASE })
+    })
+    return PgClient.layer({ url, maxConnections: 20, applicationName: "tender-scoring-service" })
+  })
+)

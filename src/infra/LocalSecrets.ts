@@ -1,0 +1,53 @@
+import { randomBytes } from "node:crypto"
+import * as fs from "node:fs/promises"
+import * as path from "node:path"
+import { Context, Effect, Layer, Option, Redacted } from "effect"
+import { AppConfig } from "./AppConfig.js"
+
+/** The two process-wide secrets, as raw 32-byte keys. */
+export interface SecretsShape {
+  /** Encrypts webhook secrets at rest (AES-256-GCM). */
+  readonly masterKey: Redacted.Redacted<Buffer>
+  /** Signs pagination cursors (HMAC-SHA256). */
+  readonly cursorSecret: Redacted.Redacted<Buffer>
+}
+
+export class Secrets extends Context.Tag("Secrets")<Secrets, SecretsShape>() {}
+
+/**
+ * Reads `<dataDir>/<file>` or creates it with a fresh random key (mode 0600). Creation uses
+ * O_EXCL so two processes starting at once agree on one key.
+ */
+export const readOrCreateKeyFile = (dataDir: string, file: string) =>
+  Effect.tryPromise({
+    try: async () => {
+      await fs.mkdir(dataDir, { recursive: true, mode: 0o755 })
+      const target = path.join(dataDir, file)
+      try {
+        await fs.writeFile(target, `${randomBytes(32).toString("hex")}\n`, { flag: "wx", mode: 0o600 })
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
+      }
+      const hex = (await fs.readFile(target, "utf8")).trim()
+      if (!/^[0-9a-f]{64}$/i.test(hex)) throw new Error(`${target} does not hold 64 hexadecimal characters`)
+      return Buffer.from(hex, "hex")
+    },
+    catch: (cause) => new Error(`Cannot read or create the key file ${file} in ${dataDir}: ${String(cause)}`)
+  })
+
+const keyFrom = (configured: Option.Option<Redacted.Redacted>, dataDir: string, file: string) =>
+  Option.match(configured, {
+    onSome: (hex) => Effect.succeed(Buffer.from(Redacted.value(hex), "hex")),
+    onNone: () => readOrCreateKeyFile(dataDir, file)
+  }).pipe(Effect.map(Redacted.make))
+
+export const SecretsLive = Layer.effect(
+  Secrets,
+  Effect.gen(function* () {
+    const config = yield* AppConfig
+    return {
+      masterKey: yield* keyFrom(config.masterKey, config.dataDir, "master.key"),
+      cursorSecret: yield* keyFrom(config.cursorSecret, config.dataDir, "cursor.secret")
+    }
+  }).pipe(Effect.orDie)
+)

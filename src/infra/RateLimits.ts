@@ -1,0 +1,97 @@
+import * as RateLimiter from "@effect/experimental/RateLimiter"
+import * as RedisRateLimiterStore from "@effect/experimental/RateLimiter/Redis"
+import { Context, Data, Effect, Layer, Option, Redacted } from "effect"
+import {
+  defaultRateLimitPolicies,
+  type RateLimitPolicies,
+  type RateLimitPolicy,
+  retryAfterSeconds
+} from "../domain/RateLimitPolicy.js"
+import { AppConfig } from "./AppConfig.js"
+
+/** The request was over its policy's budget; the client may retry after this many seconds. */
+export class RateLimitHit extends Data.TaggedError("RateLimitHit")<{
+  readonly policy: string
+  readonly retryAfterSeconds: number
+}> {}
+
+/** The policies in force (configurable, so benchmarks can raise them). */
+export class RateLimitPoliciesTag extends Context.Tag("RateLimitPolicies")<RateLimitPoliciesTag, RateLimitPolicies>() {}
+
+export class RateLimits extends Context.Tag("RateLimits")<
+  RateLimits,
+  {
+    /** Counts one request of `subject` against `policy`; fails with RateLimitHit when over budget. */
+    readonly consume: (policy: RateLimitPolicy, subject: string) => Effect.Effect<void, RateLimitHit>
+  }
+>() {}
+
+/**
+ * Fixed windows from @effect/experimental's RateLimiter: a rejected request is not counted, and
+ * the wait it reports is the exact time until the window frees up. A store failure (Redis down)
+ * lets the request through and logs: availability over strictness for a counter that holds no data.
+ */
+export const RateLimitsLive = Layer.effect(
+  RateLimits,
+  Effect.gen(function* () {
+    const limiter = yield* RateLimiter.RateLimiter
+    return {
+      consume: (policy, subject) =>
+        limiter.consume({ key: `${policy.name}:${subject}`, limit: policy.limit, window: policy.window }).pipe(
+          Effect.asVoid,
+          Effect.catchTag("RateLimiterError", (error) =>
+            error.reason === "Exceeded"
+              ? Effect.fail(
+                  new RateLimitHit({ policy: policy.name, retryAfterSeconds: retryAfterSeconds(error.retryAfter) })
+                )
+              : Effect.logWarning("Rate-limit store unavailable; request allowed", error)
+          )
+        )
+    }
+  })
+).pipe(Layer.provide(RateLimiter.layer))
+
+const redisOptions = (url: string) => {
+  const parsed = new URL(url)
+  return {
+    host: parsed.hostname,
+    port: Number(parsed.port || 6379),
+    ...(parsed.username ? { username: decodeURIComponent(parsed.username) } : {}),
+    ...(parsed.password ? { password: decodeURIComponent(parsed.password) } : {}),
+    db: Number(parsed.pathname.slice(1) || 0),
+    ...(parsed.protocol === "rediss:" ? { tls: {} } : {})
+  }
+}
+
+/** Redis when REDIS_URL is set (shared by every process), else the in-process store. */
+export const RateLimiterStoreLive = (options: { readonly prefix?: string } = {}) =>
+  Layer.unwrapEffect(
+    Effect.map(AppConfig, (config) =>
+      Option.match(config.redisUrl, {
+        onNone: () => RateLimiter.layerStoreMemory,
+        onSome: (url) =>
+          RedisRateLimiterStore.layerStore({
+            ...redisOptions(Redacted.value(url)),
+            prefix: options.prefix ?? "tss:rl:"
+          })
+      })
+    )
+  )
+
+/** The spec's policies with the configured limits. */
+export const RateLimitPoliciesLive = Layer.effect(
+  RateLimitPoliciesTag,
+  Effect.map(
+    AppConfig,
+    ({ rateLimits }): RateLimitPolicies => ({
+      ...defaultRateLimitPolicies,
+      general: { ...defaultRateLimitPolicies.general, limit: rateLimits.generalPerMinute },
+      export: { ...defaultRateLimitPolicies.export, limit: rateLimits.exportPerHour },
+      reportCreation: { ...defaultRateLimitPolicies.reportCreation, limit: rateLimits.reportsPerHour }
+    })
+  )
+)
+
+/** Rate limiting for a process: the store chosen by REDIS_URL and the configured policies. */
+export const RateLimitingLive = (options: { readonly prefix?: string } = {}) =>
+  Layer.merge(RateLimitsLive.pipe(Layer.provide(RateLimiterStoreLive(options))), RateLimitPoliciesLive)

@@ -1,0 +1,44 @@
+import { Context, Data, Duration, Effect, Layer, Option, Redacted } from "effect"
+import { Redis as IORedis } from "ioredis"
+import { AppConfig } from "./AppConfig.js"
+
+export class RedisError extends Data.TaggedError("RedisError")<{ readonly cause: unknown }> {}
+
+/**
+ * The shared Redis connection, when REDIS_URL is set. `None` selects the in-process stand-ins of
+ * the Redis-backed services (rate windows, revocation fan-out), which are valid for one process.
+ */
+export class RedisConnection extends Context.Tag("RedisConnection")<RedisConnection, Option.Option<IORedis>>() {}
+
+export const connectRedis = (url: string) =>
+  Effect.acquireRelease(
+    Effect.tryPromise({
+      try: async () => {
+        const client = new IORedis(url, { lazyConnect: true, maxRetriesPerRequest: 2, enableOfflineQueue: true })
+        await client.connect()
+        return client
+      },
+      catch: (cause) => new RedisError({ cause })
+    }),
+    (client) => Effect.promise(() => client.quit().catch(() => client.disconnect()))
+  )
+
+export const RedisConnectionLive = Layer.scoped(
+  RedisConnection,
+  Effect.gen(function* () {
+    const config = yield* AppConfig
+    return yield* Option.match(config.redisUrl, {
+      onNone: () => Effect.succeedNone,
+      onSome: (url) => connectRedis(Redacted.value(url)).pipe(Effect.map(Option.some))
+    })
+  })
+)
+
+/** Succeeds when Redis answers PING within a second, or when no Redis is configured. */
+export const pingRedis = Effect.gen(function* () {
+  const connection = yield* RedisConnection
+  if (Option.isNone(connection)) return
+  yield* Effect.tryPromise({ try: () => connection.value.ping(), catch: (cause) => new RedisError({ cause }) }).pipe(
+    Effect.timeoutFail({ duration: Duration.seconds(1), onTimeout: () => new RedisError({ cause: "timeout" }) })
+  )
+})

@@ -1,0 +1,187 @@
+import { SqlClient, type SqlError } from "@effect/sql"
+import { Context, Effect, Layer } from "effect"
+import { type CpvCatalog, makeCpvCatalog } from "../domain/tenders/Cpv.js"
+import type { Authority, Tender } from "../domain/tenders/TenderRecord.js"
+
+/** Tenders per statement: big enough to amortise round trips, small enough to keep locks short. */
+export const TENDER_CHUNK_SIZE = 500
+
+export interface UpsertResult {
+  /** Ids of tenders that did not exist before (first arrival, new ingest_seq). */
+  readonly inserted: ReadonlyArray<string>
+  /** Ids of tenders updated in place (same id, same ingest_seq). */
+  readonly updated: ReadonlyArray<string>
+  /** Tenders the database refused, with its reason; every other tender of their chunk was stored. */
+  readonly failed: ReadonlyArray<{ readonly tender: Tender; readonly reason: string }>
+}
+
+export class TenderStore extends Context.Tag("TenderStore")<
+  TenderStore,
+  {
+    /**
+     * Stores tenders, upserting by (source, source notice id): a re-imported notice keeps its id and
+     * ingest_seq and gets the new fields. Contracting authorities are deduplicated by fiscal code,
+     * else by normalised name. Each chunk is one transaction of set-based statements, so a tender is
+     * written whole or not at all; a chunk the database refuses is retried tender by tender.
+     */
+    readonly upsert: (tenders: ReadonlyArray<Tender>) => Effect.Effect<UpsertResult>
+    /** The CPV table (8-digit code → canonical code) for normalising imports. */
+    readonly cpvCatalog: Effect.Effect<CpvCatalog>
+  }
+>() {}
+
+const keyOf = (tender: Tender) => `${tender.source}\u0000${tender.sourceNoticeId}`
+
+/** Rows are written in key order, so concurrent imports lock shared rows in the same order (no deadlock). */
+const sortedValues = <A>(byKey: ReadonlyMap<string, A>): Array<A> =>
+  [...byKey.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, value]) => value)
+
+export const TenderStoreLive = Layer.effect(
+  TenderStore,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+
+    /** Authority ids for the given authorities, creating the missing ones; keyed by fiscal code or "name:" + normalised name. */
+    const upsertAuthorities = (authorities: ReadonlyArray<Authority>) =>
+      Effect.gen(function* () {
+        // One row per key: the first spelling of the name, the first county given.
+        const withCode = new Map<string, Authority>()
+        const withoutCode = new Map<string, Authority>()
+        for (const authority of authorities) {
+          const [map, key] =
+            authority.fiscalCode !== null ? [withCode, authority.fiscalCode] : [withoutCode, authority.normalizedName]
+          const known = map.get(key)
+          map.set(key, known === undefined ? authority : { ...known, county: known.county ?? authority.county })
+        }
+        const ids = new Map<string, string>()
+        if (withCode.size > 0) {
+          const list = sortedValues(withCode)
+          const rows = yield* sql<{ id: string; fiscal_code: string }>`
+            INSERT INTO contracting_authorities (name, normalized_name, fiscal_code, county)
+            SELECT * FROM unnest(
+              ${list.map((a) => a.name)}::text[], ${list.map((a) => a.normalizedName)}::text[],
+              ${list.map((a) => a.fiscalCode)}::text[], ${list.map((a) => a.county)}::text[])
+            ON CONFLICT (fiscal_code) WHERE fiscal_code IS NOT NULL
+            DO UPDATE SET county = COALESCE(contracting_authorities.county, EXCLUDED.county)
+            RETURNING id, fiscal_code`
+          for (const row of rows) ids.set(row.fiscal_code, row.id)
+        }
+        if (withoutCode.size > 0) {
+          const list = sortedValues(withoutCode)
+          const rows = yield* sql<{ id: string; normalized_name: string }>`
+            INSERT INTO contracting_authorities (name, normalized_name, county)
+            SELECT * FROM unnest(
+              ${list.map((a) => a.name)}::text[], ${list.map((a) => a.normalizedName)}::text[],
+              ${list.map((a) => a.county)}::text[])
+            ON CONFLICT (normalized_name) WHERE fiscal_code IS NULL
+            DO UPDATE SET county = COALESCE(contracting_authorities.county, EXCLUDED.county)
+            RETURNING id, normalized_name`
+          for (const row of rows) ids.set(`name:${row.normalized_name}`, row.id)
+        }
+        return (authority: Authority) => ids.get(authority.fiscalCode ?? `name:${authority.normalizedName}`) as string
+      })
+
+    /** One chunk, in one transaction: authorities, then every tender in one INSERT … ON CONFLICT. */
+    const upsertChunk = (chunk: ReadonlyArray<Tender>) =>
+      sql.withTransaction(
+        Effect.gen(function* () {
+          // The same notice twice in a chunk: the later one wins; the earlier counts as an update.
+          const unique = sortedValues(new Map(chunk.map((tender) => [keyOf(tender), tender])))
+          const authorityId = yield* upsertAuthorities(unique.map((t) => t.authority))
+          const rows = yield* sql<{ id: string; source: string; source_notice_id: string; inserted: boolean }>`
+            INSERT INTO tenders (
+              source, source_notice_id, notice_type, title, description, main_cpv, additional_cpvs,
+              authority_id, deadline, estimated_value_ron, estimated_value_eur, publish_date, source_url,
+              winner_fiscal_codes)
+            SELECT t.source, t.source_notice_id, t.notice_type, t.title, t.description, t.main_cpv,
+              string_to_array(t.additional_cpvs, ',')::char(10)[], t.authority_id, t.deadline, t.ron, t.eur,
+              t.publish_date, t.source_url, string_to_array(t.winners, ',')
+            FROM unnest(
+              ${unique.map((t) => t.source)}::text[],
+              ${unique.map((t) => t.sourceNoticeId)}::text[],
+              ${unique.map((t) => t.noticeType)}::text[],
+              ${unique.map((t) => t.title)}::text[],
+              ${unique.map((t) => t.description)}::text[],
+              ${unique.map((t) => t.mainCpv)}::text[],
+              ${unique.map((t) => t.additionalCpvs.join(","))}::text[],
+              ${unique.map((t) => authorityId(t.authority))}::uuid[],
+              ${unique.map((t) => t.deadline?.toISOString() ?? null)}::timestamptz[],
+              ${unique.map((t) => t.estimatedValueRon)}::numeric[],
+              ${unique.map((t) => t.estimatedValueEur)}::numeric[],
+              ${unique.map((t) => t.publishDate.toISOString())}::timestamptz[],
+              ${unique.map((t) => t.sourceUrl)}::text[],
+              ${unique.map((t) => t.winnerFiscalCodes.join(","))}::text[]
+            ) AS t(source, source_notice_id, notice_type, title, description, main_cpv, additional_cpvs,
+                   authority_id, deadline, ron, eur, publish_date, source_url, winners)
+            ON CONFLICT (source, source_notice_id) DO UPDATE SET
+              notice_type = EXCLUDED.notice_type,
+              title = EXCLUDED.title,
+              description = EXCLUDED.description,
+              main_cpv = EXCLUDED.main_cpv,
+              additional_cpvs = EXCLUDED.additional_cpvs,
+              authority_id = EXCLUDED.authority_id,
+              deadline = EXCLUDED.deadline,
+              estimated_value_ron = EXCLUDED.estimated_value_ron,
+              estimated_value_eur = EXCLUDED.estimated_value_eur,
+              publish_date = EXCLUDED.publish_date,
+              source_url = EXCLUDED.source_url,
+              winner_fiscal_codes = EXCLUDED.winner_fiscal_codes,
+              updated_at = now()
+            RETURNING id, source, source_notice_id, (xmax = 0) AS inserted`
+          const byKey = new Map(rows.map((row) => [`${row.source}\u0000${row.source_notice_id}`, row]))
+          const inserted: Array<string> = []
+          const updated: Array<string> = []
+          const seen = new Set<string>()
+          for (const tender of chunk) {
+            const row = byKey.get(keyOf(tender))!
+            const first = !seen.has(row.id)
+            seen.add(row.id)
+            if (first && row.inserted) inserted.push(row.id)
+            else updated.push(row.id)
+          }
+          return { inserted, updated }
+        })
+      )
+
+    const reasonOf = (error: SqlError.SqlError) =>
+      String((error.cause as { message?: unknown } | undefined)?.message ?? error.message).replace(/\s+/g, " ")
+
+    const upsert = (tenders: ReadonlyArray<Tender>) =>
+      Effect.gen(function* () {
+        const inserted: Array<string> = []
+        const updated: Array<string> = []
+        const failed: Array<{ tender: Tender; reason: string }> = []
+        for (let start = 0; start < tenders.length; start += TENDER_CHUNK_SIZE) {
+          const chunk = tenders.slice(start, start + TENDER_CHUNK_SIZE)
+          const result = yield* upsertChunk(chunk).pipe(
+            // A refused chunk: store what can be stored, one tender per transaction.
+            Effect.catchTag("SqlError", () =>
+              Effect.forEach(chunk, (tender) =>
+                upsertChunk([tender]).pipe(
+                  Effect.catchTag("SqlError", (error) => {
+                    failed.push({ tender, reason: `database refused it: ${reasonOf(error)}` })
+                    return Effect.succeed({ inserted: [], updated: [] })
+                  })
+                )
+              ).pipe(
+                Effect.map((results) => ({
+                  inserted: results.flatMap((r) => r.inserted),
+                  updated: results.flatMap((r) => r.updated)
+                }))
+              )
+            )
+          )
+          inserted.push(...result.inserted)
+          updated.push(...result.updated)
+        }
+        return { inserted, updated, failed }
+      })
+
+    const cpvCatalog = sql<{ code_full: string }>`SELECT code_full FROM cpv_codes`.pipe(
+      Effect.map(makeCpvCatalog),
+      Effect.orDie
+    )
+
+    return { upsert, cpvCatalog }
+  })
+)

@@ -1,0 +1,71 @@
+import { randomUUID } from "node:crypto"
+import { PgClient } from "@effect/sql-pg"
+import { Duration, Effect, Layer, Schedule, Stream } from "effect"
+import { JOBS_CHANNEL, type Job, JobQueue } from "../infra/JobQueue.js"
+
+/** What a worker does with one job of a kind; a failure is retried with backoff by the queue. */
+export type JobHandler = (job: Job) => Effect.Effect<void, unknown>
+
+export interface WorkerOptions {
+  readonly handlers: Readonly<Record<string, JobHandler>>
+  /** Jobs run at once by this process. */
+  readonly concurrency?: number
+  readonly pollEvery?: Duration.DurationInput
+  readonly lease?: Duration.DurationInput
+}
+
+const retryDelay = (attempts: number) => Duration.seconds(Math.min(300, 2 ** attempts))
+
+/**
+ * The dispatcher of a worker process: claims due jobs of the kinds it has handlers for and runs
+ * each in its own fiber. Woken by NOTIFY on the jobs channel, with polling as the safety net and a
+ * reaper that returns the jobs of crashed workers to the queue when their lease runs out.
+ */
+export const WorkerLive = (options: WorkerOptions) =>
+  Layer.scopedDiscard(
+    Effect.gen(function* () {
+      const queue = yield* JobQueue
+      const pg = yield* PgClient.PgClient
+      const workerId = `worker-${randomUUID()}`
+      const kinds = Object.keys(options.handlers)
+      const concurrency = options.concurrency ?? 4
+      const lease = options.lease ?? Duration.minutes(5)
+      if (kinds.length === 0) return
+
+      const runOne = (job: Job) =>
+        options.handlers[job.kind]!(job).pipe(
+          Effect.matchCauseEffect({
+            onSuccess: () => queue.complete(job.id),
+            onFailure: (cause) =>
+              queue
+                .fail(job, String(cause), retryDelay(job.attempts))
+                .pipe(
+                  Effect.tap((outcome) => Effect.logWarning(`Job ${job.kind} #${job.id} failed (${outcome})`, cause))
+                )
+          })
+        )
+
+      const drain: Effect.Effect<void> = Effect.gen(function* () {
+        const jobs = yield* queue.claim({ kinds, workerId, limit: concurrency, lease })
+        yield* Effect.forEach(jobs, runOne, { concurrency, discard: true })
+        if (jobs.length === concurrency) yield* drain
+      })
+
+      const wakeups = Stream.merge(
+        pg.listen(JOBS_CHANNEL).pipe(Stream.retry(Schedule.spaced(Duration.seconds(1))), Stream.orDie),
+        Stream.tick(options.pollEvery ?? Duration.seconds(2))
+      )
+      // Wakeups that arrive during a drain collapse into one more drain.
+      yield* wakeups.pipe(
+        Stream.buffer({ capacity: 1, strategy: "dropping" }),
+        Stream.runForEach(() => drain),
+        Effect.forkScoped
+      )
+      yield* queue.reap.pipe(
+        Effect.tap((n) => (n > 0 ? Effect.logWarning(`Returned ${n} expired job(s) to the queue`) : Effect.void)),
+        Effect.repeat(Schedule.spaced(Duration.seconds(30))),
+        Effect.forkScoped
+      )
+      yield* Effect.logInfo(`Worker ${workerId} handles: ${kinds.join(", ")}`)
+    })
+  )

@@ -1,0 +1,200 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { startTestServer, type TestServer } from "../support/TestServer.js"
+import { addAlert, addTender, client, query, type SeededAccount, seedAccount, signIn } from "./fixtures.js"
+
+describe("alerts (spec 2.10, 3, 4.8)", () => {
+  let server: TestServer
+  let account: SeededAccount
+  let api: ReturnType<typeof client>
+  let roads: { id: string; name: string }
+  let it_: { id: string; name: string }
+  const ids: Array<string> = []
+  const base = Date.parse("2026-03-01T10:00:00Z")
+  const at = (minutes: number) => new Date(base + minutes * 60_000)
+
+  beforeAll(async () => {
+    server = await startTestServer()
+    account = await seedAccount(server, "activ")
+    api = client(server, (await signIn(server, account)).accessToken)
+    roads = (await api.post("/api/v1/watchlists", { name: "Roads" })).body.data
+    it_ = (await api.post("/api/v1/watchlists", { name: "IT" })).body.data
+    // 25 alerts, one a minute: even minutes on Roads, odd on IT; verdicts cycle; every third read.
+    const verdicts = ["GO", "RESEARCH", "SKIP"] as const
+    for (let i = 0; i < 25; i++) {
+      const tenderId = await addTender(server, `Tender ${i}`)
+      ids.push(
+        await addAlert(server, {
+          tenantId: account.tenantId,
+          companyId: account.companyId,
+          watchlistId: i % 2 === 0 ? roads.id : it_.id,
+          tenderId,
+          score: 50 + i,
+          verdict: verdicts[i % 3]!,
+          read: i % 3 === 0,
+          createdAt: at(i)
+        })
+      )
+    }
+  })
+  afterAll(() => server.close())
+
+  it("GET lists newest first with the fields of 2.10 and meta {page, limit, total, totalPages}; default limit 20", async () => {
+    const { status, body } = await api.get("/api/v1/alerts")
+    expect(status).toBe(200)
+    expect(body.meta).toEqual({ page: 1, limit: 20, total: 25, totalPages: 2 })
+    expect(body.data).toHaveLength(20)
+    expect(body.data[0]).toEqual({
+      id: ids[24],
+      tenderId: expect.any(String),
+      tenderTitle: "Tender 24",
+      score: 74,
+      verdict: "GO",
+      watchlistId: roads.id,
+      watchlistName: "Roads",
+      read: true,
+      createdAt: at(24).toISOString()
+    })
+    expect(body.data.map((a: any) => a.id)).toEqual(ids.slice(5).reverse())
+  })
+
+  it("page and limit paginate; a page past the end is empty", async () => {
+    const second = await api.get("/api/v1/alerts?page=2&limit=10")
+    expect(second.body.meta).toEqual({ page: 2, limit: 10, total: 25, totalPages: 3 })
+    expect(second.body.data.map((a: any) => a.id)).toEqual(ids.slice(5, 15).reverse())
+    const last = await api.get("/api/v1/alerts?page=3&limit=10")
+    expect(last.body.data.map((a: any) => a.id)).toEqual(ids.slice(0, 5).reverse())
+    const beyond = await api.get("/api/v1/alerts?page=9&limit=10")
+    expect(beyond.status).toBe(200)
+    expect(beyond.body.data).toEqual([])
+    expect((await api.get("/api/v1/alerts?limit=100")).body.data).toHaveLength(25)
+  })
+
+  it("ties on createdAt are broken by id (descending), stable across pages", async () => {
+    const other = await seedAccount(server, "activ")
+    const otherApi = client(server, (await signIn(server, other)).accessToken)
+    const watchlist = (await otherApi.post("/api/v1/watchlists", { name: "Same time" })).body.data
+    const same = new Date("2026-04-01T00:00:00Z")
+    const created: Array<string> = []
+    for (let i = 0; i < 4; i++)
+      created.push(
+        await addAlert(server, {
+          tenantId: other.tenantId,
+          companyId: other.companyId,
+          watchlistId: watchlist.id,
+          tenderId: await addTender(server),
+          createdAt: same
+        })
+      )
+    const pages = [
+      ...(await otherApi.get("/api/v1/alerts?limit=2&page=1")).body.data,
+      ...(await otherApi.get("/api/v1/alerts?limit=2&page=2")).body.data
+    ].map((a: any) => a.id)
+    expect(pages).toEqual([...created].sort().reverse())
+  })
+
+  it("filters: unread, watchlistId, verdict, dateFrom (strictly after), combined", async () => {
+    const unread = await api.get("/api/v1/alerts?unread=true&limit=100")
+    expect(unread.body.meta.total).toBe(16)
+    expect(unread.body.data.every((a: any) => a.read === false)).toBe(true)
+    const read = await api.get("/api/v1/alerts?unread=false&limit=100")
+    expect(read.body.meta.total).toBe(9)
+    expect(read.body.data.every((a: any) => a.read === true)).toBe(true)
+    const onIt = await api.get(`/api/v1/alerts?watchlistId=${it_.id}&limit=100`)
+    expect(onIt.body.meta.total).toBe(12)
+    expect(onIt.body.data.every((a: any) => a.watchlistName === "IT")).toBe(true)
+    const go = await api.get("/api/v1/alerts?verdict=GO&limit=100")
+    expect(go.body.meta.total).toBe(9)
+    const after = await api.get(`/api/v1/alerts?dateFrom=${encodeURIComponent(at(20).toISOString())}`)
+    expect(after.body.data.map((a: any) => a.id)).toEqual(ids.slice(21).reverse())
+    const dateOnly = await api.get("/api/v1/alerts?dateFrom=2026-03-01")
+    expect(dateOnly.body.meta.total).toBe(25)
+    const withOffset = await api.get(`/api/v1/alerts?dateFrom=${encodeURIComponent("2026-03-01T12:19:00+02:00")}`)
+    expect(withOffset.body.meta.total).toBe(5)
+    // A date-time without an offset is UTC, whatever the server's zone; an unencoded "+" still counts.
+    expect((await api.get("/api/v1/alerts?dateFrom=2026-03-01T10:19:00")).body.meta.total).toBe(5)
+    expect((await api.get("/api/v1/alerts?dateFrom=2026-03-01T12:19:00+02:00")).body.meta.total).toBe(5)
+    const combined = await api.get(`/api/v1/alerts?unread=true&verdict=RESEARCH&watchlistId=${roads.id}`)
+    // Roads = even i; RESEARCH = i % 3 == 1; unread = i % 3 != 0 → i in {4, 10, 16, 22}.
+    expect(combined.body.data.map((a: any) => a.id)).toEqual([ids[22], ids[16], ids[10], ids[4]])
+  })
+
+  it("out-of-range or malformed query parameters are 400 naming the parameter", async () => {
+    for (const [query, path] of [
+      ["page=0", "page"],
+      ["page=-1", "page"],
+      ["page=1.5", "page"],
+      ["page=abc", "page"],
+      ["limit=0", "limit"],
+      ["limit=101", "limit"],
+      ["unread=yes", "unread"],
+      ["verdict=MAYBE", "verdict"],
+      ["watchlistId=123", "watchlistId"],
+      ["dateFrom=yesterday", "dateFrom"],
+      ["dateFrom=2026-13-45", "dateFrom"],
+      ["dateFrom=2026-03-01T25:00:00Z", "dateFrom"]
+    ] as const) {
+      const response = await api.get(`/api/v1/alerts?${query}`)
+      expect(response.status, query).toBe(400)
+      expect(response.body.code).toBe("VALIDATION_ERROR")
+      expect(response.body.details.map((d: any) => d.path)).toContain(path)
+    }
+  })
+
+  it("alerts of a deleted watchlist are kept and still carry its name; an unknown watchlistId filter is 404", async () => {
+    const doomed = (await api.post("/api/v1/watchlists", { name: "Doomed" })).body.data
+    const alertId = await addAlert(server, {
+      tenantId: account.tenantId,
+      companyId: account.companyId,
+      watchlistId: doomed.id,
+      tenderId: await addTender(server, "Kept tender"),
+      createdAt: at(-100)
+    })
+    expect((await api.delete(`/api/v1/watchlists/${doomed.id}`)).status).toBe(204)
+    const kept = await api.get(`/api/v1/alerts?watchlistId=${doomed.id}`)
+    expect(kept.status).toBe(200)
+    expect(kept.body.data).toEqual([
+      expect.objectContaining({ id: alertId, watchlistName: "Doomed", tenderTitle: "Kept tender" })
+    ])
+    const unknown = await api.get("/api/v1/alerts?watchlistId=00000000-0000-4000-8000-000000000000")
+    expect(unknown.status).toBe(404)
+    await query(server, "DELETE FROM alerts WHERE id = $1", [alertId])
+  })
+
+  it("PATCH /api/v1/alerts/:id {read} toggles read and unread", async () => {
+    const target = ids[1]!
+    const marked = await api.patch(`/api/v1/alerts/${target}`, { read: true })
+    expect(marked.status).toBe(200)
+    expect(marked.body.data).toMatchObject({ id: target, read: true, tenderTitle: "Tender 1", watchlistName: "IT" })
+    const unmarked = await api.patch(`/api/v1/alerts/${target}`, { read: false })
+    expect(unmarked.body.data.read).toBe(false)
+    const rows = await query<{ read: boolean }>(server, "SELECT read FROM alerts WHERE id = $1", [target])
+    expect(rows[0]!.read).toBe(false)
+  })
+
+  it("PATCH validation and ownership: missing/non-boolean read 400, malformed id 400, unknown id 404", async () => {
+    expect((await api.patch(`/api/v1/alerts/${ids[1]}`, {})).status).toBe(400)
+    expect((await api.patch(`/api/v1/alerts/${ids[1]}`, { read: "yes" })).status).toBe(400)
+    expect((await api.patch("/api/v1/alerts/42", { read: true })).status).toBe(400)
+    const unknown = await api.patch("/api/v1/alerts/00000000-0000-4000-8000-000000000000", { read: true })
+    expect(unknown.status).toBe(404)
+    expect(unknown.body.code).toBe("NOT_FOUND")
+  })
+
+  it("PATCH /api/v1/alerts/mark-all-read is never taken for an id and returns the number updated", async () => {
+    const unreadBefore = (await api.get("/api/v1/alerts?unread=true")).body.meta.total
+    expect(unreadBefore).toBeGreaterThan(0)
+    const { status, body } = await api.patch("/api/v1/alerts/mark-all-read")
+    expect(status).toBe(200)
+    expect(body).toEqual({ data: { updated: unreadBefore } })
+    expect((await api.get("/api/v1/alerts?unread=true")).body.meta.total).toBe(0)
+    // Nothing left to update the second time.
+    expect((await api.patch("/api/v1/alerts/mark-all-read")).body).toEqual({ data: { updated: 0 } })
+  })
+
+  it("every endpoint needs an access token", async () => {
+    const anonymous = client(server)
+    expect((await anonymous.get("/api/v1/alerts")).status).toBe(401)
+    expect((await anonymous.patch("/api/v1/alerts/mark-all-read")).status).toBe(401)
+    expect((await anonymous.patch(`/api/v1/alerts/${ids[0]}`, { read: true })).status).toBe(401)
+  })
+})

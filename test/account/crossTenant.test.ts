@@ -1,0 +1,92 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { startTestServer, type TestServer } from "../support/TestServer.js"
+import { addAlert, addTender, client, query, type SeededAccount, seedAccount, signIn } from "./fixtures.js"
+
+/** Everything of tenant A, as stored; compared before and after B's attempts. */
+const snapshotOf = async (server: TestServer, tenantId: string) => ({
+  watchlists: await query(server, "SELECT * FROM watchlists WHERE tenant_id = $1 ORDER BY id", [tenantId]),
+  companies: await query(server, "SELECT * FROM companies WHERE tenant_id = $1 ORDER BY id", [tenantId]),
+  alerts: await query(server, "SELECT * FROM alerts WHERE tenant_id = $1 ORDER BY id", [tenantId]),
+  apiKeys: await query(server, "SELECT * FROM api_keys WHERE tenant_id = $1 ORDER BY id", [tenantId]),
+  jobs: await query(server, "SELECT count(*)::int AS n FROM jobs")
+})
+
+describe("cross-tenant matrix: another tenant's ids answer 404 and change nothing", () => {
+  let server: TestServer
+  let owner: SeededAccount
+  let intruder: ReturnType<typeof client>
+  let ownerIds: { watchlistId: string; alertId: string; apiKeyId: string }
+
+  beforeAll(async () => {
+    server = await startTestServer()
+    owner = await seedAccount(server, "consultant")
+    const ownerApi = client(server, (await signIn(server, owner)).accessToken)
+    const watchlist = (await ownerApi.post("/api/v1/watchlists", { name: "Owner's" })).body.data
+    const alertId = await addAlert(server, {
+      tenantId: owner.tenantId,
+      companyId: owner.companyId,
+      watchlistId: watchlist.id,
+      tenderId: await addTender(server)
+    })
+    const apiKey = (await ownerApi.post("/api/v1/settings/api-keys", { name: "owner key" })).body.data
+    ownerIds = { watchlistId: watchlist.id, alertId, apiKeyId: apiKey.id }
+    const other = await seedAccount(server, "consultant")
+    intruder = client(server, (await signIn(server, other)).accessToken)
+    // The intruder has data of its own, so "mark all read" has something to do.
+    const own = (await intruder.post("/api/v1/watchlists", { name: "Intruder's" })).body.data
+    await addAlert(server, {
+      tenantId: other.tenantId,
+      companyId: other.companyId,
+      watchlistId: own.id,
+      tenderId: await addTender(server)
+    })
+  })
+  afterAll(() => server.close())
+
+  it("every id-taking endpoint answers 404 NOT_FOUND for the other tenant's ids", async () => {
+    const before = await snapshotOf(server, owner.tenantId)
+    const attempts = [
+      ["PATCH watchlist", () => intruder.patch(`/api/v1/watchlists/${ownerIds.watchlistId}`, { name: "hijacked" })],
+      ["DELETE watchlist", () => intruder.delete(`/api/v1/watchlists/${ownerIds.watchlistId}`)],
+      ["GET company", () => intruder.get(`/api/v1/companies/${owner.companyId}`)],
+      ["PATCH company", () => intruder.patch(`/api/v1/companies/${owner.companyId}`, { description: "hijacked" })],
+      ["PATCH alert", () => intruder.patch(`/api/v1/alerts/${ownerIds.alertId}`, { read: true })],
+      ["GET alerts by watchlist", () => intruder.get(`/api/v1/alerts?watchlistId=${ownerIds.watchlistId}`)],
+      ["DELETE api key", () => intruder.delete(`/api/v1/settings/api-keys/${ownerIds.apiKeyId}`)]
+    ] as const
+    for (const [label, attempt] of attempts) {
+      const response = await attempt()
+      expect(response.status, label).toBe(404)
+      expect(response.body.code, label).toBe("NOT_FOUND")
+    }
+    expect(await snapshotOf(server, owner.tenantId)).toEqual(before)
+  })
+
+  it("a body reference to the other tenant's company is a 400 and creates nothing", async () => {
+    const before = await snapshotOf(server, owner.tenantId)
+    const response = await intruder.post("/api/v1/watchlists", { name: "Sneaky", companyId: owner.companyId })
+    expect(response.status).toBe(400)
+    expect(response.body.details[0].path).toBe("companyId")
+    const mine = (await intruder.get("/api/v1/watchlists")).body.data
+    const patch = await intruder.patch(`/api/v1/watchlists/${mine[0].id}`, { companyId: owner.companyId })
+    expect(patch.status).toBe(400)
+    expect(await snapshotOf(server, owner.tenantId)).toEqual(before)
+    const sneaky = await query<{ n: number }>(server, "SELECT count(*)::int AS n FROM watchlists WHERE name = 'Sneaky'")
+    expect(sneaky[0]!.n).toBe(0)
+  })
+
+  it("lists show only the caller's own resources, and mark-all-read touches only the caller's alerts", async () => {
+    const before = await snapshotOf(server, owner.tenantId)
+    const watchlists = (await intruder.get("/api/v1/watchlists")).body.data
+    expect(watchlists.map((w: any) => w.name)).toEqual(["Intruder's"])
+    const companies = (await intruder.get("/api/v1/companies")).body.data
+    expect(companies.map((c: any) => c.id)).not.toContain(owner.companyId)
+    const alerts = (await intruder.get("/api/v1/alerts")).body.data
+    expect(alerts.map((a: any) => a.id)).not.toContain(ownerIds.alertId)
+    expect(alerts).toHaveLength(1)
+    const keys = (await intruder.get("/api/v1/settings/api-keys")).body.data
+    expect(keys).toEqual([])
+    expect((await intruder.patch("/api/v1/alerts/mark-all-read")).body).toEqual({ data: { updated: 1 } })
+    expect(await snapshotOf(server, owner.tenantId)).toEqual(before)
+  })
+})

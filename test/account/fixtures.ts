@@ -1,0 +1,136 @@
+import { randomBytes } from "node:crypto"
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import type { Plan } from "../../src/domain/Plan.js"
+import { AuthSessions, AuthSessionsLive } from "../../src/infra/AuthSessions.js"
+import { CompaniesRepo } from "../../src/infra/CompaniesRepo.js"
+import { TenantsRepo } from "../../src/infra/TenantsRepo.js"
+import { UsersRepo } from "../../src/infra/UsersRepo.js"
+import { request } from "../support/http.js"
+import type { TestServer } from "../support/TestServer.js"
+
+export const PASSWORD = "correct horse battery staple"
+
+export interface SeededAccount {
+  readonly tenantId: string
+  readonly userId: string
+  readonly email: string
+  readonly companyId: string
+  readonly plan: Plan
+}
+
+const unique = () => randomBytes(5).toString("hex")
+
+/** A tenant on `plan` with one user (PASSWORD) and one company. */
+export const seedAccount = (server: TestServer, plan: Plan = "consultant"): Promise<SeededAccount> =>
+  server.run(
+    Effect.gen(function* () {
+      const tenant = yield* (yield* TenantsRepo).create({ name: `Tenant ${unique()}`, plan })
+      const email = `user-${unique()}@example.com`
+      const user = yield* (yield* UsersRepo).create({ tenantId: tenant.id, email, password: PASSWORD })
+      const company = yield* (yield* CompaniesRepo).create({
+        tenantId: tenant.id,
+        name: `Company ${unique()}`,
+        description: "Construcții drumuri",
+        fiscalCode: null
+      })
+      return { tenantId: tenant.id, userId: user.id, email, companyId: company.id, plan }
+    }).pipe(Effect.orDie)
+  )
+
+/** A session without going through HTTP login (whose per-address rate limit the auth tests exercise). */
+export const signIn = (server: TestServer, account: SeededAccount) =>
+  server.run(
+    Effect.flatMap(AuthSessions, (sessions) => sessions.login({ id: account.userId, tenantId: account.tenantId })).pipe(
+      Effect.provide(AuthSessionsLive)
+    )
+  )
+
+export const addCompany = (server: TestServer, tenantId: string, name = `Company ${unique()}`) =>
+  server.run(
+    Effect.flatMap(CompaniesRepo, (repo) => repo.create({ tenantId, name, description: "", fiscalCode: null })).pipe(
+      Effect.orDie
+    )
+  )
+
+export const addAuthority = (server: TestServer) =>
+  server.run(
+    Effect.flatMap(SqlClient.SqlClient, (sql) => {
+      const name = `Primaria ${unique()}`
+      return sql<{ id: string }>`
+        INSERT INTO contracting_authorities (name, normalized_name) VALUES (${name}, ${name.toLowerCase()})
+        RETURNING id`
+    }).pipe(
+      Effect.map((rows) => rows[0]!.id),
+      Effect.orDie
+    )
+  )
+
+export const addTender = (server: TestServer, title = `Tender ${unique()}`) =>
+  server.run(
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const name = `Autoritate ${unique()}`
+      const [authority] = yield* sql<{ id: string }>`
+        INSERT INTO contracting_authorities (name, normalized_name) VALUES (${name}, ${name.toLowerCase()})
+        RETURNING id`
+      const [tender] = yield* sql<{ id: string }>`
+        INSERT INTO tenders (source, source_notice_id, title, main_cpv, authority_id, publish_date)
+        VALUES ('test', ${unique()}, ${title}, '45233140-2', ${authority!.id}, now())
+        RETURNING id`
+      return tender!.id
+    }).pipe(Effect.orDie)
+  )
+
+/** An alert row as the scoring pipeline would write it. */
+export const addAlert = (
+  server: TestServer,
+  input: {
+    readonly tenantId: string
+    readonly companyId: string
+    readonly watchlistId: string
+    readonly tenderId: string
+    readonly score?: number
+    readonly verdict?: "GO" | "RESEARCH" | "SKIP"
+    readonly read?: boolean
+    readonly createdAt?: Date
+  }
+) =>
+  server.run(
+    Effect.flatMap(
+      SqlClient.SqlClient,
+      (sql) => sql<{ id: string }>`
+        INSERT INTO alerts (tenant_id, company_id, watchlist_id, tender_id, score, verdict, read, created_at)
+        VALUES (${input.tenantId}, ${input.companyId}, ${input.watchlistId}, ${input.tenderId}, ${input.score ?? 80},
+                ${input.verdict ?? "GO"}, ${input.read ?? false}, ${input.createdAt ?? new Date()})
+        RETURNING id`
+    ).pipe(
+      Effect.map((rows) => rows[0]!.id),
+      Effect.orDie
+    )
+  )
+
+/** Runs one SQL query against the server's database (for checking what changed). */
+export const query = <A extends object>(server: TestServer, text: string, params: ReadonlyArray<unknown> = []) =>
+  server.run(
+    Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe<A>(text, params as Array<unknown>)).pipe(Effect.orDie)
+  )
+
+/** A small client bound to one server and one access token. */
+export const client = (server: TestServer, token?: string) => {
+  const call = (method: string) => (path: string, body?: unknown, headers?: Record<string, string>) =>
+    request(`${server.baseUrl}${path}`, {
+      method,
+      ...(token === undefined ? {} : { token }),
+      ...(body === undefined ? {} : { body }),
+      ...(headers === undefined ? {} : { headers })
+    })
+  return { get: call("GET"), post: call("POST"), patch: call("PATCH"), delete: call("DELETE") }
+}
+
+export const rescoreJobs = (server: TestServer, companyId: string) =>
+  query<{ count: number }>(
+    server,
+    `SELECT count(*)::int AS count FROM jobs WHERE kind = 'company.rescore' AND payload->>'companyId' = $1`,
+    [companyId]
+  ).then((rows) => rows[0]!.count)

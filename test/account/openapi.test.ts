@@ -1,0 +1,45 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { request } from "../support/http.js"
+import { startTestServer, type TestServer } from "../support/TestServer.js"
+
+describe("the account API in the OpenAPI document", () => {
+  let server: TestServer
+  beforeAll(async () => {
+    server = await startTestServer()
+  })
+  afterAll(() => server.close())
+
+  it("lists every account endpoint, with the access-token scheme and its 401 on the protected ones", async () => {
+    const { body: spec } = await request(`${server.baseUrl}/api/v1/openapi.json`)
+    const operations: Array<[string, string, boolean]> = [
+      ["/api/v1/auth/login", "post", false],
+      ["/api/v1/auth/refresh", "post", false],
+      ["/api/v1/auth/logout", "post", true],
+      ["/api/v1/watchlists", "get", true],
+      ["/api/v1/watchlists", "post", true],
+      ["/api/v1/watchlists/{id}", "patch", true],
+      ["/api/v1/watchlists/{id}", "delete", true],
+      ["/api/v1/companies", "get", true],
+      ["/api/v1/companies/{id}", "get", true],
+      ["/api/v1/companies/{id}", "patch", true],
+      ["/api/v1/alerts", "get", true],
+      ["/api/v1/alerts/mark-all-read", "patch", true],
+      ["/api/v1/alerts/{id}", "patch", true],
+      ["/api/v1/settings/api-keys", "post", true],
+      ["/api/v1/settings/api-keys", "get", true],
+      ["/api/v1/settings/api-keys/{id}", "delete", true]
+    ]
+    for (const [path, method, protectedByToken] of operations) {
+      const operation = spec.paths[path]?.[method]
+      expect(operation, `${method} ${path}`).toBeDefined()
+      if (protectedByToken) {
+        expect(operation.security, `${method} ${path}`).toEqual([{ accessToken: [] }])
+        expect(operation.responses["401"], `${method} ${path}`).toBeDefined()
+      }
+    }
+    expect(spec.paths["/api/v1/watchlists"].post.responses["201"]).toBeDefined()
+    expect(spec.paths["/api/v1/watchlists"].post.responses["403"]).toBeDefined()
+    expect(spec.paths["/api/v1/auth/login"].post.responses["429"]).toBeDefined()
+    expect(spec.paths["/api/v1/settings/api-keys"].post.responses["422"]).toBeDefined()
+  })
+})

@@ -1,0 +1,65 @@
+import { randomBytes } from "node:crypto"
+import * as RateLimiter from "@effect/experimental/RateLimiter"
+import * as RedisRateLimiterStore from "@effect/experimental/RateLimiter/Redis"
+import { describe, expect, it } from "@effect/vitest"
+import { Duration, Effect, Either, Layer, TestClock } from "effect"
+import type { RateLimitPolicy } from "../../src/domain/RateLimitPolicy.js"
+import { RateLimits, RateLimitsLive } from "../../src/infra/RateLimits.js"
+
+const perMinute: RateLimitPolicy = { name: "general", limit: 3, window: Duration.minutes(1) }
+
+const consumeN = (n: number, subject: string) =>
+  Effect.flatMap(RateLimits, (limits) =>
+    Effect.forEach(Array.from({ length: n }), () => Effect.either(limits.consume(perMinute, subject)))
+  )
+
+describe("rate limits", () => {
+  const InMemory = RateLimitsLive.pipe(Layer.provide(RateLimiter.layerStoreMemory))
+
+  it.effect("in-process store: the window is driven by the Effect clock", () =>
+    Effect.gen(function* () {
+      const results = yield* consumeN(4, "tenant-a")
+      expect(results.slice(0, 3).every(Either.isRight)).toBe(true)
+      const refused = results[3]!
+      expect(Either.isLeft(refused) && refused.left.retryAfterSeconds).toBe(60)
+
+      yield* TestClock.adjust(Duration.seconds(45))
+      const later = yield* consumeN(1, "tenant-a")
+      expect(Either.isLeft(later[0]!) && later[0].left.retryAfterSeconds).toBe(15)
+
+      yield* TestClock.adjust(Duration.seconds(15))
+      expect((yield* consumeN(3, "tenant-a")).every(Either.isRight)).toBe(true)
+    }).pipe(Effect.provide(InMemory))
+  )
+
+  it.effect("subjects are counted apart", () =>
+    Effect.gen(function* () {
+      yield* consumeN(3, "tenant-a")
+      expect((yield* consumeN(1, "tenant-a")).every(Either.isLeft)).toBe(true)
+      expect((yield* consumeN(1, "tenant-b")).every(Either.isRight)).toBe(true)
+    }).pipe(Effect.provide(InMemory))
+  )
+
+  it.live.skipIf(!process.env.REDIS_URL)("Redis store: shared windows with a real wait", () => {
+    const url = new URL(process.env.REDIS_URL ?? "redis://127.0.0.1:6379")
+    const store = RedisRateLimiterStore.layerStore({
+      host: url.hostname,
+      port: Number(url.port || 6379),
+      prefix: `tss:test:${randomBytes(4).toString("hex")}:`
+    })
+    const OnRedis = RateLimitsLive.pipe(Layer.provide(store))
+    return Effect.gen(function* () {
+      // Two limiters on one store stand for two API processes.
+      const first = yield* consumeN(2, "tenant-r").pipe(Effect.provide(OnRedis))
+      const second = yield* consumeN(2, "tenant-r").pipe(Effect.provide(OnRedis))
+      expect(first.every(Either.isRight)).toBe(true)
+      expect(Either.isRight(second[0]!)).toBe(true)
+      const refused = second[1]!
+      expect(Either.isLeft(refused)).toBe(true)
+      if (Either.isLeft(refused)) {
+        expect(refused.left.retryAfterSeconds).toBeGreaterThan(55)
+        expect(refused.left.retryAfterSeconds).toBeLessThanOrEqual(60)
+      }
+    })
+  })
+})

@@ -1,0 +1,94 @@
+import { spawn } from "node:child_process"
+import * as fs from "node:fs/promises"
+import * as net from "node:net"
+import * as os from "node:os"
+import * as path from "node:path"
+import { SqlClient } from "@effect/sql"
+import { Effect, ManagedRuntime } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { DEMO_EMAIL, DEMO_PASSWORD } from "../../src/demo/DemoData.js"
+import { TestDatabaseLive, TestDatabaseUrl } from "../support/TestDatabase.js"
+import { PROJECT_ROOT } from "./processes.js"
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const server = net.createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as net.AddressInfo
+      server.close(() => resolve(port))
+    })
+  })
+
+/** Starts `all-in-one` on the given database, waits for its banner, stops it with SIGTERM; returns its output. */
+const startAndStop = async (env: Record<string, string>) => {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/bin/all-in-one.ts"], {
+    cwd: PROJECT_ROOT,
+    env: { ...process.env, ...env, REDIS_URL: "", LOG_LEVEL: "warn" }
+  })
+  let stdout = ""
+  let stderr = ""
+  child.stdout.on("data", (chunk) => {
+    stdout += chunk
+  })
+  child.stderr.on("data", (chunk) => {
+    stderr += chunk
+  })
+  const exited = new Promise<number | null>((resolve) => child.on("exit", resolve))
+  const deadline = Date.now() + 90_000
+  while (!/API key:.*\n(.*\n)?/.test(stdout) && child.exitCode === null && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  const health = await fetch(`http://127.0.0.1:${env.PORT}/health`).then(
+    (r) => r.status,
+    () => 0
+  )
+  child.kill("SIGTERM")
+  const code = await exited
+  return { stdout, stderr, code, health }
+}
+
+describe("npm start (all-in-one)", () => {
+  const runtime = ManagedRuntime.make(TestDatabaseLive)
+  let env: Record<string, string>
+  let dataDir: string
+  beforeAll(async () => {
+    dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "tss-start-"))
+    const port = await freePort()
+    env = {
+      DATABASE_URL: await runtime.runPromise(TestDatabaseUrl),
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`
+    }
+  })
+  afterAll(async () => {
+    await runtime.dispose()
+    await fs.rm(dataDir, { recursive: true, force: true })
+  })
+
+  it("seeds the demo data on an empty database and prints the URL, the login and the API key once", async () => {
+    const first = await startAndStop(env)
+    expect(first.health, first.stdout + first.stderr).toBe(200)
+    expect(first.stdout).toContain(`URL:       ${env.PUBLIC_BASE_URL}`)
+    expect(first.stdout).toContain(`Login:     ${DEMO_EMAIL} / ${DEMO_PASSWORD}`)
+    const key = /API key:\s+(svc_[0-9a-f]{64})/.exec(first.stdout)?.[1]
+    expect(key, first.stdout + first.stderr).toBeDefined()
+    expect(first.code).toBe(0)
+
+    const second = await startAndStop(env)
+    expect(second.health).toBe(200)
+    expect(second.stdout).toContain(`Login:     ${DEMO_EMAIL} / ${DEMO_PASSWORD}`)
+    expect(second.stdout).toContain("shown at the first start")
+    expect(second.stdout).not.toMatch(/svc_[0-9a-f]{64}/)
+
+    // Seeded once: one tenant, the demo tenders once.
+    const [counts] = await runtime.runPromise(
+      Effect.flatMap(
+        SqlClient.SqlClient,
+        (sql) => sql<{ tenants: number; tenders: number }>`
+          SELECT (SELECT count(*)::int FROM tenants) AS tenants,
+                 (SELECT count(*)::int FROM tenders WHERE source = 'demo') AS tenders`
+      ).pipe(Effect.orDie)
+    )
+    expect(counts).toEqual({ tenants: 1, tenders: 2400 })
+  })
+})

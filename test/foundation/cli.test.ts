@@ -1,0 +1,218 @@
+import { SqlClient } from "@effect/sql"
+import { Effect, ManagedRuntime } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { DEMO_COMPANIES, DEMO_EMAIL, DEMO_PASSWORD, DEMO_TENDER_COUNT } from "../../src/demo/DemoData.js"
+import { hashApiKey } from "../../src/domain/ApiKey.js"
+import { verifyPassword } from "../../src/infra/PasswordHasher.js"
+import { TestDatabaseLive, TestDatabaseUrl } from "../support/TestDatabase.js"
+import { expectJson, expectOneLineFailure, runCli, UUID_PATTERN } from "./processes.js"
+
+/** Every ops command, run as a real child process against this file's fresh database. */
+describe("ops CLI", () => {
+  const runtime = ManagedRuntime.make(TestDatabaseLive)
+  let databaseUrl: string
+  const cli = (...args: Array<string>) => runCli(databaseUrl, ...args)
+  const query = <A extends object>(f: (sql: SqlClient.SqlClient) => Effect.Effect<ReadonlyArray<A>, unknown>) =>
+    runtime.runPromise(Effect.flatMap(SqlClient.SqlClient, f).pipe(Effect.orDie))
+  const newTenant = async (plan = "consultant") =>
+    expectJson(await cli("tenant", "create", "--name", "Acme", "--plan", plan)).tenantId as string
+
+  beforeAll(async () => {
+    databaseUrl = await runtime.runPromise(TestDatabaseUrl)
+  })
+  afterAll(() => runtime.dispose())
+
+  it("migrate prints the files it applied (none on a migrated database)", async () => {
+    expect(expectJson(await cli("migrate"))).toEqual({ applied: [] })
+  })
+
+  it("tenant create prints the new tenant id; an unknown plan is a one-line error", async () => {
+    const [ok, badPlan, noName] = await Promise.all([
+      cli("tenant", "create", "--name", "Birou Consultanță", "--plan", "activ"),
+      cli("tenant", "create", "--name", "X", "--plan", "gold"),
+      cli("tenant", "create", "--plan", "free")
+    ])
+    const { tenantId } = expectJson(ok)
+    expect(tenantId).toMatch(UUID_PATTERN)
+    expect(await query((sql) => sql`SELECT name, plan FROM tenants WHERE id = ${tenantId}`)).toEqual([
+      { name: "Birou Consultanță", plan: "activ" }
+    ])
+    expect(expectOneLineFailure(badPlan)).toBe('--plan must be one of free, starter, activ, consultant, got "gold"')
+    expect(expectOneLineFailure(noName)).toContain("--name")
+  })
+
+  it("user create prints the user id; a taken e-mail, an unknown tenant and a malformed id are one-line errors", async () => {
+    const tenantId = await newTenant()
+    const { userId } = expectJson(
+      await cli("user", "create", "--tenant", tenantId, "--email", "Ana@Firma.ro", "--password", "parola-lunga")
+    )
+    expect(userId).toMatch(UUID_PATTERN)
+    expect(await query((sql) => sql`SELECT email, tenant_id FROM users WHERE id = ${userId}`)).toEqual([
+      { email: "ana@firma.ro", tenant_id: tenantId }
+    ])
+    const [taken, unknownTenant, malformed] = await Promise.all([
+      cli("user", "create", "--tenant", tenantId, "--email", "ana@firma.ro", "--password", "alta-parola"),
+      cli(
+        "user",
+        "create",
+        "--tenant",
+        "00000000-0000-4000-8000-000000000000",
+        "--email",
+        "b@c.ro",
+        "--password",
+        "parola-lunga"
+      ),
+      cli("user", "create", "--tenant", "1; DROP TABLE users", "--email", "b@c.ro", "--password", "parola-lunga")
+    ])
+    expect(expectOneLineFailure(taken)).toBe("A user with the e-mail ana@firma.ro already exists")
+    expect(expectOneLineFailure(unknownTenant)).toBe("No tenant with id 00000000-0000-4000-8000-000000000000")
+    expect(expectOneLineFailure(malformed)).toMatch(/^--tenant must be a UUID/)
+  })
+
+  it("company create stores the normalised fiscal code; an invalid CUI is a one-line error", async () => {
+    const tenantId = await newTenant()
+    const [withCode, bare, badCode] = await Promise.all([
+      cli(
+        "company",
+        "create",
+        "--tenant",
+        tenantId,
+        "--name",
+        "Drumuri SRL",
+        "--description",
+        "Asfaltări",
+        "--fiscal-code",
+        "RO 18547290"
+      ),
+      cli("company", "create", "--tenant", tenantId, "--name", "Fără Cod SRL"),
+      cli("company", "create", "--tenant", tenantId, "--name", "Greșit SRL", "--fiscal-code", "RO12AB")
+    ])
+    const { companyId } = expectJson(withCode)
+    expect(companyId).toMatch(UUID_PATTERN)
+    expect(expectJson(bare).companyId).toMatch(UUID_PATTERN)
+    expect(
+      await query((sql) => sql`SELECT name, description, fiscal_code FROM companies WHERE id = ${companyId}`)
+    ).toEqual([{ name: "Drumuri SRL", description: "Asfaltări", fiscal_code: "18547290" }])
+    expect(expectOneLineFailure(badCode)).toMatch(/^--fiscal-code is not a Romanian fiscal code/)
+    const [{ count }] = await query<{ count: number }>(
+      (sql) => sql`SELECT count(*)::int AS count FROM companies WHERE tenant_id = ${tenantId}`
+    )
+    expect(count).toBe(2)
+  })
+
+  it("apikey create prints the key once (only its hash is stored); a fourth active key is refused", async () => {
+    const tenantId = await newTenant()
+    const created = (
+      await Promise.all(
+        ["ci", "erp", "bi"].map((name) => cli("apikey", "create", "--tenant", tenantId, "--name", name))
+      )
+    ).map(expectJson)
+    for (const { keyId, key } of created) {
+      expect(keyId).toMatch(UUID_PATTERN)
+      expect(key).toMatch(/^svc_[0-9a-f]{64}$/)
+      const [row] = await query<{ key_hash: Buffer; name: string }>(
+        (sql) => sql`SELECT key_hash, name FROM api_keys WHERE id = ${keyId}`
+      )
+      expect(Buffer.compare(row!.key_hash, hashApiKey(key))).toBe(0)
+    }
+    expect(expectOneLineFailure(await cli("apikey", "create", "--tenant", tenantId))).toMatch(
+      /already has 3 active API keys/
+    )
+  })
+
+  it("apikey revoke marks the key revoked (and frees a slot); an unknown or malformed id is a one-line error", async () => {
+    const tenantId = await newTenant()
+    const { keyId } = expectJson(await cli("apikey", "create", "--tenant", tenantId))
+    expect(expectJson(await cli("apikey", "revoke", "--id", keyId))).toEqual({ keyId, revoked: true })
+    const [row] = await query<{ revoked: boolean }>(
+      (sql) => sql`SELECT revoked_at IS NOT NULL AS revoked FROM api_keys WHERE id = ${keyId}`
+    )
+    expect(row!.revoked).toBe(true)
+    // Revoking twice is still a success (the key stays revoked).
+    expect(expectJson(await cli("apikey", "revoke", "--id", keyId))).toEqual({ keyId, revoked: true })
+    const [unknown, malformed] = await Promise.all([
+      cli("apikey", "revoke", "--id", "00000000-0000-4000-8000-000000000000"),
+      cli("apikey", "revoke", "--id", "svc_123")
+    ])
+    expect(expectOneLineFailure(unknown)).toBe("No API key with id 00000000-0000-4000-8000-000000000000")
+    expect(expectOneLineFailure(malformed)).toMatch(/^--id must be a UUID/)
+  })
+
+  it("credits set writes the balance and a ledger adjustment; a negative or non-integer value is refused", async () => {
+    const tenantId = await newTenant()
+    expect(expectJson(await cli("credits", "set", "--tenant", tenantId, "--remaining", "42"))).toEqual({
+      remaining: 42
+    })
+    const periods = await query<{ remaining: number }>(
+      (sql) => sql`SELECT remaining FROM credit_periods WHERE tenant_id = ${tenantId}`
+    )
+    expect(periods).toEqual([{ remaining: 42 }])
+    const ledger = await query<{ kind: string; delta: number; balance_after: number }>(
+      (sql) => sql`SELECT kind, delta, balance_after FROM credit_ledger WHERE tenant_id = ${tenantId} ORDER BY id`
+    )
+    expect(ledger).toEqual([
+      { kind: "grant", delta: 1500, balance_after: 1500 },
+      { kind: "adjustment", delta: -1458, balance_after: 42 }
+    ])
+    const [negative, notInteger, unknownTenant] = await Promise.all([
+      cli("credits", "set", "--tenant", tenantId, "--remaining", "-1"),
+      cli("credits", "set", "--tenant", tenantId, "--remaining", "1.5"),
+      cli("credits", "set", "--tenant", "00000000-0000-4000-8000-000000000000", "--remaining", "5")
+    ])
+    expect(expectOneLineFailure(negative)).toMatch(/^--remaining must be an integer from 0/)
+    expect(expectOneLineFailure(notInteger)).toBe('--remaining must be an integer, got "1.5"')
+    expect(expectOneLineFailure(unknownTenant)).toBe("No tenant with id 00000000-0000-4000-8000-000000000000")
+  })
+
+  it("demo seed creates the Consultant tenant, its user, two companies with watchlists, a key and the tenders; a second run is refused", async () => {
+    const seeded = expectJson(await cli("demo", "seed"))
+    expect(Object.keys(seeded).sort()).toEqual(["apiKey", "companyIds", "email", "password", "tenantId"])
+    expect(seeded.email).toBe(DEMO_EMAIL)
+    expect(seeded.password).toBe(DEMO_PASSWORD)
+    expect(seeded.apiKey).toMatch(/^svc_[0-9a-f]{64}$/)
+    expect(seeded.companyIds).toHaveLength(DEMO_COMPANIES.length)
+
+    const [tenant] = await query<{ plan: string }>((sql) => sql`SELECT plan FROM tenants WHERE id = ${seeded.tenantId}`)
+    expect(tenant!.plan).toBe("consultant")
+    const [user] = await query<{ password_hash: string }>(
+      (sql) => sql`SELECT password_hash FROM users WHERE email = ${DEMO_EMAIL} AND tenant_id = ${seeded.tenantId}`
+    )
+    expect(await Effect.runPromise(verifyPassword(user!.password_hash, DEMO_PASSWORD))).toBe(true)
+    const [key] = await query<{ tenant_id: string }>(
+      (sql) => sql`SELECT tenant_id FROM api_keys WHERE key_hash = ${hashApiKey(seeded.apiKey)} AND revoked_at IS NULL`
+    )
+    expect(key!.tenant_id).toBe(seeded.tenantId)
+    const watchlists = await query<{ company_id: string }>(
+      (sql) => sql`SELECT company_id FROM watchlists WHERE tenant_id = ${seeded.tenantId}`
+    )
+    expect(new Set(watchlists.map((w) => w.company_id))).toEqual(new Set(seeded.companyIds))
+    const [tenders] = await query<{ count: number; counties: number; future: number; past: number }>(
+      (sql) => sql`
+        SELECT count(*)::int AS count, count(DISTINCT a.county)::int AS counties,
+               count(*) FILTER (WHERE t.deadline > now())::int AS future,
+               count(*) FILTER (WHERE t.deadline < now())::int AS past
+        FROM tenders t JOIN contracting_authorities a ON a.id = t.authority_id WHERE t.source = 'demo'`
+    )
+    expect(tenders!.count).toBe(DEMO_TENDER_COUNT)
+    expect(tenders!.counties).toBeGreaterThanOrEqual(10)
+    expect(tenders!.future).toBeGreaterThan(0)
+    expect(tenders!.past).toBeGreaterThan(0)
+
+    expect(expectOneLineFailure(await cli("demo", "seed"))).toBe(
+      `The demo data is already seeded (the user ${DEMO_EMAIL} exists)`
+    )
+  })
+
+  it("a command group without its subcommand, or no command, is a one-line error", async () => {
+    const [group, none] = await Promise.all([cli("apikey"), cli()])
+    expect(expectOneLineFailure(group)).toBe("Missing subcommand: apikey create|revoke (see apikey --help)")
+    expect(expectOneLineFailure(none)).toBe("Missing command (see --help for the list)")
+  })
+
+  it("an unreachable database is a one-line error", async () => {
+    const url = new URL(databaseUrl)
+    url.pathname = "/tss_no_such_database"
+    const line = expectOneLineFailure(await runCli(url.toString(), "migrate"))
+    expect(line).toMatch(/^Database error: /)
+  })
+})

@@ -1,0 +1,29 @@
+import { describe, expect, it } from "vitest"
+import { expectOneLineFailure, runScript } from "./processes.js"
+
+/** A process started with a bad variable says which one, in one line, and exits non-zero. */
+describe.concurrent("configuration errors", () => {
+  const cases: Array<[string, Record<string, string>]> = [
+    ["PORT", { PORT: "abc" }],
+    ["MASTER_KEY", { MASTER_KEY: "xyz" }],
+    ["CURSOR_SECRET", { CURSOR_SECRET: "0123" }],
+    ["SMTP_URL", { SMTP_URL: "mail.example.com" }],
+    ["EMBEDDED_PG_PORT", { EMBEDDED_PG_PORT: "99999" }],
+    ["RATE_LIMIT_GENERAL_PER_MINUTE", { RATE_LIMIT_GENERAL_PER_MINUTE: "0" }],
+    ["DATABASE_URL", { DATABASE_URL: "mysql://x" }],
+    ["REDIS_URL", { REDIS_URL: "http://localhost:6379" }],
+    ["WEBHOOK_ALLOW_PRIVATE_NETWORKS", { WEBHOOK_ALLOW_PRIVATE_NETWORKS: "maybe" }],
+    ["PUBLIC_BASE_URL", { PUBLIC_BASE_URL: "ftp://example.com" }]
+  ]
+
+  it.each(cases)("the API process names %s", async (variable, env) => {
+    const line = expectOneLineFailure(await runScript("src/bin/api.ts", [], env))
+    expect(line).toMatch(/^Invalid configuration: /)
+    expect(line).toContain(variable)
+  })
+
+  it("the ops CLI reports a bad variable the same way", async () => {
+    const line = expectOneLineFailure(await runScript("src/bin/cli.ts", ["migrate"], { LOG_LEVEL: "loud" }))
+    expect(line).toMatch(/^Invalid configuration: LOG_LEVEL/)
+  })
+})

@@ -1,0 +1,121 @@
+import * as fs from "node:fs/promises"
+import * as net from "node:net"
+import * as os from "node:os"
+import * as path from "node:path"
+import { PgClient } from "@effect/sql-pg"
+import { Effect, Exit, Redacted, Scope } from "effect"
+import { afterAll, describe, expect, it } from "vitest"
+import { startEmbeddedPostgres } from "../../src/infra/EmbeddedPostgres.js"
+import { expectJson, runScript } from "./processes.js"
+
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const server = net.createServer()
+    server.once("error", reject)
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as net.AddressInfo
+      server.close(() => resolve(port))
+    })
+  })
+
+const query = (url: Redacted.Redacted, statement: string) =>
+  Effect.runPromise(
+    Effect.flatMap(PgClient.PgClient, (sql) => sql.unsafe(statement)).pipe(
+      Effect.provide(PgClient.layer({ url, maxConnections: 1 })),
+      Effect.scoped
+    )
+  )
+
+/** Starts the embedded cluster in its own scope; closing the scope stops it. */
+const start = async (dataDir: string, port: number) => {
+  const scope = Effect.runSync(Scope.make())
+  const url = await Effect.runPromise(
+    startEmbeddedPostgres({ dataDir, port, database: "tenders" }).pipe(Scope.extend(scope))
+  )
+  return { url, stop: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
+}
+
+const accepts = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = net.connect(port, "127.0.0.1")
+    socket.once("connect", () => {
+      socket.destroy()
+      resolve(true)
+    })
+    socket.once("error", () => resolve(false))
+  })
+
+describe("embedded PostgreSQL", () => {
+  const dirs: Array<string> = []
+  const tempDir = async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), "tss-embedded-"))
+    dirs.push(dir)
+    return dir
+  }
+  afterAll(async () => {
+    for (const dir of dirs) await fs.rm(dir, { recursive: true, force: true })
+  })
+
+  it("boots in an empty data folder on a free port, stops cleanly, and restarts on the same data", async () => {
+    const dataDir = await tempDir()
+    const port = await freePort()
+
+    const first = await start(dataDir, port)
+    expect(Redacted.value(first.url)).toContain(`127.0.0.1:${port}/tenders`)
+    await query(first.url, "CREATE TABLE kept (note text)")
+    await query(first.url, "INSERT INTO kept VALUES ('survives a restart')")
+    const version = await fs.readFile(path.join(dataDir, "pg", "PG_VERSION"), "utf8")
+    await first.stop()
+    expect(await accepts(port)).toBe(false)
+
+    const second = await start(dataDir, port)
+    try {
+      expect(await query(second.url, "SELECT note FROM kept")).toEqual([{ note: "survives a restart" }])
+      // Not initialised again: the same cluster.
+      expect(await fs.readFile(path.join(dataDir, "pg", "PG_VERSION"), "utf8")).toBe(version)
+    } finally {
+      await second.stop()
+    }
+    expect(await accepts(port)).toBe(false)
+  })
+
+  it("the ops CLI uses the embedded cluster that a running service holds, instead of failing on its port", async () => {
+    const dataDir = await tempDir()
+    const port = await freePort()
+    const running = await start(dataDir, port)
+    try {
+      const result = await runScript("src/bin/cli.ts", ["tenant", "create", "--name", "Alături", "--plan", "free"], {
+        DATABASE_URL: undefined,
+        DATA_DIR: dataDir,
+        EMBEDDED_PG_PORT: String(port)
+      })
+      const { tenantId } = expectJson(result)
+      expect(await query(running.url, `SELECT name FROM tenants WHERE id = '${tenantId}'`)).toEqual([
+        { name: "Alături" }
+      ])
+    } finally {
+      await running.stop()
+    }
+  })
+
+  it("a taken port is reported clearly, naming the port and the variable to change", async () => {
+    const blocker = net.createServer()
+    await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve))
+    const { port } = blocker.address() as net.AddressInfo
+    try {
+      const dataDir = await tempDir()
+      const exit = await Effect.runPromiseExit(
+        startEmbeddedPostgres({ dataDir, port, database: "tenders" }).pipe(Effect.scoped)
+      )
+      expect(Exit.isFailure(exit)).toBe(true)
+      if (Exit.isFailure(exit)) {
+        const error = exit.cause._tag === "Fail" ? exit.cause.error : undefined
+        expect(error?._tag).toBe("EmbeddedPostgresError")
+        expect(error?.message).toContain(`Port ${port}`)
+        expect(error?.message).toContain("EMBEDDED_PG_PORT")
+      }
+    } finally {
+      blocker.close()
+    }
+  })
+})

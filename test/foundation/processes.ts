@@ -1,0 +1,60 @@
+import { execFile } from "node:child_process"
+import { fileURLToPath } from "node:url"
+import { expect } from "vitest"
+
+export const PROJECT_ROOT = fileURLToPath(new URL("../..", import.meta.url))
+
+export interface ProcessResult {
+  readonly code: number
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** Runs `node --import tsx <script> ...args` from the project root with extra (or removed: undefined) variables. */
+export const runScript = (
+  script: string,
+  args: ReadonlyArray<string>,
+  env: Record<string, string | undefined> = {}
+): Promise<ProcessResult> => {
+  const merged: Record<string, string> = {}
+  for (const [k, v] of Object.entries({ ...process.env, ...env })) if (v !== undefined) merged[k] = v
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ["--import", "tsx", script, ...args],
+      { cwd: PROJECT_ROOT, env: merged, timeout: 90_000 },
+      (error, stdout, stderr) => {
+        const code = error === null ? 0 : typeof error.code === "number" ? error.code : 1
+        resolve({ code, stdout, stderr })
+      }
+    )
+  })
+}
+
+/** The ops CLI against the given database. */
+export const runCli = (databaseUrl: string, ...args: ReadonlyArray<string>) =>
+  runScript("src/bin/cli.ts", args, { DATABASE_URL: databaseUrl })
+
+/** Success: exit 0, exactly one JSON object on stdout (one line). */
+export const expectJson = (result: ProcessResult): any => {
+  expect(result.stderr, "stderr of a successful command").toBe("")
+  expect(result.code).toBe(0)
+  const lines = result.stdout.trim().split("\n")
+  expect(lines).toHaveLength(1)
+  const value = JSON.parse(lines[0]!)
+  expect(typeof value).toBe("object")
+  expect(Array.isArray(value)).toBe(false)
+  return value
+}
+
+/** Failure: non-zero exit, nothing on stdout, one line on stderr without a stack trace; returns the line. */
+export const expectOneLineFailure = (result: ProcessResult): string => {
+  expect(result.code, `exit code (stderr: ${result.stderr})`).not.toBe(0)
+  expect(result.stdout).toBe("")
+  const lines = result.stderr.trim().split("\n")
+  expect(lines, result.stderr).toHaveLength(1)
+  expect(result.stderr).not.toMatch(/\n\s+at /)
+  return lines[0]!
+}
+
+export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/

@@ -1,0 +1,188 @@
+import { spawn } from "node:child_process"
+import { SqlClient } from "@effect/sql"
+import { expect, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { TestDatabaseLive, TestDatabaseUrl } from "../support/TestDatabase.js"
+import { fixture, fixturePath } from "./support.js"
+
+interface CliRun {
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** `npm run cli -- tenders import …` as a child process against this file's database. */
+const importTenders = (databaseUrl: string, args: ReadonlyArray<string>, stdin?: string) =>
+  Effect.async<CliRun>((resume) => {
+    const child = spawn(process.execPath, ["--import", "tsx", "src/bin/cli.ts", "tenders", "import", ...args], {
+      env: { ...process.env, DATABASE_URL: databaseUrl },
+      stdio: ["pipe", "pipe", "pipe"]
+    })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (chunk) => {
+      stdout += chunk
+    })
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk
+    })
+    child.on("close", (code) => resume(Effect.succeed({ code, stdout, stderr })))
+    child.stdin.end(stdin ?? "")
+  })
+
+/** Each child process takes ~3 s to start (tsx); more on a busy 2-core machine. */
+const CLI_TIMEOUT = 180_000
+
+const summaryOf = (run: CliRun) => {
+  const lines = run.stdout.trim().split("\n")
+  expect(lines).toHaveLength(1)
+  const summary = JSON.parse(lines[0]!)
+  expect(Object.keys(summary)).toEqual(["imported", "updated", "skipped", "scored"])
+  expect(Number.isInteger(summary.scored) && summary.scored >= 0).toBe(true)
+  return summary as { imported: number; updated: number; skipped: number; scored: number }
+}
+
+const tenderIds = (source: string) =>
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) =>
+      sql<{ source_notice_id: string; id: string; ingest_seq: string }>`
+        SELECT source_notice_id, id, ingest_seq::text FROM tenders WHERE source = ${source} ORDER BY source_notice_id`
+  )
+
+layer(TestDatabaseLive, { timeout: 120_000 })("tenders import (CLI, child process)", (it) => {
+  it.effect(
+    "imports a CSV file, skipping malformed rows in the middle with their line numbers; re-import updates",
+    () =>
+      Effect.gen(function* () {
+        const url = yield* TestDatabaseUrl
+        const first = yield* importTenders(url, [fixturePath("native/tenders.csv")])
+        expect(first.code).toBe(0)
+        expect(summaryOf(first)).toMatchObject({ imported: 4, updated: 0, skipped: 2 })
+        const skipLines = first.stderr.split("\n").filter((line) => line.startsWith("skipped "))
+        expect(skipLines).toHaveLength(2)
+        expect(skipLines[0]).toMatch(/^skipped line 3: cpv_codes: wrong check digit in CPV code "45000000-8"/)
+        expect(skipLines[1]).toMatch(/^skipped line 4: /)
+        const stored = yield* tenderIds("demo")
+        expect(stored.map((t) => t.source_notice_id)).toEqual(["CSV-1", "CSV-4", "CSV-5", "CSV-6"])
+
+        const sql = yield* SqlClient.SqlClient
+        const authorities = yield* sql<{ n: number }>`
+        SELECT count(DISTINCT authority_id)::int AS n FROM tenders WHERE source = 'demo'`
+        expect(authorities[0]!.n).toBe(2)
+
+        const again = yield* importTenders(url, ["--format", "csv", fixturePath("native/tenders.csv")])
+        expect(again.code).toBe(0)
+        expect(summaryOf(again)).toMatchObject({ imported: 0, updated: 4, skipped: 2 })
+        expect(yield* tenderIds("demo")).toEqual(stored)
+      }),
+    CLI_TIMEOUT
+  )
+
+  it.effect(
+    'reads stdin when FILE is "-"',
+    () =>
+      Effect.gen(function* () {
+        const url = yield* TestDatabaseUrl
+        const run = yield* importTenders(url, ["-"], fixture("native/tenders.jsonl"))
+        expect(run.code).toBe(0)
+        expect(summaryOf(run)).toMatchObject({ imported: 2, updated: 0, skipped: 2 })
+        expect(run.stderr).toMatch(/skipped line 2: not valid JSON/)
+        expect(run.stderr).toMatch(/skipped line 3: title/)
+      }),
+    CLI_TIMEOUT
+  )
+
+  it.effect(
+    "imports TED XML, eForms and SICAP files, auto-detected or named",
+    () =>
+      Effect.gen(function* () {
+        const url = yield* TestDatabaseUrl
+        const ted = yield* importTenders(url, [
+          "--format",
+          "ted-xml",
+          fixturePath("ted-xml/ro-f03-award.synthetic.xml")
+        ])
+        expect(summaryOf(ted)).toMatchObject({ imported: 1, skipped: 0 })
+        const eforms = yield* importTenders(url, [fixturePath("eforms/cn_24_open.xml")])
+        expect(summaryOf(eforms)).toMatchObject({ imported: 1, skipped: 0 })
+        // The change notice updates the notice it changes.
+        const change = yield* importTenders(url, [fixturePath("eforms/change-cn_24_open_dates.xml")])
+        expect(summaryOf(change)).toMatchObject({ imported: 0, updated: 1, skipped: 0 })
+        const pin = yield* importTenders(url, [fixturePath("eforms/pin-only_24.xml")])
+        expect(summaryOf(pin)).toMatchObject({ imported: 0, updated: 0, skipped: 1 })
+        expect(pin.stderr).toMatch(/skipped notice f252f386-55ac-4fa8-9be4-9f950b9904c8: a prior information notice/)
+        const sicap = yield* importTenders(url, [fixturePath("sicap/sicap_pnrr_direct_awards_until_2024-03.csv")])
+        expect(summaryOf(sicap)).toMatchObject({ imported: 358, updated: 0, skipped: 0 })
+        const api = yield* importTenders(url, ["--format", "sicap", fixturePath("sicap/sicap_api_samples.json")])
+        expect(summaryOf(api)).toMatchObject({ imported: 2, skipped: 0 })
+
+        const sql = yield* SqlClient.SqlClient
+        const [award] = yield* sql<{ notice_type: string; winner_fiscal_codes: Array<string> }>`
+        SELECT notice_type, winner_fiscal_codes FROM tenders WHERE source = 'sicap' AND source_notice_id = 'CAN1008830'`
+        expect(award).toEqual({ notice_type: "award", winner_fiscal_codes: ["22505268", "24205100"] })
+      }),
+    CLI_TIMEOUT
+  )
+
+  it.effect(
+    "an unreadable file or an unknown format fails with a message and prints no summary",
+    () =>
+      Effect.gen(function* () {
+        const url = yield* TestDatabaseUrl
+        const missing = yield* importTenders(url, ["/no/such/file.csv"])
+        expect(missing.code).toBe(1)
+        expect(missing.stdout).toBe("")
+        expect(missing.stderr).toMatch(/Cannot read \/no\/such\/file\.csv/)
+        const badFormat = yield* importTenders(url, ["--format", "xlsx", fixturePath("native/tenders.csv")])
+        expect(badFormat.code).not.toBe(0)
+        expect(badFormat.stdout).not.toMatch(/imported/)
+      }),
+    CLI_TIMEOUT
+  )
+
+  it.effect(
+    "scores what it stores: alerts for new tenders only, never repeated on re-import",
+    () =>
+      Effect.gen(function* () {
+        const url = yield* TestDatabaseUrl
+        const sql = yield* SqlClient.SqlClient
+        const [tenant] = yield* sql<{
+          id: string
+        }>`INSERT INTO tenants (name, plan) VALUES ('Ingest', 'activ') RETURNING id`
+        const [company] = yield* sql<{ id: string }>`
+        INSERT INTO companies (tenant_id, name, description)
+        VALUES (${tenant!.id}, 'Soft SRL', 'Mentenanță și dezvoltare software') RETURNING id`
+        yield* sql`
+        INSERT INTO watchlists (tenant_id, company_id, name, cpv_codes, keywords, min_score)
+        VALUES (${tenant!.id}, ${company!.id}, 'IT', ${["72260000-5"]}::char(10)[], ${["mentenanta"]}::text[], 0)`
+        const records = [1, 2, 3].map((i) =>
+          JSON.stringify({
+            source: "scored",
+            source_id: `S-${i}`,
+            title: `Servicii de mentenanţă software ${i}`,
+            cpv_codes: ["72260000-5"],
+            contracting_authority: { name: "Primăria Municipiului Cluj-Napoca", fiscal_code: "4305857" },
+            estimated_value_ron: 100000,
+            publish_date: "2026-11-20T08:00:00Z"
+          })
+        )
+        const first = summaryOf(yield* importTenders(url, ["-"], records.join("\n")))
+        expect(first).toMatchObject({ imported: 3, updated: 0, skipped: 0 })
+        expect(first.scored).toBeGreaterThanOrEqual(3)
+        const alertsOf = sql<{ n: number }>`
+        SELECT count(*)::int AS n FROM alerts a JOIN tenders t ON t.id = a.tender_id WHERE t.source = 'scored'`
+        const scoresOf = sql<{ n: number }>`
+        SELECT count(*)::int AS n FROM tender_scores s JOIN tenders t ON t.id = s.tender_id
+        WHERE t.source = 'scored' AND s.company_id = ${company!.id}`
+        expect((yield* scoresOf)[0]!.n).toBe(3)
+        expect((yield* alertsOf)[0]!.n).toBe(3)
+
+        const again = summaryOf(yield* importTenders(url, ["-"], records.join("\n")))
+        expect(again).toMatchObject({ imported: 0, updated: 3, skipped: 0 })
+        expect(again.scored).toBeGreaterThanOrEqual(3)
+        expect((yield* alertsOf)[0]!.n).toBe(3)
+      }),
+    CLI_TIMEOUT
+  )
+})

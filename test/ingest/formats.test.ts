@@ -1,0 +1,260 @@
+import { describe, expect, it } from "vitest"
+import { detectFormat, parseInput, readTenders } from "../../src/domain/tenders/formats/ImportFormat.js"
+import { NATIVE_CSV_COLUMNS } from "../../src/domain/tenders/formats/NativeCsv.js"
+import { cpvCatalog, fixture, fixtureFiles } from "./support.js"
+
+const read = (file: string, format: Parameters<typeof readTenders>[1] = "auto") =>
+  readTenders(fixture(file), format, cpvCatalog)
+const only = (file: string) => {
+  const { tenders, skips } = read(file)
+  expect(skips).toEqual([])
+  expect(tenders).toHaveLength(1)
+  return tenders[0]!
+}
+
+describe("every sample file parses", () => {
+  it.each(fixtureFiles("ted-xml"))("%s (TED XML)", (file) => {
+    expect(detectFormat(fixture(file))).toBe("ted-xml")
+    const { tenders, skips } = read(file, "ted-xml")
+    expect(skips).toEqual([])
+    expect(tenders).toHaveLength(1)
+    expect(tenders[0]!.source).toBe("ted")
+  })
+
+  it.each(fixtureFiles("eforms"))("%s (eForms)", (file) => {
+    expect(detectFormat(fixture(file))).toBe("eforms")
+    const { tenders, skips } = read(file, "eforms")
+    // The one prior information notice is skipped with a reason; every other notice is a tender.
+    if (file.includes("pin-only")) {
+      expect(tenders).toEqual([])
+      expect(skips).toEqual([
+        { ref: "notice f252f386-55ac-4fa8-9be4-9f950b9904c8", reason: "a prior information notice is not a tender" }
+      ])
+    } else {
+      expect(skips).toEqual([])
+      expect(tenders).toHaveLength(1)
+    }
+  })
+
+  it("the SICAP API samples: a list item and an award notice with its winners", () => {
+    expect(detectFormat(fixture("sicap/sicap_api_samples.json"))).toBe("sicap")
+    const { tenders, skips } = read("sicap/sicap_api_samples.json", "sicap")
+    expect(skips).toEqual([])
+    expect(tenders.map((t) => t.sourceNoticeId)).toEqual(["CAN1031498", "CAN1008830"])
+  })
+
+  it("the SICAP direct-awards CSV: all 358 rows", () => {
+    expect(detectFormat(fixture("sicap/sicap_pnrr_direct_awards_until_2024-03.csv"))).toBe("sicap")
+    const { tenders, skips } = read("sicap/sicap_pnrr_direct_awards_until_2024-03.csv")
+    expect(skips).toEqual([])
+    expect(tenders).toHaveLength(358)
+    expect(tenders.every((t) => t.noticeType === "award" && t.source === "sicap")).toBe(true)
+  })
+})
+
+describe("TED XML", () => {
+  it("reads a contract notice's title, CPV codes, authority, dates and link", () => {
+    const tender = only("ted-xml/20-587026-001-EXP.xml")
+    expect(tender).toMatchObject({
+      source: "ted",
+      sourceNoticeId: "566234-2020",
+      noticeType: "contract",
+      title: "IT-klientudstyr 2021-2025",
+      mainCpv: "30200000-1",
+      authority: { name: "Region Sjælland", fiscalCode: "29190658", county: null },
+      sourceUrl: "http://ted.europa.eu/udl?uri=TED:NOTICE:566234-2020:TEXT:DA:HTML"
+    })
+    expect(tender.additionalCpvs).toContain("90510000-5")
+    expect(tender.additionalCpvs).toHaveLength(11)
+    expect(tender.description).toMatch(/^Rammeaftale vedrørende IT-klientudstyr/)
+    expect(tender.deadline?.toISOString()).toBe("2021-01-08T10:00:00.000Z")
+    expect(tender.publishDate.toISOString()).toBe("2020-11-24T22:00:00.000Z")
+  })
+
+  it("keeps a notice's value only in RON or EUR (GBP, DKK, CZK have no documented rate)", () => {
+    const tender = only("ted-xml/20-156983-001-EXP.xml")
+    expect(tender.title).toBe("Kitchen and Bathroom Framework 2020-2024")
+    expect(tender.mainCpv).toBe("45000000-7")
+    expect(tender.estimatedValueRon).toBeNull()
+    expect(tender.estimatedValueEur).toBeNull()
+  })
+
+  it("reads a Czech notice's national id with its leading zeros", () => {
+    const tender = only("ted-xml/21-363062-001-EXP.xml")
+    expect(tender.authority.fiscalCode).toBe("00064203")
+    expect(tender.additionalCpvs).toEqual(["42500000-1"])
+  })
+
+  it("reads a Romanian award notice: comma-below text, county from NUTS, RON value, winner", () => {
+    const tender = only("ted-xml/ro-f03-award.synthetic.xml")
+    expect(tender).toMatchObject({
+      sourceNoticeId: "612345-2021",
+      noticeType: "award",
+      title: "Furnizare materiale sanitare și consumabile pentru secția ATI",
+      description: "Acord-cadru pentru furnizarea de consumabile medicale. Livrări eșalonate pe 24 de luni.",
+      mainCpv: "33141000-0",
+      additionalCpvs: ["33141110-4"],
+      authority: {
+        name: "Spitalul Clinic Județean de Urgență Timișoara",
+        normalizedName: "spitalul clinic judetean de urgenta timisoara",
+        fiscalCode: "4663448",
+        county: "Timiș"
+      },
+      estimatedValueRon: 1491000,
+      estimatedValueEur: 300000,
+      winnerFiscalCodes: ["22505268"]
+    })
+  })
+})
+
+describe("eForms", () => {
+  it("reads a contract notice in Romanian when the notice has Romanian text", () => {
+    const tender = only("eforms/cn_24_multilingual.xml")
+    expect(tender).toMatchObject({
+      source: "ted-eforms",
+      sourceNoticeId: "55aae64f-88a8-44a5-b2fb-8228e97fe6ee",
+      noticeType: "contract",
+      title: "Furnizarea de servicii IT legate de sistemele OP IT (EUR-Lex, N-Lex, Strat de căutare și altele)",
+      mainCpv: "72230000-6",
+      additionalCpvs: ["72260000-5"],
+      estimatedValueEur: 4500000,
+      estimatedValueRon: 22365000
+    })
+    expect(tender.authority.name).toBe("Oficiul pentru Publicații al Uniunii Europene")
+    // "EU-PO" is no fiscal code: the authority is deduplicated by name instead.
+    expect(tender.authority.fiscalCode).toBeNull()
+  })
+
+  it("reads the submission deadline with its offset", () => {
+    const tender = only("eforms/cn_24_minimal.xml")
+    expect(tender.title).toBe(
+      "Provision of IT Services Related to OP IT Systems (EUR-Lex, N-Lex, Search Layer, and Others)"
+    )
+    expect(tender.deadline?.toISOString()).toBe("2020-02-04T08:00:00.000Z")
+    expect(tender.publishDate.toISOString()).toBe("2019-11-20T23:00:00.000Z")
+  })
+
+  it("reads an award notice's winners through lot results, tenders and tendering parties", () => {
+    const tender = only("eforms/can_24_maximal.xml")
+    expect(tender.noticeType).toBe("award")
+    expect(tender.mainCpv).toBe("79710000-4")
+    expect(tender.winnerFiscalCodes.length).toBeGreaterThan(0)
+    expect(tender.winnerFiscalCodes).toContain("927384203")
+    expect(only("eforms/can_24_minimal.xml").winnerFiscalCodes).toEqual(["326912557"])
+  })
+
+  it("maps a change notice onto the notice it changes", () => {
+    const original = only("eforms/cn_24_open.xml")
+    const change = only("eforms/change-cn_24_open_dates.xml")
+    expect(change.sourceNoticeId).toBe(original.sourceNoticeId)
+    expect(change.deadline?.getTime()).not.toBe(original.deadline?.getTime())
+  })
+
+  it("treats a VEAT notice as an award", () => {
+    expect(only("eforms/veat_24.xml").noticeType).toBe("award")
+  })
+})
+
+describe("SICAP", () => {
+  const [item, notice] = read("sicap/sicap_api_samples.json").tenders
+
+  it("reads a list item: fiscal code and name split, CPV, RON value", () => {
+    expect(item).toMatchObject({
+      source: "sicap",
+      sourceNoticeId: "CAN1031498",
+      noticeType: "award",
+      title: "servicii de exploatare masa lemnoasa si transport lemn fasonat DSSV-I",
+      mainCpv: "77211100-3",
+      authority: { name: "REGIA NATIONALA A PADURILOR - ROMSILVA RA", fiscalCode: "1590120" },
+      estimatedValueRon: 12130675.84,
+      sourceUrl: "https://e-licitatie.ro/pub/notices/ca-notices/view-c/100066869"
+    })
+  })
+
+  it("reads a full award notice with its contracts' winners and the lots' county", () => {
+    expect(notice).toMatchObject({
+      sourceNoticeId: "CAN1008830",
+      noticeType: "award",
+      mainCpv: "33100000-1",
+      authority: {
+        name: "SPITALUL CLINIC JUDETEAN DE URGENTA SF. APOSTOL ANDREI",
+        fiscalCode: "4301103",
+        county: "Constanța"
+      },
+      estimatedValueRon: 477200,
+      // Two contracts, two winners (the API spells them "RO 22505268", "RO 24205100").
+      winnerFiscalCodes: ["22505268", "24205100"]
+    })
+    expect(notice!.title).toMatch(/^Furnizarea si instalarea urmatoarelor echipamente medicale/)
+    expect(notice!.publishDate.toISOString()).toBe("2018-12-10T07:24:07.000Z")
+  })
+
+  it("reads a direct award row: winner, county, RON value, Bucharest date", () => {
+    const [first] = read("sicap/sicap_pnrr_direct_awards_until_2024-03.csv").tenders
+    expect(first).toMatchObject({
+      sourceNoticeId: "DAN2144145",
+      title: "Servicii emitere aviz de racordare PNRR- SC.PADURENI",
+      mainCpv: "71410000-5",
+      authority: { name: "COMUNA JARISTEA", fiscalCode: "4298016", county: "Vrancea" },
+      estimatedValueRon: 70,
+      winnerFiscalCodes: ["14476722"]
+    })
+    expect(first!.publishDate.toISOString()).toBe("2024-03-28T22:00:00.000Z")
+  })
+
+  it("accepts a bare list response {total, items}", () => {
+    const original = JSON.parse(fixture("sicap/sicap_api_samples.json"))
+    const items = parseInput(JSON.stringify({ total: 2, items: [original.item, original.item] }), "sicap")
+    expect(items.map((i) => i._tag)).toEqual(["Parsed", "Parsed"])
+  })
+})
+
+describe("native formats", () => {
+  it("CSV: documented columns, lists joined by ';', malformed rows skipped with their line", () => {
+    expect(fixture("native/tenders.csv").split("\n")[0]).toBe(NATIVE_CSV_COLUMNS.join(","))
+    const { tenders, skips } = read("native/tenders.csv")
+    expect(tenders.map((t) => t.sourceNoticeId)).toEqual(["CSV-1", "CSV-4", "CSV-5", "CSV-6"])
+    expect(skips).toHaveLength(2)
+    expect(skips[0]).toEqual({ ref: "line 3", reason: expect.stringContaining("wrong check digit") })
+    expect(skips[1]!.ref).toBe("line 4")
+    expect(tenders[0]).toMatchObject({
+      title: "Servicii de mentenanță pentru sisteme informatice",
+      mainCpv: "72260000-5",
+      additionalCpvs: ["72230000-6"],
+      estimatedValueEur: 100000,
+      estimatedValueRon: 497000,
+      authority: { fiscalCode: "4305857", county: "Cluj" }
+    })
+    expect(tenders[2]!.winnerFiscalCodes).toEqual(["22505268", "14476722"])
+  })
+
+  it("JSON-lines: a line that is not JSON and a record without a title are skipped, the rest read", () => {
+    const { tenders, skips } = read("native/tenders.jsonl")
+    expect(tenders.map((t) => t.sourceNoticeId)).toEqual(["JL-1", "JL-4"])
+    expect(skips.map((s) => s.ref)).toEqual(["line 2", "line 3"])
+    expect(skips[0]!.reason).toMatch(/not valid JSON/)
+    expect(skips[1]!.reason).toMatch(/^title/)
+    expect(tenders[0]!.authority.county).toBe("Constanța")
+  })
+
+  it("JSON: an array, {tenders: [...]} or one object", () => {
+    const record = JSON.parse(fixture("native/tenders.jsonl").split("\n")[0]!)
+    for (const document of [[record], { tenders: [record] }, record]) {
+      expect(detectFormat(JSON.stringify(document))).toBe("json")
+      expect(readTenders(JSON.stringify(document), "json", cpvCatalog).tenders).toHaveLength(1)
+    }
+    expect(readTenders("{oops", "json", cpvCatalog).skips).toEqual([
+      { ref: "file", reason: expect.stringMatching(/^not valid JSON/) }
+    ])
+  })
+})
+
+describe("JSON-lines detection", () => {
+  it("a bad first line is one skip, not the whole file", () => {
+    const lines = fixture("native/tenders.jsonl").split("\n")
+    const text = [lines[1], lines[0], "garbage", lines[3]].join("\n")
+    const { tenders, skips } = readTenders(text, "auto", cpvCatalog)
+    expect(tenders.map((t) => t.sourceNoticeId)).toEqual(["JL-1", "JL-4"])
+    expect(skips.map((s) => s.ref)).toEqual(["line 1", "line 3"])
+  })
+})

@@ -1,0 +1,172 @@
+import { Either } from "effect"
+import { describe, expect, it } from "vitest"
+import { EUR_RON } from "../../src/domain/Currency.js"
+import { countyFromNuts } from "../../src/domain/tenders/Counties.js"
+import { normalizeCpvCode } from "../../src/domain/tenders/Cpv.js"
+import { normalizeFiscalCode } from "../../src/domain/tenders/FiscalCode.js"
+import { bucharestLocalToIso } from "../../src/domain/tenders/LocalTime.js"
+import {
+  foldForMatching,
+  normalizeAuthorityName,
+  normalizeRomanianText
+} from "../../src/domain/tenders/RomanianText.js"
+import { completeValues, normalizeTenderRecord } from "../../src/domain/tenders/TenderRecord.js"
+import { cpvCatalog } from "./support.js"
+
+describe("Romanian text", () => {
+  it("stores cedilla letters as comma-below letters", () => {
+    expect(normalizeRomanianText("Judeţean, Timişoara, ŞCOALA, ŢARA")).toBe("Județean, Timișoara, ȘCOALA, ȚARA")
+  })
+
+  it("composes decomposed letters first (s + combining cedilla)", () => {
+    expect(normalizeRomanianText("s\u0327i t\u0327")).toBe("și ț")
+  })
+
+  it("collapses whitespace and trims", () => {
+    expect(normalizeRomanianText("  Servicii \n de   pază ")).toBe("Servicii de pază")
+  })
+
+  it("folds every spelling of a word to the same matching form", () => {
+    const spellings = ["Sănătate Publică Timişoara", "Sănătate Publică Timișoara", "sanatate publica timisoara"]
+    expect(new Set(spellings.map(foldForMatching))).toEqual(new Set(["sanatate publica timisoara"]))
+    expect(foldForMatching("ÎNVĂŢĂMÂNT")).toBe("invatamant")
+  })
+
+  it("normalises authority names: folded, punctuation collapsed", () => {
+    expect(normalizeAuthorityName("PRIMĂRIA COMUNEI VALEA-MARE")).toBe("primaria comunei valea mare")
+    expect(normalizeAuthorityName("Primăria  Comunei Valea Mare.")).toBe("primaria comunei valea mare")
+    expect(normalizeAuthorityName("S.C. Apa-Canal S.A.")).toBe("s c apa canal s a")
+  })
+})
+
+describe("fiscal codes", () => {
+  it("keeps digits only, without the RO prefix", () => {
+    expect(normalizeFiscalCode("RO 22505268")).toBe("22505268")
+    expect(normalizeFiscalCode("ro22505268")).toBe("22505268")
+    expect(normalizeFiscalCode(" 4305857 ")).toBe("4305857")
+    expect(normalizeFiscalCode("R16445706")).toBe("16445706")
+    expect(normalizeFiscalCode("00064203")).toBe("00064203")
+  })
+
+  it("rejects what is not a fiscal code", () => {
+    for (const bad of ["", "EU-PO", "not available", "49/740/01441", "1", "12345678901"]) {
+      expect(normalizeFiscalCode(bad)).toBeNull()
+    }
+  })
+})
+
+describe("CPV codes by table lookup", () => {
+  const ok = (input: string) => Either.getOrThrow(normalizeCpvCode(cpvCatalog, input))
+  const reason = (input: string) =>
+    Either.getLeft(normalizeCpvCode(cpvCatalog, input)).pipe((o) => (o._tag === "Some" ? o.value : ""))
+
+  it("accepts the 8 digits, the full code and spaced forms, and returns NNNNNNNN-D", () => {
+    expect(ok("45000000")).toBe("45000000-7")
+    expect(ok("45000000-7")).toBe("45000000-7")
+    expect(ok(" 45000000 - 7 ")).toBe("45000000-7")
+    expect(ok("4500 0000")).toBe("45000000-7")
+  })
+
+  it("accepts official codes whose check digit the 3-7-1 rule gets wrong", () => {
+    expect(ok("03300000")).toBe("03300000-2")
+    expect(ok("03310000-5")).toBe("03310000-5")
+  })
+
+  it("rejects a wrong check digit, an unknown code and garbage", () => {
+    expect(reason("45000000-8")).toContain("wrong check digit")
+    expect(reason("45000000-8")).toContain("45000000-7")
+    expect(reason("12345678")).toContain("unknown CPV code")
+    expect(reason("4500000")).toContain("malformed")
+    expect(reason("45000000-77")).toContain("malformed")
+  })
+
+  it("knows the whole table", () => {
+    expect(cpvCatalog.size).toBe(9454)
+  })
+})
+
+describe("currency", () => {
+  it("derives the missing value at the documented rate", () => {
+    expect(EUR_RON).toBe(4.97)
+    expect(completeValues(null, 100000)).toEqual({ ron: 497000, eur: 100000 })
+    expect(completeValues(497, null)).toEqual({ ron: 497, eur: 100 })
+    expect(completeValues(1000, 150)).toEqual({ ron: 1000, eur: 150 })
+    expect(completeValues(null, null)).toEqual({ ron: null, eur: null })
+  })
+
+  it("rounds derived values to bani / cents", () => {
+    expect(completeValues(70, null).eur).toBe(14.08)
+  })
+})
+
+describe("local times and counties", () => {
+  it("reads offset-less times as Bucharest time, summer and winter", () => {
+    expect(bucharestLocalToIso("20200508", "12:00")).toBe("2020-05-08T09:00:00.000Z")
+    expect(bucharestLocalToIso("2021-01-15", "10:30")).toBe("2021-01-15T08:30:00.000Z")
+    expect(bucharestLocalToIso("not a date")).toBeNull()
+  })
+
+  it("maps Romanian NUTS 3 codes to counties", () => {
+    expect(countyFromNuts("RO424")).toBe("Timiș")
+    expect(countyFromNuts("RO321")).toBe("București")
+    expect(countyFromNuts("UKM50")).toBeNull()
+    expect(countyFromNuts(undefined)).toBeNull()
+  })
+})
+
+describe("the native record", () => {
+  const base = {
+    source: "demo",
+    source_id: "N-1",
+    title: "  Servicii de mentenanţă  ",
+    cpv_codes: ["72260000", "72230000-6", "72260000-5"],
+    contracting_authority: { name: "Primăria Timişoara", fiscal_code: "RO14756536", county: "Timiş" },
+    estimated_value_eur: 1000,
+    publish_date: "2026-11-20T08:00:00Z"
+  }
+
+  it("is validated and normalised", () => {
+    const tender = Either.getOrThrow(normalizeTenderRecord(cpvCatalog, base))
+    expect(tender.title).toBe("Servicii de mentenanță")
+    expect(tender.mainCpv).toBe("72260000-5")
+    expect(tender.additionalCpvs).toEqual(["72230000-6"])
+    expect(tender.authority).toEqual({
+      name: "Primăria Timișoara",
+      normalizedName: "primaria timisoara",
+      fiscalCode: "14756536",
+      county: "Timiș"
+    })
+    expect(tender.estimatedValueRon).toBe(4970)
+    expect(tender.noticeType).toBe("contract")
+    expect(tender.publishDate.toISOString()).toBe("2026-11-20T08:00:00.000Z")
+    expect(tender.deadline).toBeNull()
+  })
+
+  it("is an award notice when it names winners; winners are normalised and deduplicated", () => {
+    const tender = Either.getOrThrow(
+      normalizeTenderRecord(cpvCatalog, { ...base, winner_fiscal_codes: ["RO 22505268", "22505268", "n/a"] })
+    )
+    expect(tender.noticeType).toBe("award")
+    expect(tender.winnerFiscalCodes).toEqual(["22505268"])
+  })
+
+  it("is skipped with a reason naming the field", () => {
+    const reason = (input: unknown) => Either.getLeft(normalizeTenderRecord(cpvCatalog, input))
+    expect(reason({ ...base, cpv_codes: ["72260000-4"] })).toEqual(
+      expect.objectContaining({ value: expect.stringContaining("wrong check digit") })
+    )
+    expect(reason({ ...base, title: " " })).toEqual(
+      expect.objectContaining({ value: expect.stringContaining("title") })
+    )
+    expect(reason({ ...base, publish_date: "yesterday" })).toEqual(
+      expect.objectContaining({ value: expect.stringContaining("publish_date") })
+    )
+    expect(reason({ ...base, estimated_value_ron: -5 })).toEqual(
+      expect.objectContaining({ value: expect.stringContaining("estimated_value_ron") })
+    )
+    expect(reason({ ...base, cpv_codes: [] })).toEqual(
+      expect.objectContaining({ value: expect.stringContaining("cpv_codes") })
+    )
+    expect(reason("not an object")._tag).toBe("Some")
+  })
+})

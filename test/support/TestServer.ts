@@ -1,0 +1,81 @@
+import { randomBytes } from "node:crypto"
+import { createServer } from "node:http"
+import { HttpApiBuilder, HttpServer } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { Effect, Layer, LogLevel, ManagedRuntime, Option, Redacted } from "effect"
+import { RoutesLive } from "../../src/http/Server.js"
+import { AppConfig, type AppConfigShape } from "../../src/infra/AppConfig.js"
+import { Secrets } from "../../src/infra/LocalSecrets.js"
+import { RateLimitingLive } from "../../src/infra/RateLimits.js"
+import { connectRedis, RedisConnection } from "../../src/infra/Redis.js"
+import { RepositoriesLive } from "../../src/infra/Repositories.js"
+import { TestDatabaseLive, TestDatabaseUrl } from "./TestDatabase.js"
+
+/** Configuration for tests: loopback, the file's database, Redis from REDIS_URL when set. */
+export const testConfig = (overrides: Partial<AppConfigShape> = {}): AppConfigShape => ({
+  databaseUrl: Option.none(),
+  redisUrl: Option.map(Option.fromNullable(process.env.REDIS_URL), Redacted.make),
+  port: 0,
+  host: "127.0.0.1",
+  publicBaseUrl: "http://127.0.0.1",
+  dataDir: ".data/test",
+  embeddedPgPort: 54339,
+  masterKey: Option.none(),
+  cursorSecret: Option.none(),
+  smtpUrl: Option.none(),
+  chromiumPath: Option.none(),
+  webhookAllowPrivateNetworks: true,
+  logLevel: LogLevel.Warning,
+  rateLimits: { generalPerMinute: 60, exportPerHour: 20, reportsPerHour: 10 },
+  ...overrides
+})
+
+export const TestSecretsLive = Layer.sync(Secrets, () => ({
+  masterKey: Redacted.make(randomBytes(32)),
+  cursorSecret: Redacted.make(randomBytes(32))
+}))
+
+/** Real Redis when REDIS_URL is set (CI), else the in-process stand-ins. */
+export const TestRedisLive = Layer.scoped(
+  RedisConnection,
+  process.env.REDIS_URL
+    ? Effect.map(connectRedis(process.env.REDIS_URL), Option.some).pipe(Effect.orDie)
+    : Effect.succeedNone
+)
+
+/** Everything a handler may need, on the test file's fresh database. */
+export const TestInfraLive = (overrides: Partial<AppConfigShape> = {}) =>
+  Layer.mergeAll(
+    RepositoriesLive,
+    TestSecretsLive,
+    TestRedisLive,
+    // A random prefix per server keeps parallel test files' Redis windows apart.
+    RateLimitingLive({ prefix: `tss:test:${randomBytes(4).toString("hex")}:` })
+  ).pipe(Layer.provideMerge(Layer.succeed(AppConfig, testConfig(overrides))), Layer.provideMerge(TestDatabaseLive))
+
+/**
+ * The real HTTP server on an ephemeral loopback port, over a fresh database. Tests call it with
+ * `fetch(baseUrl + path)` and inspect the database through `run`.
+ */
+export const startTestServer = async (overrides: Partial<AppConfigShape> = {}) => {
+  const infra = TestInfraLive(overrides)
+  const server = HttpApiBuilder.serve().pipe(
+    Layer.provide(RoutesLive),
+    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
+    Layer.provideMerge(infra)
+  )
+  const runtime = ManagedRuntime.make(server)
+  const { address, databaseUrl } = await runtime.runPromise(
+    Effect.all({ address: Effect.map(HttpServer.HttpServer, (s) => s.address), databaseUrl: TestDatabaseUrl })
+  )
+  if (address._tag !== "TcpAddress") throw new Error("expected a TCP address")
+  return {
+    baseUrl: `http://127.0.0.1:${address.port}`,
+    databaseUrl,
+    /** Runs an effect with the server's services (SqlClient, repositories, config). */
+    run: runtime.runPromise,
+    close: () => runtime.dispose()
+  }
+}
+
+export type TestServer = Awaited<ReturnType<typeof startTestServer>>
