@@ -26,7 +26,9 @@ const waitForHealth = async (baseUrl: string, child: ChildProcess, output: () =>
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`API process exited early:\n${output()}`)
     try {
-      if ((await fetch(`${baseUrl}/health`)).ok) return
+      // A request that lands between listen() and the handler being attached is never answered:
+      // give each probe its own timeout instead of waiting on it forever.
+      if ((await fetch(`${baseUrl}/health`, { signal: AbortSignal.timeout(1000) })).ok) return
     } catch {}
     await new Promise((r) => setTimeout(r, 200))
   }
