@@ -350,7 +350,10 @@ ${MEASURE_MS / 1000} s measured after ${WARMUP_MS / 1000} s of warm-up, per row.
 ${rows.join("\n")}
 
 Targets: ratio >= 0.8x at both page sizes, service p99 < 50 ms. Load average of the machine at the end
-of the run: ${os.loadavg().map((l) => l.toFixed(1)).join(" / ")} (1 / 5 / 15 min) on ${os.cpus().length} vCPUs: other
+of the run: ${os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(" / ")} (1 / 5 / 15 min) on ${os.cpus().length} vCPUs: other
 work shared the machine, so absolute figures are low and noisy; both servers were measured alternately
 in the same run, which keeps the ratio meaningful.
 

@@ -66,7 +66,10 @@ const weightedDivision = (() => {
   const total = entries.reduce((sum, [, w]) => sum + w, 0)
   return () => {
     let r = random() * total
-    for (const [division, weight] of entries) if ((r -= weight) < 0) return division
+    for (const [division, weight] of entries) {
+      r -= weight
+      if (r < 0) return division
+    }
     return entries[0]![0]
   }
 })()

@@ -50,8 +50,7 @@ export const TendersHttpLive = HttpApiBuilder.group(Api, "tenders", (handlers) =
           // Page size is not part of the binding: a client may change it between pages.
           const query = queryFingerprint(["tenders", companyId, minScore])
 
-          const position =
-            urlParams.cursor === undefined ? undefined : yield* cursors.decode(query, urlParams.cursor)
+          const position = urlParams.cursor === undefined ? undefined : yield* cursors.decode(query, urlParams.cursor)
           const after = position === undefined ? Option.none<ListPosition>() : listPosition(position.key)
           if (position !== undefined && Option.isNone(after)) return yield* invalidCursor()
 
