@@ -140,6 +140,24 @@ describe("alerts (spec 2.10, 3, 4.8)", () => {
     }
   })
 
+  it("dateFrom naming a day that does not exist (or year 0000) is 400, not rolled over into the next month", async () => {
+    for (const dateFrom of [
+      "2026-02-30",
+      "2026-02-29T10:00:00Z",
+      "2026-04-31T00:00:00+03:00",
+      "0000-01-01",
+      "0000-06-01T12:00:00Z"
+    ]) {
+      const response = await api.get(`/api/v1/alerts?dateFrom=${encodeURIComponent(dateFrom)}`)
+      expect(response.status, dateFrom).toBe(400)
+      expect(response.body).toMatchObject({ statusCode: 400, code: "VALIDATION_ERROR" })
+      expect(response.body.details[0]).toEqual({ path: "dateFrom", message: expect.stringContaining("existing") })
+    }
+    // A leap day exists; so does the first day PostgreSQL knows.
+    expect((await api.get("/api/v1/alerts?dateFrom=2024-02-29")).status).toBe(200)
+    expect((await api.get("/api/v1/alerts?dateFrom=0001-01-01")).body.meta.total).toBeGreaterThan(0)
+  })
+
   it("alerts of a deleted watchlist are kept and still carry its name; an unknown watchlistId filter is 404", async () => {
     const doomed = (await api.post("/api/v1/watchlists", { name: "Doomed" })).body.data
     const alertId = await addAlert(server, {

@@ -1,6 +1,8 @@
+import { Duration } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { ACCESS_TOKEN_TTL } from "../../src/domain/AccessToken.js"
 import { startTestServer, type TestServer } from "../support/TestServer.js"
-import { client, PASSWORD, query, type SeededAccount, seedAccount } from "./fixtures.js"
+import { client, PASSWORD, query, type SeededAccount, seedAccount, signIn } from "./fixtures.js"
 
 describe("account auth: login, refresh rotation, logout, access-token errors", () => {
   let server: TestServer
@@ -192,6 +194,19 @@ describe("account auth: login, refresh rotation, logout, access-token errors", (
     expect(
       (await client(server).get("/api/v1/watchlists", undefined, { authorization: `bearer ${token}` })).status
     ).toBe(200)
+  })
+
+  it("an access token past its 15 minutes is 401 ACCESS_TOKEN_EXPIRED; a fresh one of the same user works", async () => {
+    // Minted by the service itself, under a clock set 15 minutes and 1 second in the past.
+    const stale = await signIn(server, account, Date.now() - Duration.toMillis(ACCESS_TOKEN_TTL) - 1000)
+    const { status, body } = await watchlists(stale.accessToken)
+    expect(status).toBe(401)
+    expect(body).toEqual({
+      statusCode: 401,
+      code: "ACCESS_TOKEN_EXPIRED",
+      message: "The access token has expired; refresh it"
+    })
+    expect((await watchlists((await signIn(server, account)).accessToken)).status).toBe(200)
   })
 
   it("a real API key of the tenant is not accepted as an access token", async () => {

@@ -169,6 +169,26 @@ describe("API-key settings (spec 5.3)", () => {
     expect(listed.find((k: any) => k.id === created.body.data.id)).toMatchObject({ active: false })
   })
 
+  it("4 parallel creations leave exactly 3 active keys; the 4th is 422 API_KEY_LIMIT_EXCEEDED", async () => {
+    const fresh = await seedAccount(server, "consultant")
+    const freshApi = client(server, (await signIn(server, fresh)).accessToken)
+    const responses = await Promise.all(
+      [1, 2, 3, 4].map((n) => freshApi.post("/api/v1/settings/api-keys", { name: `parallel ${n}` }))
+    )
+    expect(responses.map((r) => r.status).sort()).toEqual([201, 201, 201, 422])
+    expect(responses.find((r) => r.status === 422)!.body).toMatchObject({
+      statusCode: 422,
+      code: "API_KEY_LIMIT_EXCEEDED"
+    })
+    const rows = await query<{ n: number }>(
+      server,
+      "SELECT count(*)::int AS n FROM api_keys WHERE tenant_id = $1 AND revoked_at IS NULL",
+      [fresh.tenantId]
+    )
+    expect(rows[0]!.n).toBe(3)
+    expect((await freshApi.get("/api/v1/settings/api-keys")).body.data).toHaveLength(3)
+  })
+
   it("unknown key ids 404, malformed 400, bad name 400", async () => {
     expect((await api.delete("/api/v1/settings/api-keys/00000000-0000-4000-8000-000000000000")).status).toBe(404)
     expect((await api.delete("/api/v1/settings/api-keys/xyz")).status).toBe(400)

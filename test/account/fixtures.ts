@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto"
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, TestClock, TestContext } from "effect"
 import type { Plan } from "../../src/domain/Plan.js"
 import { AuthSessions, AuthSessionsLive } from "../../src/infra/AuthSessions.js"
 import { CompaniesRepo } from "../../src/infra/CompaniesRepo.js"
@@ -38,13 +38,21 @@ export const seedAccount = (server: TestServer, plan: Plan = "consultant"): Prom
     }).pipe(Effect.orDie)
   )
 
-/** A session without going through HTTP login (whose per-address rate limit the auth tests exercise). */
-export const signIn = (server: TestServer, account: SeededAccount) =>
-  server.run(
-    Effect.flatMap(AuthSessions, (sessions) => sessions.login({ id: account.userId, tenantId: account.tenantId })).pipe(
-      Effect.provide(AuthSessionsLive)
-    )
+/**
+ * A session without going through HTTP login (whose per-address rate limit the auth tests exercise).
+ * With `issuedAt` (Unix ms), the login runs under a TestClock set to that instant, so its tokens are
+ * the ones the service would have minted then (e.g. an access token already expired).
+ */
+export const signIn = (server: TestServer, account: SeededAccount, issuedAt?: number) => {
+  const login = Effect.flatMap(AuthSessions, (sessions) =>
+    sessions.login({ id: account.userId, tenantId: account.tenantId })
+  ).pipe(Effect.provide(AuthSessionsLive))
+  return server.run(
+    issuedAt === undefined
+      ? login
+      : TestClock.setTime(issuedAt).pipe(Effect.zipRight(login), Effect.provide(TestContext.TestContext))
   )
+}
 
 export const addCompany = (server: TestServer, tenantId: string, name = `Company ${unique()}`) =>
   server.run(

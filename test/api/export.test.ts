@@ -180,6 +180,43 @@ describe("GET /api/v1/export/tenders", () => {
     expect((await ledgerState(server, account.tenantId)).remaining).toBe(before.remaining)
   })
 
+  it("a year PostgreSQL cannot represent (0000) is 400 VALIDATION_ERROR naming the field; 0001 and 9999 are accepted", async () => {
+    const before = await ledgerState(server, account.tenantId)
+    const res = await request(exportUrl({ from: "0000-01-01", to: "0000-01-31" }), { token: account.key })
+    expect(res.status).toBe(400)
+    expect(res.body).toMatchObject({ statusCode: 400, code: "VALIDATION_ERROR" })
+    expect(res.body.details[0]).toEqual({ path: "from", message: expect.stringContaining("0001-9999") })
+    const onlyTo = await request(exportUrl({ from: "0001-01-01", to: "0000-12-31" }), { token: account.key })
+    expect(onlyTo.status).toBe(400)
+    expect(onlyTo.body.details[0].path).toBe("to")
+    expect((await ledgerState(server, account.tenantId)).remaining).toBe(before.remaining)
+    for (const range of [
+      { from: "0001-01-01", to: "0001-01-31" },
+      { from: "9999-12-01", to: "9999-12-31" }
+    ]) {
+      const edge = await request(exportUrl(range), { token: account.key })
+      expect(edge.status).toBe(200)
+      expect(edge.body.data).toEqual([])
+    }
+  })
+
+  it("403 COMPANY_ACCESS_DENIED for another tenant's company and for an unknown one, charging nothing", async () => {
+    const other = await createAccount(server)
+    // A page is served first, so the period exists and `remaining` is a number to compare.
+    await request(exportUrl({ ...april, limit: 1 }), { token: account.key })
+    const before = await ledgerState(server, account.tenantId)
+    for (const companyId of [other.companyId, "00000000-0000-4000-8000-000000000000"]) {
+      const res = await request(api(server, "/api/v1/export/tenders", { companyId, ...april }), {
+        token: account.key
+      })
+      expect(res.status).toBe(403)
+      expect(res.body).toEqual({ statusCode: 403, code: "COMPANY_ACCESS_DENIED", message: expect.any(String) })
+      expect(res.headers.get("x-api-credits-cost")).toBe("0")
+      expect(res.headers.get("x-api-credits-remaining")).toBe(String(before.remaining))
+    }
+    expect(await ledgerState(server, account.tenantId)).toEqual(before)
+  })
+
   it("accepts exactly 90 days and limit 1000", async () => {
     const res = await request(exportUrl({ from: "2026-01-01", to: "2026-04-01", limit: 1000 }), { token: account.key })
     expect(res.status).toBe(200)

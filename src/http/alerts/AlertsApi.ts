@@ -1,6 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { ParseResult, Schema } from "effect"
 import { AccessTokenAuth } from "../AccessTokenAuth.js"
+import { isCalendarDate } from "../Inputs.js"
 
 export const Verdict = Schema.Literal("GO", "RESEARCH", "SKIP")
 
@@ -21,14 +22,15 @@ const ISO_8601 = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{
 /**
  * Reads an ISO 8601 date or date-time as an instant: a bare date is midnight UTC, a date-time
  * without an offset is UTC (never the server's zone). An unencoded `+` of an offset arrives as a
- * space in a query string; it is read as the `+` it was.
+ * space in a query string; it is read as the `+` it was. A day that does not exist is refused.
  */
 export const parseIsoInstant = (input: string): Date | undefined => {
   const text = input
     .trim()
     .replace(/^(\d{4}-\d{2}-\d{2})[ t]/i, "$1T")
     .replace(/ (\d{2}:?\d{2})$/, "+$1")
-  if (!ISO_8601.test(text)) return undefined
+  // Date would roll 2026-02-30 over into March: the day itself must exist (and not be in year 0000).
+  if (!ISO_8601.test(text) || !isCalendarDate(text.slice(0, 10))) return undefined
   const withZone = /T/i.test(text) && !/(Z|[+-]\d{2}:?\d{2})$/i.test(text) ? `${text}Z` : text
   const instant = new Date(withZone)
   return Number.isNaN(instant.getTime()) ? undefined : instant
@@ -40,7 +42,9 @@ export const IsoInstant = Schema.transformOrFail(Schema.String, Schema.DateFromS
   decode: (text, _options, ast) => {
     const instant = parseIsoInstant(text)
     return instant === undefined
-      ? ParseResult.fail(new ParseResult.Type(ast, text, "must be an ISO 8601 date or date-time"))
+      ? ParseResult.fail(
+          new ParseResult.Type(ast, text, "must be an existing ISO 8601 date or date-time, year 0001-9999")
+        )
       : ParseResult.succeed(instant)
   },
   encode: (date) => ParseResult.succeed(date.toISOString())

@@ -2,6 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { AccessTokenAuth } from "../AccessTokenAuth.js"
 import { RateLimitedWire, UnauthorizedWire } from "../ApiErrors.js"
+import { Text } from "../Inputs.js"
 
 export const TokenPair = Schema.Struct({
   data: Schema.Struct({
@@ -12,8 +13,8 @@ export const TokenPair = Schema.Struct({
 })
 
 export const LoginRequest = Schema.Struct({
-  email: Schema.String.pipe(Schema.maxLength(320)),
-  password: Schema.String.pipe(Schema.maxLength(1024))
+  email: Text.pipe(Schema.maxLength(320)),
+  password: Text.pipe(Schema.maxLength(1024))
 })
 
 export const RefreshRequest = Schema.Struct({ refreshToken: Schema.String.pipe(Schema.maxLength(200)) })

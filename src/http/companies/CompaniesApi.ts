@@ -2,6 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { AccessTokenAuth } from "../AccessTokenAuth.js"
 import { ForbiddenWire } from "../ApiErrors.js"
+import { Text, TrimmedText } from "../Inputs.js"
 
 export const CompanyListItem = Schema.Struct({
   id: Schema.UUID,
@@ -23,11 +24,11 @@ export const CompanyDetail = Schema.Struct({
 
 export const UpdateCompany = Schema.Struct({
   description: Schema.optionalWith(
-    Schema.String.pipe(Schema.maxLength(10_000, { message: () => "must be at most 10000 characters" })),
+    Text.pipe(Schema.maxLength(10_000, { message: () => "must be at most 10000 characters" })),
     { exact: true }
   ),
   name: Schema.optionalWith(
-    Schema.Trim.pipe(
+    TrimmedText.pipe(
       Schema.minLength(1, { message: () => "must not be empty" }),
       Schema.maxLength(200, { message: () => "must be at most 200 characters" })
     ),

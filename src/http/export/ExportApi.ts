@@ -2,6 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { CreditsExhaustedWire } from "../ApiErrors.js"
 import { ApiKeyAuthExport } from "../ApiKeyAuth.js"
+import { isCalendarDate } from "../Inputs.js"
 import { CpvCode, CreditsBlock, UtcTimestamp, Verdict } from "../tenders/TendersApi.js"
 
 const Percent = Schema.Int.pipe(Schema.between(0, 100))
@@ -44,16 +45,12 @@ export const ExportJson = Schema.Struct({
   })
 })
 
-/** A calendar date `YYYY-MM-DD` that exists. */
+/** A calendar date `YYYY-MM-DD` that exists, in years 0001-9999 (what PostgreSQL can represent). */
 export const CalendarDate = Schema.String.pipe(
   Schema.pattern(/^\d{4}-\d{2}-\d{2}$/),
-  Schema.filter(
-    (text) => {
-      const date = new Date(`${text}T00:00:00Z`)
-      return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(text)
-    },
-    { message: () => "Expected an existing calendar date YYYY-MM-DD" }
-  )
+  Schema.filter(isCalendarDate, {
+    message: () => "Expected an existing calendar date YYYY-MM-DD, year 0001-9999"
+  })
 )
 
 /** `limit` has no upper bound here: over 1000 is the spec's own 400 LIMIT_EXCEEDED, checked by the handler. */

@@ -2,6 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { AccessTokenAuth } from "../AccessTokenAuth.js"
 import { ForbiddenWire, UnprocessableWire } from "../ApiErrors.js"
+import { TrimmedText } from "../Inputs.js"
 
 export const ApiKeySummary = Schema.Struct({
   id: Schema.UUID,
@@ -19,7 +20,7 @@ export const CreatedApiKey = Schema.Struct({
 
 export const CreateApiKey = Schema.Struct({
   name: Schema.optionalWith(
-    Schema.Trim.pipe(Schema.maxLength(100, { message: () => "must be at most 100 characters" })),
+    TrimmedText.pipe(Schema.maxLength(100, { message: () => "must be at most 100 characters" })),
     { exact: true }
   )
 })

@@ -2,6 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { AccessTokenAuth } from "../AccessTokenAuth.js"
 import { ForbiddenWire } from "../ApiErrors.js"
+import { TrimmedText } from "../Inputs.js"
 
 export const Watchlist = Schema.Struct({
   id: Schema.UUID,
@@ -17,7 +18,7 @@ export const Watchlist = Schema.Struct({
   createdAt: Schema.Date
 })
 
-const Name = Schema.Trim.pipe(
+const Name = TrimmedText.pipe(
   Schema.minLength(1, { message: () => "must not be empty" }),
   Schema.maxLength(200, { message: () => "must be at most 200 characters" })
 )
@@ -25,7 +26,7 @@ const CpvCode = Schema.String.pipe(
   Schema.pattern(/^[0-9]{8}(-[0-9])?$/, { message: () => "must be a CPV code, NNNNNNNN or NNNNNNNN-D" })
 )
 const CpvCodes = Schema.Array(CpvCode).pipe(Schema.maxItems(100))
-const Keyword = Schema.Trim.pipe(
+const Keyword = TrimmedText.pipe(
   Schema.minLength(1, { message: () => "must not be empty" }),
   Schema.maxLength(100, { message: () => "must be at most 100 characters" })
 )

@@ -1,0 +1,28 @@
+import { Schema } from "effect"
+
+/**
+ * Checks shared by request schemas, for inputs PostgreSQL cannot store: refused at decoding, they are
+ * a 400 naming the field instead of a database error (500).
+ */
+
+/** A string without U+0000: PostgreSQL `text` cannot hold a NUL character. */
+export const Text = Schema.String.pipe(
+  Schema.filter((text) => !text.includes("\u0000"), {
+    message: () => "must not contain NUL characters (U+0000)",
+    jsonSchema: { pattern: "^[^\\u0000]*$" }
+  })
+)
+
+/** Text without surrounding whitespace (trimmed while decoding) and without NUL characters. */
+export const TrimmedText = Schema.compose(Text, Schema.Trim)
+
+/**
+ * `YYYY-MM-DD` naming a day that exists (no 2026-02-30) in years 0001-9999: PostgreSQL has no year
+ * 0000, which JavaScript's Date accepts.
+ */
+export const isCalendarDate = (text: string): boolean => {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(text) || text.startsWith("0000")) return false
+  const date = new Date(`${text}T00:00:00Z`)
+  // Date rolls a day past the month's end over into the next month; the round trip shows it.
+  return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(text)
+}

@@ -1,0 +1,55 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { startTestServer, type TestServer } from "../support/TestServer.js"
+import { client, PASSWORD, query, type SeededAccount, seedAccount, signIn } from "./fixtures.js"
+
+describe("text fields refuse NUL characters (PostgreSQL text cannot hold U+0000)", () => {
+  let server: TestServer
+  let account: SeededAccount
+  let api: ReturnType<typeof client>
+  let watchlistId: string
+  beforeAll(async () => {
+    server = await startTestServer()
+    account = await seedAccount(server, "consultant")
+    api = client(server, (await signIn(server, account)).accessToken)
+    watchlistId = (await api.post("/api/v1/watchlists", { name: "Roads" })).body.data.id
+  })
+  afterAll(() => server.close())
+
+  it("every family answers 400 VALIDATION_ERROR naming the field, and stores nothing", async () => {
+    const companyUrl = `/api/v1/companies/${account.companyId}`
+    const cases = [
+      ["post", "/api/v1/auth/login", { email: "a\u0000@x.ro", password: PASSWORD }, "email"],
+      ["post", "/api/v1/auth/login", { email: account.email, password: "p\u0000" }, "password"],
+      ["post", "/api/v1/watchlists", { name: "Dru\u0000muri" }, "name"],
+      ["post", "/api/v1/watchlists", { name: "Ok", keywords: ["asfalt", "p\u0000od"] }, "keywords.1"],
+      ["patch", `/api/v1/watchlists/${watchlistId}`, { name: "R\u0000" }, "name"],
+      ["patch", companyUrl, { name: "Alfa\u0000" }, "name"],
+      ["patch", companyUrl, { description: "\u0000" }, "description"],
+      ["post", "/api/v1/settings/api-keys", { name: "ci\u0000" }, "name"]
+    ] as const
+    for (const [method, url, body, path] of cases) {
+      const response = await api[method](url, body)
+      const label = `${method} ${url} ${path}`
+      expect(response.status, label).toBe(400)
+      expect(response.body, label).toMatchObject({ statusCode: 400, code: "VALIDATION_ERROR" })
+      expect(response.body.details[0], label).toEqual({ path, message: "must not contain NUL characters (U+0000)" })
+    }
+    const [counts] = await query<{ watchlists: number; keys: number; companies: number }>(
+      server,
+      `SELECT (SELECT count(*)::int FROM watchlists WHERE tenant_id = $1) AS watchlists,
+              (SELECT count(*)::int FROM api_keys WHERE tenant_id = $1) AS keys,
+              (SELECT count(*)::int FROM companies WHERE tenant_id = $1 AND description = 'Construcții drumuri') AS companies`,
+      [account.tenantId]
+    )
+    expect(counts).toEqual({ watchlists: 1, keys: 0, companies: 1 })
+    expect((await api.get("/api/v1/watchlists")).body.data[0].name).toBe("Roads")
+    const login = await client(server).post("/api/v1/auth/login", { email: account.email, password: PASSWORD })
+    expect(login.status).toBe(200)
+  })
+
+  it("a refresh token with a NUL is simply not well-formed: 401 REFRESH_TOKEN_INVALID", async () => {
+    const response = await client(server).post("/api/v1/auth/refresh", { refreshToken: `rt_${"A".repeat(42)}\u0000` })
+    expect(response.status).toBe(401)
+    expect(response.body.code).toBe("REFRESH_TOKEN_INVALID")
+  })
+})
