@@ -111,32 +111,24 @@ const load = async (databaseUrl: string): Promise<void> => {
   )
   // Bulk load: secondary indexes rebuilt afterwards, FK triggers off for this session (the rows are
   // consistent by construction).
-  await step(
-    "drop score indexes",
-    "DROP INDEX tender_scores_list_idx, tender_scores_export_idx, tender_scores_tender_idx"
-  )
+  await step("drop score indexes", "DROP INDEX tender_scores_list_idx, tender_scores_export_idx")
   await step("FK triggers off", "SET session_replication_role = replica")
   await step(
     "tender_scores",
-    `WITH c AS (SELECT id, tenant_id, (row_number() OVER (ORDER BY id)) - 1 AS n FROM companies),
+    `WITH c AS (SELECT id, (row_number() OVER (ORDER BY id)) - 1 AS n FROM companies),
           t AS (SELECT id, publish_date, ingest_seq, (row_number() OVER (ORDER BY ingest_seq)) - 1 AS n FROM tenders),
           pairs AS (
-            SELECT c.id AS company_id, c.tenant_id, t.id AS tender_id, t.publish_date, t.ingest_seq,
+            SELECT c.id AS company_id, t.id AS tender_id, t.publish_date, t.ingest_seq,
                    ((c.n * 31 + k * 17) % 101)::smallint AS score
             FROM c CROSS JOIN generate_series(0, ${SCORES_PER_COMPANY - 1}) k
             JOIN t ON t.n = (c.n * 7 + k * 37) % ${TENDERS}
           )
-     INSERT INTO tender_scores (company_id, tender_id, tenant_id, overall_score, overall_confidence, verdict, factors,
+     INSERT INTO tender_scores (company_id, tender_id, overall_score, overall_confidence, verdict, score_semantic,
+                                score_keyword, score_cpv, score_value_fit, score_historical, cpv_type,
                                 model_version, scored_at, tender_publish_date, tender_ingest_seq)
-     SELECT company_id, tender_id, tenant_id, score, 0.8,
+     SELECT company_id, tender_id, score, 0.8,
             CASE WHEN score >= 70 THEN 'GO' WHEN score >= 40 THEN 'RESEARCH' ELSE 'SKIP' END,
-            jsonb_build_object(
-              'semantic', jsonb_build_object('score', score / 100.0, 'weight', 0.35, 'contribution', score * 0.35),
-              'keyword', jsonb_build_object('score', 0.5, 'weight', 0.2, 'contribution', 10),
-              'cpv', jsonb_build_object('score', 0.8, 'weight', 0.2, 'contribution', 16, 'cpv_type', 'primary'),
-              'value_fit', jsonb_build_object('score', 0.6, 'weight', 0.15, 'contribution', 9),
-              'historical', jsonb_build_object('score', 0.3, 'weight', 0.1, 'contribution', 3)),
-            'bench-1', now(), publish_date, ingest_seq
+            score / 100.0, 0.5, 0.8, 0.6, 0.3, 'primary', 'bench-1', now(), publish_date, ingest_seq
      FROM pairs`
   )
   await step("FK triggers on", "SET session_replication_role = DEFAULT")
@@ -148,7 +140,6 @@ const load = async (databaseUrl: string): Promise<void> => {
     "export index",
     "CREATE INDEX tender_scores_export_idx ON tender_scores (company_id, tender_publish_date, tender_id)"
   )
-  await step("tender index", "CREATE INDEX tender_scores_tender_idx ON tender_scores (tender_id)")
   await step("analyze", "ANALYZE")
   await db.end()
 }

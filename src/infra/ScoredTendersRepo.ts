@@ -40,7 +40,13 @@ export interface ScoreRow {
   readonly overall_score: number
   readonly overall_confidence: number
   readonly verdict: "GO" | "RESEARCH" | "SKIP"
-  readonly factors: unknown
+  /** The factor scores (0-1, four decimals); weights and contributions follow from the model version. */
+  readonly score_semantic: number
+  readonly score_keyword: number
+  readonly score_cpv: number
+  readonly score_value_fit: number
+  readonly score_historical: number
+  readonly cpv_type: "primary" | "additional" | "none"
   readonly model_version: string
   readonly scored_at: string
 }
@@ -156,8 +162,9 @@ export const ScoredTendersRepoLive = Layer.effect(
         Effect.map((result) => (result as { rows: ReadonlyArray<A> }).rows),
         Effect.orDie
       )
-    const factorPercent = (factor: string) =>
-      sql.literal(`round((s.factors -> '${factor}' ->> 'score')::numeric * 100)::int`)
+    // Factor scores are stored as real: round back to the four decimals the scorer produced.
+    const fraction = (column: string) => sql.literal(`round(${column}::numeric, 4)::float8 AS ${column}`)
+    const factorPercent = (column: string) => sql.literal(`round(s.${column}::numeric * 100)::int`)
 
     const companyTenant = (companyId: string) =>
       prepared<{ tenant_id: string }>("tss_company_tenant", LIST_SQL.companyTenant, [companyId]).pipe(
@@ -192,7 +199,9 @@ export const ScoredTendersRepoLive = Layer.effect(
 
     const findScore = (input: { readonly companyId: string; readonly tenderId: string }) =>
       sql<ScoreRow>`
-        SELECT tender_id, overall_score, overall_confidence::float8 AS overall_confidence, verdict, factors,
+        SELECT tender_id, overall_score, round(overall_confidence::numeric, 2)::float8 AS overall_confidence, verdict,
+               ${fraction("score_semantic")}, ${fraction("score_keyword")}, ${fraction("score_cpv")},
+               ${fraction("score_value_fit")}, ${fraction("score_historical")}, cpv_type,
                model_version, ${isoMillis("scored_at")} AS scored_at
         FROM tender_scores WHERE company_id = ${input.companyId} AND tender_id = ${input.tenderId}`.pipe(
         Effect.map((rows) => Option.fromNullable(rows[0])),
@@ -216,11 +225,11 @@ export const ScoredTendersRepoLive = Layer.effect(
                t.estimated_value_eur::float8 AS estimated_value_eur,
                ${isoMillis("s.tender_publish_date")} AS publish_date,
                s.overall_score, s.verdict,
-               ${factorPercent("cpv")} AS score_cpv,
-               ${factorPercent("semantic")} AS score_semantic,
-               ${factorPercent("keyword")} AS score_keyword,
-               ${factorPercent("value_fit")} AS score_value_fit,
-               ${factorPercent("historical")} AS score_historical,
+               ${factorPercent("score_cpv")} AS score_cpv,
+               ${factorPercent("score_semantic")} AS score_semantic,
+               ${factorPercent("score_keyword")} AS score_keyword,
+               ${factorPercent("score_value_fit")} AS score_value_fit,
+               ${factorPercent("score_historical")} AS score_historical,
                t.source_url,
                ${isoMicros("s.tender_publish_date")} AS publish_key
         FROM tender_scores s

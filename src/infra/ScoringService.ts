@@ -273,14 +273,19 @@ export const makeScoringService = Effect.gen(function* () {
   ) =>
     Effect.gen(function* () {
       const scoredAt = new Date(yield* Clock.currentTimeMillis)
+      // Column arrays for one INSERT … unnest: numbers travel as numeric arrays, not JSON text.
       const scores = {
         company: [] as Array<string>,
         tender: [] as Array<string>,
-        tenant: [] as Array<string>,
         overall: [] as Array<number>,
         confidence: [] as Array<number>,
         verdict: [] as Array<string>,
-        factors: [] as Array<string>,
+        semantic: [] as Array<number>,
+        keyword: [] as Array<number>,
+        cpv: [] as Array<number>,
+        valueFit: [] as Array<number>,
+        historical: [] as Array<number>,
+        cpvType: [] as Array<string>,
         publishDate: [] as Array<string>,
         ingestSeq: [] as Array<string>
       }
@@ -304,11 +309,15 @@ export const makeScoringService = Effect.gen(function* () {
         const companyId = company.prepared.company.id
         scores.company.push(companyId)
         scores.tender.push(tender.row.id)
-        scores.tenant.push(company.tenantId)
         scores.overall.push(score.overallScore)
         scores.confidence.push(score.overallConfidence)
         scores.verdict.push(score.verdict)
-        scores.factors.push(JSON.stringify(score.factors))
+        scores.semantic.push(score.factors.semantic.score)
+        scores.keyword.push(score.factors.keyword.score)
+        scores.cpv.push(score.factors.cpv.score)
+        scores.valueFit.push(score.factors.value_fit.score)
+        scores.historical.push(score.factors.historical.score)
+        scores.cpvType.push(score.factors.cpv.cpv_type)
         scores.publishDate.push(tender.row.publish_date.toISOString())
         scores.ingestSeq.push(tender.row.ingest_seq)
         if (!isNew.has(tender.row.id)) continue
@@ -347,19 +356,25 @@ export const makeScoringService = Effect.gen(function* () {
           }
           if (scores.company.length > 0) {
             yield* sql`
-              INSERT INTO tender_scores (company_id, tender_id, tenant_id, overall_score, overall_confidence, verdict,
-                                         factors, model_version, scored_at, tender_publish_date, tender_ingest_seq)
-              SELECT s.company_id, s.tender_id, s.tenant_id, s.overall_score, s.overall_confidence, s.verdict,
-                     s.factors::jsonb, ${MODEL_VERSION}, ${scoredAt.toISOString()}::timestamptz, s.publish_date,
-                     s.ingest_seq
-              FROM unnest(${scores.company}::uuid[], ${scores.tender}::uuid[], ${scores.tenant}::uuid[],
-                          ${scores.overall}::smallint[], ${scores.confidence}::real[], ${scores.verdict}::text[],
-                          ${scores.factors}::text[], ${scores.publishDate}::timestamptz[], ${scores.ingestSeq}::bigint[])
-                AS s(company_id, tender_id, tenant_id, overall_score, overall_confidence, verdict, factors,
-                     publish_date, ingest_seq)
-              ON CONFLICT (company_id, tender_id) DO UPDATE SET
+              INSERT INTO tender_scores (company_id, tender_id, overall_score, overall_confidence, verdict,
+                                         score_semantic, score_keyword, score_cpv, score_value_fit, score_historical,
+                                         cpv_type, model_version, scored_at, tender_publish_date, tender_ingest_seq)
+              SELECT s.company_id, s.tender_id, s.overall_score, s.overall_confidence, s.verdict, s.semantic, s.keyword,
+                     s.cpv, s.value_fit, s.historical, s.cpv_type, ${MODEL_VERSION},
+                     ${scoredAt.toISOString()}::timestamptz, s.publish_date, s.ingest_seq
+              FROM unnest(${scores.company}::uuid[], ${scores.tender}::uuid[], ${scores.overall}::smallint[],
+                          ${scores.confidence}::real[], ${scores.verdict}::text[], ${scores.semantic}::real[],
+                          ${scores.keyword}::real[], ${scores.cpv}::real[], ${scores.valueFit}::real[],
+                          ${scores.historical}::real[], ${scores.cpvType}::text[], ${scores.publishDate}::timestamptz[],
+                          ${scores.ingestSeq}::bigint[])
+                AS s(company_id, tender_id, overall_score, overall_confidence, verdict, semantic, keyword, cpv,
+                     value_fit, historical, cpv_type, publish_date, ingest_seq)
+              ON CONFLICT (tender_id, company_id) DO UPDATE SET
                 overall_score = EXCLUDED.overall_score, overall_confidence = EXCLUDED.overall_confidence,
-                verdict = EXCLUDED.verdict, factors = EXCLUDED.factors, model_version = EXCLUDED.model_version,
+                verdict = EXCLUDED.verdict, score_semantic = EXCLUDED.score_semantic,
+                score_keyword = EXCLUDED.score_keyword, score_cpv = EXCLUDED.score_cpv,
+                score_value_fit = EXCLUDED.score_value_fit, score_historical = EXCLUDED.score_historical,
+                cpv_type = EXCLUDED.cpv_type, model_version = EXCLUDED.model_version,
                 scored_at = EXCLUDED.scored_at, tender_publish_date = EXCLUDED.tender_publish_date,
                 tender_ingest_seq = EXCLUDED.tender_ingest_seq`
           }

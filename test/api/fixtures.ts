@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { MODEL_VERSION } from "../../src/domain/scoring/Model.js"
 import { ApiKeysRepo } from "../../src/infra/ApiKeysRepo.js"
 import { CreditLedger } from "../../src/infra/CreditLedger.js"
 import type { TestServer } from "../support/TestServer.js"
@@ -55,12 +56,14 @@ export interface TenderInput {
   readonly valueRon?: number | null
 }
 
-export const factorsFor = (score: number) => ({
-  semantic: { score: score / 100, weight: 0.35, contribution: Math.round(35 * score) / 100 },
-  keyword: { score: 0.5, weight: 0.2, contribution: 10 },
-  cpv: { score: 0.8, weight: 0.2, contribution: 16, cpv_type: "primary" },
-  value_fit: { score: 0.25, weight: 0.15, contribution: 3.75 },
-  historical: { score: 0.125, weight: 0.1, contribution: 1.25 }
+/** Factor scores (0-1) of a fixture score row; the model's weights give its breakdown. */
+export const factorScoresFor = (score: number) => ({
+  semantic: score / 100,
+  keyword: 0.5,
+  cpv: 0.8,
+  value_fit: 0.25,
+  historical: 0.125,
+  cpvType: "primary" as const
 })
 
 /** Inserts tenders (with an authority) and their scores for `companyId`; returns the tender ids in input order. */
@@ -88,13 +91,15 @@ export const addScoredTenders = (
                   ${t.valueRon === undefined ? 100000 : t.valueRon}, ${t.valueRon === undefined ? 20100.5 : null},
                   ${t.publishDate}, ${`https://e-licitatie.ro/notice/${suffix}`})
           RETURNING id, ingest_seq::text`
+        const factors = factorScoresFor(t.score)
         yield* sql`
-          INSERT INTO tender_scores (company_id, tender_id, tenant_id, overall_score, overall_confidence, verdict,
-                                     factors, model_version, scored_at, tender_publish_date, tender_ingest_seq)
-          VALUES (${account.companyId}, ${tender!.id}, ${account.tenantId}, ${t.score}, 0.75,
+          INSERT INTO tender_scores (company_id, tender_id, overall_score, overall_confidence, verdict,
+                                     score_semantic, score_keyword, score_cpv, score_value_fit, score_historical,
+                                     cpv_type, model_version, scored_at, tender_publish_date, tender_ingest_seq)
+          VALUES (${account.companyId}, ${tender!.id}, ${t.score}, 0.75,
                   ${t.score >= 70 ? "GO" : t.score >= 40 ? "RESEARCH" : "SKIP"},
-                  ${JSON.stringify(factorsFor(t.score))}::jsonb, 'svc-score-1.0', '2026-11-01T08:00:00Z',
-                  ${t.publishDate}, ${tender!.ingest_seq})`
+                  ${factors.semantic}, ${factors.keyword}, ${factors.cpv}, ${factors.value_fit}, ${factors.historical},
+                  ${factors.cpvType}, ${MODEL_VERSION}, '2026-11-01T08:00:00Z', ${t.publishDate}, ${tender!.ingest_seq})`
         ids.push(tender!.id)
       }
       return ids

@@ -1,6 +1,7 @@
 import { Effect, Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { creditPeriodAt } from "../../src/domain/CreditPeriod.js"
+import { MODEL_VERSION } from "../../src/domain/scoring/Model.js"
 import { TenderList, TenderScore } from "../../src/http/tenders/TendersApi.js"
 import { CreditLedger } from "../../src/infra/CreditLedger.js"
 import { request } from "../support/http.js"
@@ -279,13 +280,14 @@ describe("credits on the list and score endpoints", () => {
       overall_confidence: 0.75,
       verdict: "GO",
       factors: {
-        semantic: { score: 0.9, weight: 0.35, contribution: 31.5 },
-        keyword: { score: 0.5, weight: 0.2, contribution: 10 },
-        cpv: { score: 0.8, weight: 0.2, contribution: 16, cpv_type: "primary" },
-        value_fit: { score: 0.25, weight: 0.15, contribution: 3.75 },
-        historical: { score: 0.125, weight: 0.1, contribution: 1.25 }
+        // Stored factor scores with the weights of their model version.
+        semantic: { score: 0.9, weight: 0.25, contribution: 22.5 },
+        keyword: { score: 0.5, weight: 0.15, contribution: 7.5 },
+        cpv: { score: 0.8, weight: 0.3, contribution: 24, cpv_type: "primary" },
+        value_fit: { score: 0.25, weight: 0.1, contribution: 2.5 },
+        historical: { score: 0.125, weight: 0.2, contribution: 2.5 }
       },
-      scoring_model_version: "svc-score-1.0",
+      scoring_model_version: MODEL_VERSION,
       scored_at: "2026-11-01T08:00:00.000Z"
     })
     expect(res.body.meta.credits).toMatchObject({ cost: 2, remaining: 8 })

@@ -1,7 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { MODEL_VERSION } from "../../src/domain/scoring/Model.js"
+import type { CpvType } from "../../src/domain/scoring/CpvMatch.js"
+import { factorBreakdown, MODEL_VERSION, MODEL_WEIGHTS } from "../../src/domain/scoring/Model.js"
 import { keywordAnchor } from "../../src/domain/scoring/Text.js"
 import { backfillModelVersion, ScoringService, ScoringServiceLive } from "../../src/infra/ScoringService.js"
 import { TestDatabaseLive } from "../support/TestDatabase.js"
@@ -71,18 +72,36 @@ const fixtures = Effect.gen(function* () {
   return { sql, tenant, authority, company, watchlist, tender }
 })
 
+/** Stored scores of a tender, with the breakdown the API derives from their factor columns. */
 const scoresOf = (tenderId: string) =>
   Effect.flatMap(
     SqlClient.SqlClient,
     (sql) => sql<{
       company_id: string
       overall_score: number
-      factors: any
       model_version: string
       tender_ingest_seq: string
+      semantic: number
+      keyword: number
+      cpv: number
+      value_fit: number
+      historical: number
+      cpv_type: CpvType
     }>`
-      SELECT company_id, overall_score, factors, model_version, tender_ingest_seq::text FROM tender_scores
-      WHERE tender_id = ${tenderId} ORDER BY company_id`
+      SELECT company_id, overall_score, model_version, tender_ingest_seq::text, score_semantic::float8 AS semantic,
+             score_keyword::float8 AS keyword, score_cpv::float8 AS cpv, score_value_fit::float8 AS value_fit,
+             score_historical::float8 AS historical, cpv_type
+      FROM tender_scores WHERE tender_id = ${tenderId} ORDER BY company_id`
+  ).pipe(
+    Effect.map((rows) =>
+      rows.map(({ semantic, keyword, cpv, value_fit, historical, cpv_type, ...row }) => ({
+        ...row,
+        factors: factorBreakdown(
+          { semantic, keyword, cpv, value_fit, historical, cpvType: cpv_type },
+          MODEL_WEIGHTS[row.model_version]
+        )
+      }))
+    )
   )
 
 const countOf = (table: "alerts" | "match_events", tenderId: string) =>

@@ -46,13 +46,13 @@ describe("scoring jobs in the worker", () => {
         yield* queue.enqueue("tenders.score", { tenderIds: [tender!.id], isNew: [tender!.id] })
         expect(yield* waitFor(alertCount)).toBe(1)
         const [before] = yield* sql<{ semantic: number }>`
-          SELECT (factors->'semantic'->>'score')::float8 AS semantic FROM tender_scores WHERE tender_id = ${tender!.id}`
+          SELECT score_semantic::float8 AS semantic FROM tender_scores WHERE tender_id = ${tender!.id}`
 
         yield* sql`UPDATE companies SET description = 'Servicii de curățenie' WHERE id = ${company!.id}`
         yield* queue.enqueue("company.rescore", { companyId: company!.id })
         const after = yield* waitFor(
           sql<{ semantic: number }>`
-            SELECT (factors->'semantic'->>'score')::float8 AS semantic FROM tender_scores WHERE tender_id = ${tender!.id}`.pipe(
+            SELECT score_semantic::float8 AS semantic FROM tender_scores WHERE tender_id = ${tender!.id}`.pipe(
             Effect.map((rows) => (rows[0]!.semantic < before!.semantic ? rows[0]! : undefined)),
             Effect.orDie
           )

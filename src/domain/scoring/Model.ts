@@ -21,6 +21,15 @@ export const WEIGHTS = {
 
 export type FactorName = keyof typeof WEIGHTS
 
+export type Weights = { readonly [name in FactorName]: number }
+
+/**
+ * Weights of every model version whose scores may still be stored. Stored scores keep only the
+ * factor scores; their weights and contributions are derived from their version, so a retired
+ * version stays here until `scores.backfill` has rewritten its rows.
+ */
+export const MODEL_WEIGHTS: { readonly [version: string]: Weights } = { [MODEL_VERSION]: WEIGHTS }
+
 export const VERDICT_THRESHOLDS = { go: 70, research: 40 } as const
 
 /** Confidence lost for each missing piece of data; never below the floor. */
@@ -60,12 +69,32 @@ const round = (value: number, digits: number) => {
   return Math.round(value * scale) / scale
 }
 
-const clamp01 = (value: number) => Math.min(1, Math.max(0, value))
+const fraction = (value: number) => round(Math.min(1, Math.max(0, value)), 4)
 
-const factor = (name: FactorName, rawScore: number): Factor => {
-  const score = round(clamp01(rawScore), 4)
-  return { score, weight: WEIGHTS[name], contribution: round(WEIGHTS[name] * score * 100, 2) }
+/** The five factor scores (0-1) of a pair and the kind of CPV match: what a stored score keeps. */
+export interface FactorScores {
+  readonly semantic: number
+  readonly keyword: number
+  readonly cpv: number
+  readonly value_fit: number
+  readonly historical: number
+  readonly cpvType: CpvType
 }
+
+const factor = (weights: Weights, name: FactorName, score: number): Factor => ({
+  score,
+  weight: weights[name],
+  contribution: round(weights[name] * score * 100, 2)
+})
+
+/** The full breakdown (weights and contributions) of factor scores under the given weights. */
+export const factorBreakdown = (scores: FactorScores, weights: Weights = WEIGHTS): Factors => ({
+  semantic: factor(weights, "semantic", scores.semantic),
+  keyword: factor(weights, "keyword", scores.keyword),
+  cpv: { ...factor(weights, "cpv", scores.cpv), cpv_type: scores.cpvType },
+  value_fit: factor(weights, "value_fit", scores.value_fit),
+  historical: factor(weights, "historical", scores.historical)
+})
 
 export const verdictOf = (score: number): Verdict =>
   score >= VERDICT_THRESHOLDS.go ? "GO" : score >= VERDICT_THRESHOLDS.research ? "RESEARCH" : "SKIP"
@@ -82,13 +111,15 @@ export const confidenceOf = (company: PreparedCompany, tender: PreparedTender): 
 /** Scores one (company, tender) pair. Pure: the same inputs always give the same score. */
 export const scorePair = (company: PreparedCompany, tender: PreparedTender, corpus: CorpusStats): TenderScore => {
   const cpv = bestCpvMatch(tender.tender.mainCpv, tender.tender.additionalCpvs, company.profileCodes)
-  const factors: Factors = {
-    semantic: factor("semantic", semanticScore(company.queryTerms, tender, corpus)),
-    keyword: factor("keyword", keywordScore(company.phrases, tender)),
-    cpv: { ...factor("cpv", cpv.score), cpv_type: cpv.cpvType },
-    value_fit: factor("value_fit", valueFitScore(tender.tender.valueRon, company.minValue, company.maxValue)),
-    historical: factor("historical", historicalScore(tender.tender, company.company.history))
-  }
+  // Four decimals: what the API shows (stored as real, read back rounded to four).
+  const factors = factorBreakdown({
+    semantic: fraction(semanticScore(company.queryTerms, tender, corpus)),
+    keyword: fraction(keywordScore(company.phrases, tender)),
+    cpv: fraction(cpv.score),
+    value_fit: fraction(valueFitScore(tender.tender.valueRon, company.minValue, company.maxValue)),
+    historical: fraction(historicalScore(tender.tender, company.company.history)),
+    cpvType: cpv.cpvType
+  })
   const sum =
     factors.semantic.contribution +
     factors.keyword.contribution +

@@ -1,13 +1,13 @@
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
-import { Effect, Layer, Option, Schema } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { queryFingerprint } from "../../domain/Cursor.js"
+import { factorBreakdown, MODEL_WEIGHTS } from "../../domain/scoring/Model.js"
 import { type ListPosition, ScoredTendersRepo, type TenderListRow } from "../../infra/ScoredTendersRepo.js"
 import { Api } from "../Api.js"
 import { NotFound } from "../ApiErrors.js"
 import { ApiKeyAuthLive, requireOwnCompany } from "../ApiKeyAuth.js"
 import { chargeCredits, creditsMeta } from "../credits/CreditsReport.js"
 import { invalidCursor, makeCursors } from "../credits/Cursors.js"
-import { TenderScore } from "./TendersApi.js"
 
 export const LIST_DEFAULT_LIMIT = 20
 export const SCORE_COST = 2
@@ -33,8 +33,6 @@ const listPosition = (key: ReadonlyArray<string | number>): Option.Option<ListPo
     ? Option.some({ score, publishKey, tenderId })
     : Option.none()
 }
-
-const decodeFactors = Schema.decodeUnknown(TenderScore.fields.data.fields.factors)
 
 export const TendersHttpLive = HttpApiBuilder.group(Api, "tenders", (handlers) =>
   Effect.gen(function* () {
@@ -98,8 +96,20 @@ export const TendersHttpLive = HttpApiBuilder.group(Api, "tenders", (handlers) =
             return yield* new NotFound({ message: "No such tender scored for this company" })
           }
           const row = found.value
-          // A malformed stored breakdown is our defect: fail before charging, not after.
-          const factors = yield* decodeFactors(row.factors).pipe(Effect.orDie)
+          // A version without known weights is our defect (see MODEL_WEIGHTS): fail before charging.
+          const weights = MODEL_WEIGHTS[row.model_version]
+          if (weights === undefined) return yield* Effect.dieMessage(`No weights for model ${row.model_version}`)
+          const factors = factorBreakdown(
+            {
+              semantic: row.score_semantic,
+              keyword: row.score_keyword,
+              cpv: row.score_cpv,
+              value_fit: row.score_value_fit,
+              historical: row.score_historical,
+              cpvType: row.cpv_type
+            },
+            weights
+          )
           const charge = yield* chargeCredits({
             tenantId: caller.tenantId,
             report: caller.credits,
