@@ -190,7 +190,13 @@ const children: Array<ChildProcess> = []
 
 const startProcess = async (script: string, env: Record<string, string>) => {
   const port = await freePort()
-  const child = spawn(path.resolve("node_modules/.bin/tsx"), [script], {
+  // BENCH_CPU_PROF=<dir>: each server writes a V8 CPU profile there when it stops.
+  const profile = process.env.BENCH_CPU_PROF
+  const [command, args] =
+    profile === undefined
+      ? [path.resolve("node_modules/.bin/tsx"), [script]]
+      : [process.execPath, ["--cpu-prof", `--cpu-prof-dir=${profile}`, "--import", "tsx", script]]
+  const child = spawn(command, args, {
     env: { ...process.env, ...env, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "Warn" },
     detached: true,
     stdio: ["ignore", "inherit", "inherit"]

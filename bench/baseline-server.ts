@@ -1,19 +1,23 @@
 /**
  * The benchmark's baseline: GET /api/v1/tenders on bare node:http + pg, with no framework.
- * It runs the same SQL as the service (key lookup, company check, snapshot bound, count and page
- * from ScoredTendersRepo.LIST_SQL, and the credit charge transaction of CreditLedger), all as named
+ * It runs the same SQL as the service (key lookup of ApiKeysRepo, company check, snapshot bound, count
+ * and page from ScoredTendersRepo.LIST_SQL, and the credit charge of CreditLedger), all as named
  * prepared statements, and writes
- * the same JSON and headers. Rate limiting is an in-memory fixed window (no store round trip).
+ * the same JSON and headers. Rate limiting makes the same Redis round trip as the service (with
+ * REDIS_URL), else an in-memory fixed window.
  *
  *   DATABASE_URL=... PORT=... CURSOR_SECRET=<64 hex> tsx bench/baseline-server.ts
  */
 import { timingSafeEqual } from "node:crypto"
 import { createServer, type ServerResponse } from "node:http"
+import { Redis } from "ioredis"
 import pg from "pg"
 import { hashApiKey, isWellFormedApiKey } from "../src/domain/ApiKey.js"
 import { creditPeriodAt } from "../src/domain/CreditPeriod.js"
 import { decodeCursor, encodeCursor, queryFingerprint } from "../src/domain/Cursor.js"
 import { type Plan, planRules } from "../src/domain/Plan.js"
+import { FIND_OWNER_SQL } from "../src/infra/ApiKeysRepo.js"
+import { CHARGE_SQL } from "../src/infra/CreditLedger.js"
 import { LIST_SQL } from "../src/infra/ScoredTendersRepo.js"
 
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 20 })
@@ -21,11 +25,9 @@ const secret = Buffer.from(process.env.CURSOR_SECRET ?? "", "hex")
 const rateLimitPerMinute = Number(process.env.RATE_LIMIT_GENERAL_PER_MINUTE ?? 60)
 
 const SQL = {
-  owner: `SELECT k.id, k.tenant_id, t.plan, k.revoked_at IS NOT NULL AS revoked, k.key_hash
-          FROM api_keys k JOIN tenants t ON t.id = k.tenant_id WHERE k.key_hash = $1`,
+  owner: FIND_OWNER_SQL,
   companyTenant: LIST_SQL.companyTenant,
   bound: LIST_SQL.snapshotBound,
-  count: LIST_SQL.count,
   page: LIST_SQL.page,
   plan: "SELECT plan FROM tenants WHERE id = $1",
   openPeriod: `INSERT INTO credit_periods (tenant_id, period_start, period_ends_at, granted, remaining)
@@ -33,6 +35,7 @@ const SQL = {
   grant: `INSERT INTO credit_ledger (tenant_id, period_start, delta, kind, reason, balance_after)
           VALUES ($1, $2, $3, 'grant', 'monthly grant', $3)`,
   balance: "SELECT remaining FROM credit_periods WHERE tenant_id = $1 AND period_start = $2",
+  chargeOpenPeriod: CHARGE_SQL,
   charge: `UPDATE credit_periods cp SET remaining = cp.remaining - least(cp.remaining, $3)
            FROM (SELECT remaining AS before FROM credit_periods WHERE tenant_id = $1 AND period_start = $2 FOR UPDATE) old
            WHERE cp.tenant_id = $1 AND cp.period_start = $2 AND cp.remaining >= $4
@@ -45,9 +48,19 @@ type Queryable = Pick<pg.PoolClient, "query">
 const q = <R extends pg.QueryResultRow>(db: Queryable, name: string, text: string, values: Array<unknown>) =>
   db.query<R>({ name, text, values })
 
-/** CreditLedger.charge in `upTo` mode, statement for statement. */
+/** CreditLedger.charge in `upTo` mode, statement for statement: one statement when the period is open. */
 const chargeUpTo = async (tenantId: string, cost: number) => {
   const period = creditPeriodAt(Date.now())
+  if (cost > 0) {
+    const { rows } = await q<{ charged: number; remaining: number }>(pool, "charge_open", SQL.chargeOpenPeriod, [
+      tenantId,
+      period.start,
+      cost,
+      1,
+      "GET /api/v1/tenders"
+    ])
+    if (rows[0]) return { ...rows[0], periodEndsAt: period.endsAtText }
+  }
   const client = await pool.connect()
   try {
     await client.query("BEGIN")
@@ -87,8 +100,45 @@ const chargeUpTo = async (tenantId: string, cost: number) => {
   }
 }
 
+/**
+ * The service's rate-limit round trip: with REDIS_URL, the fixed-window script of
+ * @effect/experimental's Redis RateLimiterStore (what the service runs), same key and arguments;
+ * without, an in-memory window.
+ */
+const redis = process.env.REDIS_URL ? new Redis(process.env.REDIS_URL) : undefined
+redis?.defineCommand("fixedWindow", {
+  numberOfKeys: 1,
+  lua: `
+local key = KEYS[1]
+local tokens = tonumber(ARGV[1])
+local refillms = tonumber(ARGV[2])
+local limit = tonumber(ARGV[3])
+local current = tonumber(redis.call("GET", key))
+if not current then
+  local nextpttl = refillms * tokens
+  redis.call("SET", key, tokens, "PX", nextpttl)
+  return { tokens, nextpttl }
+end
+local currentpttl = tonumber(redis.call("PTTL", key) or "0")
+local next = current + tokens
+if limit and next > limit then
+  return { next, currentpttl }
+end
+local nextpttl = currentpttl + (refillms * tokens)
+redis.call("SET", key, next, "PX", nextpttl)
+return { next, nextpttl }
+`
+})
 const windows = new Map<string, { start: number; count: number }>()
-const allowed = (tenantId: string) => {
+const allowed = async (tenantId: string) => {
+  if (redis !== undefined) {
+    const [count] = await (
+      redis as unknown as {
+        fixedWindow: (key: string, tokens: number, refillMs: number, limit: number) => Promise<[number, number]>
+      }
+    ).fixedWindow(`tss:baseline:general:${tenantId}`, 1, 60_000 / rateLimitPerMinute, rateLimitPerMinute)
+    return count <= rateLimitPerMinute
+  }
   const now = Date.now()
   const w = windows.get(tenantId)
   if (!w || now - w.start >= 60_000) {
@@ -135,7 +185,7 @@ const server = createServer(async (req, res) => {
     if (!owner || !timingSafeEqual(owner.key_hash, hash)) return error(res, 401, "API_KEY_INVALID", "Invalid key")
     if (owner.revoked) return error(res, 401, "API_KEY_REVOKED", "Revoked")
     if (!planRules[owner.plan].apiAccess) return error(res, 403, "PLAN_UPGRADE_REQUIRED", "Upgrade")
-    if (!allowed(owner.tenant_id)) return error(res, 429, "RATE_LIMIT_EXCEEDED", "Slow down")
+    if (!(await allowed(owner.tenant_id))) return error(res, 429, "RATE_LIMIT_EXCEEDED", "Slow down")
 
     const companyId = (url.searchParams.get("companyId") ?? "").toLowerCase()
     const minScore = intParam(url.searchParams.get("minScore"), 0, 100, 0)
@@ -158,13 +208,12 @@ const server = createServer(async (req, res) => {
     const { rows: company } = await q<{ tenant_id: string }>(pool, "company_tenant", SQL.companyTenant, [companyId])
     if (company[0]?.tenant_id !== owner.tenant_id) return error(res, 403, "COMPANY_ACCESS_DENIED", "Not yours")
 
-    const [count, pageRows] = await Promise.all([
-      q<{ total: number }>(pool, "count", SQL.count, [companyId, minScore, bound]),
+    const pageRows =
       after === undefined
-        ? q<any>(pool, "page", SQL.page(false), [companyId, minScore, bound, limit + 1])
-        : q<any>(pool, "page_after", SQL.page(true), [companyId, minScore, bound, limit + 1, ...after])
-    ])
-    const rows = pageRows.rows
+        ? await q<any>(pool, "page", SQL.page(false), [companyId, minScore, bound, limit + 1])
+        : await q<any>(pool, "page_after", SQL.page(true), [companyId, minScore, bound, limit + 1, ...after])
+    const total: number = pageRows.rows[0]?.total ?? 0
+    const rows = pageRows.rows.filter((row: any) => row.tender_id !== null)
     const page = rows.length > limit ? rows.slice(0, limit) : rows
     const charge = await chargeUpTo(owner.tenant_id, page.length)
     if (!charge) return error(res, 402, "API_CREDITS_EXHAUSTED", "No credits")
@@ -189,7 +238,7 @@ const server = createServer(async (req, res) => {
           source_url: row.source_url
         })),
         meta: {
-          total: count.rows[0]!.total,
+          total,
           limit,
           next_cursor:
             hasMore && last
@@ -209,3 +258,5 @@ const server = createServer(async (req, res) => {
 
 server.keepAliveTimeout = 65_000
 server.listen(Number(process.env.PORT ?? 3100), "127.0.0.1")
+// Exit normally on SIGTERM, so a CPU profile (BENCH_CPU_PROF) is written.
+process.on("SIGTERM", () => process.exit(0))

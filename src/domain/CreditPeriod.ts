@@ -50,7 +50,19 @@ const withOffset = (epochMillis: number): string => {
   return `${local.getUTCFullYear()}-${pad(local.getUTCMonth() + 1)}-${pad(local.getUTCDate())}T${pad(local.getUTCHours())}:${pad(local.getUTCMinutes())}:${pad(local.getUTCSeconds())}${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`
 }
 
+// Every key-API request asks for the current period. A period changes only at local midnight, an
+// hour boundary in UTC too (Bucharest's offsets are whole hours), so the last answer holds for its hour.
+let lastAnswer: { readonly hour: number; readonly period: CreditPeriod } | undefined
+
 export const creditPeriodAt = (epochMillis: number): CreditPeriod => {
+  const hour = Math.floor(epochMillis / 3_600_000)
+  if (lastAnswer?.hour === hour) return lastAnswer.period
+  const period = computePeriod(epochMillis)
+  lastAnswer = { hour, period }
+  return period
+}
+
+const computePeriod = (epochMillis: number): CreditPeriod => {
   const local = new Date(epochMillis + offsetMinutes(epochMillis) * 60_000)
   const year = local.getUTCFullYear()
   const month = local.getUTCMonth() + 1

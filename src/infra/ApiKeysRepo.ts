@@ -4,6 +4,7 @@ import { Context, Effect, Layer, Option } from "effect"
 import { generateApiKey, hashApiKey, MAX_ACTIVE_API_KEYS, maskApiKey } from "../domain/ApiKey.js"
 import { ApiKeyLimitExceeded, ApiKeyNotFound, TenantNotFound } from "../domain/Errors.js"
 import type { Plan } from "../domain/Plan.js"
+import { makePrepared } from "./PreparedStatement.js"
 
 export interface ApiKeySummary {
   readonly id: string
@@ -57,10 +58,17 @@ const toSummary = (row: KeyRow): ApiKeySummary => ({
   revokedAt: row.revoked_at
 })
 
+/** Run on every key-API request (a named prepared statement); shared with the API benchmark's baseline. */
+export const FIND_OWNER_SQL = `
+  SELECT k.id, k.tenant_id, t.plan, k.revoked_at IS NOT NULL AS revoked, k.key_hash
+  FROM api_keys k JOIN tenants t ON t.id = k.tenant_id
+  WHERE k.key_hash = $1`
+
 export const ApiKeysRepoLive = Layer.effect(
   ApiKeysRepo,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const prepared = makePrepared(sql)
 
     const create = (input: { readonly tenantId: string; readonly name: string }) =>
       sql
@@ -103,11 +111,11 @@ export const ApiKeysRepoLive = Layer.effect(
 
     const findOwner = (presentedKey: string) => {
       const presentedHash = hashApiKey(presentedKey)
-      return sql<{ id: string; tenant_id: string; plan: Plan; revoked: boolean; key_hash: Buffer }>`
-        SELECT k.id, k.tenant_id, t.plan, k.revoked_at IS NOT NULL AS revoked, k.key_hash
-        FROM api_keys k JOIN tenants t ON t.id = k.tenant_id
-        WHERE k.key_hash = ${presentedHash}`.pipe(
-        Effect.orDie,
+      return prepared<{ id: string; tenant_id: string; plan: Plan; revoked: boolean; key_hash: Buffer }>(
+        "tss_api_key_owner",
+        FIND_OWNER_SQL,
+        [presentedHash]
+      ).pipe(
         Effect.map((rows) =>
           Option.map(
             // The index finds the row; the final equality is checked in constant time.

@@ -56,14 +56,8 @@ export const TendersHttpLive = HttpApiBuilder.group(Api, "tenders", (handlers) =
           // Page 1 fixes the snapshot; later pages carry it in the cursor.
           const bound = position?.bound ?? (yield* repo.snapshotBound)
 
-          const [total, rows] = yield* Effect.all(
-            [
-              repo.countList({ companyId, minScore, bound }),
-              // One row more than the page tells whether another page exists.
-              repo.listPage({ companyId, minScore, bound, after, take: limit + 1 })
-            ],
-            { concurrency: 2 }
-          )
+          // One row more than the page tells whether another page exists.
+          const { total, rows } = yield* repo.listPage({ companyId, minScore, bound, after, take: limit + 1 })
           const page = rows.length > limit ? rows.slice(0, limit) : rows
           const charge = yield* chargeCredits({
             tenantId: caller.tenantId,
