@@ -20,12 +20,12 @@ import { Agent, request } from "node:http"
 import { createServer } from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
-import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Redacted } from "effect"
 import pg from "pg"
 import { generateApiKey, hashApiKey, maskApiKey } from "../src/domain/ApiKey.js"
 import { CreditLedger, CreditLedgerLive } from "../src/infra/CreditLedger.js"
 import { migrate } from "../src/infra/Migrator.js"
+import { PgLive } from "../src/infra/PreparedStatement.js"
 
 const ADMIN_URL = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
 const TENANTS = 50
@@ -64,7 +64,10 @@ const runEffect = <A, E>(databaseUrl: string, effect: Effect.Effect<A, E, any>) 
   Effect.runPromise(
     (effect as Effect.Effect<A, E, never>).pipe(
       Effect.provide(
-        CreditLedgerLive.pipe(Layer.provideMerge(PgClient.layer({ url: Redacted.make(databaseUrl) })), Layer.orDie)
+        CreditLedgerLive.pipe(
+          Layer.provideMerge(PgLive({ url: Redacted.make(databaseUrl), maxConnections: 4 })),
+          Layer.orDie
+        )
       ),
       Effect.scoped
     ) as Effect.Effect<A, E, never>

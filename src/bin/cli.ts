@@ -1,7 +1,6 @@
 import { Command, ValidationError } from "@effect/cli"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { SqlError } from "@effect/sql"
-import { PgClient } from "@effect/sql-pg"
 import { Cause, Console, Effect, Layer, Logger, LogLevel, Option } from "effect"
 import { apikeyCommand } from "../cli/apikey.js"
 import { CliFailure } from "../cli/CliSupport.js"
@@ -16,6 +15,7 @@ import { AppConfig, AppConfigLive } from "../infra/AppConfig.js"
 import { DatabaseLive, EMBEDDED_DATABASE } from "../infra/Database.js"
 import { runningEmbeddedPostgres } from "../infra/EmbeddedPostgres.js"
 import { migrate } from "../infra/Migrator.js"
+import { PgLive } from "../infra/PreparedStatement.js"
 import { RepositoriesLive } from "../infra/Repositories.js"
 import { ScoringServiceLive } from "../infra/ScoringService.js"
 
@@ -53,7 +53,7 @@ const CliDatabaseLive = Layer.unwrapEffect(
     })
     return Option.match(running, {
       onNone: () => DatabaseLive,
-      onSome: (url) => PgClient.layer({ url, maxConnections: 4, applicationName: "tender-scoring-cli" })
+      onSome: (url) => PgLive({ url, maxConnections: 4, applicationName: "tender-scoring-cli" })
     })
   })
 )

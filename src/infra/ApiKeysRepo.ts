@@ -68,7 +68,7 @@ export const ApiKeysRepoLive = Layer.effect(
   ApiKeysRepo,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const prepared = makePrepared(sql)
+    const prepared = yield* makePrepared
 
     const create = (input: { readonly tenantId: string; readonly name: string }) =>
       sql

@@ -69,7 +69,7 @@ export const CreditLedgerLive = Layer.effect(
   CreditLedger,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const prepared = makePrepared(sql)
+    const prepared = yield* makePrepared
 
     /** The current period's row, opened with the plan's monthly grant on first use (the monthly reset). */
     const openPeriod = (tenantId: string) =>

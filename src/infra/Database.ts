@@ -1,13 +1,13 @@
-import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Option } from "effect"
 import { AppConfig } from "./AppConfig.js"
 import { startEmbeddedPostgres } from "./EmbeddedPostgres.js"
+import { PgLive } from "./PreparedStatement.js"
 
 /** The database the embedded cluster creates and serves. */
 export const EMBEDDED_DATABASE = "tenders"
 
 /**
- * PgClient + SqlClient for the whole process: the server named by DATABASE_URL, or (when it is
+ * PgClient + SqlClient (+ the PgPool under them) for the whole process: the server named by DATABASE_URL, or (when it is
  * unset) an embedded PostgreSQL started under the data folder for the life of the layer.
  */
 export const DatabaseLive = Layer.unwrapScoped(
@@ -18,6 +18,6 @@ export const DatabaseLive = Layer.unwrapScoped(
       onNone: () =>
         startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPgPort, database: EMBEDDED_DATABASE })
     })
-    return PgClient.layer({ url, maxConnections: 20, applicationName: "tender-scoring-service" })
+    return PgLive({ url, maxConnections: 20, applicationName: "tender-scoring-service" })
   })
 )

@@ -153,7 +153,7 @@ export const ScoredTendersRepoLive = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     const isoMillis = (column: string) => sql.literal(isoMillisText(column))
     const isoMicros = (column: string) => sql.literal(isoMicrosText(column))
-    const prepared = makePrepared(sql)
+    const prepared = yield* makePrepared
     // Factor scores are stored as real: round back to the four decimals the scorer produced.
     const fraction = (column: string) => sql.literal(`round(${column}::numeric, 4)::float8 AS ${column}`)
     const factorPercent = (column: string) => sql.literal(`round(s.${column}::numeric * 100)::int`)

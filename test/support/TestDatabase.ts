@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto"
 import { PgClient } from "@effect/sql-pg"
 import { Context, Effect, Layer, Redacted } from "effect"
 import { inject } from "vitest"
+import { PgLive } from "../../src/infra/PreparedStatement.js"
 import { databaseUrl } from "./databaseNames.js"
 
 /** The URL of this test file's own database (for spawning processes against it). */
@@ -24,9 +25,9 @@ export const freshDatabase = Effect.acquireRelease(
   ({ name }) => adminStatement(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)
 )
 
-/** SqlClient + PgClient on a fresh, migrated database of this test file, plus its URL. */
+/** SqlClient + PgClient (+ PgPool) on a fresh, migrated database of this test file, plus its URL. */
 export const TestDatabaseLive = Layer.unwrapScoped(
   Effect.map(freshDatabase, ({ url }) =>
-    Layer.merge(PgClient.layer({ url: Redacted.make(url), maxConnections: 10 }), Layer.succeed(TestDatabaseUrl, url))
+    Layer.merge(PgLive({ url: Redacted.make(url), maxConnections: 10 }), Layer.succeed(TestDatabaseUrl, url))
   )
 ).pipe(Layer.orDie)
