@@ -1,4 +1,3 @@
-import { createServer } from "node:http"
 import { HttpApiBuilder, HttpApiScalar, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
@@ -7,6 +6,7 @@ import { Api } from "./Api.js"
 import { AlertsHttpLive } from "./alerts/AlertsHttp.js"
 import { AuthHttpLive } from "./auth/AuthHttp.js"
 import { CompaniesHttpLive } from "./companies/CompaniesHttp.js"
+import { createServerHoldingEarlyRequests } from "./EarlyRequests.js"
 import { ErrorMappingLive } from "./ErrorMapping.js"
 import { ExportLive } from "./export/ExportHttp.js"
 import { SettingsHttpLive } from "./settings/SettingsHttp.js"
@@ -42,7 +42,9 @@ export const HttpServerLive = HttpApiBuilder.serve().pipe(
   HttpServer.withLogAddress,
   Layer.provide(
     Layer.unwrapEffect(
-      Effect.map(AppConfig, (config) => NodeHttpServer.layer(createServer, { port: config.port, host: config.host }))
+      Effect.map(AppConfig, (config) =>
+        NodeHttpServer.layer(createServerHoldingEarlyRequests, { port: config.port, host: config.host })
+      )
     )
   )
 )
