@@ -1,9 +1,8 @@
 /**
  * The benchmark's baseline: GET /api/v1/tenders on bare node:http + pg, with no framework.
- * It runs the same SQL as the service (key lookup of ApiKeysRepo, company check, snapshot bound, count
- * and page from ScoredTendersRepo.LIST_SQL, and the credit charge of CreditLedger), all as named
- * prepared statements, and writes
- * the same JSON and headers. Rate limiting makes the same Redis round trip as the service (with
+ * It runs the same SQL as the service (the key lookup of ApiKeysRepo, the company check and the page
+ * with its snapshot bound and total from ScoredTendersRepo.LIST_SQL, the credit charge of
+ * CreditLedger), all as named prepared statements, and writes the same JSON and headers. Rate limiting makes the same Redis round trip as the service (with
  * REDIS_URL), else an in-memory fixed window.
  *
  *   DATABASE_URL=... PORT=... CURSOR_SECRET=<64 hex> tsx bench/baseline-server.ts
@@ -27,7 +26,6 @@ const rateLimitPerMinute = Number(process.env.RATE_LIMIT_GENERAL_PER_MINUTE ?? 6
 const SQL = {
   owner: FIND_OWNER_SQL,
   companyTenant: LIST_SQL.companyTenant,
-  bound: LIST_SQL.snapshotBound,
   page: LIST_SQL.page,
   plan: "SELECT plan FROM tenants WHERE id = $1",
   openPeriod: `INSERT INTO credit_periods (tenant_id, period_start, period_ends_at, granted, remaining)
@@ -195,24 +193,22 @@ const server = createServer(async (req, res) => {
     }
     const query = queryFingerprint(["tenders", companyId, minScore])
     const cursor = url.searchParams.get("cursor")
-    let bound: string
+    let cursorBound: string | null = null
     let after: [number, string, string] | undefined
-    if (cursor === null) {
-      bound = (await q<{ bound: string }>(pool, "bound", SQL.bound, [])).rows[0]!.bound
-    } else {
+    if (cursor !== null) {
       const decoded = decodeCursor(secret, query, cursor)
       if (decoded._tag === "Left") return error(res, 400, "INVALID_CURSOR", "Invalid cursor")
       after = decoded.right.key as [number, string, string]
-      bound = decoded.right.bound
+      cursorBound = decoded.right.bound
     }
     const { rows: company } = await q<{ tenant_id: string }>(pool, "company_tenant", SQL.companyTenant, [companyId])
     if (company[0]?.tenant_id !== owner.tenant_id) return error(res, 403, "COMPANY_ACCESS_DENIED", "Not yours")
 
     const pageRows =
       after === undefined
-        ? await q<any>(pool, "page", SQL.page(false), [companyId, minScore, bound, limit + 1])
-        : await q<any>(pool, "page_after", SQL.page(true), [companyId, minScore, bound, limit + 1, ...after])
-    const total: number = pageRows.rows[0]?.total ?? 0
+        ? await q<any>(pool, "page", SQL.page(false), [companyId, minScore, cursorBound, limit + 1])
+        : await q<any>(pool, "page_after", SQL.page(true), [companyId, minScore, cursorBound, limit + 1, ...after])
+    const { bound, total } = pageRows.rows[0] as { bound: string; total: number }
     const rows = pageRows.rows.filter((row: any) => row.tender_id !== null)
     const page = rows.length > limit ? rows.slice(0, limit) : rows
     const charge = await chargeUpTo(owner.tenant_id, page.length)

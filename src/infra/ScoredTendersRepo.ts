@@ -79,16 +79,21 @@ const isoMicrosText = (column: string) => `to_char(${column} AT TIME ZONE 'UTC',
 /**
  * The list path's statements, run as named prepared statements (parsed and planned once per
  * connection: re-planning the page query on every request cost more than running it). A page
- * carries the snapshot's total on every row (one round trip instead of two; an empty page is one
- * row with only `total`). The benchmark's baseline imports the same texts.
+ * statement reads the snapshot bound itself when none is given ($3 null: page 1) and carries it and
+ * the snapshot's total on every row: one round trip per page (an empty page is one row without a
+ * tender). The benchmark's baseline imports the same texts.
  */
 export const LIST_SQL = {
   companyTenant: "SELECT tenant_id FROM companies WHERE id = $1",
   snapshotBound: "SELECT coalesce(max(ingest_seq), 0)::text AS bound FROM tenders",
   page: (after: boolean) => `
-    SELECT c.total, p.*
-    FROM (SELECT count(*)::int AS total FROM tender_scores
-          WHERE company_id = $1 AND overall_score >= $2 AND tender_ingest_seq <= $3) c
+    WITH b AS (SELECT coalesce($3::bigint, (SELECT coalesce(max(ingest_seq), 0) FROM tenders)) AS bound)
+    SELECT b.bound::text AS bound, c.total, p.*
+    FROM b
+    CROSS JOIN LATERAL (
+      SELECT count(*)::int AS total FROM tender_scores
+      WHERE company_id = $1 AND overall_score >= $2 AND tender_ingest_seq <= b.bound
+    ) c
     LEFT JOIN LATERAL (
       SELECT s.tender_id, t.title, s.overall_score AS score, s.verdict,
              array_prepend(rtrim(t.main_cpv), t.additional_cpvs::text[]) AS cpv_codes,
@@ -99,7 +104,7 @@ export const LIST_SQL = {
       FROM tender_scores s
       JOIN tenders t ON t.id = s.tender_id
       JOIN contracting_authorities a ON a.id = t.authority_id
-      WHERE s.company_id = $1 AND s.overall_score >= $2 AND s.tender_ingest_seq <= $3
+      WHERE s.company_id = $1 AND s.overall_score >= $2 AND s.tender_ingest_seq <= b.bound
       ${
         after
           ? `AND s.overall_score <= $5 AND (s.overall_score < $5 OR s.tender_publish_date < $6::timestamptz
@@ -123,14 +128,21 @@ export class ScoredTendersRepo extends Context.Tag("ScoredTendersRepo")<
     readonly companyTenant: (companyId: string) => Effect.Effect<Option.Option<string>>
     /** The highest tender ingestion sequence so far: the snapshot bound of a new pagination. */
     readonly snapshotBound: Effect.Effect<string>
-    /** Up to `take` rows after `after` (exclusive), and the total, both within the snapshot. */
+    /**
+     * Up to `take` rows after `after` (exclusive) and the total, within the snapshot `bound`, or
+     * (page 1, no bound yet) within a snapshot taken now, which is returned.
+     */
     readonly listPage: (input: {
       readonly companyId: string
       readonly minScore: number
-      readonly bound: string
+      readonly bound: Option.Option<string>
       readonly after: Option.Option<ListPosition>
       readonly take: number
-    }) => Effect.Effect<{ readonly total: number; readonly rows: ReadonlyArray<TenderListRow> }>
+    }) => Effect.Effect<{
+      readonly bound: string
+      readonly total: number
+      readonly rows: ReadonlyArray<TenderListRow>
+    }>
     readonly findScore: (input: {
       readonly companyId: string
       readonly tenderId: string
@@ -170,18 +182,20 @@ export const ScoredTendersRepoLive = Layer.effect(
     const listPage = (input: {
       readonly companyId: string
       readonly minScore: number
-      readonly bound: string
+      readonly bound: Option.Option<string>
       readonly after: Option.Option<ListPosition>
       readonly take: number
     }) => {
-      const head = [input.companyId, input.minScore, input.bound, input.take]
-      type Row = { readonly total: number } & (TenderListRow | { readonly tender_id: null })
+      const head = [input.companyId, input.minScore, Option.getOrNull(input.bound), input.take]
+      type Row = { readonly bound: string; readonly total: number } & (TenderListRow | { readonly tender_id: null })
       return Option.match(input.after, {
         onNone: () => prepared<Row>("tss_list_page", PAGE_FIRST, head),
         onSome: (p) => prepared<Row>("tss_list_page_after", PAGE_AFTER, [...head, p.score, p.publishKey, p.tenderId])
       }).pipe(
         Effect.map((rows) => ({
-          total: rows[0]?.total ?? 0,
+          // The statement always returns at least one row.
+          bound: rows[0]!.bound,
+          total: rows[0]!.total,
           rows: rows.filter((row): row is Row & TenderListRow => row.tender_id !== null)
         }))
       )

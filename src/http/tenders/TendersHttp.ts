@@ -53,11 +53,15 @@ export const TendersHttpLive = HttpApiBuilder.group(Api, "tenders", (handlers) =
           if (position !== undefined && Option.isNone(after)) return yield* invalidCursor()
 
           const caller = yield* requireOwnCompany(companyId)
-          // Page 1 fixes the snapshot; later pages carry it in the cursor.
-          const bound = position?.bound ?? (yield* repo.snapshotBound)
-
-          // One row more than the page tells whether another page exists.
-          const { total, rows } = yield* repo.listPage({ companyId, minScore, bound, after, take: limit + 1 })
+          // Page 1 fixes the snapshot; later pages carry it in the cursor. One row more than the
+          // page tells whether another page exists.
+          const { bound, total, rows } = yield* repo.listPage({
+            companyId,
+            minScore,
+            bound: Option.fromNullable(position?.bound),
+            after,
+            take: limit + 1
+          })
           const page = rows.length > limit ? rows.slice(0, limit) : rows
           const charge = yield* chargeCredits({
             tenantId: caller.tenantId,
