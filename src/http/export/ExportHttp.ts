@@ -10,6 +10,7 @@ import { BadRequest } from "../ApiErrors.js"
 import { ApiKeyAuthExportLive, requireOwnCompany } from "../ApiKeyAuth.js"
 import { chargeCredits, creditsMeta } from "../credits/CreditsReport.js"
 import { invalidCursor, makeCursors } from "../credits/Cursors.js"
+import { prebuiltJson } from "../JsonResponse.js"
 import { EXPORT_COLUMNS } from "./ExportApi.js"
 
 export const EXPORT_DEFAULT_LIMIT = 100
@@ -127,7 +128,7 @@ export const ExportHttpLive = HttpApiBuilder.group(Api, "export", (handlers) =>
             }
           })
         }
-        return HttpServerResponse.unsafeJson({
+        return prebuiltJson({
           data: served.map(toExportRow),
           meta: {
             count: served.length,
