@@ -31,3 +31,12 @@ export const defaultRateLimitPolicies: RateLimitPolicies = {
 /** Whole seconds a client must wait, as Retry-After and `retry_after_seconds` give it (at least 1). */
 export const retryAfterSeconds = (wait: Duration.Duration): number =>
   Math.max(1, Math.ceil(Duration.toMillis(wait) / 1000))
+
+/**
+ * The window as the store counts it. The store spaces a window's requests `window / limit` apart,
+ * and Redis takes expiry times in whole milliseconds only (a fraction makes every call fail), so
+ * that spacing is rounded up: the window grows by less than `limit` milliseconds (7 per minute:
+ * 60,004 ms).
+ */
+export const storeWindow = (policy: RateLimitPolicy): Duration.Duration =>
+  Duration.millis(Math.ceil(Duration.toMillis(policy.window) / policy.limit) * policy.limit)

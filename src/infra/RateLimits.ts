@@ -5,7 +5,8 @@ import {
   defaultRateLimitPolicies,
   type RateLimitPolicies,
   type RateLimitPolicy,
-  retryAfterSeconds
+  retryAfterSeconds,
+  storeWindow
 } from "../domain/RateLimitPolicy.js"
 import { AppConfig } from "./AppConfig.js"
 
@@ -37,7 +38,7 @@ export const RateLimitsLive = Layer.effect(
     const limiter = yield* RateLimiter.RateLimiter
     return {
       consume: (policy, subject) =>
-        limiter.consume({ key: `${policy.name}:${subject}`, limit: policy.limit, window: policy.window }).pipe(
+        limiter.consume({ key: `${policy.name}:${subject}`, limit: policy.limit, window: storeWindow(policy) }).pipe(
           Effect.asVoid,
           Effect.catchTag("RateLimiterError", (error) =>
             error.reason === "Exceeded"

@@ -62,4 +62,24 @@ describe("rate limits", () => {
       }
     })
   })
+
+  it.live.skipIf(!process.env.REDIS_URL)("Redis store: a limit that does not divide the window still limits", () => {
+    const url = new URL(process.env.REDIS_URL ?? "redis://127.0.0.1:6379")
+    const store = RedisRateLimiterStore.layerStore({
+      host: url.hostname,
+      port: Number(url.port || 6379),
+      prefix: `tss:test:${randomBytes(4).toString("hex")}:`
+    })
+    // 60,000 ms / 7 is not a whole number of milliseconds, which Redis refuses as an expiry.
+    const sevenPerMinute: RateLimitPolicy = { name: "general", limit: 7, window: Duration.minutes(1) }
+    return Effect.gen(function* () {
+      const limits = yield* RateLimits
+      const results = yield* Effect.forEach(Array.from({ length: 8 }), () =>
+        Effect.either(limits.consume(sevenPerMinute, "tenant-7"))
+      )
+      expect(results.slice(0, 7).every(Either.isRight)).toBe(true)
+      const refused = results[7]!
+      expect(Either.isLeft(refused) && refused.left.retryAfterSeconds).toBeGreaterThan(55)
+    }).pipe(Effect.provide(RateLimitsLive.pipe(Layer.provide(store))))
+  })
 })
