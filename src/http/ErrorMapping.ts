@@ -1,19 +1,84 @@
-import { HttpApiBuilder, HttpServerError, HttpServerRequest } from "@effect/platform"
-import { Cause, Effect, Option } from "effect"
+import { HttpApiBuilder, HttpMethod, HttpServerError, HttpServerRequest, Multipart } from "@effect/platform"
+import { Cause, Effect, Option, Predicate } from "effect"
 import { Api } from "./Api.js"
 import { BadRequest, InternalError, NotFound } from "./ApiErrors.js"
 
 type MappedError = BadRequest | NotFound | InternalError
 
 /**
+ * JSON bodies may nest at most this deep. Ours need three levels; a body nested a few thousand
+ * levels deep made the decoder's error report (which formats the offending value recursively)
+ * overflow the stack, a 500.
+ */
+export const MAX_JSON_DEPTH = 64
+
+/** Whether `text` opens more than `max` arrays/objects at once (brackets inside strings do not count). */
+const jsonNestingExceeds = (text: string, max: number): boolean => {
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      // A backslash escapes the next character; a quote ends the string.
+      if (c === 0x5c) i++
+      else if (c === 0x22) inString = false
+    } else if (c === 0x22) {
+      inString = true
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true
+    } else if (c === 0x5d || c === 0x7d) {
+      depth--
+    }
+  }
+  return false
+}
+
+/**
+ * Refuses a JSON body nested deeper than MAX_JSON_DEPTH before any decoding. The body is read once
+ * and cached, so the payload decoder parses this same text; a body that cannot be read is left to
+ * it (and answered as unreadable below). Other content types are not read here.
+ */
+const refuseDeepJson = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+  if (!HttpMethod.hasBody(request.method)) return Effect.void
+  // The platform decodes a body without a content type as JSON too.
+  const contentType = request.headers["content-type"]?.toLowerCase() ?? "application/json"
+  if (!contentType.includes("application/json")) return Effect.void
+  return Effect.flatMap(Effect.option(request.text), (text) => {
+    if (Option.isNone(text) || !jsonNestingExceeds(text.value, MAX_JSON_DEPTH)) return Effect.void
+    const message = `The request body is nested more than ${MAX_JSON_DEPTH} levels deep`
+    return Effect.fail(new BadRequest({ code: "VALIDATION_ERROR", message, details: [{ path: "", message }] }))
+  })
+})
+
+/**
+ * The platform reads request bodies with `orDie`, so a body it cannot read arrives here as a defect:
+ * JSON that does not parse (RequestError), a multipart body that does not parse (MultipartError; its
+ * InternalError reason is a file-system failure, ours), and a multipart content type whose boundary
+ * the parser refuses, which multipasta reports as an `error` event emitted before any listener is
+ * attached (Node's ERR_UNHANDLED_ERROR carrying `{_tag: "InvalidBoundary"}`). The message for each.
+ */
+const unreadableBody = (defect: unknown): string | undefined => {
+  if (HttpServerError.isServerError(defect) && defect._tag === "RequestError") {
+    return "The request body is not readable as JSON"
+  }
+  const multipartParse =
+    (Predicate.hasProperty(defect, Multipart.ErrorTypeId) &&
+      (defect as Multipart.MultipartError).reason !== "InternalError") ||
+    (defect instanceof Error &&
+      (defect as { code?: unknown }).code === "ERR_UNHANDLED_ERROR" &&
+      Predicate.isTagged((defect as { context?: unknown }).context, "InvalidBoundary"))
+  return multipartParse ? "The request body is not readable as multipart/form-data" : undefined
+}
+
+/**
  * Runs inside the API's error encoder, so whatever it fails with leaves in the uniform body:
- * an unknown route becomes a JSON 404, an unreadable request body (which the platform raises as a
- * defect) a 400, and any other defect is logged and answered with a plain 500 body. Typed failures
- * pass through untouched for the schema encoder.
+ * an unknown route becomes a JSON 404, an unreadable or too deeply nested request body a 400, and
+ * any other defect is logged and answered with a plain 500 body. Typed failures pass through
+ * untouched for the schema encoder.
  */
 export const ErrorMappingLive = HttpApiBuilder.middleware(Api, (app) =>
   Effect.catchAllCause(
-    app,
+    Effect.zipRight(refuseDeepJson, app),
     (cause: Cause.Cause<unknown>): Effect.Effect<never, MappedError, HttpServerRequest.HttpServerRequest> => {
       const failure = Cause.failureOption(cause)
       if (Option.isSome(failure)) {
@@ -28,10 +93,9 @@ export const ErrorMappingLive = HttpApiBuilder.middleware(Api, (app) =>
       }
       if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
       const defect = Cause.squash(cause)
-      if (HttpServerError.isServerError(defect) && defect._tag === "RequestError") {
-        return Effect.fail(
-          new BadRequest({ code: "VALIDATION_ERROR", message: "The request body is not readable as JSON" })
-        )
+      const unreadable = unreadableBody(defect)
+      if (unreadable !== undefined) {
+        return Effect.fail(new BadRequest({ code: "VALIDATION_ERROR", message: unreadable }))
       }
       return Effect.logError("Unhandled defect while serving a request", cause).pipe(
         Effect.zipRight(Effect.fail(new InternalError({ message: "Internal server error" })))
