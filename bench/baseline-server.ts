@@ -1,7 +1,7 @@
 /**
  * The benchmark's baseline: GET /api/v1/tenders on bare node:http + pg, with no framework.
- * It runs the same SQL as the service (the key lookup of ApiKeysRepo, the company check and the page
- * with its snapshot bound and total from ScoredTendersRepo.LIST_SQL, the credit charge of
+ * It runs the same SQL as the service (the key lookup of ApiKeysRepo, the page with its company
+ * check, snapshot bound and total from ScoredTendersRepo.LIST_SQL, the credit charge of
  * CreditLedger), all as named prepared statements, and writes the same JSON and headers. Rate limiting makes the same Redis round trip as the service (with
  * REDIS_URL), else an in-memory fixed window.
  *
@@ -25,7 +25,6 @@ const rateLimitPerMinute = Number(process.env.RATE_LIMIT_GENERAL_PER_MINUTE ?? 6
 
 const SQL = {
   owner: FIND_OWNER_SQL,
-  companyTenant: LIST_SQL.companyTenant,
   page: LIST_SQL.page,
   plan: "SELECT plan FROM tenants WHERE id = $1",
   openPeriod: `INSERT INTO credit_periods (tenant_id, period_start, period_ends_at, granted, remaining)
@@ -201,14 +200,13 @@ const server = createServer(async (req, res) => {
       after = decoded.right.key as [number, string, string]
       cursorBound = decoded.right.bound
     }
-    const { rows: company } = await q<{ tenant_id: string }>(pool, "company_tenant", SQL.companyTenant, [companyId])
-    if (company[0]?.tenant_id !== owner.tenant_id) return error(res, 403, "COMPANY_ACCESS_DENIED", "Not yours")
-
+    const head = [companyId, minScore, cursorBound, limit + 1, owner.tenant_id]
     const pageRows =
       after === undefined
-        ? await q<any>(pool, "page", SQL.page(false), [companyId, minScore, cursorBound, limit + 1])
-        : await q<any>(pool, "page_after", SQL.page(true), [companyId, minScore, cursorBound, limit + 1, ...after])
-    const { bound, total } = pageRows.rows[0] as { bound: string; total: number }
+        ? await q<any>(pool, "page", SQL.page(false), head)
+        : await q<any>(pool, "page_after", SQL.page(true), [...head, ...after])
+    const { owned, bound, total } = pageRows.rows[0] as { owned: boolean; bound: string; total: number }
+    if (!owned) return error(res, 403, "COMPANY_ACCESS_DENIED", "Not yours")
     const rows = pageRows.rows.filter((row: any) => row.tender_id !== null)
     const page = rows.length > limit ? rows.slice(0, limit) : rows
     const charge = await chargeUpTo(owner.tenant_id, page.length)

@@ -101,18 +101,20 @@ export const ApiKeyAuthLive = Layer.effect(ApiKeyAuth, makeApiKeyAuth("general")
 export const ApiKeyAuthExportLive = Layer.effect(ApiKeyAuthExport, makeApiKeyAuth("export"))
 
 /**
- * 403 COMPANY_ACCESS_DENIED unless the company belongs to the caller's tenant. A company that
- * does not exist gets the same answer, so ids of other tenants cannot be probed.
+ * 403 COMPANY_ACCESS_DENIED: the company is not of the caller's tenant. A company that does not
+ * exist gets the same answer, so ids of other tenants cannot be probed.
  */
+export const companyAccessDenied = () =>
+  new Forbidden({
+    code: "COMPANY_ACCESS_DENIED",
+    message: "The company does not belong to the tenant of this API key"
+  })
+
+/** The caller, or COMPANY_ACCESS_DENIED unless the company belongs to the caller's tenant. */
 export const requireOwnCompany = (companyId: string) =>
   Effect.gen(function* () {
     const caller = yield* ApiCaller
     const owner = yield* (yield* ScoredTendersRepo).companyTenant(companyId)
-    if (Option.isNone(owner) || owner.value !== caller.tenantId) {
-      return yield* new Forbidden({
-        code: "COMPANY_ACCESS_DENIED",
-        message: "The company does not belong to the tenant of this API key"
-      })
-    }
+    if (Option.isNone(owner) || owner.value !== caller.tenantId) return yield* companyAccessDenied()
     return caller
   })

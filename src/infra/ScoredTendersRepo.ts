@@ -79,20 +79,24 @@ const isoMicrosText = (column: string) => `to_char(${column} AT TIME ZONE 'UTC',
 /**
  * The list path's statements, run as named prepared statements (parsed and planned once per
  * connection: re-planning the page query on every request cost more than running it). A page
- * statement reads the snapshot bound itself when none is given ($3 null: page 1) and carries it and
- * the snapshot's total on every row: one round trip per page (an empty page is one row without a
- * tender). The benchmark's baseline imports the same texts.
+ * statement checks that the company is the caller's ($5: tenant; `owned`, and nothing is read
+ * otherwise), reads the snapshot bound itself when none is given ($3 null: page 1), and carries
+ * both and the snapshot's total on every row: one round trip per page (an empty page is one row
+ * without a tender). The benchmark's baseline imports the same texts.
  */
 export const LIST_SQL = {
   companyTenant: "SELECT tenant_id FROM companies WHERE id = $1",
   snapshotBound: "SELECT coalesce(max(ingest_seq), 0)::text AS bound FROM tenders",
   page: (after: boolean) => `
-    WITH b AS (SELECT coalesce($3::bigint, (SELECT coalesce(max(ingest_seq), 0) FROM tenders)) AS bound)
-    SELECT b.bound::text AS bound, c.total, p.*
+    WITH b AS (
+      SELECT EXISTS (SELECT 1 FROM companies WHERE id = $1 AND tenant_id = $5::uuid) AS owned,
+             coalesce($3::bigint, (SELECT coalesce(max(ingest_seq), 0) FROM tenders)) AS bound
+    )
+    SELECT b.owned, b.bound::text AS bound, c.total, p.*
     FROM b
     CROSS JOIN LATERAL (
       SELECT count(*)::int AS total FROM tender_scores
-      WHERE company_id = $1 AND overall_score >= $2 AND tender_ingest_seq <= b.bound
+      WHERE b.owned AND company_id = $1 AND overall_score >= $2 AND tender_ingest_seq <= b.bound
     ) c
     LEFT JOIN LATERAL (
       SELECT s.tender_id, t.title, s.overall_score AS score, s.verdict,
@@ -104,11 +108,11 @@ export const LIST_SQL = {
       FROM tender_scores s
       JOIN tenders t ON t.id = s.tender_id
       JOIN contracting_authorities a ON a.id = t.authority_id
-      WHERE s.company_id = $1 AND s.overall_score >= $2 AND s.tender_ingest_seq <= b.bound
+      WHERE b.owned AND s.company_id = $1 AND s.overall_score >= $2 AND s.tender_ingest_seq <= b.bound
       ${
         after
-          ? `AND s.overall_score <= $5 AND (s.overall_score < $5 OR s.tender_publish_date < $6::timestamptz
-               OR (s.tender_publish_date = $6::timestamptz AND s.tender_id > $7::uuid))`
+          ? `AND s.overall_score <= $6 AND (s.overall_score < $6 OR s.tender_publish_date < $7::timestamptz
+               OR (s.tender_publish_date = $7::timestamptz AND s.tender_id > $8::uuid))`
           : ""
       }
       ORDER BY s.overall_score DESC, s.tender_publish_date DESC, s.tender_id
@@ -130,15 +134,18 @@ export class ScoredTendersRepo extends Context.Tag("ScoredTendersRepo")<
     readonly snapshotBound: Effect.Effect<string>
     /**
      * Up to `take` rows after `after` (exclusive) and the total, within the snapshot `bound`, or
-     * (page 1, no bound yet) within a snapshot taken now, which is returned.
+     * (page 1, no bound yet) within a snapshot taken now, which is returned. `owned` is false, and
+     * nothing is read, when the company is not of `tenantId` (or does not exist).
      */
     readonly listPage: (input: {
+      readonly tenantId: string
       readonly companyId: string
       readonly minScore: number
       readonly bound: Option.Option<string>
       readonly after: Option.Option<ListPosition>
       readonly take: number
     }) => Effect.Effect<{
+      readonly owned: boolean
       readonly bound: string
       readonly total: number
       readonly rows: ReadonlyArray<TenderListRow>
@@ -180,20 +187,25 @@ export const ScoredTendersRepoLive = Layer.effect(
     )
 
     const listPage = (input: {
+      readonly tenantId: string
       readonly companyId: string
       readonly minScore: number
       readonly bound: Option.Option<string>
       readonly after: Option.Option<ListPosition>
       readonly take: number
     }) => {
-      const head = [input.companyId, input.minScore, Option.getOrNull(input.bound), input.take]
-      type Row = { readonly bound: string; readonly total: number } & (TenderListRow | { readonly tender_id: null })
+      const head = [input.companyId, input.minScore, Option.getOrNull(input.bound), input.take, input.tenantId]
+      type Row = { readonly owned: boolean; readonly bound: string; readonly total: number } & (
+        | TenderListRow
+        | { readonly tender_id: null }
+      )
       return Option.match(input.after, {
         onNone: () => prepared<Row>("tss_list_page", PAGE_FIRST, head),
         onSome: (p) => prepared<Row>("tss_list_page_after", PAGE_AFTER, [...head, p.score, p.publishKey, p.tenderId])
       }).pipe(
         Effect.map((rows) => ({
           // The statement always returns at least one row.
+          owned: rows[0]!.owned,
           bound: rows[0]!.bound,
           total: rows[0]!.total,
           rows: rows.filter((row): row is Row & TenderListRow => row.tender_id !== null)

@@ -5,7 +5,7 @@ import { factorBreakdown, MODEL_WEIGHTS } from "../../domain/scoring/Model.js"
 import { type ListPosition, ScoredTendersRepo, type TenderListRow } from "../../infra/ScoredTendersRepo.js"
 import { Api } from "../Api.js"
 import { NotFound } from "../ApiErrors.js"
-import { ApiKeyAuthLive, requireOwnCompany } from "../ApiKeyAuth.js"
+import { ApiCaller, ApiKeyAuthLive, companyAccessDenied, requireOwnCompany } from "../ApiKeyAuth.js"
 import { chargeCredits, creditsMeta } from "../credits/CreditsReport.js"
 import { invalidCursor, makeCursors } from "../credits/Cursors.js"
 import { prebuiltJson } from "../JsonResponse.js"
@@ -53,16 +53,19 @@ export const TendersHttpLive = HttpApiBuilder.group(Api, "tenders", (handlers) =
           const after = position === undefined ? Option.none<ListPosition>() : listPosition(position.key)
           if (position !== undefined && Option.isNone(after)) return yield* invalidCursor()
 
-          const caller = yield* requireOwnCompany(companyId)
-          // Page 1 fixes the snapshot; later pages carry it in the cursor. One row more than the
-          // page tells whether another page exists.
-          const { bound, total, rows } = yield* repo.listPage({
+          const caller = yield* ApiCaller
+          // The page statement also checks the company is the caller's. Page 1 fixes the snapshot;
+          // later pages carry it in the cursor. One row more than the page tells whether another
+          // page exists.
+          const { owned, bound, total, rows } = yield* repo.listPage({
+            tenantId: caller.tenantId,
             companyId,
             minScore,
             bound: Option.fromNullable(position?.bound),
             after,
             take: limit + 1
           })
+          if (!owned) return yield* companyAccessDenied()
           const page = rows.length > limit ? rows.slice(0, limit) : rows
           const charge = yield* chargeCredits({
             tenantId: caller.tenantId,
