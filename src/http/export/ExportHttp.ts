@@ -10,7 +10,6 @@ import { BadRequest } from "../ApiErrors.js"
 import { ApiKeyAuthExportLive, requireOwnCompany } from "../ApiKeyAuth.js"
 import { chargeCredits, creditsMeta } from "../credits/CreditsReport.js"
 import { invalidCursor, makeCursors } from "../credits/Cursors.js"
-import { prebuiltJson } from "../JsonResponse.js"
 import { EXPORT_COLUMNS } from "./ExportApi.js"
 
 export const EXPORT_DEFAULT_LIMIT = 100
@@ -128,7 +127,7 @@ export const ExportHttpLive = HttpApiBuilder.group(Api, "export", (handlers) =>
             }
           })
         }
-        return prebuiltJson({
+        return HttpServerResponse.unsafeJson({
           data: served.map(toExportRow),
           meta: {
             count: served.length,

@@ -1,4 +1,4 @@
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Effect, Layer, Option } from "effect"
 import { queryFingerprint } from "../../domain/Cursor.js"
 import { factorBreakdown, MODEL_WEIGHTS } from "../../domain/scoring/Model.js"
@@ -8,7 +8,6 @@ import { NotFound } from "../ApiErrors.js"
 import { ApiCaller, ApiKeyAuthLive, companyAccessDenied, requireOwnCompany } from "../ApiKeyAuth.js"
 import { chargeCredits, creditsMeta } from "../credits/CreditsReport.js"
 import { invalidCursor, makeCursors } from "../credits/Cursors.js"
-import { prebuiltJson } from "../JsonResponse.js"
 
 export const LIST_DEFAULT_LIMIT = 20
 export const SCORE_COST = 2
@@ -84,7 +83,7 @@ export const TendersHttpLive = HttpApiBuilder.group(Api, "tenders", (handlers) =
               : null
 
           // Prebuilt wire JSON (a test decodes it with TenderList): schema encoding costs half the throughput.
-          return prebuiltJson({
+          return HttpServerResponse.unsafeJson({
             data: served.map(toListItem),
             meta: { total, limit, next_cursor: nextCursor, has_more: hasMore, credits: creditsMeta(charge) }
           })
