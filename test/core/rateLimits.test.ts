@@ -8,6 +8,17 @@ import { RateLimits, RateLimitsLive } from "../../src/infra/RateLimits.js"
 
 const perMinute: RateLimitPolicy = { name: "general", limit: 3, window: Duration.minutes(1) }
 
+/** RateLimits on the Redis of REDIS_URL, under a prefix of its own (a fresh set of windows). */
+const onRedis = () => {
+  const url = new URL(process.env.REDIS_URL ?? "redis://127.0.0.1:6379")
+  const store = RedisRateLimiterStore.layerStore({
+    host: url.hostname,
+    port: Number(url.port || 6379),
+    prefix: `tss:test:${randomBytes(4).toString("hex")}:`
+  })
+  return RateLimitsLive.pipe(Layer.provide(store))
+}
+
 const consumeN = (n: number, subject: string) =>
   Effect.flatMap(RateLimits, (limits) =>
     Effect.forEach(Array.from({ length: n }), () => Effect.either(limits.consume(perMinute, subject)))
@@ -41,13 +52,7 @@ describe("rate limits", () => {
   )
 
   it.live.skipIf(!process.env.REDIS_URL)("Redis store: shared windows with a real wait", () => {
-    const url = new URL(process.env.REDIS_URL ?? "redis://127.0.0.1:6379")
-    const store = RedisRateLimiterStore.layerStore({
-      host: url.hostname,
-      port: Number(url.port || 6379),
-      prefix: `tss:test:${randomBytes(4).toString("hex")}:`
-    })
-    const OnRedis = RateLimitsLive.pipe(Layer.provide(store))
+    const OnRedis = onRedis()
     return Effect.gen(function* () {
       // Two limiters on one store stand for two API processes.
       const first = yield* consumeN(2, "tenant-r").pipe(Effect.provide(OnRedis))
@@ -64,12 +69,6 @@ describe("rate limits", () => {
   })
 
   it.live.skipIf(!process.env.REDIS_URL)("Redis store: a limit that does not divide the window still limits", () => {
-    const url = new URL(process.env.REDIS_URL ?? "redis://127.0.0.1:6379")
-    const store = RedisRateLimiterStore.layerStore({
-      host: url.hostname,
-      port: Number(url.port || 6379),
-      prefix: `tss:test:${randomBytes(4).toString("hex")}:`
-    })
     // 60,000 ms / 7 is not a whole number of milliseconds, which Redis refuses as an expiry.
     const sevenPerMinute: RateLimitPolicy = { name: "general", limit: 7, window: Duration.minutes(1) }
     return Effect.gen(function* () {
@@ -80,6 +79,6 @@ describe("rate limits", () => {
       expect(results.slice(0, 7).every(Either.isRight)).toBe(true)
       const refused = results[7]!
       expect(Either.isLeft(refused) && refused.left.retryAfterSeconds).toBeGreaterThan(55)
-    }).pipe(Effect.provide(RateLimitsLive.pipe(Layer.provide(store))))
+    }).pipe(Effect.provide(onRedis()))
   })
 })
