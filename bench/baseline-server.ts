@@ -15,9 +15,9 @@ import { hashApiKey, isWellFormedApiKey } from "../src/domain/ApiKey.js"
 import { creditPeriodAt } from "../src/domain/CreditPeriod.js"
 import { decodeCursor, encodeCursor, queryFingerprint } from "../src/domain/Cursor.js"
 import { type Plan, planRules } from "../src/domain/Plan.js"
-import { FIND_OWNER_SQL } from "../src/infra/ApiKeysRepo.js"
-import { CHARGE_SQL } from "../src/infra/CreditLedger.js"
-import { LIST_SQL } from "../src/infra/ScoredTendersRepo.js"
+import { FIND_OWNER_SQL } from "../src/infra/auth/ApiKeysRepo.js"
+import { CHARGE_SQL } from "../src/infra/billing/CreditLedger.js"
+import { LIST_SQL } from "../src/infra/scoring/ScoredTendersRepo.js"
 
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 20 })
 const secret = Buffer.from(process.env.CURSOR_SECRET ?? "", "hex")

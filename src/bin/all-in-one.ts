@@ -4,7 +4,7 @@ import { type DemoSeedResult, databaseIsEmpty, seedDemoAndScore } from "../demo/
 import { HttpServerLive } from "../http/Server.js"
 import { AppConfig } from "../infra/AppConfig.js"
 import { RepositoriesLive } from "../infra/Repositories.js"
-import { ScoringServiceLive } from "../infra/ScoringService.js"
+import { ScoringServiceLive } from "../infra/scoring/ScoringService.js"
 import { jobHandlers } from "../workers/handlers.js"
 import { WorkerLive } from "../workers/Worker.js"
 import { InfraLive, launch, MigrateOnStart, runProcess } from "./Main.js"

@@ -12,12 +12,12 @@ import { tenantCommand } from "../cli/tenant.js"
 import { tendersCommand } from "../cli/tenders.js"
 import { userCommand } from "../cli/user.js"
 import { AppConfig, AppConfigLive } from "../infra/AppConfig.js"
-import { DatabaseLive, EMBEDDED_DATABASE } from "../infra/Database.js"
-import { runningEmbeddedPostgres } from "../infra/EmbeddedPostgres.js"
-import { migrate } from "../infra/Migrator.js"
-import { PgLive } from "../infra/PreparedStatement.js"
+import { DatabaseLive, EMBEDDED_DATABASE } from "../infra/db/Database.js"
+import { runningEmbeddedPostgres } from "../infra/db/EmbeddedPostgres.js"
+import { migrate } from "../infra/db/Migrator.js"
+import { PgLive } from "../infra/db/PreparedStatement.js"
 import { RepositoriesLive } from "../infra/Repositories.js"
-import { ScoringServiceLive } from "../infra/ScoringService.js"
+import { ScoringServiceLive } from "../infra/scoring/ScoringService.js"
 
 /** Runs a command's work after applying pending migrations, so it also works on a fresh database. */
 const schemaFirst = <Name extends string, R, E, A>(command: Command.Command<Name, R, E, A>) =>

@@ -13,7 +13,7 @@ if (!name || !/^[a-z-]+$/.test(name)) {
   process.exit(2)
 }
 const root = fileURLToPath(new URL("../..", import.meta.url))
-// Same depth as src/bin, so `new URL("../../migrations", import.meta.url)` still finds the project's files.
+// Same depth as src/infra, so src/infra/ProjectFiles.ts still finds the project's files from the bundle.
 const outfile = path.join(root, "dist", "bin", `${name}.mjs`)
 
 const newestSource = () => {

@@ -1,6 +1,6 @@
 import { Command, Options } from "@effect/cli"
 import { Effect } from "effect"
-import { ApiKeysRepo } from "../infra/ApiKeysRepo.js"
+import { ApiKeysRepo } from "../infra/auth/ApiKeysRepo.js"
 import { CliFailure, missingSubcommand, printJson, uuidOption } from "./CliSupport.js"
 
 const create = Command.make(

@@ -1,6 +1,6 @@
 import { Command, Options } from "@effect/cli"
 import { Effect, Option } from "effect"
-import { CompaniesRepo, normalizeFiscalCode } from "../infra/CompaniesRepo.js"
+import { CompaniesRepo, normalizeFiscalCode } from "../infra/accounts/CompaniesRepo.js"
 import { CliFailure, missingSubcommand, nonEmptyText, printJson, uuidOption } from "./CliSupport.js"
 
 const create = Command.make(

@@ -1,6 +1,6 @@
 import { Command } from "@effect/cli"
 import { Effect } from "effect"
-import { CreditLedger } from "../infra/CreditLedger.js"
+import { CreditLedger } from "../infra/billing/CreditLedger.js"
 import { CliFailure, integerOption, missingSubcommand, printJson, uuidOption } from "./CliSupport.js"
 
 const set = Command.make(

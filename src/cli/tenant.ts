@@ -1,7 +1,7 @@
 import { Command } from "@effect/cli"
 import { Effect } from "effect"
 import { Plan } from "../domain/Plan.js"
-import { TenantsRepo } from "../infra/TenantsRepo.js"
+import { TenantsRepo } from "../infra/accounts/TenantsRepo.js"
 import { choiceOption, missingSubcommand, nonEmptyText, printJson } from "./CliSupport.js"
 
 const create = Command.make(

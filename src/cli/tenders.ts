@@ -2,8 +2,8 @@ import * as fs from "node:fs/promises"
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect } from "effect"
 import { IMPORT_FORMATS, readTenders } from "../domain/tenders/formats/ImportFormat.js"
-import { ScoringService } from "../infra/ScoringService.js"
-import { TENDER_CHUNK_SIZE, TenderStore, type UpsertResult } from "../infra/TenderStore.js"
+import { ScoringService } from "../infra/scoring/ScoringService.js"
+import { TENDER_CHUNK_SIZE, TenderStore, type UpsertResult } from "../infra/tenders/TenderStore.js"
 import { CliFailure, printJson } from "./CliSupport.js"
 
 const readStdin = async (): Promise<string> => {

@@ -1,6 +1,6 @@
 import { Command, Options } from "@effect/cli"
 import { Effect } from "effect"
-import { UsersRepo } from "../infra/UsersRepo.js"
+import { UsersRepo } from "../infra/accounts/UsersRepo.js"
 import { CliFailure, missingSubcommand, nonEmptyText, printJson, uuidOption } from "./CliSupport.js"
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/

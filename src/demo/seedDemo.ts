@@ -1,11 +1,11 @@
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect } from "effect"
 import { normalizeAuthorityName } from "../domain/tenders/RomanianText.js"
-import { ApiKeysRepo } from "../infra/ApiKeysRepo.js"
-import { CompaniesRepo } from "../infra/CompaniesRepo.js"
-import { ScoringService } from "../infra/ScoringService.js"
-import { TenantsRepo } from "../infra/TenantsRepo.js"
-import { UsersRepo } from "../infra/UsersRepo.js"
+import { CompaniesRepo } from "../infra/accounts/CompaniesRepo.js"
+import { TenantsRepo } from "../infra/accounts/TenantsRepo.js"
+import { UsersRepo } from "../infra/accounts/UsersRepo.js"
+import { ApiKeysRepo } from "../infra/auth/ApiKeysRepo.js"
+import { ScoringService } from "../infra/scoring/ScoringService.js"
 import {
   type CpvRow,
   DEMO_COMPANIES,

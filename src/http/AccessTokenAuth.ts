@@ -1,6 +1,6 @@
 import { HttpApiMiddleware, HttpApiSecurity, HttpServerRequest, OpenApi } from "@effect/platform"
 import { Context, Effect, Layer } from "effect"
-import { type AccessTokenRejected, type Account, AuthSessions, AuthSessionsLive } from "../infra/AuthSessions.js"
+import { type AccessTokenRejected, type Account, AuthSessions, AuthSessionsLive } from "../infra/auth/AuthSessions.js"
 import { Unauthorized, UnauthorizedWire } from "./ApiErrors.js"
 
 /** The account an access token speaks for; provided to every handler behind AccessTokenAuth. */

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto"
 import { PgClient } from "@effect/sql-pg"
 import { Duration, Effect, Layer, Schedule, Stream } from "effect"
-import { JOBS_CHANNEL, type Job, JobQueue } from "../infra/JobQueue.js"
+import { JOBS_CHANNEL, type Job, JobQueue } from "../infra/jobs/JobQueue.js"
 
 /** What a worker does with one job of a kind; a failure is retried with backoff by the queue. */
 export type JobHandler = (job: Job) => Effect.Effect<void, unknown>

@@ -16,9 +16,9 @@ import {
   REFRESH_TOKEN_TTL,
   successorOf
 } from "../../src/domain/RefreshToken.js"
-import { AuthSessions, AuthSessionsLive } from "../../src/infra/AuthSessions.js"
-import { TenantsRepo } from "../../src/infra/TenantsRepo.js"
-import { UsersRepo } from "../../src/infra/UsersRepo.js"
+import { TenantsRepo } from "../../src/infra/accounts/TenantsRepo.js"
+import { UsersRepo } from "../../src/infra/accounts/UsersRepo.js"
+import { AuthSessions, AuthSessionsLive } from "../../src/infra/auth/AuthSessions.js"
 import { TestInfraLive } from "../support/TestServer.js"
 
 const subject = { userId: randomUUID(), tenantId: randomUUID(), sessionId: randomUUID() }

@@ -2,8 +2,8 @@ import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { MODEL_VERSION } from "../../src/domain/scoring/Model.js"
-import { ApiKeysRepo } from "../../src/infra/ApiKeysRepo.js"
-import { CreditLedger } from "../../src/infra/CreditLedger.js"
+import { ApiKeysRepo } from "../../src/infra/auth/ApiKeysRepo.js"
+import { CreditLedger } from "../../src/infra/billing/CreditLedger.js"
 import type { TestServer } from "../support/TestServer.js"
 
 /** Rows for the key-API tests, written straight to the database (the scoring engine is not involved). */

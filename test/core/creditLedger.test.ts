@@ -1,9 +1,9 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Either, Layer, TestClock } from "effect"
-import { CreditLedger } from "../../src/infra/CreditLedger.js"
+import { TenantsRepo } from "../../src/infra/accounts/TenantsRepo.js"
+import { CreditLedger } from "../../src/infra/billing/CreditLedger.js"
 import { RepositoriesLive } from "../../src/infra/Repositories.js"
-import { TenantsRepo } from "../../src/infra/TenantsRepo.js"
 import { TestDatabaseLive } from "../support/TestDatabase.js"
 
 const TestLayer = RepositoriesLive.pipe(Layer.provideMerge(TestDatabaseLive))

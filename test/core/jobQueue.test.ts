@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Deferred, Duration, Effect, Layer } from "effect"
-import { JobQueue } from "../../src/infra/JobQueue.js"
+import { JobQueue } from "../../src/infra/jobs/JobQueue.js"
 import { RepositoriesLive } from "../../src/infra/Repositories.js"
 import { WorkerLive } from "../../src/workers/Worker.js"
 import { TestDatabaseLive } from "../support/TestDatabase.js"

@@ -4,7 +4,7 @@ import * as RedisRateLimiterStore from "@effect/experimental/RateLimiter/Redis"
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Either, Layer, TestClock } from "effect"
 import type { RateLimitPolicy } from "../../src/domain/RateLimitPolicy.js"
-import { RateLimits, RateLimitsLive } from "../../src/infra/RateLimits.js"
+import { RateLimits, RateLimitsLive } from "../../src/infra/billing/RateLimits.js"
 
 const perMinute: RateLimitPolicy = { name: "general", limit: 3, window: Duration.minutes(1) }
 

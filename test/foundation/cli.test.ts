@@ -3,7 +3,7 @@ import { Effect, ManagedRuntime } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { DEMO_COMPANIES, DEMO_EMAIL, DEMO_PASSWORD, DEMO_TENDER_COUNT } from "../../src/demo/DemoData.js"
 import { hashApiKey } from "../../src/domain/ApiKey.js"
-import { verifyPassword } from "../../src/infra/PasswordHasher.js"
+import { verifyPassword } from "../../src/infra/auth/PasswordHasher.js"
 import { TestDatabaseLive, TestDatabaseUrl } from "../support/TestDatabase.js"
 import { expectJson, expectOneLineFailure, runCli, UUID_PATTERN } from "./processes.js"
 

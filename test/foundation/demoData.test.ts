@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest"
 import { DEMO_AUTHORITIES } from "../../src/demo/DemoAuthorities.js"
 import { type CpvRow, DEMO_COMPANIES, DEMO_TENDER_COUNT, generateDemoTenders } from "../../src/demo/DemoData.js"
 import { EUR_RON } from "../../src/domain/Currency.js"
-import { CPV_CSV } from "../../src/infra/CpvTable.js"
+import { CPV_CSV } from "../../src/infra/tenders/CpvTable.js"
 
 /** Properties of the pure demo generator, over the real CPV table the migrations load. */
 describe("demo data generator", () => {

@@ -5,7 +5,7 @@ import * as path from "node:path"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Exit, Redacted, Scope } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
-import { startEmbeddedPostgres } from "../../src/infra/EmbeddedPostgres.js"
+import { startEmbeddedPostgres } from "../../src/infra/db/EmbeddedPostgres.js"
 import { expectJson, runScript } from "./processes.js"
 
 const freePort = () =>

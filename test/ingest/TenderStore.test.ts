@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Effect, Either, Layer } from "effect"
 import { normalizeTenderRecord, type Tender, type TenderRecordInput } from "../../src/domain/tenders/TenderRecord.js"
-import { TenderStore, TenderStoreLive } from "../../src/infra/TenderStore.js"
+import { TenderStore, TenderStoreLive } from "../../src/infra/tenders/TenderStore.js"
 import { TestDatabaseLive } from "../support/TestDatabase.js"
 import { cpvCatalog } from "./support.js"
 

@@ -2,7 +2,7 @@ import * as fs from "node:fs"
 import { fileURLToPath } from "node:url"
 import { parse } from "csv-parse/sync"
 import { makeCpvCatalog } from "../../src/domain/tenders/Cpv.js"
-import { CPV_CSV } from "../../src/infra/CpvTable.js"
+import { CPV_CSV } from "../../src/infra/tenders/CpvTable.js"
 
 /** The project's CPV table, read from its CSV (the same rows the migrator loads into cpv_codes). */
 export const cpvCatalog = makeCpvCatalog(

@@ -4,7 +4,7 @@ import { Effect, Layer } from "effect"
 import type { CpvType } from "../../src/domain/scoring/CpvMatch.js"
 import { factorBreakdown, MODEL_VERSION, MODEL_WEIGHTS } from "../../src/domain/scoring/Model.js"
 import { keywordAnchor } from "../../src/domain/scoring/Text.js"
-import { backfillModelVersion, ScoringService, ScoringServiceLive } from "../../src/infra/ScoringService.js"
+import { backfillModelVersion, ScoringService, ScoringServiceLive } from "../../src/infra/scoring/ScoringService.js"
 import { TestDatabaseLive } from "../support/TestDatabase.js"
 
 const TestLayer = ScoringServiceLive.pipe(Layer.provideMerge(TestDatabaseLive))

@@ -1,8 +1,8 @@
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Exit, Layer, Redacted, Scope } from "effect"
 import type { TestProject } from "vitest/node"
-import { startEmbeddedPostgres } from "../../src/infra/EmbeddedPostgres.js"
-import { migrate } from "../../src/infra/Migrator.js"
+import { startEmbeddedPostgres } from "../../src/infra/db/EmbeddedPostgres.js"
+import { migrate } from "../../src/infra/db/Migrator.js"
 import { databaseUrl, TEST_DB_PREFIX } from "./databaseNames.js"
 
 declare module "vitest" {

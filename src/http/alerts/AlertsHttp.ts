@@ -1,6 +1,6 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Layer } from "effect"
-import { AlertsRepo } from "../../infra/AlertsRepo.js"
+import { AlertsRepo } from "../../infra/accounts/AlertsRepo.js"
 import { AccessTokenAuthLive, CurrentAccount } from "../AccessTokenAuth.js"
 import { Api } from "../Api.js"
 import { NotFound } from "../ApiErrors.js"

@@ -1,14 +1,14 @@
 import { createHash } from "node:crypto"
 import { HttpApiBuilder, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Layer, Option } from "effect"
-import { AuthSessions, AuthSessionsLive, type RefreshRejected } from "../../infra/AuthSessions.js"
-import { hashPassword, verifyPassword } from "../../infra/PasswordHasher.js"
-import { type RateLimitHit, RateLimitPoliciesTag } from "../../infra/RateLimits.js"
-import { normalizeEmail, UsersRepo } from "../../infra/UsersRepo.js"
+import { normalizeEmail, UsersRepo } from "../../infra/accounts/UsersRepo.js"
+import { AuthSessions, AuthSessionsLive, type RefreshRejected } from "../../infra/auth/AuthSessions.js"
+import { checkNotLocked, recordFailure } from "../../infra/auth/LoginThrottle.js"
+import { hashPassword, verifyPassword } from "../../infra/auth/PasswordHasher.js"
+import { type RateLimitHit, RateLimitPoliciesTag } from "../../infra/billing/RateLimits.js"
 import { AccessTokenAuthLive, CurrentAccount } from "../AccessTokenAuth.js"
 import { Api } from "../Api.js"
 import { RateLimited, Unauthorized } from "../ApiErrors.js"
-import { checkNotLocked, recordFailure } from "./LoginThrottle.js"
 
 const refreshRejection = (error: RefreshRejected) => {
   switch (error.reason) {

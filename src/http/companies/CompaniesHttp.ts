@@ -1,7 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Layer } from "effect"
 import { planRules } from "../../domain/Plan.js"
-import { CompanyProfilesRepo } from "../../infra/CompanyProfilesRepo.js"
+import { CompanyProfilesRepo } from "../../infra/accounts/CompanyProfilesRepo.js"
 import { AccessTokenAuthLive, CurrentAccount } from "../AccessTokenAuth.js"
 import { Api } from "../Api.js"
 import { Forbidden, NotFound } from "../ApiErrors.js"

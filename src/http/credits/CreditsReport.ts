@@ -1,7 +1,7 @@
 import { HttpApp, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
-import type { Charge, ChargeMode, CreditBalance } from "../../infra/CreditLedger.js"
-import { CreditLedger } from "../../infra/CreditLedger.js"
+import type { Charge, ChargeMode, CreditBalance } from "../../infra/billing/CreditLedger.js"
+import { CreditLedger } from "../../infra/billing/CreditLedger.js"
 import { CreditsExhausted } from "../ApiErrors.js"
 
 /** The `meta.credits` block of every key-authenticated JSON response (spec 2.8). */

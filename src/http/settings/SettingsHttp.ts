@@ -1,7 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Layer } from "effect"
 import { planRules } from "../../domain/Plan.js"
-import { type ApiKeySummary, ApiKeysRepo } from "../../infra/ApiKeysRepo.js"
+import { type ApiKeySummary, ApiKeysRepo } from "../../infra/auth/ApiKeysRepo.js"
 import { AccessTokenAuthLive, CurrentAccount } from "../AccessTokenAuth.js"
 import { Api } from "../Api.js"
 import { Forbidden, NotFound, Unprocessable } from "../ApiErrors.js"

@@ -1,7 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { Duration, Effect, Option } from "effect"
-import { pingRedis, RedisConnection } from "../../infra/Redis.js"
+import { pingRedis, RedisConnection } from "../../infra/billing/Redis.js"
 import { Api } from "../Api.js"
 import { ServiceUnavailable } from "../ApiErrors.js"
 

@@ -2,12 +2,12 @@ import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Effect, Layer, Option } from "effect"
 import { queryFingerprint } from "../../domain/Cursor.js"
 import { factorBreakdown, MODEL_WEIGHTS } from "../../domain/scoring/Model.js"
-import { type ListPosition, ScoredTendersRepo, type TenderListRow } from "../../infra/ScoredTendersRepo.js"
+import { type ListPosition, ScoredTendersRepo, type TenderListRow } from "../../infra/scoring/ScoredTendersRepo.js"
 import { Api } from "../Api.js"
 import { NotFound } from "../ApiErrors.js"
 import { ApiCaller, ApiKeyAuthLive, companyAccessDenied, requireOwnCompany } from "../ApiKeyAuth.js"
 import { chargeCredits, creditsMeta } from "../credits/CreditsReport.js"
-import { invalidCursor, makeCursors } from "../credits/Cursors.js"
+import { invalidCursor, makeCursors } from "../pagination/Cursors.js"
 
 export const LIST_DEFAULT_LIMIT = 20
 export const SCORE_COST = 2

@@ -1,7 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Layer } from "effect"
 import { planRules } from "../../domain/Plan.js"
-import { type Watchlist, type WatchlistInvalid, WatchlistsRepo } from "../../infra/WatchlistsRepo.js"
+import { type Watchlist, type WatchlistInvalid, WatchlistsRepo } from "../../infra/accounts/WatchlistsRepo.js"
 import { AccessTokenAuthLive, CurrentAccount } from "../AccessTokenAuth.js"
 import { Api } from "../Api.js"
 import { BadRequest, Forbidden, NotFound } from "../ApiErrors.js"

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
-import type { Job } from "../JobQueue.js"
-import { backfillModelVersion, ScoringService } from "../ScoringService.js"
+import type { Job } from "../jobs/JobQueue.js"
+import { backfillModelVersion, ScoringService } from "./ScoringService.js"
 
 /** Payload of "tenders.score": tenders to score; those in isNew may raise alerts and events. */
 export const ScoreTendersPayload = Schema.Struct({

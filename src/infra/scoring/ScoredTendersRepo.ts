@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer, Option } from "effect"
-import { makePrepared } from "./PreparedStatement.js"
+import { makePrepared } from "../db/PreparedStatement.js"
 
 /**
  * Reads of scored tenders for the key API: the ranked list, one score breakdown, the export.

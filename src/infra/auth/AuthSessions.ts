@@ -1,8 +1,13 @@
 import { hkdfSync } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Clock, Context, Data, Duration, Effect, Layer, Redacted } from "effect"
-import { ACCESS_TOKEN_TTL, type AccessClaims, accessTokenIssuedAt, verifyAccessToken } from "../domain/AccessToken.js"
-import type { Plan } from "../domain/Plan.js"
+import {
+  ACCESS_TOKEN_TTL,
+  type AccessClaims,
+  accessTokenIssuedAt,
+  verifyAccessToken
+} from "../../domain/AccessToken.js"
+import type { Plan } from "../../domain/Plan.js"
 import {
   generateRefreshToken,
   hashRefreshToken,
@@ -10,7 +15,7 @@ import {
   REFRESH_GRACE_WINDOW,
   REFRESH_TOKEN_TTL,
   successorOf
-} from "../domain/RefreshToken.js"
+} from "../../domain/RefreshToken.js"
 import { Secrets } from "./LocalSecrets.js"
 
 export interface TokenPair {

@@ -1,9 +1,9 @@
 import { SqlClient } from "@effect/sql"
 import { Clock, Context, Effect, Layer, Option } from "effect"
-import { type CreditPeriod, creditPeriodAt } from "../domain/CreditPeriod.js"
-import { InsufficientCredits, TenantNotFound } from "../domain/Errors.js"
-import { type Plan, planRules } from "../domain/Plan.js"
-import { makePrepared } from "./PreparedStatement.js"
+import { type CreditPeriod, creditPeriodAt } from "../../domain/CreditPeriod.js"
+import { InsufficientCredits, TenantNotFound } from "../../domain/Errors.js"
+import { type Plan, planRules } from "../../domain/Plan.js"
+import { makePrepared } from "../db/PreparedStatement.js"
 
 export interface CreditBalance {
   readonly remaining: number

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer, Option } from "effect"
-import { TenantNotFound } from "../domain/Errors.js"
-import type { Plan } from "../domain/Plan.js"
+import { TenantNotFound } from "../../domain/Errors.js"
+import type { Plan } from "../../domain/Plan.js"
 
 export interface Tenant {
   readonly id: string

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer } from "effect"
-import { TenantNotFound } from "../domain/Errors.js"
+import { TenantNotFound } from "../../domain/Errors.js"
 
 export interface Company {
   readonly id: string

@@ -1,6 +1,6 @@
 import { Effect, Either, Redacted } from "effect"
 import { type CursorPosition, decodeCursor, encodeCursor } from "../../domain/Cursor.js"
-import { Secrets } from "../../infra/LocalSecrets.js"
+import { Secrets } from "../../infra/auth/LocalSecrets.js"
 import { BadRequest } from "../ApiErrors.js"
 
 const messages = {

@@ -7,8 +7,8 @@ import {
   type RateLimitPolicy,
   retryAfterSeconds,
   storeWindow
-} from "../domain/RateLimitPolicy.js"
-import { AppConfig } from "./AppConfig.js"
+} from "../../domain/RateLimitPolicy.js"
+import { AppConfig } from "../AppConfig.js"
 
 /** The request was over its policy's budget; the client may retry after this many seconds. */
 export class RateLimitHit extends Data.TaggedError("RateLimitHit")<{

@@ -1,6 +1,6 @@
 import { Duration, Effect } from "effect"
 import type { RateLimitPolicy } from "../../domain/RateLimitPolicy.js"
-import { type RateLimitHit, RateLimits } from "../../infra/RateLimits.js"
+import { type RateLimitHit, RateLimits } from "../billing/RateLimits.js"
 
 /**
  * Failed-login throttling over RateLimits, which can only count. Failures are counted per subject

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Context, Data, Effect, Layer } from "effect"
-import { JobQueue, JobQueueLive } from "./JobQueue.js"
+import { JobQueue, JobQueueLive } from "../jobs/JobQueue.js"
 
 /**
  * Watchlists of a tenant: what a company watches for, and the alert threshold (`minScore`).

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer, Option } from "effect"
-import { EmailTaken, TenantNotFound } from "../domain/Errors.js"
-import { hashPassword } from "./PasswordHasher.js"
+import { EmailTaken, TenantNotFound } from "../../domain/Errors.js"
+import { hashPassword } from "../auth/PasswordHasher.js"
 
 export interface User {
   readonly id: string

@@ -1,7 +1,7 @@
 import { SqlClient, type SqlError } from "@effect/sql"
 import { Context, Effect, Layer } from "effect"
-import { type CpvCatalog, makeCpvCatalog } from "../domain/tenders/Cpv.js"
-import type { Authority, Tender } from "../domain/tenders/TenderRecord.js"
+import { type CpvCatalog, makeCpvCatalog } from "../../domain/tenders/Cpv.js"
+import type { Authority, Tender } from "../../domain/tenders/TenderRecord.js"
 
 /** Tenders per statement: big enough to amortise round trips, small enough to keep locks short. */
 export const TENDER_CHUNK_SIZE = 500

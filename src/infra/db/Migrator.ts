@@ -1,11 +1,11 @@
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
-import { fileURLToPath } from "node:url"
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { loadCpvCodes } from "./CpvTable.js"
+import { projectFile } from "../ProjectFiles.js"
+import { loadCpvCodes } from "../tenders/CpvTable.js"
 
-const MIGRATIONS_DIR = fileURLToPath(new URL("../../migrations", import.meta.url))
+const MIGRATIONS_DIR = projectFile("migrations")
 // Any constant will do; it only has to be the same in every process.
 const MIGRATION_LOCK = 7_246_813
 

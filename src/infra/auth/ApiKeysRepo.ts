@@ -1,10 +1,10 @@
 import { timingSafeEqual } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer, Option } from "effect"
-import { generateApiKey, hashApiKey, MAX_ACTIVE_API_KEYS, maskApiKey } from "../domain/ApiKey.js"
-import { ApiKeyLimitExceeded, ApiKeyNotFound, TenantNotFound } from "../domain/Errors.js"
-import type { Plan } from "../domain/Plan.js"
-import { makePrepared } from "./PreparedStatement.js"
+import { generateApiKey, hashApiKey, MAX_ACTIVE_API_KEYS, maskApiKey } from "../../domain/ApiKey.js"
+import { ApiKeyLimitExceeded, ApiKeyNotFound, TenantNotFound } from "../../domain/Errors.js"
+import type { Plan } from "../../domain/Plan.js"
+import { makePrepared } from "../db/PreparedStatement.js"
 
 export interface ApiKeySummary {
   readonly id: string

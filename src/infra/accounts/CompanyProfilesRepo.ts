@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Context, Data, Effect, Layer, Option } from "effect"
-import { JobQueue, JobQueueLive } from "./JobQueue.js"
+import { JobQueue, JobQueueLive } from "../jobs/JobQueue.js"
 import { RESCORE_JOB } from "./WatchlistsRepo.js"
 
 /** Companies as the browser app shows and edits them (the multi-client workspace). */

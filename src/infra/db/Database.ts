@@ -1,5 +1,5 @@
 import { Effect, Layer, Option } from "effect"
-import { AppConfig } from "./AppConfig.js"
+import { AppConfig } from "../AppConfig.js"
 import { startEmbeddedPostgres } from "./EmbeddedPostgres.js"
 import { PgLive } from "./PreparedStatement.js"
 

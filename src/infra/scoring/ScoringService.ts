@@ -8,12 +8,12 @@ import {
   prepareCompany,
   prepareTender,
   type WatchlistInput
-} from "../domain/scoring/Inputs.js"
-import { alertingWatchlists, isCandidate } from "../domain/scoring/Matching.js"
-import { MODEL_VERSION, scorePair } from "../domain/scoring/Model.js"
-import type { CorpusStats } from "../domain/scoring/Semantic.js"
-import { makeCorpusStatsCache } from "./scoring/CorpusStatsCache.js"
-import { type CpvNeighbourhood, loadCpvNeighbourhood } from "./scoring/CpvNeighbourhood.js"
+} from "../../domain/scoring/Inputs.js"
+import { alertingWatchlists, isCandidate } from "../../domain/scoring/Matching.js"
+import { MODEL_VERSION, scorePair } from "../../domain/scoring/Model.js"
+import type { CorpusStats } from "../../domain/scoring/Semantic.js"
+import { makeCorpusStatsCache } from "./CorpusStatsCache.js"
+import { type CpvNeighbourhood, loadCpvNeighbourhood } from "./CpvNeighbourhood.js"
 
 export interface ScoreTendersResult {
   readonly scored: number
