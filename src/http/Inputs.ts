@@ -26,3 +26,41 @@ export const isCalendarDate = (text: string): boolean => {
   // Date rolls a day past the month's end over into the next month; the round trip shows it.
   return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(text)
 }
+
+/** What a query integer accepts and what the handler uses when it is absent. */
+export interface QueryIntegerSpec {
+  readonly minimum: number
+  readonly maximum: number
+  readonly default: number
+  /** The parameter's description in the OpenAPI document. */
+  readonly description?: string
+  /** Decoding checks only `minimum`: the handler refuses values above `maximum` with its own error code. */
+  readonly maximumCheckedByHandler?: boolean
+  /** Details worded "must be an integer from 1 to 100" (account API) instead of Schema's default wording (key API). */
+  readonly plainMessages?: boolean
+}
+
+/**
+ * A whole number in a query string (`limit`, `page`, `minScore`). `Schema.NumberFromString` alone is
+ * documented as "a string to be decoded into a number", which generated clients type as a string; the
+ * `jsonSchema` annotation documents the integer, its bounds and its default instead. It changes only
+ * the OpenAPI document, not what decoding accepts or how it words a refusal.
+ */
+export const QueryInteger = (spec: QueryIntegerSpec): Schema.Schema<number, string> => {
+  const { minimum, maximum } = spec
+  const description = spec.description === undefined ? {} : { description: spec.description }
+  const documented = { jsonSchema: { type: "integer", minimum, maximum, default: spec.default, ...description } }
+  const integer = Schema.NumberFromString.pipe(
+    Schema.int(spec.plainMessages ? { message: () => "must be an integer" } : undefined)
+  )
+  if (spec.maximumCheckedByHandler) return integer.pipe(Schema.greaterThanOrEqualTo(minimum)).annotations(documented)
+  return integer
+    .pipe(
+      Schema.between(
+        minimum,
+        maximum,
+        spec.plainMessages ? { message: () => `must be an integer from ${minimum} to ${maximum}` } : undefined
+      )
+    )
+    .annotations(documented)
+}

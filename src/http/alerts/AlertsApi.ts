@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { ParseResult, Schema } from "effect"
 import { AccessTokenAuth } from "../AccessTokenAuth.js"
-import { isCalendarDate } from "../Inputs.js"
+import { isCalendarDate, QueryInteger } from "../Inputs.js"
 
 export const Verdict = Schema.Literal("GO", "RESEARCH", "SKIP")
 
@@ -50,11 +50,8 @@ export const IsoInstant = Schema.transformOrFail(Schema.String, Schema.DateFromS
   encode: (date) => ParseResult.succeed(date.toISOString())
 })
 
-const integerParam = (min: number, max: number) =>
-  Schema.NumberFromString.pipe(
-    Schema.int({ message: () => "must be an integer" }),
-    Schema.between(min, max, { message: () => `must be an integer from ${min} to ${max}` })
-  )
+/** Page size when `limit` is absent. */
+export const ALERTS_DEFAULT_LIMIT = 20
 
 const optional = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith(schema, { exact: true })
 
@@ -63,8 +60,8 @@ export const AlertsQuery = Schema.Struct({
   watchlistId: optional(Schema.UUID),
   verdict: optional(Verdict),
   dateFrom: optional(IsoInstant),
-  page: optional(integerParam(1, 1_000_000)),
-  limit: optional(integerParam(1, 100))
+  page: optional(QueryInteger({ minimum: 1, maximum: 1_000_000, default: 1, plainMessages: true })),
+  limit: optional(QueryInteger({ minimum: 1, maximum: 100, default: ALERTS_DEFAULT_LIMIT, plainMessages: true }))
 })
 
 export const AlertsPage = Schema.Struct({

@@ -4,8 +4,7 @@ import { AlertsRepo } from "../../infra/accounts/AlertsRepo.js"
 import { AccessTokenAuthLive, CurrentAccount } from "../AccessTokenAuth.js"
 import { Api } from "../Api.js"
 import { NotFound } from "../ApiErrors.js"
-
-const DEFAULT_LIMIT = 20
+import { ALERTS_DEFAULT_LIMIT } from "./AlertsApi.js"
 
 export const AlertsHttpLive = HttpApiBuilder.group(Api, "alerts", (handlers) =>
   Effect.gen(function* () {
@@ -15,7 +14,7 @@ export const AlertsHttpLive = HttpApiBuilder.group(Api, "alerts", (handlers) =>
         Effect.gen(function* () {
           const account = yield* CurrentAccount
           const page = urlParams.page ?? 1
-          const limit = urlParams.limit ?? DEFAULT_LIMIT
+          const limit = urlParams.limit ?? ALERTS_DEFAULT_LIMIT
           if (urlParams.watchlistId !== undefined) {
             const owned = yield* repo.ownsWatchlist({ tenantId: account.tenantId, watchlistId: urlParams.watchlistId })
             if (!owned) return yield* new NotFound({ message: "No such watchlist" })

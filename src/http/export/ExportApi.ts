@@ -2,7 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { CreditsExhaustedWire } from "../ApiErrors.js"
 import { ApiKeyAuthExport } from "../ApiKeyAuth.js"
-import { isCalendarDate } from "../Inputs.js"
+import { isCalendarDate, QueryInteger } from "../Inputs.js"
 import { CpvCode, CreditsBlock, UtcTimestamp, Verdict } from "../tenders/TendersApi.js"
 
 const Percent = Schema.Int.pipe(Schema.between(0, 100))
@@ -53,15 +53,26 @@ export const CalendarDate = Schema.String.pipe(
   })
 )
 
-/** `limit` has no upper bound here: over 1000 is the spec's own 400 LIMIT_EXCEEDED, checked by the handler. */
+/** Rows per page when `limit` is absent, and the most a page may ask for. */
+export const EXPORT_DEFAULT_LIMIT = 100
+export const EXPORT_MAX_LIMIT = 1000
+
+/** `limit` over 1000 is the spec's own 400 LIMIT_EXCEEDED, checked by the handler, not at decoding. */
 export const ExportQuery = Schema.Struct({
   companyId: Schema.UUID,
   from: CalendarDate,
   to: CalendarDate,
   format: Schema.optionalWith(Schema.Literal("json", "csv"), { exact: true }),
-  limit: Schema.optionalWith(Schema.NumberFromString.pipe(Schema.int(), Schema.greaterThanOrEqualTo(1)), {
-    exact: true
-  }),
+  limit: Schema.optionalWith(
+    QueryInteger({
+      minimum: 1,
+      maximum: EXPORT_MAX_LIMIT,
+      default: EXPORT_DEFAULT_LIMIT,
+      maximumCheckedByHandler: true,
+      description: "Rows per page; over 1000 is 400 LIMIT_EXCEEDED"
+    }),
+    { exact: true }
+  ),
   cursor: Schema.optionalWith(Schema.String, { exact: true })
 })
 

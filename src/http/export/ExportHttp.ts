@@ -10,10 +10,8 @@ import { BadRequest } from "../ApiErrors.js"
 import { ApiKeyAuthExportLive, requireOwnCompany } from "../ApiKeyAuth.js"
 import { chargeCredits, creditsMeta } from "../credits/CreditsReport.js"
 import { invalidCursor, makeCursors } from "../pagination/Cursors.js"
-import { EXPORT_COLUMNS } from "./ExportApi.js"
+import { EXPORT_COLUMNS, EXPORT_DEFAULT_LIMIT, EXPORT_MAX_LIMIT } from "./ExportApi.js"
 
-export const EXPORT_DEFAULT_LIMIT = 100
-export const EXPORT_MAX_LIMIT = 1000
 export const EXPORT_MAX_RANGE_DAYS = 90
 /** How arrays (cpv_codes) are written in one CSV field. */
 export const CSV_ARRAY_SEPARATOR = ";"

@@ -2,6 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { CreditsExhaustedWire } from "../ApiErrors.js"
 import { ApiKeyAuth } from "../ApiKeyAuth.js"
+import { QueryInteger } from "../Inputs.js"
 
 export const Verdict = Schema.Literal("GO", "RESEARCH", "SKIP")
 
@@ -71,14 +72,19 @@ export const TenderScore = Schema.Struct({
   meta: Schema.Struct({ credits: CreditsBlock })
 })
 
-/** Whole numbers in a query string, within bounds. */
-export const IntParam = (min: number, max: number) =>
-  Schema.NumberFromString.pipe(Schema.int(), Schema.between(min, max))
+/** Page size of the list when `limit` is absent. */
+export const LIST_DEFAULT_LIMIT = 20
 
 export const ListQuery = Schema.Struct({
   companyId: Schema.UUID,
-  minScore: Schema.optionalWith(IntParam(0, 100), { exact: true }),
-  limit: Schema.optionalWith(IntParam(1, 100), { exact: true }),
+  minScore: Schema.optionalWith(
+    QueryInteger({ minimum: 0, maximum: 100, default: 0, description: "Only tenders scoring at least this" }),
+    { exact: true }
+  ),
+  limit: Schema.optionalWith(
+    QueryInteger({ minimum: 1, maximum: 100, default: LIST_DEFAULT_LIMIT, description: "Items per page" }),
+    { exact: true }
+  ),
   cursor: Schema.optionalWith(Schema.String, { exact: true })
 })
 

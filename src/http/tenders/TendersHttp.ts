@@ -8,8 +8,8 @@ import { NotFound } from "../ApiErrors.js"
 import { ApiCaller, ApiKeyAuthLive, companyAccessDenied, requireOwnCompany } from "../ApiKeyAuth.js"
 import { chargeCredits, creditsMeta } from "../credits/CreditsReport.js"
 import { invalidCursor, makeCursors } from "../pagination/Cursors.js"
+import { LIST_DEFAULT_LIMIT } from "./TendersApi.js"
 
-export const LIST_DEFAULT_LIMIT = 20
 export const SCORE_COST = 2
 
 /** The wire form of a list item (spec 2.1), built directly: this is the hot path. */
