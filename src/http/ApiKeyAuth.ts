@@ -1,4 +1,11 @@
-import { HttpApiMiddleware, HttpApiSecurity, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import {
+  HttpApiMiddleware,
+  HttpApiSecurity,
+  HttpApp,
+  HttpServerRequest,
+  HttpServerResponse,
+  OpenApi
+} from "@effect/platform"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { isWellFormedApiKey } from "../domain/ApiKey.js"
 import { planRules } from "../domain/Plan.js"
@@ -24,7 +31,13 @@ const AuthFailure = Schema.Union(UnauthorizedWire, ForbiddenWire, RateLimitedWir
 const options = {
   failure: AuthFailure,
   provides: ApiCaller,
-  security: { apiKey: HttpApiSecurity.bearer }
+  security: {
+    apiKey: HttpApiSecurity.annotate(
+      HttpApiSecurity.bearer,
+      OpenApi.Description,
+      "API key `svc_` + 64 hex characters, created in the settings (Consultant plan). 401 API_KEY_MISSING / API_KEY_INVALID / API_KEY_REVOKED; 403 PLAN_UPGRADE_REQUIRED."
+    )
+  }
 } as const
 
 /**

@@ -9,12 +9,11 @@ import { CompaniesHttpLive } from "./companies/CompaniesHttp.js"
 import { createServerHoldingEarlyRequests } from "./EarlyRequests.js"
 import { ErrorMappingLive } from "./ErrorMapping.js"
 import { ExportLive } from "./export/ExportHttp.js"
+import { OPENAPI_PATH, OpenApiDocumentLive } from "./OpenApiDocument.js"
 import { SettingsHttpLive } from "./settings/SettingsHttp.js"
 import { SystemHttpLive } from "./system/SystemHttp.js"
 import { TendersLive } from "./tenders/TendersHttp.js"
 import { WatchlistsHttpLive } from "./watchlists/WatchlistsHttp.js"
-
-export const OPENAPI_PATH = "/api/v1/openapi.json"
 
 /** The account API of the browser app (access tokens): auth, watchlists, companies, alerts, settings. */
 const AccountHttpLive = Layer.mergeAll(
@@ -32,7 +31,7 @@ export const ApiLive = HttpApiBuilder.api(Api).pipe(
 
 export const RoutesLive = Layer.mergeAll(
   HttpApiScalar.layer({ path: "/docs", scalar: { url: OPENAPI_PATH } as never }),
-  HttpApiBuilder.middlewareOpenApi({ path: OPENAPI_PATH }),
+  OpenApiDocumentLive,
   ErrorMappingLive
 ).pipe(Layer.provideMerge(ApiLive))
 

@@ -73,6 +73,7 @@ export const AlertsPage = Schema.Struct({
 export class AlertsApi extends HttpApiGroup.make("alerts")
   .add(
     HttpApiEndpoint.get("list", "/")
+      .annotate(OpenApi.Summary, "Alerts of the account, newest first, by page")
       .setUrlParams(AlertsQuery)
       .addSuccess(AlertsPage)
       .annotate(
@@ -82,16 +83,21 @@ export class AlertsApi extends HttpApiGroup.make("alerts")
   )
   // Declared before `/:id`; the id is also a UUID, so `mark-all-read` can never be taken for one.
   .add(
-    HttpApiEndpoint.patch("markAllRead", "/mark-all-read").addSuccess(
-      Schema.Struct({ data: Schema.Struct({ updated: Schema.Int }) })
-    )
+    HttpApiEndpoint.patch("markAllRead", "/mark-all-read")
+      .annotate(OpenApi.Summary, "Mark every alert of the account read")
+      .addSuccess(Schema.Struct({ data: Schema.Struct({ updated: Schema.Int }) }))
   )
   .add(
     HttpApiEndpoint.patch("setRead", "/:id")
+      .annotate(OpenApi.Summary, "Mark one alert read or unread")
       .setPath(Schema.Struct({ id: Schema.UUID }))
       .setPayload(Schema.Struct({ read: Schema.Boolean }))
       .addSuccess(Schema.Struct({ data: Alert }))
   )
   .middleware(AccessTokenAuth)
   .prefix("/api/v1/alerts")
+  .annotate(
+    OpenApi.Description,
+    "A newly imported tender that passes a watchlist's filters and scores at least its `minScore` raises an alert, once per watchlist and tender."
+  )
   .annotate(OpenApi.Title, "Account: alerts") {}

@@ -23,6 +23,7 @@ export const RefreshRequest = Schema.Struct({ refreshToken: Schema.String.pipe(S
 export class AuthApi extends HttpApiGroup.make("auth")
   .add(
     HttpApiEndpoint.post("login", "/login")
+      .annotate(OpenApi.Summary, "Log in with e-mail and password: a token pair")
       .setPayload(LoginRequest)
       .addSuccess(TokenPair)
       .addError(UnauthorizedWire)
@@ -34,6 +35,7 @@ export class AuthApi extends HttpApiGroup.make("auth")
   )
   .add(
     HttpApiEndpoint.post("refresh", "/refresh")
+      .annotate(OpenApi.Summary, "Trade a refresh token for a new token pair")
       .setPayload(RefreshRequest)
       .addSuccess(TokenPair)
       .addError(UnauthorizedWire)
@@ -44,9 +46,14 @@ export class AuthApi extends HttpApiGroup.make("auth")
   )
   .add(
     HttpApiEndpoint.post("logout", "/logout")
+      .annotate(OpenApi.Summary, "Log out: end the session")
       .addSuccess(Schema.Void, { status: 204 })
       .middleware(AccessTokenAuth)
       .annotate(OpenApi.Description, "Ends the session: its access tokens and refresh tokens stop working at once.")
   )
   .prefix("/api/v1/auth")
+  .annotate(
+    OpenApi.Description,
+    "Login, token refresh and logout of the browser app. The access token (15 minutes) authorises the account API as `Authorization: Bearer <ACCESS_TOKEN>`; the refresh token (7 days) is rotated on every refresh."
+  )
   .annotate(OpenApi.Title, "Account: authentication") {}

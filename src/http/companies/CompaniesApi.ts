@@ -40,14 +40,20 @@ const CompanyPath = Schema.Struct({ id: Schema.UUID })
 
 /** Companies of the multi-client workspace (spec 2.9, 4.7; Consultant plan), under /api/v1/companies. */
 export class CompaniesApi extends HttpApiGroup.make("companies")
-  .add(HttpApiEndpoint.get("list", "/").addSuccess(Schema.Struct({ data: Schema.Array(CompanyListItem) })))
+  .add(
+    HttpApiEndpoint.get("list", "/")
+      .annotate(OpenApi.Summary, "Companies of the workspace")
+      .addSuccess(Schema.Struct({ data: Schema.Array(CompanyListItem) }))
+  )
   .add(
     HttpApiEndpoint.get("get", "/:id")
+      .annotate(OpenApi.Summary, "One company with its watchlists")
       .setPath(CompanyPath)
       .addSuccess(Schema.Struct({ data: CompanyDetail }))
   )
   .add(
     HttpApiEndpoint.patch("update", "/:id")
+      .annotate(OpenApi.Summary, "Change a company's description or name")
       .setPath(CompanyPath)
       .setPayload(UpdateCompany)
       .addSuccess(Schema.Struct({ data: CompanyDetail }))

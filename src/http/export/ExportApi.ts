@@ -76,9 +76,58 @@ export const ExportQuery = Schema.Struct({
   cursor: Schema.optionalWith(Schema.String, { exact: true })
 })
 
+/** A response header in the OpenAPI document. */
+const header = (description: string, schema: Record<string, unknown>) => ({ description, schema })
+
+/**
+ * Adds the `format=csv` answer to the endpoint's 200 response. The handler streams it as a raw
+ * response, which the generator cannot see (one status has one media type there), so it is declared
+ * here: the `text/csv` media type beside the JSON one, and the headers that carry the page state.
+ */
+const withCsvAnswer = (operation: Record<string, any>): Record<string, any> => {
+  const ok = operation.responses["200"]
+  const csvOnly = "Only with `format=csv`"
+  return {
+    ...operation,
+    responses: {
+      ...operation.responses,
+      200: {
+        ...ok,
+        description: "JSON by default; with `format=csv`, the same page as a CSV attachment, its state in headers",
+        content: {
+          ...ok.content,
+          "text/csv": {
+            schema: {
+              type: "string",
+              description: `UTF-8 with BOM, CRLF line ends, RFC 4180 quoting; a header row \`${EXPORT_COLUMNS.join(",")}\`, then one row per tender; \`cpv_codes\` joined with \`;\`, nulls empty.`
+            }
+          }
+        },
+        headers: {
+          ...ok.headers,
+          "Content-Disposition": header(
+            `${csvOnly}: \`attachment; filename="svc-export-<YYYY-MM-DD>.csv"\`, the day of the export in Europe/Bucharest.`,
+            { type: "string" }
+          ),
+          "X-Next-Cursor": header(`${csvOnly}: the \`cursor\` of the next page; absent on the last page.`, {
+            type: "string"
+          }),
+          "X-Has-More": header(`${csvOnly}: whether another page follows.`, { type: "boolean" }),
+          "X-Export-Count": header(`${csvOnly}: rows in this page.`, { type: "integer", minimum: 0 }),
+          "X-Exported-At": header(`${csvOnly}: when the page was read, ISO 8601 UTC.`, {
+            type: "string",
+            format: "date-time"
+          })
+        }
+      }
+    }
+  }
+}
+
 export class ExportApi extends HttpApiGroup.make("export")
   .add(
     HttpApiEndpoint.get("tenders", "/export/tenders")
+      .annotate(OpenApi.Transform, withCsvAnswer)
       .setUrlParams(ExportQuery)
       .addSuccess(ExportJson)
       .addError(CreditsExhaustedWire)
@@ -90,4 +139,8 @@ export class ExportApi extends HttpApiGroup.make("export")
   )
   .middleware(ApiKeyAuthExport)
   .prefix("/api/v1")
+  .annotate(
+    OpenApi.Description,
+    "Bulk export of scored tenders for the key API (`Authorization: Bearer <API_KEY>`, Consultant plan), as JSON or CSV. Costs credits; rate limit: 20 requests per hour per tenant by default."
+  )
   .annotate(OpenApi.Title, "Export") {}

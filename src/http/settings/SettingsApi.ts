@@ -29,14 +29,20 @@ export const CreateApiKey = Schema.Struct({
 export class SettingsApi extends HttpApiGroup.make("settings")
   .add(
     HttpApiEndpoint.post("createApiKey", "/api-keys")
+      .annotate(OpenApi.Summary, "Create an API key; the full key is shown once")
       .setPayload(CreateApiKey)
       .addSuccess(Schema.Struct({ data: CreatedApiKey }), { status: 201 })
       .addError(UnprocessableWire)
       .annotate(OpenApi.Description, "422 API_KEY_LIMIT_EXCEEDED when 3 keys are already active.")
   )
-  .add(HttpApiEndpoint.get("listApiKeys", "/api-keys").addSuccess(Schema.Struct({ data: Schema.Array(ApiKeySummary) })))
+  .add(
+    HttpApiEndpoint.get("listApiKeys", "/api-keys")
+      .annotate(OpenApi.Summary, "API keys of the account, masked")
+      .addSuccess(Schema.Struct({ data: Schema.Array(ApiKeySummary) }))
+  )
   .add(
     HttpApiEndpoint.del("revokeApiKey", "/api-keys/:id")
+      .annotate(OpenApi.Summary, "Revoke an API key")
       .setPath(Schema.Struct({ id: Schema.UUID }))
       .addSuccess(Schema.Struct({ data: ApiKeySummary }))
       .annotate(

@@ -25,4 +25,5 @@ export class SystemApi extends HttpApiGroup.make("system")
       .addError(ServiceUnavailableWire)
       .annotate(OpenApi.Summary, "Readiness: PostgreSQL and Redis answer, else 503")
   )
+  .annotate(OpenApi.Description, "Probes for load balancers and orchestrators; no authentication.")
   .annotate(OpenApi.Title, "System") {}

@@ -113,4 +113,8 @@ export class TendersApi extends HttpApiGroup.make("tenders")
   )
   .middleware(ApiKeyAuth)
   .prefix("/api/v1")
+  .annotate(
+    OpenApi.Description,
+    "Scored tenders of the caller's companies, for the key API (`Authorization: Bearer <API_KEY>`, Consultant plan). Costs credits; rate limit: 60 requests per minute per tenant by default."
+  )
   .annotate(OpenApi.Title, "Tenders") {}

@@ -66,9 +66,14 @@ const WatchlistPath = Schema.Struct({ id: Schema.UUID })
 
 /** Watchlists of the account (spec 2.7, 4.6), under /api/v1/watchlists. */
 export class WatchlistsApi extends HttpApiGroup.make("watchlists")
-  .add(HttpApiEndpoint.get("list", "/").addSuccess(Schema.Struct({ data: Schema.Array(Watchlist) })))
+  .add(
+    HttpApiEndpoint.get("list", "/")
+      .annotate(OpenApi.Summary, "Active watchlists of the account")
+      .addSuccess(Schema.Struct({ data: Schema.Array(Watchlist) }))
+  )
   .add(
     HttpApiEndpoint.post("create", "/")
+      .annotate(OpenApi.Summary, "Create a watchlist")
       .setPayload(CreateWatchlist)
       .addSuccess(Schema.Struct({ data: Watchlist }), { status: 201 })
       .addError(ForbiddenWire)
@@ -79,11 +84,21 @@ export class WatchlistsApi extends HttpApiGroup.make("watchlists")
   )
   .add(
     HttpApiEndpoint.patch("update", "/:id")
+      .annotate(OpenApi.Summary, "Change a watchlist; unsent fields stay as they are")
       .setPath(WatchlistPath)
       .setPayload(UpdateWatchlist)
       .addSuccess(Schema.Struct({ data: Watchlist }))
   )
-  .add(HttpApiEndpoint.del("remove", "/:id").setPath(WatchlistPath).addSuccess(Schema.Void, { status: 204 }))
+  .add(
+    HttpApiEndpoint.del("remove", "/:id")
+      .annotate(OpenApi.Summary, "Delete a watchlist; the alerts it raised are kept")
+      .setPath(WatchlistPath)
+      .addSuccess(Schema.Void, { status: 204 })
+  )
   .middleware(AccessTokenAuth)
   .prefix("/api/v1/watchlists")
+  .annotate(
+    OpenApi.Description,
+    "What a company looks for in tenders: CPV codes, keywords, value range, contracting authority, and the score from which a tender raises an alert (`minScore`). Every change re-scores the companies it touches."
+  )
   .annotate(OpenApi.Title, "Account: watchlists") {}

@@ -1,0 +1,166 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { createConfig, lintFromString } from "@redocly/openapi-core"
+import openapiTS, { astToString } from "openapi-typescript"
+import ts from "typescript"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { request } from "../support/http.js"
+import { startTestServer, type TestServer } from "../support/TestServer.js"
+
+/**
+ * The served OpenAPI document, checked the way its users consume it: a linter with the recommended
+ * rules, and a client generated from it that must compile.
+ */
+describe("the served OpenAPI document", () => {
+  let server: TestServer
+  let document: any
+  beforeAll(async () => {
+    server = await startTestServer()
+    const response = await request(`${server.baseUrl}/api/v1/openapi.json`)
+    expect(response.status).toBe(200)
+    document = response.body
+  })
+  afterAll(() => server.close())
+
+  it("passes redocly's recommended rules without errors", async () => {
+    const config = await createConfig({ extends: ["recommended"] })
+    const problems = await lintFromString({ source: JSON.stringify(document), absoluteRef: "openapi.json", config })
+    const describe = (p: (typeof problems)[number]) => `${p.ruleId} ${p.location[0]?.pointer ?? ""}: ${p.message}`
+    expect(problems.filter((p) => p.severity === "error").map(describe)).toEqual([])
+    // The one accepted warning: the service is private and names no license.
+    expect(problems.filter((p) => p.severity !== "error").map((p) => p.ruleId)).toEqual(["info-license"])
+  })
+
+  it("names this deployment as the server", () => {
+    expect(document.servers).toEqual([{ url: "http://127.0.0.1", description: "This deployment (PUBLIC_BASE_URL)" }])
+  })
+
+  it("documents query numbers as integers with their bounds and defaults", () => {
+    const parameter = (path: string, name: string) =>
+      document.paths[path].get.parameters.find((p: { name: string }) => p.name === name).schema
+    expect(parameter("/api/v1/tenders", "limit")).toMatchObject({
+      type: "integer",
+      minimum: 1,
+      maximum: 100,
+      default: 20
+    })
+    expect(parameter("/api/v1/tenders", "minScore")).toMatchObject({
+      type: "integer",
+      minimum: 0,
+      maximum: 100,
+      default: 0
+    })
+    expect(parameter("/api/v1/export/tenders", "limit")).toMatchObject({
+      type: "integer",
+      minimum: 1,
+      maximum: 1000,
+      default: 100
+    })
+    expect(parameter("/api/v1/alerts", "page")).toMatchObject({ type: "integer", minimum: 1, default: 1 })
+    expect(parameter("/api/v1/alerts", "limit")).toMatchObject({
+      type: "integer",
+      minimum: 1,
+      maximum: 100,
+      default: 20
+    })
+  })
+
+  it("describes both media types of the export and the headers of the key API", () => {
+    const ok = document.paths["/api/v1/export/tenders"].get.responses["200"]
+    expect(Object.keys(ok.content).sort()).toEqual(["application/json", "text/csv"])
+    expect(Object.keys(ok.headers).sort()).toEqual([
+      "Content-Disposition",
+      "X-API-Credits-Cost",
+      "X-API-Credits-Remaining",
+      "X-Export-Count",
+      "X-Exported-At",
+      "X-Has-More",
+      "X-Next-Cursor"
+    ])
+    const list = document.paths["/api/v1/tenders"].get.responses
+    expect(list["200"].headers["X-API-Credits-Remaining"].required).toBe(true)
+    expect(list["402"].headers["X-API-Credits-Cost"]).toBeDefined()
+    expect(list["401"].headers).toBeUndefined()
+    expect(list["429"].headers["Retry-After"]).toBeDefined()
+    expect(document.paths["/api/v1/auth/login"].post.responses["429"].headers["Retry-After"]).toBeDefined()
+  })
+
+  it("generates TypeScript types (openapi-typescript) that a typed client compiles against", async () => {
+    const types = astToString(await openapiTS(document))
+    const dir = await mkdtemp(join(tmpdir(), "tss-openapi-client-"))
+    try {
+      await writeFile(join(dir, "api.d.ts"), types)
+      await writeFile(join(dir, "client.ts"), CLIENT)
+      const program = ts.createProgram([join(dir, "client.ts")], {
+        strict: true,
+        noEmit: true,
+        noUnusedLocals: true,
+        target: ts.ScriptTarget.ES2022,
+        module: ts.ModuleKind.ESNext,
+        moduleResolution: ts.ModuleResolutionKind.Bundler,
+        lib: ["lib.es2022.d.ts", "lib.dom.d.ts"],
+        types: []
+      })
+      const diagnostics = ts
+        .getPreEmitDiagnostics(program)
+        .map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"))
+      expect(diagnostics).toEqual([])
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
+  })
+})
+
+/** A small client over the generated types; it compiles only if the document types what it uses. */
+const CLIENT = `
+import type { paths } from "./api"
+
+type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false
+const assert = <T extends true>(): T => true as T
+
+type TendersQuery = NonNullable<paths["/api/v1/tenders"]["get"]["parameters"]["query"]>
+type ExportQuery = NonNullable<paths["/api/v1/export/tenders"]["get"]["parameters"]["query"]>
+type AlertsQuery = NonNullable<paths["/api/v1/alerts"]["get"]["parameters"]["query"]>
+type ExportOk = paths["/api/v1/export/tenders"]["get"]["responses"][200]
+type TendersOk = paths["/api/v1/tenders"]["get"]["responses"][200]
+
+export const checks = [
+  assert<Equal<TendersQuery["limit"], number | undefined>>(),
+  assert<Equal<TendersQuery["minScore"], number | undefined>>(),
+  assert<Equal<ExportQuery["limit"], number | undefined>>(),
+  assert<Equal<AlertsQuery["page"], number | undefined>>(),
+  assert<Equal<ExportOk["content"]["text/csv"], string>>(),
+  assert<Equal<ExportOk["headers"]["X-Has-More"], boolean | undefined>>(),
+  assert<Equal<TendersOk["headers"]["X-API-Credits-Remaining"], number>>()
+]
+
+const search = (query: Record<string, string | number | undefined>) =>
+  new URLSearchParams(
+    Object.entries(query).flatMap(([name, value]) => (value === undefined ? [] : [[name, String(value)]]))
+  )
+
+export const listTenders = async (
+  baseUrl: string,
+  apiKey: string,
+  query: TendersQuery
+): Promise<{ items: TendersOk["content"]["application/json"]["data"]; next: string | null; credits: number }> => {
+  const response = await fetch(\`\${baseUrl}/api/v1/tenders?\${search(query)}\`, {
+    headers: { authorization: \`Bearer \${apiKey}\` }
+  })
+  const body = (await response.json()) as TendersOk["content"]["application/json"]
+  return { items: body.data, next: body.meta.next_cursor, credits: body.meta.credits.remaining }
+}
+
+export const exportCsv = async (baseUrl: string, apiKey: string, query: ExportQuery): Promise<ExportOk["content"]["text/csv"]> => {
+  const response = await fetch(\`\${baseUrl}/api/v1/export/tenders?\${search({ ...query, format: "csv" })}\`, {
+    headers: { authorization: \`Bearer \${apiKey}\` }
+  })
+  return response.text()
+}
+
+// A page size given as a string does not compile: that is what the document used to say.
+// @ts-expect-error
+export const wrong: TendersQuery = { companyId: "00000000-0000-4000-8000-000000000000", limit: "20" }
+export const fine: TendersQuery = { companyId: "00000000-0000-4000-8000-000000000000", limit: 20, minScore: 50 }
+`
