@@ -4,6 +4,7 @@ import { AlertsApi } from "./alerts/AlertsApi.js"
 import { AuthApi } from "./auth/AuthApi.js"
 import { CompaniesApi } from "./companies/CompaniesApi.js"
 import { ExportApi } from "./export/ExportApi.js"
+import { documentResponseHeaders } from "./OpenApiHeaders.js"
 import { SettingsApi } from "./settings/SettingsApi.js"
 import { SystemApi } from "./system/SystemApi.js"
 import { TendersApi } from "./tenders/TendersApi.js"
@@ -31,6 +32,7 @@ export class Api extends withUniformErrors()
   .addError(InternalErrorWire)
   .annotate(OpenApi.Title, "Tender Scoring Service")
   .annotate(OpenApi.Version, "1.0.0")
+  .annotate(OpenApi.Transform, documentResponseHeaders)
   .annotate(
     OpenApi.Description,
     "Scores Romanian public-procurement tenders for companies (GO / RESEARCH / SKIP). Every error has the body `{statusCode, code, message}` plus optional `details`. Key-authenticated responses carry `X-API-Credits-Cost` and `X-API-Credits-Remaining` headers."
