@@ -48,6 +48,11 @@ export const IsoInstant = Schema.transformOrFail(Schema.String, Schema.DateFromS
       : ParseResult.succeed(instant)
   },
   encode: (date) => ParseResult.succeed(date.toISOString())
+}).annotations({
+  jsonSchema: {
+    type: "string",
+    description: "ISO 8601 date or date-time; a bare date is midnight UTC, a date-time without an offset is UTC"
+  }
 })
 
 /** Page size when `limit` is absent. */

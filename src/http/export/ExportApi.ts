@@ -49,7 +49,8 @@ export const ExportJson = Schema.Struct({
 export const CalendarDate = Schema.String.pipe(
   Schema.pattern(/^\d{4}-\d{2}-\d{2}$/),
   Schema.filter(isCalendarDate, {
-    message: () => "Expected an existing calendar date YYYY-MM-DD, year 0001-9999"
+    message: () => "Expected an existing calendar date YYYY-MM-DD, year 0001-9999",
+    jsonSchema: { format: "date", description: "A day YYYY-MM-DD, in Europe/Bucharest" }
   })
 )
 
