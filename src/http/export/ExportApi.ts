@@ -70,7 +70,7 @@ export const ExportQuery = Schema.Struct({
       maximum: EXPORT_MAX_LIMIT,
       default: EXPORT_DEFAULT_LIMIT,
       maximumCheckedByHandler: true,
-      description: "Rows per page; over 1000 is 400 LIMIT_EXCEEDED"
+      description: `Rows per page; over ${EXPORT_MAX_LIMIT} is 400 LIMIT_EXCEEDED`
     }),
     { exact: true }
   ),
