@@ -11,6 +11,7 @@ import { availableParallelism } from "node:os"
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Logger, LogLevel, Redacted } from "effect"
+import { EUR_RON } from "../src/domain/Currency.js"
 import { prepareCompany, prepareTender } from "../src/domain/scoring/Inputs.js"
 import { isCandidate } from "../src/domain/scoring/Matching.js"
 import { scorePair } from "../src/domain/scoring/Model.js"
@@ -182,7 +183,7 @@ const program = Effect.gen(function* () {
       authority: pick(authorities),
       deadline: null,
       estimatedValueRon: value,
-      estimatedValueEur: value === null ? null : Math.round(value / 4.97),
+      estimatedValueEur: value === null ? null : Math.round(value / EUR_RON),
       publishDate: new Date(Date.UTC(2026, 0, 1) + i * 60_000),
       sourceUrl: `https://e-licitatie.ro/bench/${kind}/${i}`,
       winnerFiscalCodes: kind === "award" ? [pick(fiscalCodes)] : []

@@ -3,11 +3,14 @@ import { PgClient } from "@effect/sql-pg"
 import { Duration, Effect, Layer, Schedule, Stream } from "effect"
 import { JOBS_CHANNEL, type Job, JobQueue } from "../infra/jobs/JobQueue.js"
 
-/** What a worker does with one job of a kind; a failure is retried with backoff by the queue. */
-export type JobHandler = (job: Job) => Effect.Effect<void, unknown>
+/**
+ * What a worker does with one job of a kind; a failure is retried with backoff by the queue.
+ * `R` is the services the handler needs: the worker's layer requires them, so they are provided.
+ */
+export type JobHandler<R = never> = (job: Job) => Effect.Effect<void, unknown, R>
 
-export interface WorkerOptions {
-  readonly handlers: Readonly<Record<string, JobHandler>>
+export interface WorkerOptions<R> {
+  readonly handlers: Readonly<Record<string, JobHandler<R>>>
   /** Jobs run at once by this process. */
   readonly concurrency?: number
   readonly pollEvery?: Duration.DurationInput
@@ -21,7 +24,9 @@ const retryDelay = (attempts: number) => Duration.seconds(Math.min(300, 2 ** att
  * each in its own fiber. Woken by NOTIFY on the jobs channel, with polling as the safety net and a
  * reaper that returns the jobs of crashed workers to the queue when their lease runs out.
  */
-export const WorkerLive = (options: WorkerOptions) =>
+export const WorkerLive = <R = never>(
+  options: WorkerOptions<R>
+): Layer.Layer<never, never, JobQueue | PgClient.PgClient | R> =>
   Layer.scopedDiscard(
     Effect.gen(function* () {
       const queue = yield* JobQueue
@@ -45,7 +50,7 @@ export const WorkerLive = (options: WorkerOptions) =>
           })
         )
 
-      const drain: Effect.Effect<void> = Effect.gen(function* () {
+      const drain: Effect.Effect<void, never, R> = Effect.gen(function* () {
         const jobs = yield* queue.claim({ kinds, workerId, limit: concurrency, lease })
         yield* Effect.forEach(jobs, runOne, { concurrency, discard: true })
         if (jobs.length === concurrency) yield* drain

@@ -4,7 +4,7 @@ import { Effect, Layer } from "effect"
 import type { CpvType } from "../../src/domain/scoring/CpvMatch.js"
 import { factorBreakdown, MODEL_VERSION, MODEL_WEIGHTS } from "../../src/domain/scoring/Model.js"
 import { keywordAnchor } from "../../src/domain/scoring/Text.js"
-import { backfillModelVersion, ScoringService, ScoringServiceLive } from "../../src/infra/scoring/ScoringService.js"
+import { ScoringService, ScoringServiceLive } from "../../src/infra/scoring/ScoringService.js"
 import { TestDatabaseLive } from "../support/TestDatabase.js"
 
 const TestLayer = ScoringServiceLive.pipe(Layer.provideMerge(TestDatabaseLive))
@@ -277,13 +277,14 @@ describe("scoring service on PostgreSQL", () => {
         const company = yield* f.company("Back SRL", "")
         yield* f.watchlist(company, { cpv: ["45000000-7"] })
         const tender = yield* f.tender({ title: "Lucrări", cpv: "45210000-2", authority: auth })
-        yield* (yield* ScoringService).scoreTenders([tender], { isNew: [] })
+        const scoring = yield* ScoringService
+        yield* scoring.scoreTenders([tender], { isNew: [] })
         yield* f.sql`UPDATE tender_scores SET model_version = 'tsm-0.9.0' WHERE tender_id = ${tender}`
         const pairs = (yield* scoresOf(tender)).length
         expect(pairs).toBeGreaterThanOrEqual(1)
-        expect(yield* backfillModelVersion).toBe(pairs)
+        expect(yield* scoring.backfillModelVersion).toBe(pairs)
         expect(new Set((yield* scoresOf(tender)).map((r) => r.model_version))).toEqual(new Set([MODEL_VERSION]))
-        expect(yield* backfillModelVersion).toBe(0)
+        expect(yield* scoring.backfillModelVersion).toBe(0)
       })
     )
 

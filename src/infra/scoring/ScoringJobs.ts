@@ -1,7 +1,6 @@
-import { SqlClient } from "@effect/sql"
-import { Effect, Option, Schema } from "effect"
+import { Effect, Schema } from "effect"
 import type { Job } from "../jobs/JobQueue.js"
-import { backfillModelVersion, ScoringService } from "./ScoringService.js"
+import { ScoringService } from "./ScoringService.js"
 
 /** Payload of "tenders.score": tenders to score; those in isNew may raise alerts and events. */
 export const ScoreTendersPayload = Schema.Struct({
@@ -12,22 +11,12 @@ export const ScoreTendersPayload = Schema.Struct({
 /** Payload of "company.rescore", enqueued when a company's description or watchlists change. */
 export const RescoreCompanyPayload = Schema.Struct({ companyId: Schema.String })
 
-/**
- * The worker's handlers see only what the worker process provides; ScoringService is part of
- * RepositoriesLive there. A missing service fails the job (and is retried) instead of crashing.
- */
-const scoringService = Effect.flatMap(
-  Effect.serviceOption(ScoringService),
-  Option.match({
-    onNone: () => Effect.fail(new Error("ScoringService is not provided to the worker")),
-    onSome: Effect.succeed
-  })
-)
+// Each handler names ScoringService in its requirements; the worker's layer provides it.
 
 export const scoreTendersJob = (job: Job) =>
   Effect.gen(function* () {
     const payload = yield* Schema.decodeUnknown(ScoreTendersPayload)(job.payload)
-    const scoring = yield* scoringService
+    const scoring = yield* ScoringService
     const result = yield* scoring.scoreTenders(payload.tenderIds, { isNew: payload.isNew })
     yield* Effect.logInfo(`Scored ${result.scored} pairs, ${result.alerts} alerts, ${result.events} events`)
   })
@@ -35,7 +24,7 @@ export const scoreTendersJob = (job: Job) =>
 export const rescoreCompanyJob = (job: Job) =>
   Effect.gen(function* () {
     const payload = yield* Schema.decodeUnknown(RescoreCompanyPayload)(job.payload)
-    const scoring = yield* scoringService
+    const scoring = yield* ScoringService
     const result = yield* scoring.rescoreCompany(payload.companyId)
     yield* Effect.logInfo(`Rescored company ${payload.companyId}: ${result.scored} pairs`)
   })
@@ -43,12 +32,6 @@ export const rescoreCompanyJob = (job: Job) =>
 /** "scores.backfill": rescores every pair from an older model version (no payload). */
 export const backfillScoresJob = (_job: Job) =>
   Effect.gen(function* () {
-    const scoring = yield* scoringService
-    const sql = yield* Effect.serviceOption(SqlClient.SqlClient)
-    if (Option.isNone(sql)) return yield* Effect.fail(new Error("SqlClient is not provided to the worker"))
-    const rescored = yield* backfillModelVersion.pipe(
-      Effect.provideService(ScoringService, scoring),
-      Effect.provideService(SqlClient.SqlClient, sql.value)
-    )
+    const rescored = yield* (yield* ScoringService).backfillModelVersion
     yield* Effect.logInfo(`Backfilled ${rescored} pairs to the current scoring model`)
   })

@@ -1,0 +1,100 @@
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import { loadCpvNeighbourhood } from "./CpvNeighbourhood.js"
+import type { LoadedTender } from "./ScoringReads.js"
+
+/** A company that may be concerned by a tender, before the domain rule (Matching.isCandidate) decides. */
+export interface CandidatePair {
+  readonly tender: LoadedTender
+  readonly companyId: string
+}
+
+/**
+ * Candidate prefilter, through indexes only: one query for the watchlists whose CPV codes lie in
+ * the batch's CPV neighbourhoods (GIN on cpv_codes), whose keyword anchors occur in its text (GIN
+ * on scoring_keyword_anchors) or that target its authorities; one for the award notices of the
+ * same CPV group, division code or authority and the companies that won them. The rows are then
+ * mapped to tenders in memory. Constant arrays let PostgreSQL combine the indexes (BitmapOr).
+ * The result is a superset of the domain rule (Matching.isCandidate), applied afterwards.
+ */
+export const makeCandidatePrefilter = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  // The CPV table is static reference data: read it on first use, then keep it.
+  const neighbourhood = yield* Effect.cached(loadCpvNeighbourhood.pipe(Effect.provideService(SqlClient.SqlClient, sql)))
+
+  const candidatePairs = (tenders: ReadonlyArray<LoadedTender>) =>
+    Effect.gen(function* () {
+      const cpv = yield* neighbourhood
+      const codesOf = (t: LoadedTender) => [t.prepared.tender.mainCpv, ...t.prepared.tender.additionalCpvs]
+      const nearCodes = new Map(tenders.map((t) => [t, new Set(codesOf(t).flatMap((code) => cpv.codesNear(code)))]))
+      const allNear = [...new Set(tenders.flatMap((t) => [...nearCodes.get(t)!]))]
+      const allKeys = [...new Set(tenders.flatMap((t) => [...t.prepared.indexKeys]))]
+      const allAuthorities = [...new Set(tenders.map((t) => t.row.authority_id))]
+      const allGroups = [...new Set(tenders.flatMap((t) => codesOf(t).map((code) => code.slice(0, 3))))]
+      const allDivisionCodes = allNear.filter((code) => code.slice(2, 8) === "000000")
+
+      const watchlists = yield* sql<{
+        company_id: string
+        cpv_codes: ReadonlyArray<string>
+        anchors: ReadonlyArray<string>
+        authority_id: string | null
+      }>`
+        SELECT company_id, cpv_codes::text[] AS cpv_codes, scoring_keyword_anchors(keywords) AS anchors, authority_id
+        FROM watchlists
+        WHERE deleted_at IS NULL AND active
+          AND (cpv_codes && ${allNear}::char(10)[]
+               OR scoring_keyword_anchors(keywords) && ${allKeys}::text[]
+               OR authority_id = ANY(${allAuthorities}::uuid[]))`
+      const awards = yield* sql<{ company_id: string; main_cpv: string; authority_id: string }>`
+        SELECT c.id AS company_id, a.main_cpv::text AS main_cpv, a.authority_id
+        FROM tenders a
+        JOIN companies c ON c.fiscal_code = ANY(a.winner_fiscal_codes) AND c.active
+        WHERE a.notice_type = 'award'
+          AND (left(a.main_cpv, 3) = ANY(${allGroups}::text[])
+               OR a.main_cpv = ANY(${allDivisionCodes}::char(10)[])
+               OR a.authority_id = ANY(${allAuthorities}::uuid[]))`
+
+      // Inverted maps: key → companies; a tender's candidates are the union over its keys.
+      const byCode = new Map<string, Set<string>>()
+      const byAnchor = new Map<string, Set<string>>()
+      const byAuthority = new Map<string, Set<string>>()
+      const add = (map: Map<string, Set<string>>, key: string, companyId: string) => {
+        const set = map.get(key)
+        if (set === undefined) map.set(key, new Set([companyId]))
+        else set.add(companyId)
+      }
+      for (const w of watchlists) {
+        for (const code of w.cpv_codes) add(byCode, code.trim(), w.company_id)
+        for (const anchor of w.anchors) add(byAnchor, anchor, w.company_id)
+        if (w.authority_id !== null) add(byAuthority, w.authority_id, w.company_id)
+      }
+      const byAwardGroup = new Map<string, Set<string>>()
+      const byAwardDivision = new Map<string, Set<string>>()
+      for (const a of awards) {
+        add(byAwardGroup, a.main_cpv.slice(0, 3), a.company_id)
+        if (a.main_cpv.slice(2, 8) === "000000") add(byAwardDivision, a.main_cpv.slice(0, 2), a.company_id)
+        add(byAuthority, a.authority_id, a.company_id)
+      }
+
+      const pairs: Array<CandidatePair> = []
+      for (const tender of tenders) {
+        const companies = new Set<string>()
+        const collect = (set: Set<string> | undefined) => {
+          if (set !== undefined) for (const id of set) companies.add(id)
+        }
+        for (const code of nearCodes.get(tender)!) collect(byCode.get(code))
+        for (const key of tender.prepared.indexKeys) collect(byAnchor.get(key))
+        collect(byAuthority.get(tender.row.authority_id))
+        for (const code of codesOf(tender)) {
+          collect(byAwardGroup.get(code.slice(0, 3)))
+          collect(byAwardDivision.get(code.slice(0, 2)))
+        }
+        for (const companyId of companies) pairs.push({ tender, companyId })
+      }
+      return pairs
+    })
+
+  return { candidatePairs }
+})
+
+export type CandidatePrefilter = Effect.Effect.Success<typeof makeCandidatePrefilter>
