@@ -1,8 +1,9 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import * as ApiError from "../../domain/ApiErrors.js"
 import { AccessTokenAuth } from "../AccessTokenAuth.js"
-import { ForbiddenWire } from "../ApiErrors.js"
 import { Text, TrimmedText } from "../Inputs.js"
+import { errors } from "../WireErrors.js"
 
 export const CompanyListItem = Schema.Struct({
   id: Schema.UUID,
@@ -53,7 +54,7 @@ export class CompaniesApi extends HttpApiGroup.make("companies")
       .addSuccess(Schema.Struct({ data: CompanyDetail }))
       .annotate(OpenApi.Description, "Writable: `description` and `name`. A changed description re-scores the company.")
   )
-  .addError(ForbiddenWire)
+  .addError(errors(ApiError.PlanUpgradeRequired))
   .middleware(AccessTokenAuth)
   .prefix("/api/v1/companies")
   .annotate(

@@ -1,8 +1,9 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import * as ApiError from "../../domain/ApiErrors.js"
 import { AccessTokenAuth } from "../AccessTokenAuth.js"
-import { ForbiddenWire } from "../ApiErrors.js"
 import { TrimmedText } from "../Inputs.js"
+import { errors } from "../WireErrors.js"
 
 export const Watchlist = Schema.Struct({
   id: Schema.UUID,
@@ -71,7 +72,7 @@ export class WatchlistsApi extends HttpApiGroup.make("watchlists")
     HttpApiEndpoint.post("create", "/")
       .setPayload(CreateWatchlist)
       .addSuccess(Schema.Struct({ data: Watchlist }), { status: 201 })
-      .addError(ForbiddenWire)
+      .addError(errors(ApiError.WatchlistLimitReached))
       .annotate(
         OpenApi.Description,
         "403 WATCHLIST_LIMIT_REACHED at the plan's limit (Free 1, Starter 5, Activ 20, Consultant 100 active watchlists)."
