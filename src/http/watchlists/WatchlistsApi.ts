@@ -41,8 +41,8 @@ const MinScore = Schema.Int.pipe(Schema.between(0, 100, { message: () => "must b
 
 const optional = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith(schema, { exact: true })
 
-export const CreateWatchlist = Schema.Struct({
-  name: Name,
+/** Every field but `name` is optional in both the create and the update body. */
+const OptionalFields = {
   cpvCodes: optional(CpvCodes),
   keywords: optional(Keywords),
   minValue: optional(Schema.NullOr(Ron)),
@@ -50,18 +50,13 @@ export const CreateWatchlist = Schema.Struct({
   authorityId: optional(Schema.NullOr(Schema.UUID)),
   companyId: optional(Schema.UUID),
   minScore: optional(MinScore)
-})
+}
 
-export const UpdateWatchlist = Schema.Struct({
-  name: optional(Name),
-  cpvCodes: optional(CpvCodes),
-  keywords: optional(Keywords),
-  minValue: optional(Schema.NullOr(Ron)),
-  maxValue: optional(Schema.NullOr(Ron)),
-  authorityId: optional(Schema.NullOr(Schema.UUID)),
-  companyId: optional(Schema.UUID),
-  minScore: optional(MinScore)
-})
+/** A new watchlist needs a name; the rest have defaults. */
+export const CreateWatchlist = Schema.Struct({ name: Name, ...OptionalFields })
+
+/** A patch: only the fields sent change. */
+export const UpdateWatchlist = Schema.Struct({ name: optional(Name), ...OptionalFields })
 
 const WatchlistPath = Schema.Struct({ id: Schema.UUID })
 
