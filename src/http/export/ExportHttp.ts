@@ -28,6 +28,20 @@ const badQuery = (
   message: string
 ) => new kind({ message, details: [{ path, message }] })
 
+/** The page size of an export query, once its range and limit are within the spec's bounds (400 otherwise). */
+const checkedLimit = (query: { readonly from: string; readonly to: string; readonly limit?: number }) => {
+  const span = (Date.parse(`${query.to}T00:00:00Z`) - Date.parse(`${query.from}T00:00:00Z`)) / DAY_MS
+  if (span < 0) return Effect.fail(badQuery(ApiError.ValidationError, "to", "`to` must not be before `from`"))
+  if (span > EXPORT_MAX_RANGE_DAYS) {
+    return Effect.fail(badQuery(ApiError.DateRangeExceeded, "to", "`to - from` must be at most 90 days"))
+  }
+  const limit = query.limit ?? EXPORT_DEFAULT_LIMIT
+  if (limit > EXPORT_MAX_LIMIT) {
+    return Effect.fail(badQuery(ApiError.LimitExceeded, "limit", "`limit` must be at most 1000"))
+  }
+  return Effect.succeed(limit)
+}
+
 /** The wire form of an export row (spec 2.4), fields in the spec's order. */
 const toExportRow = (row: ExportRow) => ({
   tender_id: row.tender_id,
@@ -84,15 +98,7 @@ export const ExportHttpLive = HttpApiBuilder.group(Api, "export", (handlers) =>
     return handlers.handle("tenders", ({ urlParams }) =>
       Effect.gen(function* () {
         const { from, to } = urlParams
-        const span = (Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS
-        if (span < 0) return yield* badQuery(ApiError.ValidationError, "to", "`to` must not be before `from`")
-        if (span > EXPORT_MAX_RANGE_DAYS) {
-          return yield* badQuery(ApiError.DateRangeExceeded, "to", "`to - from` must be at most 90 days")
-        }
-        const limit = urlParams.limit ?? EXPORT_DEFAULT_LIMIT
-        if (limit > EXPORT_MAX_LIMIT) {
-          return yield* badQuery(ApiError.LimitExceeded, "limit", "`limit` must be at most 1000")
-        }
+        const limit = yield* checkedLimit(urlParams)
         const companyId = urlParams.companyId.toLowerCase()
         // The format and page size are not part of the binding: JSON and CSV pages may be mixed.
         const query = queryFingerprint(["export", companyId, from, to])
