@@ -2,7 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import * as ApiError from "../../domain/ApiErrors.js"
 import { AccessTokenAuth } from "../AccessTokenAuth.js"
-import { Text, TrimmedText } from "../Inputs.js"
+import { NonEmptyText, Text } from "../Inputs.js"
 import { errors } from "../WireErrors.js"
 
 export const CompanyListItem = Schema.Struct({
@@ -28,13 +28,7 @@ export const UpdateCompany = Schema.Struct({
     Text.pipe(Schema.maxLength(10_000, { message: () => "must be at most 10000 characters" })),
     { exact: true }
   ),
-  name: Schema.optionalWith(
-    TrimmedText.pipe(
-      Schema.minLength(1, { message: () => "must not be empty" }),
-      Schema.maxLength(200, { message: () => "must be at most 200 characters" })
-    ),
-    { exact: true }
-  )
+  name: Schema.optionalWith(NonEmptyText(200), { exact: true })
 })
 
 const CompanyPath = Schema.Struct({ id: Schema.UUID })

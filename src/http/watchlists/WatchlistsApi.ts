@@ -2,7 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import * as ApiError from "../../domain/ApiErrors.js"
 import { AccessTokenAuth } from "../AccessTokenAuth.js"
-import { TrimmedText } from "../Inputs.js"
+import { NonEmptyText } from "../Inputs.js"
 import { errors } from "../WireErrors.js"
 
 export const Watchlist = Schema.Struct({
@@ -19,18 +19,12 @@ export const Watchlist = Schema.Struct({
   createdAt: Schema.Date
 })
 
-const Name = TrimmedText.pipe(
-  Schema.minLength(1, { message: () => "must not be empty" }),
-  Schema.maxLength(200, { message: () => "must be at most 200 characters" })
-)
+const Name = NonEmptyText(200)
 const CpvCode = Schema.String.pipe(
   Schema.pattern(/^[0-9]{8}(-[0-9])?$/, { message: () => "must be a CPV code, NNNNNNNN or NNNNNNNN-D" })
 )
 const CpvCodes = Schema.Array(CpvCode).pipe(Schema.maxItems(100))
-const Keyword = TrimmedText.pipe(
-  Schema.minLength(1, { message: () => "must not be empty" }),
-  Schema.maxLength(100, { message: () => "must be at most 100 characters" })
-)
+const Keyword = NonEmptyText(100)
 const Keywords = Schema.Array(Keyword).pipe(Schema.maxItems(50))
 const Ron = Schema.Number.pipe(
   Schema.finite({ message: () => "must be a finite number" }),
