@@ -3,7 +3,12 @@ import { Effect, Layer, Option } from "effect"
 import * as ApiError from "../../domain/ApiErrors.js"
 import { queryFingerprint } from "../../domain/Cursor.js"
 import { factorBreakdown, MODEL_WEIGHTS } from "../../domain/scoring/Model.js"
-import { type ListPosition, ScoredTendersRepo, type TenderListRow } from "../../infra/scoring/ScoredTendersRepo.js"
+import {
+  type ListPosition,
+  ScoredTendersRepo,
+  type ScoreRow,
+  type TenderListRow
+} from "../../infra/scoring/ScoredTendersRepo.js"
 import { Api } from "../Api.js"
 import { ApiCaller, ApiKeyAuthLive, companyAccessDenied, requireOwnCompany } from "../ApiKeyAuth.js"
 import { chargeCredits, creditsMeta } from "../credits/CreditsReport.js"
@@ -27,6 +32,32 @@ const toListItem = (row: TenderListRow) => ({
   publish_date: row.publish_date,
   source_url: row.source_url
 })
+
+/**
+ * The `data` of a score answer (spec 2.3). A model version without known weights is our defect (see
+ * MODEL_WEIGHTS): it dies here, before the caller is charged.
+ */
+const toScoreData = (row: ScoreRow) => {
+  const weights = MODEL_WEIGHTS[row.model_version]
+  if (weights === undefined) return Effect.dieMessage(`No weights for model ${row.model_version}`)
+  const scores = {
+    semantic: row.score_semantic,
+    keyword: row.score_keyword,
+    cpv: row.score_cpv,
+    value_fit: row.score_value_fit,
+    historical: row.score_historical,
+    cpvType: row.cpv_type
+  }
+  return Effect.succeed({
+    tender_id: row.tender_id,
+    overall_score: row.overall_score,
+    overall_confidence: row.overall_confidence,
+    verdict: row.verdict,
+    factors: factorBreakdown(scores, weights),
+    scoring_model_version: row.model_version,
+    scored_at: row.scored_at
+  })
+}
 
 const listPosition = (key: ReadonlyArray<string | number>): Option.Option<ListPosition> => {
   const [score, publishKey, tenderId] = key
@@ -86,21 +117,7 @@ export const TendersHttpLive = HttpApiBuilder.group(Api, "tenders", (handlers) =
           if (Option.isNone(found)) {
             return yield* new ApiError.NotFound({ message: "No such tender scored for this company" })
           }
-          const row = found.value
-          // A version without known weights is our defect (see MODEL_WEIGHTS): fail before charging.
-          const weights = MODEL_WEIGHTS[row.model_version]
-          if (weights === undefined) return yield* Effect.dieMessage(`No weights for model ${row.model_version}`)
-          const factors = factorBreakdown(
-            {
-              semantic: row.score_semantic,
-              keyword: row.score_keyword,
-              cpv: row.score_cpv,
-              value_fit: row.score_value_fit,
-              historical: row.score_historical,
-              cpvType: row.cpv_type
-            },
-            weights
-          )
+          const data = yield* toScoreData(found.value)
           const charge = yield* chargeCredits({
             tenantId: caller.tenantId,
             report: caller.credits,
@@ -108,18 +125,7 @@ export const TendersHttpLive = HttpApiBuilder.group(Api, "tenders", (handlers) =
             mode: "exact",
             reason: "GET /api/v1/tenders/:id/score"
           })
-          return {
-            data: {
-              tender_id: row.tender_id,
-              overall_score: row.overall_score,
-              overall_confidence: row.overall_confidence,
-              verdict: row.verdict,
-              factors,
-              scoring_model_version: row.model_version,
-              scored_at: row.scored_at
-            },
-            meta: { credits: creditsMeta(charge) }
-          }
+          return { data, meta: { credits: creditsMeta(charge) } }
         })
       )
   })
