@@ -10,7 +10,6 @@ import { Schema } from "effect"
 
 /** One offending input: its dotted path (empty for the whole body) and what is wrong with it. */
 export const ErrorDetail = Schema.Struct({ path: Schema.String, message: Schema.String })
-export type ErrorDetail = typeof ErrorDetail.Type
 
 const Details = Schema.Array(ErrorDetail)
 const OptionalDetails = Schema.optionalWith(Details, { exact: true })
