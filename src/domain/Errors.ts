@@ -1,6 +1,9 @@
 import { Data } from "effect"
 
-/** Domain failures, independent of HTTP; the http layer maps each to its status and code. */
+/**
+ * Domain failures, independent of HTTP: what went wrong, raised by repositories and services.
+ * The http layer answers each with a code of the API's vocabulary (ApiErrors.ts).
+ */
 
 export class TenantNotFound extends Data.TaggedError("TenantNotFound")<{ readonly tenantId: string }> {}
 
@@ -15,3 +18,36 @@ export class InsufficientCredits extends Data.TaggedError("InsufficientCredits")
 }> {}
 
 export class EmailTaken extends Data.TaggedError("EmailTaken")<{ readonly email: string }> {}
+
+/** One field a watchlist cannot have as given (the same shape as an error's `details` entry). */
+export interface FieldProblem {
+  readonly path: string
+  readonly message: string
+}
+
+export class WatchlistInvalid extends Data.TaggedError("WatchlistInvalid")<{
+  readonly problems: ReadonlyArray<FieldProblem>
+}> {}
+
+export class WatchlistLimitReached extends Data.TaggedError("WatchlistLimitReached")<{ readonly limit: number }> {}
+
+export class WatchlistNotFound extends Data.TaggedError("WatchlistNotFound")<{ readonly id: string }> {}
+
+export class AlertNotFound extends Data.TaggedError("AlertNotFound")<{ readonly id: string }> {}
+
+export class CompanyNotFound extends Data.TaggedError("CompanyNotFound")<{ readonly id: string }> {}
+
+/** Why a refresh was refused; `reused` has already revoked the whole session (token family). */
+export class RefreshRejected extends Data.TaggedError("RefreshRejected")<{
+  readonly reason: "invalid" | "expired" | "reused" | "revoked"
+}> {}
+
+export class AccessTokenRejected extends Data.TaggedError("AccessTokenRejected")<{
+  readonly reason: "invalid" | "expired" | "revoked"
+}> {}
+
+/** The request was over its policy's budget; the client may retry after this many seconds. */
+export class RateLimitHit extends Data.TaggedError("RateLimitHit")<{
+  readonly policy: string
+  readonly retryAfterSeconds: number
+}> {}

@@ -1,7 +1,9 @@
 import { HttpApiMiddleware, HttpApiSecurity, HttpServerRequest, OpenApi } from "@effect/platform"
 import { Context, Effect, Layer } from "effect"
-import { type AccessTokenRejected, type Account, AuthSessions, AuthSessionsLive } from "../infra/auth/AuthSessions.js"
-import { Unauthorized, UnauthorizedWire } from "./ApiErrors.js"
+import * as ApiError from "../domain/ApiErrors.js"
+import type { AccessTokenRejected } from "../domain/Errors.js"
+import { type Account, AuthSessions, AuthSessionsLive } from "../infra/auth/AuthSessions.js"
+import { errors } from "./WireErrors.js"
 
 /** The account an access token speaks for; provided to every handler behind AccessTokenAuth. */
 export class CurrentAccount extends Context.Tag("CurrentAccount")<CurrentAccount, Account>() {}
@@ -13,7 +15,12 @@ export class CurrentAccount extends Context.Tag("CurrentAccount")<CurrentAccount
  * SESSION_REVOKED (logged out, or its refresh family was revoked for reuse).
  */
 export class AccessTokenAuth extends HttpApiMiddleware.Tag<AccessTokenAuth>()("AccessTokenAuth", {
-  failure: UnauthorizedWire,
+  failure: errors(
+    ApiError.AccessTokenMissing,
+    ApiError.AccessTokenInvalid,
+    ApiError.AccessTokenExpired,
+    ApiError.SessionRevoked
+  ),
   provides: CurrentAccount,
   security: {
     accessToken: HttpApiSecurity.annotate(
@@ -24,19 +31,18 @@ export class AccessTokenAuth extends HttpApiMiddleware.Tag<AccessTokenAuth>()("A
   }
 }) {}
 
-const missing = new Unauthorized({
-  code: "ACCESS_TOKEN_MISSING",
+const missing = new ApiError.AccessTokenMissing({
   message: "Send the access token from login as `Authorization: Bearer <ACCESS_TOKEN>`"
 })
 
 const rejection = (error: AccessTokenRejected) => {
   switch (error.reason) {
     case "expired":
-      return new Unauthorized({ code: "ACCESS_TOKEN_EXPIRED", message: "The access token has expired; refresh it" })
+      return new ApiError.AccessTokenExpired({ message: "The access token has expired; refresh it" })
     case "revoked":
-      return new Unauthorized({ code: "SESSION_REVOKED", message: "The session of this access token has ended" })
+      return new ApiError.SessionRevoked({ message: "The session of this access token has ended" })
     case "invalid":
-      return new Unauthorized({ code: "ACCESS_TOKEN_INVALID", message: "The access token is not valid" })
+      return new ApiError.AccessTokenInvalid({ message: "The access token is not valid" })
   }
 }
 
@@ -52,8 +58,7 @@ export const AccessTokenAuthLive = Layer.effect(
         const token = header.slice("Bearer ".length).trim()
         if (token === "") return yield* missing
         if (token.startsWith("svc_"))
-          return yield* new Unauthorized({
-            code: "ACCESS_TOKEN_INVALID",
+          return yield* new ApiError.AccessTokenInvalid({
             message: "An API key is not an access token; log in for an access token"
           })
         return yield* sessions.authenticate(token).pipe(Effect.mapError(rejection))

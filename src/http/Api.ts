@@ -1,5 +1,5 @@
 import { HttpApi, OpenApi } from "@effect/platform"
-import { BadRequestWire, DecodeErrorWire, InternalErrorWire, NotFoundWire } from "./ApiErrors.js"
+import * as ApiError from "../domain/ApiErrors.js"
 import { AlertsApi } from "./alerts/AlertsApi.js"
 import { AuthApi } from "./auth/AuthApi.js"
 import { CompaniesApi } from "./companies/CompaniesApi.js"
@@ -8,6 +8,7 @@ import { documentResponseHeaders } from "./OpenApiHeaders.js"
 import { SettingsApi } from "./settings/SettingsApi.js"
 import { SystemApi } from "./system/SystemApi.js"
 import { TendersApi } from "./tenders/TendersApi.js"
+import { DecodeErrorWire, errors } from "./WireErrors.js"
 import { WatchlistsApi } from "./watchlists/WatchlistsApi.js"
 
 /** `HttpApi.make` declares its own decode-error body; swap in the uniform one before adding groups. */
@@ -17,7 +18,11 @@ const withUniformErrors = () => {
   return api
 }
 
-/** The whole HTTP contract; OpenAPI is generated from it. */
+/**
+ * The whole HTTP contract; OpenAPI is generated from it. The errors declared here are the ones
+ * ErrorMapping can answer any request with (unreadable body, unknown route, defect); each group and
+ * endpoint declares its own.
+ */
 export class Api extends withUniformErrors()
   .add(SystemApi)
   .add(AuthApi)
@@ -27,9 +32,7 @@ export class Api extends withUniformErrors()
   .add(SettingsApi)
   .add(TendersApi)
   .add(ExportApi)
-  .addError(BadRequestWire)
-  .addError(NotFoundWire)
-  .addError(InternalErrorWire)
+  .addError(errors(ApiError.ValidationError, ApiError.NotFound, ApiError.InternalError))
   .annotate(OpenApi.Title, "Tender Scoring Service")
   .annotate(OpenApi.Version, "1.0.0")
   .annotate(OpenApi.Transform, documentResponseHeaders)

@@ -1,12 +1,6 @@
-import {
-  HttpApiMiddleware,
-  HttpApiSecurity,
-  HttpApp,
-  HttpServerRequest,
-  HttpServerResponse,
-  OpenApi
-} from "@effect/platform"
-import { Context, Effect, Layer, Option, Schema } from "effect"
+import { HttpApiMiddleware, HttpApiSecurity, HttpServerRequest, OpenApi } from "@effect/platform"
+import { Context, Effect, Layer, Option } from "effect"
+import * as ApiError from "../domain/ApiErrors.js"
 import { isWellFormedApiKey } from "../domain/ApiKey.js"
 import { planRules } from "../domain/Plan.js"
 import type { RateLimitPolicies } from "../domain/RateLimitPolicy.js"
@@ -14,8 +8,9 @@ import { ApiKeysRepo } from "../infra/auth/ApiKeysRepo.js"
 import { CreditLedger } from "../infra/billing/CreditLedger.js"
 import { RateLimitPoliciesTag, RateLimits } from "../infra/billing/RateLimits.js"
 import { ScoredTendersRepo } from "../infra/scoring/ScoredTendersRepo.js"
-import { Forbidden, ForbiddenWire, RateLimited, RateLimitedWire, Unauthorized, UnauthorizedWire } from "./ApiErrors.js"
 import { CreditsReport } from "./credits/CreditsReport.js"
+import { tooManyRequests } from "./TooManyRequests.js"
+import { errors } from "./WireErrors.js"
 
 /** Who is calling the key API, as established by the key; plus this request's credit report. */
 export interface ApiCallerShape {
@@ -26,10 +21,14 @@ export interface ApiCallerShape {
 
 export class ApiCaller extends Context.Tag("ApiCaller")<ApiCaller, ApiCallerShape>() {}
 
-const AuthFailure = Schema.Union(UnauthorizedWire, ForbiddenWire, RateLimitedWire)
-
 const options = {
-  failure: AuthFailure,
+  failure: errors(
+    ApiError.ApiKeyMissing,
+    ApiError.ApiKeyInvalid,
+    ApiError.ApiKeyRevoked,
+    ApiError.PlanUpgradeRequired,
+    ApiError.RateLimitExceeded
+  ),
   provides: ApiCaller,
   security: {
     apiKey: HttpApiSecurity.annotate(
@@ -55,7 +54,7 @@ export class ApiKeyAuthExport extends HttpApiMiddleware.Tag<ApiKeyAuthExport>()(
 
 const BEARER = /^Bearer /i
 
-const unauthorized = (code: string, message: string) => Effect.fail(new Unauthorized({ code, message }))
+const invalidKey = new ApiError.ApiKeyInvalid({ message: "The API key is not valid" })
 
 /** The security handler, for the rate-limit policy `policy`. */
 export const makeApiKeyAuth = (policy: keyof RateLimitPolicies) =>
@@ -73,38 +72,28 @@ export const makeApiKeyAuth = (policy: keyof RateLimitPolicies) =>
           const request = yield* HttpServerRequest.HttpServerRequest
           const header = request.headers.authorization ?? ""
           if (!BEARER.test(header) || header.slice(7).trim() === "") {
-            return yield* unauthorized("API_KEY_MISSING", "Send the API key as `Authorization: Bearer <API_KEY>`")
+            return yield* new ApiError.ApiKeyMissing({
+              message: "Send the API key as `Authorization: Bearer <API_KEY>`"
+            })
           }
           const presented = header.slice(7).trim()
-          if (!isWellFormedApiKey(presented)) return yield* unauthorized("API_KEY_INVALID", "The API key is not valid")
+          if (!isWellFormedApiKey(presented)) return yield* invalidKey
           const found = yield* keys.findOwner(presented)
-          if (Option.isNone(found)) return yield* unauthorized("API_KEY_INVALID", "The API key is not valid")
+          if (Option.isNone(found)) return yield* invalidKey
           const owner = found.value
-          if (owner.revoked) return yield* unauthorized("API_KEY_REVOKED", "The API key has been revoked")
+          if (owner.revoked) return yield* new ApiError.ApiKeyRevoked({ message: "The API key has been revoked" })
           if (!planRules[owner.plan].apiAccess) {
-            return yield* new Forbidden({
-              code: "PLAN_UPGRADE_REQUIRED",
-              message: "The API is available on the Consultant plan"
-            })
+            return yield* new ApiError.PlanUpgradeRequired({ message: "The API is available on the Consultant plan" })
           }
           const credits = new CreditsReport()
           yield* CreditsReport.install(credits, owner.tenantId, ledger)
-          yield* rateLimits.consume(policies[policy], owner.tenantId).pipe(
-            Effect.catchTag("RateLimitHit", (hit) =>
-              HttpApp.appendPreResponseHandler((_req, response) =>
-                Effect.succeed(HttpServerResponse.setHeader(response, "retry-after", String(hit.retryAfterSeconds)))
-              ).pipe(
-                Effect.zipRight(
-                  Effect.fail(
-                    new RateLimited({
-                      message: `Rate limit exceeded; retry in ${hit.retryAfterSeconds} seconds`,
-                      retry_after_seconds: hit.retryAfterSeconds
-                    })
-                  )
-                )
+          yield* rateLimits
+            .consume(policies[policy], owner.tenantId)
+            .pipe(
+              Effect.catchTag("RateLimitHit", (hit) =>
+                tooManyRequests(hit, `Rate limit exceeded; retry in ${hit.retryAfterSeconds} seconds`)
               )
             )
-          )
           return { keyId: owner.keyId, tenantId: owner.tenantId, credits }
         })
     }
@@ -118,8 +107,7 @@ export const ApiKeyAuthExportLive = Layer.effect(ApiKeyAuthExport, makeApiKeyAut
  * exist gets the same answer, so ids of other tenants cannot be probed.
  */
 export const companyAccessDenied = () =>
-  new Forbidden({
-    code: "COMPANY_ACCESS_DENIED",
+  new ApiError.CompanyAccessDenied({
     message: "The company does not belong to the tenant of this API key"
   })
 

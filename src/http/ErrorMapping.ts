@@ -1,9 +1,9 @@
 import { HttpApiBuilder, HttpMethod, HttpServerError, HttpServerRequest, Multipart } from "@effect/platform"
 import { Cause, Effect, Option, Predicate } from "effect"
+import * as ApiError from "../domain/ApiErrors.js"
 import { Api } from "./Api.js"
-import { BadRequest, InternalError, NotFound } from "./ApiErrors.js"
 
-type MappedError = BadRequest | NotFound | InternalError
+type MappedError = ApiError.ValidationError | ApiError.NotFound | ApiError.InternalError
 
 /**
  * JSON bodies may nest at most this deep. Ours need three levels; a body nested a few thousand
@@ -46,7 +46,7 @@ const refuseDeepJson = Effect.flatMap(HttpServerRequest.HttpServerRequest, (requ
   return Effect.flatMap(Effect.option(request.text), (text) => {
     if (Option.isNone(text) || !jsonNestingExceeds(text.value, MAX_JSON_DEPTH)) return Effect.void
     const message = `The request body is nested more than ${MAX_JSON_DEPTH} levels deep`
-    return Effect.fail(new BadRequest({ code: "VALIDATION_ERROR", message, details: [{ path: "", message }] }))
+    return Effect.fail(new ApiError.ValidationError({ message, details: [{ path: "", message }] }))
   })
 })
 
@@ -85,7 +85,9 @@ export const ErrorMappingLive = HttpApiBuilder.middleware(Api, (app) =>
         const error = failure.value
         if (HttpServerError.isServerError(error) && error._tag === "RouteNotFound") {
           return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-            Effect.fail(new NotFound({ message: `No route for ${request.method} ${request.url.split("?")[0]}` }))
+            Effect.fail(
+              new ApiError.NotFound({ message: `No route for ${request.method} ${request.url.split("?")[0]}` })
+            )
           )
         }
         // Typed failures are the API's declared errors: hand them to the encoder unchanged.
@@ -95,10 +97,10 @@ export const ErrorMappingLive = HttpApiBuilder.middleware(Api, (app) =>
       const defect = Cause.squash(cause)
       const unreadable = unreadableBody(defect)
       if (unreadable !== undefined) {
-        return Effect.fail(new BadRequest({ code: "VALIDATION_ERROR", message: unreadable }))
+        return Effect.fail(new ApiError.ValidationError({ message: unreadable }))
       }
       return Effect.logError("Unhandled defect while serving a request", cause).pipe(
-        Effect.zipRight(Effect.fail(new InternalError({ message: "Internal server error" })))
+        Effect.zipRight(Effect.fail(new ApiError.InternalError({ message: "Internal server error" })))
       )
     }
   )

@@ -16,6 +16,13 @@ export const Text = Schema.String.pipe(
 /** Text without surrounding whitespace (trimmed while decoding) and without NUL characters. */
 export const TrimmedText = Schema.compose(Text, Schema.Trim)
 
+/** Trimmed text of 1 to `max` characters: names, keywords. */
+export const NonEmptyText = (max: number) =>
+  TrimmedText.pipe(
+    Schema.minLength(1, { message: () => "must not be empty" }),
+    Schema.maxLength(max, { message: () => `must be at most ${max} characters` })
+  )
+
 /**
  * `YYYY-MM-DD` naming a day that exists (no 2026-02-30) in years 0001-9999: PostgreSQL has no year
  * 0000, which JavaScript's Date accepts.

@@ -1,9 +1,9 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Layer } from "effect"
+import * as ApiError from "../../domain/ApiErrors.js"
 import { AlertsRepo } from "../../infra/accounts/AlertsRepo.js"
 import { AccessTokenAuthLive, CurrentAccount } from "../AccessTokenAuth.js"
 import { Api } from "../Api.js"
-import { NotFound } from "../ApiErrors.js"
 import { ALERTS_DEFAULT_LIMIT } from "./AlertsApi.js"
 
 export const AlertsHttpLive = HttpApiBuilder.group(Api, "alerts", (handlers) =>
@@ -17,7 +17,7 @@ export const AlertsHttpLive = HttpApiBuilder.group(Api, "alerts", (handlers) =>
           const limit = urlParams.limit ?? ALERTS_DEFAULT_LIMIT
           if (urlParams.watchlistId !== undefined) {
             const owned = yield* repo.ownsWatchlist({ tenantId: account.tenantId, watchlistId: urlParams.watchlistId })
-            if (!owned) return yield* new NotFound({ message: "No such watchlist" })
+            if (!owned) return yield* new ApiError.NotFound({ message: "No such watchlist" })
           }
           const { alerts, total } = yield* repo.list({
             tenantId: account.tenantId,
@@ -43,7 +43,7 @@ export const AlertsHttpLive = HttpApiBuilder.group(Api, "alerts", (handlers) =>
           repo.setRead({ tenantId: account.tenantId, id: path.id, read: payload.read })
         ).pipe(
           Effect.map((data) => ({ data })),
-          Effect.catchTag("AlertNotFound", () => Effect.fail(new NotFound({ message: "No such alert" })))
+          Effect.catchTag("AlertNotFound", () => Effect.fail(new ApiError.NotFound({ message: "No such alert" })))
         )
       )
   })

@@ -1,8 +1,9 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import * as ApiError from "../../domain/ApiErrors.js"
 import { AccessTokenAuth } from "../AccessTokenAuth.js"
-import { RateLimitedWire, UnauthorizedWire } from "../ApiErrors.js"
 import { Text } from "../Inputs.js"
+import { errors } from "../WireErrors.js"
 
 export const TokenPair = Schema.Struct({
   data: Schema.Struct({
@@ -26,8 +27,7 @@ export class AuthApi extends HttpApiGroup.make("auth")
       .annotate(OpenApi.Summary, "Log in with e-mail and password: a token pair")
       .setPayload(LoginRequest)
       .addSuccess(TokenPair)
-      .addError(UnauthorizedWire)
-      .addError(RateLimitedWire)
+      .addError(errors(ApiError.InvalidCredentials, ApiError.RateLimitExceeded))
       .annotate(
         OpenApi.Description,
         "401 INVALID_CREDENTIALS for an unknown e-mail and a wrong password alike. Failed logins are limited per e-mail (5 per 15 min) and per client address (20 per 15 min); beyond that every attempt, right or wrong, gets 429 RATE_LIMIT_EXCEEDED with Retry-After until the window has run."
@@ -38,7 +38,14 @@ export class AuthApi extends HttpApiGroup.make("auth")
       .annotate(OpenApi.Summary, "Trade a refresh token for a new token pair")
       .setPayload(RefreshRequest)
       .addSuccess(TokenPair)
-      .addError(UnauthorizedWire)
+      .addError(
+        errors(
+          ApiError.RefreshTokenInvalid,
+          ApiError.RefreshTokenExpired,
+          ApiError.RefreshTokenReused,
+          ApiError.SessionRevoked
+        )
+      )
       .annotate(
         OpenApi.Description,
         "Rotates the refresh token: a new pair each time. 401 REFRESH_TOKEN_INVALID / REFRESH_TOKEN_EXPIRED / REFRESH_TOKEN_REUSED (a rotated token replayed after the 10 s grace window: the session is revoked) / SESSION_REVOKED. Within the grace window a second refresh of the same token returns the same pair."

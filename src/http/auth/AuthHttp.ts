@@ -1,47 +1,35 @@
 import { createHash } from "node:crypto"
-import { HttpApiBuilder, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
 import { Effect, Layer, Option } from "effect"
+import * as ApiError from "../../domain/ApiErrors.js"
+import type { RateLimitHit, RefreshRejected } from "../../domain/Errors.js"
 import { normalizeEmail, UsersRepo } from "../../infra/accounts/UsersRepo.js"
-import { AuthSessions, AuthSessionsLive, type RefreshRejected } from "../../infra/auth/AuthSessions.js"
+import { AuthSessions, AuthSessionsLive } from "../../infra/auth/AuthSessions.js"
 import { checkNotLocked, recordFailure } from "../../infra/auth/LoginThrottle.js"
 import { hashPassword, verifyPassword } from "../../infra/auth/PasswordHasher.js"
-import { type RateLimitHit, RateLimitPoliciesTag } from "../../infra/billing/RateLimits.js"
+import { RateLimitPoliciesTag } from "../../infra/billing/RateLimits.js"
 import { AccessTokenAuthLive, CurrentAccount } from "../AccessTokenAuth.js"
 import { Api } from "../Api.js"
-import { RateLimited, Unauthorized } from "../ApiErrors.js"
+import { tooManyRequests } from "../TooManyRequests.js"
 
 const refreshRejection = (error: RefreshRejected) => {
   switch (error.reason) {
     case "invalid":
-      return new Unauthorized({ code: "REFRESH_TOKEN_INVALID", message: "The refresh token is not valid" })
+      return new ApiError.RefreshTokenInvalid({ message: "The refresh token is not valid" })
     case "expired":
-      return new Unauthorized({ code: "REFRESH_TOKEN_EXPIRED", message: "The refresh token has expired; log in" })
+      return new ApiError.RefreshTokenExpired({ message: "The refresh token has expired; log in" })
     case "reused":
-      return new Unauthorized({
-        code: "REFRESH_TOKEN_REUSED",
+      return new ApiError.RefreshTokenReused({
         message: "The refresh token was already used; the session has been revoked, log in again"
       })
     case "revoked":
-      return new Unauthorized({ code: "SESSION_REVOKED", message: "The session has ended; log in" })
+      return new ApiError.SessionRevoked({ message: "The session has ended; log in" })
   }
 }
 
-/** 429 with Retry-After (set on the error response too, via the pre-response handler). */
-const rateLimited = (hit: RateLimitHit) =>
-  HttpApp.appendPreResponseHandler((_request, response) =>
-    Effect.succeed(HttpServerResponse.setHeader(response, "retry-after", String(hit.retryAfterSeconds)))
-  ).pipe(
-    Effect.zipRight(
-      Effect.fail(
-        new RateLimited({
-          message: "Too many login attempts; retry later",
-          retry_after_seconds: hit.retryAfterSeconds
-        })
-      )
-    )
-  )
+const rateLimited = (hit: RateLimitHit) => tooManyRequests(hit, "Too many login attempts; retry later")
 
-const invalidCredentials = new Unauthorized({ code: "INVALID_CREDENTIALS", message: "Wrong e-mail or password" })
+const invalidCredentials = new ApiError.InvalidCredentials({ message: "Wrong e-mail or password" })
 
 /** Rate-limit subjects carry no plain e-mail address. */
 const emailSubject = (email: string) => createHash("sha256").update(email, "utf8").digest("hex").slice(0, 32)

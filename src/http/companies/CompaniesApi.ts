@@ -1,8 +1,9 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import * as ApiError from "../../domain/ApiErrors.js"
 import { AccessTokenAuth } from "../AccessTokenAuth.js"
-import { ForbiddenWire } from "../ApiErrors.js"
-import { Text, TrimmedText } from "../Inputs.js"
+import { NonEmptyText, Text } from "../Inputs.js"
+import { errors } from "../WireErrors.js"
 
 export const CompanyListItem = Schema.Struct({
   id: Schema.UUID,
@@ -27,13 +28,7 @@ export const UpdateCompany = Schema.Struct({
     Text.pipe(Schema.maxLength(10_000, { message: () => "must be at most 10000 characters" })),
     { exact: true }
   ),
-  name: Schema.optionalWith(
-    TrimmedText.pipe(
-      Schema.minLength(1, { message: () => "must not be empty" }),
-      Schema.maxLength(200, { message: () => "must be at most 200 characters" })
-    ),
-    { exact: true }
-  )
+  name: Schema.optionalWith(NonEmptyText(200), { exact: true })
 })
 
 const CompanyPath = Schema.Struct({ id: Schema.UUID })
@@ -59,7 +54,7 @@ export class CompaniesApi extends HttpApiGroup.make("companies")
       .addSuccess(Schema.Struct({ data: CompanyDetail }))
       .annotate(OpenApi.Description, "Writable: `description` and `name`. A changed description re-scores the company.")
   )
-  .addError(ForbiddenWire)
+  .addError(errors(ApiError.PlanUpgradeRequired))
   .middleware(AccessTokenAuth)
   .prefix("/api/v1/companies")
   .annotate(

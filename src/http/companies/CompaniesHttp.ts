@@ -1,24 +1,23 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Layer } from "effect"
+import * as ApiError from "../../domain/ApiErrors.js"
 import { planRules } from "../../domain/Plan.js"
 import { CompanyProfilesRepo } from "../../infra/accounts/CompanyProfilesRepo.js"
 import { AccessTokenAuthLive, CurrentAccount } from "../AccessTokenAuth.js"
 import { Api } from "../Api.js"
-import { Forbidden, NotFound } from "../ApiErrors.js"
 
 /** The tenant of the access token, if its plan has the multi-client workspace. */
 const workspaceTenant = Effect.flatMap(CurrentAccount, (account) =>
   planRules[account.plan].multiClientWorkspace
     ? Effect.succeed(account.tenantId)
     : Effect.fail(
-        new Forbidden({
-          code: "PLAN_UPGRADE_REQUIRED",
+        new ApiError.PlanUpgradeRequired({
           message: "Companies are part of the multi-client workspace of the Consultant plan"
         })
       )
 )
 
-const notFound = () => new NotFound({ message: "No such company" })
+const notFound = () => new ApiError.NotFound({ message: "No such company" })
 
 export const CompaniesHttpLive = HttpApiBuilder.group(Api, "companies", (handlers) =>
   Effect.gen(function* () {

@@ -1,8 +1,8 @@
 import { HttpApp, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
+import * as ApiError from "../../domain/ApiErrors.js"
 import type { Charge, ChargeMode, CreditBalance } from "../../infra/billing/CreditLedger.js"
 import { CreditLedger } from "../../infra/billing/CreditLedger.js"
-import { CreditsExhausted } from "../ApiErrors.js"
 
 /** The `meta.credits` block of every key-authenticated JSON response (spec 2.8). */
 export interface CreditsMeta {
@@ -68,7 +68,7 @@ export const chargeCredits = (input: {
       InsufficientCredits: (error) => {
         input.report.record(0, { remaining: error.remaining, periodEndsAt: error.periodEndsAt })
         return Effect.fail(
-          new CreditsExhausted({
+          new ApiError.ApiCreditsExhausted({
             message: `This request costs ${error.required} credits; ${error.remaining} remain until ${error.periodEndsAt}`,
             credits_remaining: error.remaining,
             credits_required: error.required,

@@ -1,9 +1,10 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { CreditsExhaustedWire } from "../ApiErrors.js"
+import * as ApiError from "../../domain/ApiErrors.js"
 import { ApiKeyAuthExport } from "../ApiKeyAuth.js"
 import { isCalendarDate, QueryInteger } from "../Inputs.js"
 import { CpvCode, CreditsBlock, UtcTimestamp, Verdict } from "../tenders/TendersApi.js"
+import { errors } from "../WireErrors.js"
 
 const Percent = Schema.Int.pipe(Schema.between(0, 100))
 
@@ -131,7 +132,15 @@ export class ExportApi extends HttpApiGroup.make("export")
       .annotate(OpenApi.Transform, withCsvAnswer)
       .setUrlParams(ExportQuery)
       .addSuccess(ExportJson)
-      .addError(CreditsExhaustedWire)
+      .addError(
+        errors(
+          ApiError.DateRangeExceeded,
+          ApiError.LimitExceeded,
+          ApiError.InvalidCursor,
+          ApiError.CompanyAccessDenied,
+          ApiError.ApiCreditsExhausted
+        )
+      )
       .annotate(OpenApi.Summary, "Bulk export of scored tenders, JSON or CSV")
       .annotate(
         OpenApi.Description,

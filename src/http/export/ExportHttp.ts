@@ -3,13 +3,14 @@ import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { NodeStream } from "@effect/platform-node"
 import { stringify } from "csv-stringify"
 import { Clock, Effect, Layer, Option } from "effect"
+import * as ApiError from "../../domain/ApiErrors.js"
 import { queryFingerprint } from "../../domain/Cursor.js"
 import { type ExportPosition, type ExportRow, ScoredTendersRepo } from "../../infra/scoring/ScoredTendersRepo.js"
 import { Api } from "../Api.js"
-import { BadRequest } from "../ApiErrors.js"
 import { ApiKeyAuthExportLive, requireOwnCompany } from "../ApiKeyAuth.js"
-import { chargeCredits, creditsMeta } from "../credits/CreditsReport.js"
-import { invalidCursor, makeCursors } from "../pagination/Cursors.js"
+import { creditsMeta } from "../credits/CreditsReport.js"
+import { makeCursors } from "../pagination/Cursors.js"
+import { servePaidPage } from "../pagination/PaidPage.js"
 import { EXPORT_COLUMNS, EXPORT_DEFAULT_LIMIT, EXPORT_MAX_LIMIT } from "./ExportApi.js"
 
 export const EXPORT_MAX_RANGE_DAYS = 90
@@ -18,8 +19,26 @@ export const CSV_ARRAY_SEPARATOR = ";"
 
 const DAY_MS = 86_400_000
 
-const badRequest = (code: string, path: string, message: string) =>
-  new BadRequest({ code, message, details: [{ path, message }] })
+/** A 400 of `kind` about the query parameter `path`. */
+const badQuery = (
+  kind: typeof ApiError.ValidationError | typeof ApiError.DateRangeExceeded | typeof ApiError.LimitExceeded,
+  path: string,
+  message: string
+) => new kind({ message, details: [{ path, message }] })
+
+/** The page size of an export query, once its range and limit are within the spec's bounds (400 otherwise). */
+const checkedLimit = (query: { readonly from: string; readonly to: string; readonly limit?: number }) => {
+  const span = (Date.parse(`${query.to}T00:00:00Z`) - Date.parse(`${query.from}T00:00:00Z`)) / DAY_MS
+  if (span < 0) return Effect.fail(badQuery(ApiError.ValidationError, "to", "`to` must not be before `from`"))
+  if (span > EXPORT_MAX_RANGE_DAYS) {
+    return Effect.fail(badQuery(ApiError.DateRangeExceeded, "to", "`to - from` must be at most 90 days"))
+  }
+  const limit = query.limit ?? EXPORT_DEFAULT_LIMIT
+  if (limit > EXPORT_MAX_LIMIT) {
+    return Effect.fail(badQuery(ApiError.LimitExceeded, "limit", "`limit` must be at most 1000"))
+  }
+  return Effect.succeed(limit)
+}
 
 /** The wire form of an export row (spec 2.4), fields in the spec's order. */
 const toExportRow = (row: ExportRow) => ({
@@ -77,40 +96,22 @@ export const ExportHttpLive = HttpApiBuilder.group(Api, "export", (handlers) =>
     return handlers.handle("tenders", ({ urlParams }) =>
       Effect.gen(function* () {
         const { from, to } = urlParams
-        const span = (Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS
-        if (span < 0) return yield* badRequest("VALIDATION_ERROR", "to", "`to` must not be before `from`")
-        if (span > EXPORT_MAX_RANGE_DAYS) {
-          return yield* badRequest("DATE_RANGE_EXCEEDED", "to", "`to - from` must be at most 90 days")
-        }
-        const limit = urlParams.limit ?? EXPORT_DEFAULT_LIMIT
-        if (limit > EXPORT_MAX_LIMIT) {
-          return yield* badRequest("LIMIT_EXCEEDED", "limit", "`limit` must be at most 1000")
-        }
+        const limit = yield* checkedLimit(urlParams)
         const companyId = urlParams.companyId.toLowerCase()
         // The format and page size are not part of the binding: JSON and CSV pages may be mixed.
         const query = queryFingerprint(["export", companyId, from, to])
-        const position = urlParams.cursor === undefined ? undefined : yield* cursors.decode(query, urlParams.cursor)
-        const after = position === undefined ? Option.none<ExportPosition>() : exportPosition(position.key)
-        if (position !== undefined && Option.isNone(after)) return yield* invalidCursor()
+        const resumed = yield* cursors.resume(query, urlParams.cursor, exportPosition)
 
         const caller = yield* requireOwnCompany(companyId)
-        const bound = position?.bound ?? (yield* repo.snapshotBound)
-        const rows = yield* repo.exportPage({ companyId, from, to, bound, after, take: limit + 1 })
-        const page = rows.length > limit ? rows.slice(0, limit) : rows
-        const charge = yield* chargeCredits({
-          tenantId: caller.tenantId,
-          report: caller.credits,
-          cost: page.length,
-          mode: "upTo",
-          reason: "GET /api/v1/export/tenders"
+        const bound = resumed.bound ?? (yield* repo.snapshotBound)
+        const rows = yield* repo.exportPage({ companyId, from, to, bound, after: resumed.after, take: limit + 1 })
+        const { served, hasMore, nextCursor, charge } = yield* servePaidPage({
+          caller,
+          rows,
+          limit,
+          reason: "GET /api/v1/export/tenders",
+          cursorAfter: (last) => cursors.encode(query, { key: [last.publish_key, last.tender_id], bound })
         })
-        const served = charge.charged < page.length ? page.slice(0, charge.charged) : page
-        const last = served[served.length - 1]
-        const hasMore = rows.length > served.length
-        const nextCursor =
-          hasMore && last !== undefined
-            ? cursors.encode(query, { key: [last.publish_key, last.tender_id], bound })
-            : null
         const exportedAt = new Date(yield* Clock.currentTimeMillis)
 
         if (urlParams.format === "csv") {

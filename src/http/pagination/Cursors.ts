@@ -1,7 +1,7 @@
-import { Effect, Either, Redacted } from "effect"
+import { Effect, Either, Option, Redacted } from "effect"
+import * as ApiError from "../../domain/ApiErrors.js"
 import { type CursorPosition, decodeCursor, encodeCursor } from "../../domain/Cursor.js"
 import { Secrets } from "../../infra/auth/LocalSecrets.js"
-import { BadRequest } from "../ApiErrors.js"
 
 const messages = {
   malformed: "The cursor is not one this API issued",
@@ -9,18 +9,36 @@ const messages = {
   query_mismatch: "The cursor belongs to a different query; send the same filters as for the first page"
 } as const
 
+const invalidCursor = (message: string = messages.malformed) =>
+  new ApiError.InvalidCursor({ message, details: [{ path: "cursor", message }] })
+
+/** Where a page resumes: after the row `after` (none on page 1), within the snapshot `bound` (fixed by page 1). */
+export interface Resumption<Position> {
+  readonly after: Option.Option<Position>
+  readonly bound: string | undefined
+}
+
 /** Cursor codec bound to the process's signing secret; failures are 400 INVALID_CURSOR. */
 export const makeCursors = Effect.map(Secrets, ({ cursorSecret }) => {
   const secret = Redacted.value(cursorSecret)
+  const decode = (query: string, cursor: string) =>
+    Either.match(decodeCursor(secret, query, cursor), {
+      onLeft: (error) => Effect.fail(invalidCursor(messages[error.reason])),
+      onRight: Effect.succeed
+    })
   return {
     encode: (query: string, position: CursorPosition) => encodeCursor(secret, query, position),
-    decode: (query: string, cursor: string) =>
-      Either.match(decodeCursor(secret, query, cursor), {
-        onLeft: (error) => Effect.fail(invalidCursor(messages[error.reason])),
-        onRight: Effect.succeed
+    /** Reads the optional `cursor` of a request; `readKey` turns its sort key into the listing's position. */
+    resume: <Position>(
+      query: string,
+      cursor: string | undefined,
+      readKey: (key: CursorPosition["key"]) => Option.Option<Position>
+    ): Effect.Effect<Resumption<Position>, ApiError.InvalidCursor> => {
+      if (cursor === undefined) return Effect.succeed({ after: Option.none(), bound: undefined })
+      return Effect.flatMap(decode(query, cursor), (position) => {
+        const after = readKey(position.key)
+        return Option.isNone(after) ? Effect.fail(invalidCursor()) : Effect.succeed({ after, bound: position.bound })
       })
+    }
   }
 })
-
-export const invalidCursor = (message: string = messages.malformed) =>
-  new BadRequest({ code: "INVALID_CURSOR", message, details: [{ path: "cursor", message }] })

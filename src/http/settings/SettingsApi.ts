@@ -1,8 +1,9 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import * as ApiError from "../../domain/ApiErrors.js"
 import { AccessTokenAuth } from "../AccessTokenAuth.js"
-import { ForbiddenWire, UnprocessableWire } from "../ApiErrors.js"
 import { TrimmedText } from "../Inputs.js"
+import { errors } from "../WireErrors.js"
 
 export const ApiKeySummary = Schema.Struct({
   id: Schema.UUID,
@@ -32,7 +33,7 @@ export class SettingsApi extends HttpApiGroup.make("settings")
       .annotate(OpenApi.Summary, "Create an API key; the full key is shown once")
       .setPayload(CreateApiKey)
       .addSuccess(Schema.Struct({ data: CreatedApiKey }), { status: 201 })
-      .addError(UnprocessableWire)
+      .addError(errors(ApiError.ApiKeyLimitExceeded))
       .annotate(OpenApi.Description, "422 API_KEY_LIMIT_EXCEEDED when 3 keys are already active.")
   )
   .add(
@@ -50,7 +51,7 @@ export class SettingsApi extends HttpApiGroup.make("settings")
         "Revokes at once (the next request with the key gets 401 API_KEY_REVOKED). Idempotent."
       )
   )
-  .addError(ForbiddenWire)
+  .addError(errors(ApiError.PlanUpgradeRequired))
   .middleware(AccessTokenAuth)
   .prefix("/api/v1/settings")
   .annotate(OpenApi.Description, "Consultant plan only; others get 403 PLAN_UPGRADE_REQUIRED.")

@@ -1,16 +1,16 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Layer } from "effect"
+import * as ApiError from "../../domain/ApiErrors.js"
 import { planRules } from "../../domain/Plan.js"
 import { type ApiKeySummary, ApiKeysRepo } from "../../infra/auth/ApiKeysRepo.js"
 import { AccessTokenAuthLive, CurrentAccount } from "../AccessTokenAuth.js"
 import { Api } from "../Api.js"
-import { Forbidden, NotFound, Unprocessable } from "../ApiErrors.js"
 
 /** The tenant of the access token, if its plan has the key-authenticated API (Consultant). */
 const consultantTenant = Effect.flatMap(CurrentAccount, (account) =>
   planRules[account.plan].apiAccess
     ? Effect.succeed(account.tenantId)
-    : Effect.fail(new Forbidden({ code: "PLAN_UPGRADE_REQUIRED", message: "API keys are part of the Consultant plan" }))
+    : Effect.fail(new ApiError.PlanUpgradeRequired({ message: "API keys are part of the Consultant plan" }))
 )
 
 const toWire = (summary: ApiKeySummary) => ({
@@ -33,8 +33,7 @@ export const SettingsHttpLive = HttpApiBuilder.group(Api, "settings", (handlers)
           Effect.catchTags({
             ApiKeyLimitExceeded: (error) =>
               Effect.fail(
-                new Unprocessable({
-                  code: "API_KEY_LIMIT_EXCEEDED",
+                new ApiError.ApiKeyLimitExceeded({
                   message: `At most ${error.limit} API keys may be active; revoke one first`
                 })
               ),
@@ -52,7 +51,7 @@ export const SettingsHttpLive = HttpApiBuilder.group(Api, "settings", (handlers)
         consultantTenant.pipe(
           Effect.flatMap((tenantId) => keys.revoke({ keyId: path.id, tenantId })),
           Effect.map((summary) => ({ data: toWire(summary) })),
-          Effect.catchTag("ApiKeyNotFound", () => Effect.fail(new NotFound({ message: "No such API key" })))
+          Effect.catchTag("ApiKeyNotFound", () => Effect.fail(new ApiError.NotFound({ message: "No such API key" })))
         )
       )
   })

@@ -1,6 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { ServiceUnavailableWire } from "../ApiErrors.js"
+import * as ApiError from "../../domain/ApiErrors.js"
+import { errors } from "../WireErrors.js"
 
 export const Health = Schema.Struct({ status: Schema.Literal("ok") })
 
@@ -22,7 +23,7 @@ export class SystemApi extends HttpApiGroup.make("system")
   .add(
     HttpApiEndpoint.get("ready", "/ready")
       .addSuccess(Readiness)
-      .addError(ServiceUnavailableWire)
+      .addError(errors(ApiError.ServiceUnavailable))
       .annotate(OpenApi.Summary, "Readiness: PostgreSQL and Redis answer, else 503")
   )
   .annotate(OpenApi.Description, "Probes for load balancers and orchestrators; no authentication.")

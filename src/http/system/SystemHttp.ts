@@ -1,9 +1,9 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { Duration, Effect, Option } from "effect"
+import * as ApiError from "../../domain/ApiErrors.js"
 import { pingRedis, RedisConnection } from "../../infra/billing/Redis.js"
 import { Api } from "../Api.js"
-import { ServiceUnavailable } from "../ApiErrors.js"
 
 const within = Duration.seconds(2)
 
@@ -31,7 +31,7 @@ export const SystemHttpLive = HttpApiBuilder.group(Api, "system", (handlers) =>
           }),
           Effect.mapError(
             (failures) =>
-              new ServiceUnavailable({
+              new ApiError.ServiceUnavailable({
                 message: "Not ready: a dependency is unreachable",
                 details: failures.flatMap((f) => (Option.isSome(f) ? [f.value] : []))
               })

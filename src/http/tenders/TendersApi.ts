@@ -1,8 +1,9 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { CreditsExhaustedWire } from "../ApiErrors.js"
+import * as ApiError from "../../domain/ApiErrors.js"
 import { ApiKeyAuth } from "../ApiKeyAuth.js"
 import { QueryInteger } from "../Inputs.js"
+import { errors } from "../WireErrors.js"
 
 export const Verdict = Schema.Literal("GO", "RESEARCH", "SKIP")
 
@@ -95,7 +96,7 @@ export class TendersApi extends HttpApiGroup.make("tenders")
     HttpApiEndpoint.get("list", "/tenders")
       .setUrlParams(ListQuery)
       .addSuccess(TenderList)
-      .addError(CreditsExhaustedWire)
+      .addError(errors(ApiError.InvalidCursor, ApiError.CompanyAccessDenied, ApiError.ApiCreditsExhausted))
       .annotate(OpenApi.Summary, "Scored tenders of a company, best first")
       .annotate(
         OpenApi.Description,
@@ -107,7 +108,7 @@ export class TendersApi extends HttpApiGroup.make("tenders")
       .setPath(Schema.Struct({ id: Schema.UUID }))
       .setUrlParams(Schema.Struct({ companyId: Schema.UUID }))
       .addSuccess(TenderScore)
-      .addError(CreditsExhaustedWire)
+      .addError(errors(ApiError.CompanyAccessDenied, ApiError.ApiCreditsExhausted))
       .annotate(OpenApi.Summary, "Score breakdown of one tender for a company")
       .annotate(OpenApi.Description, `Cost: 2 credits; a 404 costs nothing. ${creditHeaders}`)
   )

@@ -1,13 +1,19 @@
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Effect, Layer, Option } from "effect"
+import * as ApiError from "../../domain/ApiErrors.js"
 import { queryFingerprint } from "../../domain/Cursor.js"
 import { factorBreakdown, MODEL_WEIGHTS } from "../../domain/scoring/Model.js"
-import { type ListPosition, ScoredTendersRepo, type TenderListRow } from "../../infra/scoring/ScoredTendersRepo.js"
+import {
+  type ListPosition,
+  ScoredTendersRepo,
+  type ScoreRow,
+  type TenderListRow
+} from "../../infra/scoring/ScoredTendersRepo.js"
 import { Api } from "../Api.js"
-import { NotFound } from "../ApiErrors.js"
 import { ApiCaller, ApiKeyAuthLive, companyAccessDenied, requireOwnCompany } from "../ApiKeyAuth.js"
 import { chargeCredits, creditsMeta } from "../credits/CreditsReport.js"
-import { invalidCursor, makeCursors } from "../pagination/Cursors.js"
+import { makeCursors } from "../pagination/Cursors.js"
+import { servePaidPage } from "../pagination/PaidPage.js"
 import { LIST_DEFAULT_LIMIT } from "./TendersApi.js"
 
 export const SCORE_COST = 2
@@ -26,6 +32,32 @@ const toListItem = (row: TenderListRow) => ({
   publish_date: row.publish_date,
   source_url: row.source_url
 })
+
+/**
+ * The `data` of a score answer (spec 2.3). A model version without known weights is our defect (see
+ * MODEL_WEIGHTS): it dies here, before the caller is charged.
+ */
+const toScoreData = (row: ScoreRow) => {
+  const weights = MODEL_WEIGHTS[row.model_version]
+  if (weights === undefined) return Effect.dieMessage(`No weights for model ${row.model_version}`)
+  const scores = {
+    semantic: row.score_semantic,
+    keyword: row.score_keyword,
+    cpv: row.score_cpv,
+    value_fit: row.score_value_fit,
+    historical: row.score_historical,
+    cpvType: row.cpv_type
+  }
+  return Effect.succeed({
+    tender_id: row.tender_id,
+    overall_score: row.overall_score,
+    overall_confidence: row.overall_confidence,
+    verdict: row.verdict,
+    factors: factorBreakdown(scores, weights),
+    scoring_model_version: row.model_version,
+    scored_at: row.scored_at
+  })
+}
 
 const listPosition = (key: ReadonlyArray<string | number>): Option.Option<ListPosition> => {
   const [score, publishKey, tenderId] = key
@@ -48,9 +80,7 @@ export const TendersHttpLive = HttpApiBuilder.group(Api, "tenders", (handlers) =
           // Page size is not part of the binding: a client may change it between pages.
           const query = queryFingerprint(["tenders", companyId, minScore])
 
-          const position = urlParams.cursor === undefined ? undefined : yield* cursors.decode(query, urlParams.cursor)
-          const after = position === undefined ? Option.none<ListPosition>() : listPosition(position.key)
-          if (position !== undefined && Option.isNone(after)) return yield* invalidCursor()
+          const { after, bound: cursorBound } = yield* cursors.resume(query, urlParams.cursor, listPosition)
 
           const caller = yield* ApiCaller
           // The page statement also checks the company is the caller's. Page 1 fixes the snapshot;
@@ -60,27 +90,18 @@ export const TendersHttpLive = HttpApiBuilder.group(Api, "tenders", (handlers) =
             tenantId: caller.tenantId,
             companyId,
             minScore,
-            bound: Option.fromNullable(position?.bound),
+            bound: Option.fromNullable(cursorBound),
             after,
             take: limit + 1
           })
           if (!owned) return yield* companyAccessDenied()
-          const page = rows.length > limit ? rows.slice(0, limit) : rows
-          const charge = yield* chargeCredits({
-            tenantId: caller.tenantId,
-            report: caller.credits,
-            cost: page.length,
-            mode: "upTo",
-            reason: "GET /api/v1/tenders"
+          const { served, hasMore, nextCursor, charge } = yield* servePaidPage({
+            caller,
+            rows,
+            limit,
+            reason: "GET /api/v1/tenders",
+            cursorAfter: (last) => cursors.encode(query, { key: [last.score, last.publish_key, last.tender_id], bound })
           })
-          // Never serve more than was charged: a short balance shortens the page.
-          const served = charge.charged < page.length ? page.slice(0, charge.charged) : page
-          const last = served[served.length - 1]
-          const hasMore = rows.length > served.length
-          const nextCursor =
-            hasMore && last !== undefined
-              ? cursors.encode(query, { key: [last.score, last.publish_key, last.tender_id], bound })
-              : null
 
           // Prebuilt wire JSON (a test decodes it with TenderList): schema encoding costs half the throughput.
           return HttpServerResponse.unsafeJson({
@@ -94,23 +115,9 @@ export const TendersHttpLive = HttpApiBuilder.group(Api, "tenders", (handlers) =
           const caller = yield* requireOwnCompany(urlParams.companyId)
           const found = yield* repo.findScore({ companyId: urlParams.companyId, tenderId: path.id })
           if (Option.isNone(found)) {
-            return yield* new NotFound({ message: "No such tender scored for this company" })
+            return yield* new ApiError.NotFound({ message: "No such tender scored for this company" })
           }
-          const row = found.value
-          // A version without known weights is our defect (see MODEL_WEIGHTS): fail before charging.
-          const weights = MODEL_WEIGHTS[row.model_version]
-          if (weights === undefined) return yield* Effect.dieMessage(`No weights for model ${row.model_version}`)
-          const factors = factorBreakdown(
-            {
-              semantic: row.score_semantic,
-              keyword: row.score_keyword,
-              cpv: row.score_cpv,
-              value_fit: row.score_value_fit,
-              historical: row.score_historical,
-              cpvType: row.cpv_type
-            },
-            weights
-          )
+          const data = yield* toScoreData(found.value)
           const charge = yield* chargeCredits({
             tenantId: caller.tenantId,
             report: caller.credits,
@@ -118,18 +125,7 @@ export const TendersHttpLive = HttpApiBuilder.group(Api, "tenders", (handlers) =
             mode: "exact",
             reason: "GET /api/v1/tenders/:id/score"
           })
-          return {
-            data: {
-              tender_id: row.tender_id,
-              overall_score: row.overall_score,
-              overall_confidence: row.overall_confidence,
-              verdict: row.verdict,
-              factors,
-              scoring_model_version: row.model_version,
-              scored_at: row.scored_at
-            },
-            meta: { credits: creditsMeta(charge) }
-          }
+          return { data, meta: { credits: creditsMeta(charge) } }
         })
       )
   })

@@ -1,8 +1,9 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import * as ApiError from "../../domain/ApiErrors.js"
 import { AccessTokenAuth } from "../AccessTokenAuth.js"
-import { ForbiddenWire } from "../ApiErrors.js"
-import { TrimmedText } from "../Inputs.js"
+import { NonEmptyText } from "../Inputs.js"
+import { errors } from "../WireErrors.js"
 
 export const Watchlist = Schema.Struct({
   id: Schema.UUID,
@@ -18,18 +19,12 @@ export const Watchlist = Schema.Struct({
   createdAt: Schema.Date
 })
 
-const Name = TrimmedText.pipe(
-  Schema.minLength(1, { message: () => "must not be empty" }),
-  Schema.maxLength(200, { message: () => "must be at most 200 characters" })
-)
+const Name = NonEmptyText(200)
 const CpvCode = Schema.String.pipe(
   Schema.pattern(/^[0-9]{8}(-[0-9])?$/, { message: () => "must be a CPV code, NNNNNNNN or NNNNNNNN-D" })
 )
 const CpvCodes = Schema.Array(CpvCode).pipe(Schema.maxItems(100))
-const Keyword = TrimmedText.pipe(
-  Schema.minLength(1, { message: () => "must not be empty" }),
-  Schema.maxLength(100, { message: () => "must be at most 100 characters" })
-)
+const Keyword = NonEmptyText(100)
 const Keywords = Schema.Array(Keyword).pipe(Schema.maxItems(50))
 const Ron = Schema.Number.pipe(
   Schema.finite({ message: () => "must be a finite number" }),
@@ -40,8 +35,8 @@ const MinScore = Schema.Int.pipe(Schema.between(0, 100, { message: () => "must b
 
 const optional = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith(schema, { exact: true })
 
-export const CreateWatchlist = Schema.Struct({
-  name: Name,
+/** Every field but `name` is optional in both the create and the update body. */
+const OptionalFields = {
   cpvCodes: optional(CpvCodes),
   keywords: optional(Keywords),
   minValue: optional(Schema.NullOr(Ron)),
@@ -49,18 +44,13 @@ export const CreateWatchlist = Schema.Struct({
   authorityId: optional(Schema.NullOr(Schema.UUID)),
   companyId: optional(Schema.UUID),
   minScore: optional(MinScore)
-})
+}
 
-export const UpdateWatchlist = Schema.Struct({
-  name: optional(Name),
-  cpvCodes: optional(CpvCodes),
-  keywords: optional(Keywords),
-  minValue: optional(Schema.NullOr(Ron)),
-  maxValue: optional(Schema.NullOr(Ron)),
-  authorityId: optional(Schema.NullOr(Schema.UUID)),
-  companyId: optional(Schema.UUID),
-  minScore: optional(MinScore)
-})
+/** A new watchlist needs a name; the rest have defaults. */
+export const CreateWatchlist = Schema.Struct({ name: Name, ...OptionalFields })
+
+/** A patch: only the fields sent change. */
+export const UpdateWatchlist = Schema.Struct({ name: optional(Name), ...OptionalFields })
 
 const WatchlistPath = Schema.Struct({ id: Schema.UUID })
 
@@ -76,7 +66,7 @@ export class WatchlistsApi extends HttpApiGroup.make("watchlists")
       .annotate(OpenApi.Summary, "Create a watchlist")
       .setPayload(CreateWatchlist)
       .addSuccess(Schema.Struct({ data: Watchlist }), { status: 201 })
-      .addError(ForbiddenWire)
+      .addError(errors(ApiError.WatchlistLimitReached))
       .annotate(
         OpenApi.Description,
         "403 WATCHLIST_LIMIT_REACHED at the plan's limit (Free 1, Starter 5, Activ 20, Consultant 100 active watchlists)."

@@ -1,19 +1,19 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Layer } from "effect"
+import * as ApiError from "../../domain/ApiErrors.js"
+import type { WatchlistInvalid } from "../../domain/Errors.js"
 import { planRules } from "../../domain/Plan.js"
-import { type Watchlist, type WatchlistInvalid, WatchlistsRepo } from "../../infra/accounts/WatchlistsRepo.js"
+import { type Watchlist, WatchlistsRepo } from "../../infra/accounts/WatchlistsRepo.js"
 import { AccessTokenAuthLive, CurrentAccount } from "../AccessTokenAuth.js"
 import { Api } from "../Api.js"
-import { BadRequest, Forbidden, NotFound } from "../ApiErrors.js"
 
 const invalid = (error: WatchlistInvalid) =>
-  new BadRequest({
-    code: "VALIDATION_ERROR",
+  new ApiError.ValidationError({
     message: `Invalid watchlist: ${error.problems.map((p) => `${p.path}: ${p.message}`).join("; ")}`,
     details: error.problems
   })
 
-const notFound = () => new NotFound({ message: "No such watchlist" })
+const notFound = () => new ApiError.NotFound({ message: "No such watchlist" })
 
 const envelope = (watchlist: Watchlist) => ({ data: watchlist })
 
@@ -48,8 +48,7 @@ export const WatchlistsHttpLive = HttpApiBuilder.group(Api, "watchlists", (handl
                 WatchlistInvalid: (error) => Effect.fail(invalid(error)),
                 WatchlistLimitReached: (error) =>
                   Effect.fail(
-                    new Forbidden({
-                      code: "WATCHLIST_LIMIT_REACHED",
+                    new ApiError.WatchlistLimitReached({
                       message: `The ${account.plan} plan allows ${error.limit} active watchlist(s); delete one or upgrade`
                     })
                   )

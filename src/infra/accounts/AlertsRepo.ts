@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
-import { Context, Data, Effect, Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
+import { AlertNotFound } from "../../domain/Errors.js"
 
 /** Alerts of a tenant: a tender reached a watchlist's threshold. The browser app reads and marks them. */
 
@@ -26,8 +27,6 @@ export interface AlertFilters {
   /** Alerts created strictly after this instant. */
   readonly createdAfter?: Date
 }
-
-export class AlertNotFound extends Data.TaggedError("AlertNotFound")<{ readonly id: string }> {}
 
 export class AlertsRepo extends Context.Tag("AlertsRepo")<
   AlertsRepo,

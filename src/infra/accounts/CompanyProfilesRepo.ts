@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
-import { Context, Data, Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
+import { CompanyNotFound } from "../../domain/Errors.js"
 import { JobQueue, JobQueueLive } from "../jobs/JobQueue.js"
 import { RESCORE_JOB } from "./WatchlistsRepo.js"
 
@@ -21,8 +22,6 @@ export interface CompanyListItem extends CompanyProfile {
 export interface CompanyDetail extends CompanyProfile {
   readonly watchlists: ReadonlyArray<{ readonly id: string; readonly name: string; readonly active: boolean }>
 }
-
-export class CompanyNotFound extends Data.TaggedError("CompanyNotFound")<{ readonly id: string }> {}
 
 export class CompanyProfilesRepo extends Context.Tag("CompanyProfilesRepo")<
   CompanyProfilesRepo,

@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
-import { Context, Data, Effect, Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
+import { type FieldProblem, WatchlistInvalid, WatchlistLimitReached, WatchlistNotFound } from "../../domain/Errors.js"
 import { JobQueue, JobQueueLive } from "../jobs/JobQueue.js"
 
 /**
@@ -37,17 +38,6 @@ export interface WatchlistFields {
 
 /** A partial update: absent keys stay as stored; null clears minValue, maxValue and authorityId. */
 export type WatchlistPatch = Partial<Omit<WatchlistFields, "companyId">> & { readonly companyId?: string }
-
-export interface FieldProblem {
-  readonly path: string
-  readonly message: string
-}
-
-export class WatchlistInvalid extends Data.TaggedError("WatchlistInvalid")<{
-  readonly problems: ReadonlyArray<FieldProblem>
-}> {}
-export class WatchlistLimitReached extends Data.TaggedError("WatchlistLimitReached")<{ readonly limit: number }> {}
-export class WatchlistNotFound extends Data.TaggedError("WatchlistNotFound")<{ readonly id: string }> {}
 
 export const RESCORE_JOB = "company.rescore"
 

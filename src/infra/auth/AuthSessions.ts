@@ -1,12 +1,13 @@
 import { hkdfSync } from "node:crypto"
 import { SqlClient } from "@effect/sql"
-import { Clock, Context, Data, Duration, Effect, Layer, Redacted } from "effect"
+import { Clock, Context, Duration, Effect, Layer, Redacted } from "effect"
 import {
   ACCESS_TOKEN_TTL,
   type AccessClaims,
   accessTokenIssuedAt,
   verifyAccessToken
 } from "../../domain/AccessToken.js"
+import { AccessTokenRejected, RefreshRejected } from "../../domain/Errors.js"
 import type { Plan } from "../../domain/Plan.js"
 import {
   generateRefreshToken,
@@ -32,15 +33,6 @@ export interface Account {
   readonly sessionId: string
   readonly plan: Plan
 }
-
-/** Why a refresh was refused; `reused` has already revoked the whole session (token family). */
-export class RefreshRejected extends Data.TaggedError("RefreshRejected")<{
-  readonly reason: "invalid" | "expired" | "reused" | "revoked"
-}> {}
-
-export class AccessTokenRejected extends Data.TaggedError("AccessTokenRejected")<{
-  readonly reason: "invalid" | "expired" | "revoked"
-}> {}
 
 /**
  * Login sessions. A session is one refresh-token family: login opens it with a random refresh

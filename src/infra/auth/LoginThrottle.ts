@@ -1,6 +1,7 @@
 import { Duration, Effect } from "effect"
+import type { RateLimitHit } from "../../domain/Errors.js"
 import type { RateLimitPolicy } from "../../domain/RateLimitPolicy.js"
-import { type RateLimitHit, RateLimits } from "../billing/RateLimits.js"
+import { RateLimits } from "../billing/RateLimits.js"
 
 /**
  * Failed-login throttling over RateLimits, which can only count. Failures are counted per subject

@@ -1,6 +1,7 @@
 import * as RateLimiter from "@effect/experimental/RateLimiter"
 import * as RedisRateLimiterStore from "@effect/experimental/RateLimiter/Redis"
-import { Context, Data, Effect, Layer, Option, Redacted } from "effect"
+import { Context, Effect, Layer, Option, Redacted } from "effect"
+import { RateLimitHit } from "../../domain/Errors.js"
 import {
   defaultRateLimitPolicies,
   type RateLimitPolicies,
@@ -9,12 +10,6 @@ import {
   storeWindow
 } from "../../domain/RateLimitPolicy.js"
 import { AppConfig } from "../AppConfig.js"
-
-/** The request was over its policy's budget; the client may retry after this many seconds. */
-export class RateLimitHit extends Data.TaggedError("RateLimitHit")<{
-  readonly policy: string
-  readonly retryAfterSeconds: number
-}> {}
 
 /** The policies in force (configurable, so benchmarks can raise them). */
 export class RateLimitPoliciesTag extends Context.Tag("RateLimitPolicies")<RateLimitPoliciesTag, RateLimitPolicies>() {}

@@ -1,0 +1,100 @@
+import { Schema } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as ApiError from "../../src/domain/ApiErrors.js"
+import { wireError } from "../../src/http/WireErrors.js"
+import { request } from "../support/http.js"
+import { startTestServer, type TestServer } from "../support/TestServer.js"
+
+/** The error vocabulary (domain/ApiErrors.ts): one class per code, its wire body, and each route's codes in OpenAPI. */
+
+const classes = (Object.values(ApiError) as Array<unknown>).filter(
+  (value): value is ApiError.ApiErrorClass => typeof value === "function" && "status" in value
+)
+
+describe("the error vocabulary", () => {
+  it("declares each code once, with one status", () => {
+    const codes = classes.map((errorClass) => errorClass._tag)
+    expect(new Set(codes).size).toBe(codes.length)
+    expect(codes).toContain("API_CREDITS_EXHAUSTED")
+    for (const errorClass of classes) expect(errorClass.status).toBeGreaterThanOrEqual(400)
+  })
+
+  it("encodes to {statusCode, code, message, ...fields} in that order, without _tag", () => {
+    const exhausted = new ApiError.ApiCreditsExhausted({
+      message: "m",
+      credits_remaining: 0,
+      credits_required: 2,
+      period_ends_at: "2026-12-01T00:00:00+02:00"
+    })
+    expect(JSON.stringify(Schema.encodeSync(wireError(ApiError.ApiCreditsExhausted))(exhausted))).toBe(
+      '{"statusCode":402,"code":"API_CREDITS_EXHAUSTED","message":"m","credits_remaining":0,"credits_required":2,"period_ends_at":"2026-12-01T00:00:00+02:00"}'
+    )
+    const limited = new ApiError.RateLimitExceeded({ message: "m", retry_after_seconds: 7 })
+    expect(JSON.stringify(Schema.encodeSync(wireError(ApiError.RateLimitExceeded))(limited))).toBe(
+      '{"statusCode":429,"code":"RATE_LIMIT_EXCEEDED","message":"m","retry_after_seconds":7}'
+    )
+    // `details` is left out when absent, not written as null.
+    const unreadable = new ApiError.ValidationError({ message: "m" })
+    expect(JSON.stringify(Schema.encodeSync(wireError(ApiError.ValidationError))(unreadable))).toBe(
+      '{"statusCode":400,"code":"VALIDATION_ERROR","message":"m"}'
+    )
+  })
+})
+
+describe("each route's error codes in the served OpenAPI document", () => {
+  let server: TestServer
+  let spec: any
+  beforeAll(async () => {
+    server = await startTestServer()
+    spec = (await request(`${server.baseUrl}/api/v1/openapi.json`)).body
+  })
+  afterAll(() => server.close())
+
+  /** The codes documented for `status` of an operation, each from a schema whose statusCode is that status. */
+  const codesOf = (path: string, method: string, status: number): Array<string> => {
+    const response = spec.paths[path][method].responses[String(status)]
+    if (response === undefined) return []
+    const schema = response.content["application/json"].schema
+    return (schema.anyOf ?? [schema]).flatMap((member: { $ref: string }) => {
+      const resolved = spec.components.schemas[member.$ref.split("/").pop() as string]
+      expect(resolved.properties.statusCode.enum).toEqual([status])
+      return resolved.properties.code.enum
+    })
+  }
+
+  it("the key API: the key, plan and rate-limit codes, then each endpoint's own", () => {
+    const list = ["/api/v1/tenders", "get"] as const
+    expect(codesOf(...list, 400).sort()).toEqual(["INVALID_CURSOR", "VALIDATION_ERROR", "VALIDATION_ERROR"])
+    expect(codesOf(...list, 401).sort()).toEqual(["API_KEY_INVALID", "API_KEY_MISSING", "API_KEY_REVOKED"])
+    expect(codesOf(...list, 402)).toEqual(["API_CREDITS_EXHAUSTED"])
+    expect(codesOf(...list, 403).sort()).toEqual(["COMPANY_ACCESS_DENIED", "PLAN_UPGRADE_REQUIRED"])
+    expect(codesOf(...list, 429)).toEqual(["RATE_LIMIT_EXCEEDED"])
+
+    const exportTenders = ["/api/v1/export/tenders", "get"] as const
+    expect(new Set(codesOf(...exportTenders, 400))).toEqual(
+      new Set(["VALIDATION_ERROR", "DATE_RANGE_EXCEEDED", "LIMIT_EXCEEDED", "INVALID_CURSOR"])
+    )
+    expect(codesOf("/api/v1/tenders/{id}/score", "get", 400)).not.toContain("INVALID_CURSOR")
+  })
+
+  it("the account API: token codes per route and each endpoint's own", () => {
+    expect(codesOf("/api/v1/auth/login", "post", 401)).toEqual(["INVALID_CREDENTIALS"])
+    expect(codesOf("/api/v1/auth/login", "post", 429)).toEqual(["RATE_LIMIT_EXCEEDED"])
+    expect(codesOf("/api/v1/auth/refresh", "post", 401).sort()).toEqual([
+      "REFRESH_TOKEN_EXPIRED",
+      "REFRESH_TOKEN_INVALID",
+      "REFRESH_TOKEN_REUSED",
+      "SESSION_REVOKED"
+    ])
+    expect(codesOf("/api/v1/watchlists", "post", 401).sort()).toEqual([
+      "ACCESS_TOKEN_EXPIRED",
+      "ACCESS_TOKEN_INVALID",
+      "ACCESS_TOKEN_MISSING",
+      "SESSION_REVOKED"
+    ])
+    expect(codesOf("/api/v1/watchlists", "post", 403)).toEqual(["WATCHLIST_LIMIT_REACHED"])
+    expect(codesOf("/api/v1/companies", "get", 403)).toEqual(["PLAN_UPGRADE_REQUIRED"])
+    expect(codesOf("/api/v1/settings/api-keys", "post", 422)).toEqual(["API_KEY_LIMIT_EXCEEDED"])
+    expect(codesOf("/ready", "get", 503)).toEqual(["SERVICE_UNAVAILABLE"])
+  })
+})
