@@ -1,7 +1,7 @@
 import { Effect, Layer, Option } from "effect"
 import { AppConfig } from "../AppConfig.js"
 import { startEmbeddedPostgres } from "./EmbeddedPostgres.js"
-import { PgLive } from "./PreparedStatement.js"
+import { PgLive } from "./KeyApiFastPath.js"
 
 /** The database the embedded cluster creates and serves. */
 export const EMBEDDED_DATABASE = "tenders"
