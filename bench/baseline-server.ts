@@ -15,6 +15,7 @@ import { hashApiKey, isWellFormedApiKey } from "../src/domain/ApiKey.js"
 import { creditPeriodAt } from "../src/domain/CreditPeriod.js"
 import { decodeCursor, encodeCursor, queryFingerprint } from "../src/domain/Cursor.js"
 import { type Plan, planRules } from "../src/domain/Plan.js"
+import { defineFixedWindow } from "../src/infra/billing/RateLimitStore.js"
 import { KeyApiStatements, type Statement } from "../src/infra/db/KeyApiFastPath.js"
 
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 20 })
@@ -96,42 +97,19 @@ const chargeUpTo = async (tenantId: string, cost: number) => {
 }
 
 /**
- * The service's rate-limit round trip: with REDIS_URL, the fixed-window script of
- * @effect/experimental's Redis RateLimiterStore (what the service runs), same key and arguments;
- * without, an in-memory window.
+ * The service's rate-limit round trip: with REDIS_URL, the service's fixed-window script
+ * (infra/billing/RateLimitStore), same key shape and arguments; without, an in-memory window.
  */
-const redis = process.env.REDIS_URL ? new Redis(process.env.REDIS_URL) : undefined
-redis?.defineCommand("fixedWindow", {
-  numberOfKeys: 1,
-  lua: `
-local key = KEYS[1]
-local tokens = tonumber(ARGV[1])
-local refillms = tonumber(ARGV[2])
-local limit = tonumber(ARGV[3])
-local current = tonumber(redis.call("GET", key))
-if not current then
-  local nextpttl = refillms * tokens
-  redis.call("SET", key, tokens, "PX", nextpttl)
-  return { tokens, nextpttl }
-end
-local currentpttl = tonumber(redis.call("PTTL", key) or "0")
-local next = current + tokens
-if limit and next > limit then
-  return { next, currentpttl }
-end
-local nextpttl = currentpttl + (refillms * tokens)
-redis.call("SET", key, next, "PX", nextpttl)
-return { next, nextpttl }
-`
-})
+const fixedWindow = process.env.REDIS_URL ? defineFixedWindow(new Redis(process.env.REDIS_URL)) : undefined
 const windows = new Map<string, { start: number; count: number }>()
 const allowed = async (tenantId: string) => {
-  if (redis !== undefined) {
-    const [count] = await (
-      redis as unknown as {
-        fixedWindow: (key: string, tokens: number, refillMs: number, limit: number) => Promise<[number, number]>
-      }
-    ).fixedWindow(`tss:baseline:general:${tenantId}`, 1, 60_000 / rateLimitPerMinute, rateLimitPerMinute)
+  if (fixedWindow !== undefined) {
+    const [count] = await fixedWindow(
+      `tss:baseline:general:${tenantId}`,
+      1,
+      60_000 / rateLimitPerMinute,
+      rateLimitPerMinute
+    )
     return count <= rateLimitPerMinute
   }
   const now = Date.now()

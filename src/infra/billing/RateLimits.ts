@@ -1,6 +1,5 @@
 import * as RateLimiter from "@effect/experimental/RateLimiter"
-import * as RedisRateLimiterStore from "@effect/experimental/RateLimiter/Redis"
-import { Context, Data, Effect, Layer, Option, Redacted } from "effect"
+import { Context, Data, Effect, Layer } from "effect"
 import {
   defaultRateLimitPolicies,
   type RateLimitPolicies,
@@ -9,6 +8,7 @@ import {
   storeWindow
 } from "../../domain/RateLimitPolicy.js"
 import { AppConfig } from "../AppConfig.js"
+import { RateLimiterStoreLive } from "./RateLimitStore.js"
 
 /** The request was over its policy's budget; the client may retry after this many seconds. */
 export class RateLimitHit extends Data.TaggedError("RateLimitHit")<{
@@ -52,33 +52,6 @@ export const RateLimitsLive = Layer.effect(
   })
 ).pipe(Layer.provide(RateLimiter.layer))
 
-const redisOptions = (url: string) => {
-  const parsed = new URL(url)
-  return {
-    host: parsed.hostname,
-    port: Number(parsed.port || 6379),
-    ...(parsed.username ? { username: decodeURIComponent(parsed.username) } : {}),
-    ...(parsed.password ? { password: decodeURIComponent(parsed.password) } : {}),
-    db: Number(parsed.pathname.slice(1) || 0),
-    ...(parsed.protocol === "rediss:" ? { tls: {} } : {})
-  }
-}
-
-/** Redis when REDIS_URL is set (shared by every process), else the in-process store. */
-export const RateLimiterStoreLive = (options: { readonly prefix?: string } = {}) =>
-  Layer.unwrapEffect(
-    Effect.map(AppConfig, (config) =>
-      Option.match(config.redisUrl, {
-        onNone: () => RateLimiter.layerStoreMemory,
-        onSome: (url) =>
-          RedisRateLimiterStore.layerStore({
-            ...redisOptions(Redacted.value(url)),
-            prefix: options.prefix ?? "tss:rl:"
-          })
-      })
-    )
-  )
-
 /** The spec's policies with the configured limits. */
 export const RateLimitPoliciesLive = Layer.effect(
   RateLimitPoliciesTag,
@@ -93,6 +66,6 @@ export const RateLimitPoliciesLive = Layer.effect(
   )
 )
 
-/** Rate limiting for a process: the store chosen by REDIS_URL and the configured policies. */
+/** Rate limiting for a process: the store on the process's Redis connection (or in-process) and the configured policies. */
 export const RateLimitingLive = (options: { readonly prefix?: string } = {}) =>
   Layer.merge(RateLimitsLive.pipe(Layer.provide(RateLimiterStoreLive(options))), RateLimitPoliciesLive)
