@@ -169,7 +169,7 @@ export const KeyApiStatements = {
   WHERE k.key_hash = $1`
   ),
 
-  /** The tenant owning a company (the company check of the score route). */
+  /** The tenant owning a company: the company check of the score and export routes. */
   companyTenant: statement<readonly [companyId: string], { readonly tenant_id: string }>(
     "tss_company_tenant",
     "SELECT tenant_id FROM companies WHERE id = $1"
@@ -181,7 +181,7 @@ export const KeyApiStatements = {
     "SELECT coalesce(max(ingest_seq), 0)::text AS bound FROM tenders"
   ),
 
-  /** Page 1 (no position yet). Like the next one, always at least one row. */
+  /** Page 1 (no position yet). Both page statements return at least one row. */
   listPage: statement<ListPageHead, ListPageRow>("tss_list_page", listPageText(false)),
 
   /** A page after the position (score, publish key, tender id) of the previous page's last row. */
