@@ -22,16 +22,19 @@ export interface Charge extends CreditBalance {
  */
 export type ChargeMode = "exact" | "upTo"
 
+export interface ChargeRequest {
+  readonly tenantId: string
+  readonly cost: number
+  readonly mode: ChargeMode
+  /** Written to the ledger row. */
+  readonly reason: string
+}
+
 export class CreditLedger extends Context.Tag("CreditLedger")<
   CreditLedger,
   {
     readonly balance: (tenantId: string) => Effect.Effect<CreditBalance, TenantNotFound>
-    readonly charge: (input: {
-      readonly tenantId: string
-      readonly cost: number
-      readonly mode: ChargeMode
-      readonly reason: string
-    }) => Effect.Effect<Charge, InsufficientCredits | TenantNotFound>
+    readonly charge: (input: ChargeRequest) => Effect.Effect<Charge, InsufficientCredits | TenantNotFound>
     /** An ops adjustment: sets the current period's balance, recording the difference. */
     readonly set: (input: {
       readonly tenantId: string
@@ -82,18 +85,11 @@ export const CreditLedgerLive = Layer.effect(
       sql.withTransaction(Effect.flatMap(openPeriod(tenantId), (period) => balanceOf(tenantId, period)))
 
     /** The charge statement's parameters: the least balance that allows it is `cost` (exact) or 1 (up to). */
-    const chargeParams = (
-      input: { readonly tenantId: string; readonly cost: number; readonly mode: ChargeMode; readonly reason: string },
-      period: CreditPeriod
-    ) => [input.tenantId, period.start, input.cost, input.mode === "exact" ? input.cost : 1, input.reason] as const
+    const chargeParams = (input: ChargeRequest, period: CreditPeriod) =>
+      [input.tenantId, period.start, input.cost, input.mode === "exact" ? input.cost : 1, input.reason] as const
 
     /** The common case, one statement on the pool: the period is open and the balance allows the charge. */
-    const chargeOpenPeriod = (input: {
-      readonly tenantId: string
-      readonly cost: number
-      readonly mode: ChargeMode
-      readonly reason: string
-    }) =>
+    const chargeOpenPeriod = (input: ChargeRequest) =>
       Effect.gen(function* () {
         const period = creditPeriodAt(yield* Clock.currentTimeMillis)
         const [row] = yield* runPrepared(KeyApiStatements.creditCharge, chargeParams(input, period))
@@ -101,12 +97,7 @@ export const CreditLedgerLive = Layer.effect(
       })
 
     /** Everything else, in one transaction: opens the period if needed, then charges or fails with the balance. */
-    const chargeInTransaction = (input: {
-      readonly tenantId: string
-      readonly cost: number
-      readonly mode: ChargeMode
-      readonly reason: string
-    }) =>
+    const chargeInTransaction = (input: ChargeRequest) =>
       sql
         .withTransaction(
           Effect.gen(function* () {
@@ -127,12 +118,7 @@ export const CreditLedgerLive = Layer.effect(
         )
         .pipe(Effect.catchTag("SqlError", Effect.die))
 
-    const charge = (input: {
-      readonly tenantId: string
-      readonly cost: number
-      readonly mode: ChargeMode
-      readonly reason: string
-    }) =>
+    const charge = (input: ChargeRequest) =>
       input.cost <= 0
         ? chargeInTransaction(input)
         : Effect.flatMap(

@@ -25,6 +25,26 @@ export interface ExportPosition {
   readonly tenderId: string
 }
 
+export interface ListPageQuery {
+  readonly tenantId: string
+  readonly companyId: string
+  readonly minScore: number
+  /** None on page 1: the page statement takes the snapshot itself. */
+  readonly bound: Option.Option<string>
+  readonly after: Option.Option<ListPosition>
+  readonly take: number
+}
+
+export interface ExportPageQuery {
+  readonly companyId: string
+  /** Dates in Europe/Bucharest, both inclusive. */
+  readonly from: string
+  readonly to: string
+  readonly bound: string
+  readonly after: Option.Option<ExportPosition>
+  readonly take: number
+}
+
 export interface ScoreRow {
   readonly tender_id: string
   readonly overall_score: number
@@ -74,14 +94,7 @@ export class ScoredTendersRepo extends Context.Tag("ScoredTendersRepo")<
      * (page 1, no bound yet) within a snapshot taken now, which is returned. `owned` is false, and
      * nothing is read, when the company is not of `tenantId` (or does not exist).
      */
-    readonly listPage: (input: {
-      readonly tenantId: string
-      readonly companyId: string
-      readonly minScore: number
-      readonly bound: Option.Option<string>
-      readonly after: Option.Option<ListPosition>
-      readonly take: number
-    }) => Effect.Effect<{
+    readonly listPage: (input: ListPageQuery) => Effect.Effect<{
       readonly owned: boolean
       readonly bound: string
       readonly total: number
@@ -92,14 +105,7 @@ export class ScoredTendersRepo extends Context.Tag("ScoredTendersRepo")<
       readonly tenderId: string
     }) => Effect.Effect<Option.Option<ScoreRow>>
     /** Rows published in [from, to] (dates in Europe/Bucharest, both inclusive), oldest first. */
-    readonly exportPage: (input: {
-      readonly companyId: string
-      readonly from: string
-      readonly to: string
-      readonly bound: string
-      readonly after: Option.Option<ExportPosition>
-      readonly take: number
-    }) => Effect.Effect<ReadonlyArray<ExportRow>>
+    readonly exportPage: (input: ExportPageQuery) => Effect.Effect<ReadonlyArray<ExportRow>>
   }
 >() {}
 
@@ -121,14 +127,7 @@ export const ScoredTendersRepoLive = Layer.effect(
 
     const snapshotBound = runPrepared(KeyApiStatements.snapshotBound, []).pipe(Effect.map((rows) => rows[0]!.bound))
 
-    const listPage = (input: {
-      readonly tenantId: string
-      readonly companyId: string
-      readonly minScore: number
-      readonly bound: Option.Option<string>
-      readonly after: Option.Option<ListPosition>
-      readonly take: number
-    }) => {
+    const listPage = (input: ListPageQuery) => {
       const head = [input.companyId, input.minScore, Option.getOrNull(input.bound), input.take, input.tenantId] as const
       return Option.match(input.after, {
         onNone: () => runPrepared(KeyApiStatements.listPage, head),
@@ -155,14 +154,7 @@ export const ScoredTendersRepoLive = Layer.effect(
         Effect.orDie
       )
 
-    const exportPage = (input: {
-      readonly companyId: string
-      readonly from: string
-      readonly to: string
-      readonly bound: string
-      readonly after: Option.Option<ExportPosition>
-      readonly take: number
-    }) =>
+    const exportPage = (input: ExportPageQuery) =>
       sql<ExportRow>`
         SELECT s.tender_id, t.title,
                array_prepend(rtrim(t.main_cpv), t.additional_cpvs::text[]) AS cpv_codes,
