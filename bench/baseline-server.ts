@@ -1,9 +1,9 @@
 /**
  * The benchmark's baseline: GET /api/v1/tenders on bare node:http + pg, with no framework.
- * It runs the same SQL as the service (the key lookup of ApiKeysRepo, the page with its company
- * check, snapshot bound and total from ScoredTendersRepo.LIST_SQL, the credit charge of
- * CreditLedger), all as named prepared statements, and writes the same JSON and headers. Rate limiting makes the same Redis round trip as the service (with
- * REDIS_URL), else an in-memory fixed window.
+ * It runs the service's own named prepared statements (src/infra/db/KeyApiFastPath: the key
+ * lookup, the page with its company check, snapshot bound and total, the credit charge) and writes
+ * the same JSON and headers. Rate limiting runs the service's Redis script (with REDIS_URL), else an
+ * in-memory fixed window.
  *
  *   DATABASE_URL=... PORT=... CURSOR_SECRET=<64 hex> tsx bench/baseline-server.ts
  */
@@ -15,41 +15,40 @@ import { hashApiKey, isWellFormedApiKey } from "../src/domain/ApiKey.js"
 import { creditPeriodAt } from "../src/domain/CreditPeriod.js"
 import { decodeCursor, encodeCursor, queryFingerprint } from "../src/domain/Cursor.js"
 import { type Plan, planRules } from "../src/domain/Plan.js"
-import { FIND_OWNER_SQL } from "../src/infra/auth/ApiKeysRepo.js"
-import { CHARGE_SQL } from "../src/infra/billing/CreditLedger.js"
-import { LIST_SQL } from "../src/infra/scoring/ScoredTendersRepo.js"
+import { defineFixedWindow } from "../src/infra/billing/RateLimitStore.js"
+import { KeyApiStatements, type Statement } from "../src/infra/db/KeyApiFastPath.js"
 
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 20 })
 const secret = Buffer.from(process.env.CURSOR_SECRET ?? "", "hex")
 const rateLimitPerMinute = Number(process.env.RATE_LIMIT_GENERAL_PER_MINUTE ?? 60)
 
-const SQL = {
-  owner: FIND_OWNER_SQL,
-  page: LIST_SQL.page,
+/** The ledger's period opening (rare: the first charge of a month), mirrored statement for statement. */
+const OPEN_PERIOD_SQL = {
   plan: "SELECT plan FROM tenants WHERE id = $1",
   openPeriod: `INSERT INTO credit_periods (tenant_id, period_start, period_ends_at, granted, remaining)
                VALUES ($1, $2, $3, $4, $4) ON CONFLICT (tenant_id, period_start) DO NOTHING RETURNING tenant_id`,
   grant: `INSERT INTO credit_ledger (tenant_id, period_start, delta, kind, reason, balance_after)
           VALUES ($1, $2, $3, 'grant', 'monthly grant', $3)`,
-  balance: "SELECT remaining FROM credit_periods WHERE tenant_id = $1 AND period_start = $2",
-  chargeOpenPeriod: CHARGE_SQL,
-  charge: `UPDATE credit_periods cp SET remaining = cp.remaining - least(cp.remaining, $3)
-           FROM (SELECT remaining AS before FROM credit_periods WHERE tenant_id = $1 AND period_start = $2 FOR UPDATE) old
-           WHERE cp.tenant_id = $1 AND cp.period_start = $2 AND cp.remaining >= $4
-           RETURNING old.before - cp.remaining AS charged, cp.remaining`,
-  ledger: `INSERT INTO credit_ledger (tenant_id, period_start, delta, kind, reason, balance_after)
-           VALUES ($1, $2, $3, 'charge', $4, $5)`
+  balance: "SELECT remaining FROM credit_periods WHERE tenant_id = $1 AND period_start = $2"
 }
 
 type Queryable = Pick<pg.PoolClient, "query">
 const q = <R extends pg.QueryResultRow>(db: Queryable, name: string, text: string, values: Array<unknown>) =>
   db.query<R>({ name, text, values })
+/** One of the service's statements, by the same name and text. */
+const run = async <Params extends ReadonlyArray<unknown>, Row>(
+  db: Queryable,
+  statement: Statement<Params, Row>,
+  params: Params
+) =>
+  (await db.query({ name: statement.name, text: statement.text, values: params as unknown as Array<unknown> }))
+    .rows as Array<Row>
 
 /** CreditLedger.charge in `upTo` mode, statement for statement: one statement when the period is open. */
 const chargeUpTo = async (tenantId: string, cost: number) => {
   const period = creditPeriodAt(Date.now())
   if (cost > 0) {
-    const { rows } = await q<{ charged: number; remaining: number }>(pool, "charge_open", SQL.chargeOpenPeriod, [
+    const rows = await run(pool, KeyApiStatements.creditCharge, [
       tenantId,
       period.start,
       cost,
@@ -61,31 +60,31 @@ const chargeUpTo = async (tenantId: string, cost: number) => {
   const client = await pool.connect()
   try {
     await client.query("BEGIN")
-    const { rows: tenant } = await q<{ plan: Plan }>(client, "plan", SQL.plan, [tenantId])
+    const { rows: tenant } = await q<{ plan: Plan }>(client, "plan", OPEN_PERIOD_SQL.plan, [tenantId])
     const granted = planRules[tenant[0]!.plan].monthlyCredits
-    const opened = await q(client, "open_period", SQL.openPeriod, [tenantId, period.start, period.endsAt, granted])
-    if (opened.rows.length > 0) await q(client, "grant", SQL.grant, [tenantId, period.start, granted])
+    const opened = await q(client, "open_period", OPEN_PERIOD_SQL.openPeriod, [
+      tenantId,
+      period.start,
+      period.endsAt,
+      granted
+    ])
+    if (opened.rows.length > 0) await q(client, "grant", OPEN_PERIOD_SQL.grant, [tenantId, period.start, granted])
     let result: { charged: number; remaining: number } | undefined
     if (cost <= 0) {
-      const { rows } = await q<{ remaining: number }>(client, "balance", SQL.balance, [tenantId, period.start])
+      const { rows } = await q<{ remaining: number }>(client, "balance", OPEN_PERIOD_SQL.balance, [
+        tenantId,
+        period.start
+      ])
       result = { charged: 0, remaining: rows[0]?.remaining ?? 0 }
     } else {
-      const { rows } = await q<{ charged: number; remaining: number }>(client, "charge", SQL.charge, [
+      const rows = await run(client, KeyApiStatements.creditCharge, [
         tenantId,
         period.start,
         cost,
-        1
+        1,
+        "GET /api/v1/tenders"
       ])
-      if (rows[0]) {
-        result = rows[0]
-        await q(client, "ledger", SQL.ledger, [
-          tenantId,
-          period.start,
-          -rows[0].charged,
-          "GET /api/v1/tenders",
-          rows[0].remaining
-        ])
-      }
+      result = rows[0]
     }
     await client.query("COMMIT")
     return result === undefined ? undefined : { ...result, periodEndsAt: period.endsAtText }
@@ -98,42 +97,19 @@ const chargeUpTo = async (tenantId: string, cost: number) => {
 }
 
 /**
- * The service's rate-limit round trip: with REDIS_URL, the fixed-window script of
- * @effect/experimental's Redis RateLimiterStore (what the service runs), same key and arguments;
- * without, an in-memory window.
+ * The service's rate-limit round trip: with REDIS_URL, the service's fixed-window script
+ * (infra/billing/RateLimitStore), same key shape and arguments; without, an in-memory window.
  */
-const redis = process.env.REDIS_URL ? new Redis(process.env.REDIS_URL) : undefined
-redis?.defineCommand("fixedWindow", {
-  numberOfKeys: 1,
-  lua: `
-local key = KEYS[1]
-local tokens = tonumber(ARGV[1])
-local refillms = tonumber(ARGV[2])
-local limit = tonumber(ARGV[3])
-local current = tonumber(redis.call("GET", key))
-if not current then
-  local nextpttl = refillms * tokens
-  redis.call("SET", key, tokens, "PX", nextpttl)
-  return { tokens, nextpttl }
-end
-local currentpttl = tonumber(redis.call("PTTL", key) or "0")
-local next = current + tokens
-if limit and next > limit then
-  return { next, currentpttl }
-end
-local nextpttl = currentpttl + (refillms * tokens)
-redis.call("SET", key, next, "PX", nextpttl)
-return { next, nextpttl }
-`
-})
+const fixedWindow = process.env.REDIS_URL ? defineFixedWindow(new Redis(process.env.REDIS_URL)) : undefined
 const windows = new Map<string, { start: number; count: number }>()
 const allowed = async (tenantId: string) => {
-  if (redis !== undefined) {
-    const [count] = await (
-      redis as unknown as {
-        fixedWindow: (key: string, tokens: number, refillMs: number, limit: number) => Promise<[number, number]>
-      }
-    ).fixedWindow(`tss:baseline:general:${tenantId}`, 1, 60_000 / rateLimitPerMinute, rateLimitPerMinute)
+  if (fixedWindow !== undefined) {
+    const [count] = await fixedWindow(
+      `tss:baseline:general:${tenantId}`,
+      1,
+      60_000 / rateLimitPerMinute,
+      rateLimitPerMinute
+    )
     return count <= rateLimitPerMinute
   }
   const now = Date.now()
@@ -172,13 +148,7 @@ const server = createServer(async (req, res) => {
     const presented = header.slice(7).trim()
     if (!isWellFormedApiKey(presented)) return error(res, 401, "API_KEY_INVALID", "Invalid key")
     const hash = hashApiKey(presented)
-    const { rows: owners } = await q<{ id: string; tenant_id: string; plan: Plan; revoked: boolean; key_hash: Buffer }>(
-      pool,
-      "owner",
-      SQL.owner,
-      [hash]
-    )
-    const owner = owners[0]
+    const [owner] = await run(pool, KeyApiStatements.apiKeyOwner, [hash])
     if (!owner || !timingSafeEqual(owner.key_hash, hash)) return error(res, 401, "API_KEY_INVALID", "Invalid key")
     if (owner.revoked) return error(res, 401, "API_KEY_REVOKED", "Revoked")
     if (!planRules[owner.plan].apiAccess) return error(res, 403, "PLAN_UPGRADE_REQUIRED", "Upgrade")
@@ -200,14 +170,14 @@ const server = createServer(async (req, res) => {
       after = decoded.right.key as [number, string, string]
       cursorBound = decoded.right.bound
     }
-    const head = [companyId, minScore, cursorBound, limit + 1, owner.tenant_id]
+    const head = [companyId, minScore, cursorBound, limit + 1, owner.tenant_id] as const
     const pageRows =
       after === undefined
-        ? await q<any>(pool, "page", SQL.page(false), head)
-        : await q<any>(pool, "page_after", SQL.page(true), [...head, ...after])
-    const { owned, bound, total } = pageRows.rows[0] as { owned: boolean; bound: string; total: number }
+        ? await run(pool, KeyApiStatements.listPage, head)
+        : await run(pool, KeyApiStatements.listPageAfter, [...head, ...after])
+    const { owned, bound, total } = pageRows[0]!
     if (!owned) return error(res, 403, "COMPANY_ACCESS_DENIED", "Not yours")
-    const rows = pageRows.rows.filter((row: any) => row.tender_id !== null)
+    const rows = pageRows.filter((row): row is Extract<typeof row, { tender_id: string }> => row.tender_id !== null)
     const page = rows.length > limit ? rows.slice(0, limit) : rows
     const charge = await chargeUpTo(owner.tenant_id, page.length)
     if (!charge) return error(res, 402, "API_CREDITS_EXHAUSTED", "No credits")
@@ -218,7 +188,7 @@ const server = createServer(async (req, res) => {
       res,
       200,
       {
-        data: served.map((row: any) => ({
+        data: served.map((row) => ({
           tender_id: row.tender_id,
           title: row.title,
           score: row.score,

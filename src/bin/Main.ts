@@ -4,15 +4,19 @@ import { HttpServerLive } from "../http/Server.js"
 import { AppConfigLive, loadAppConfig } from "../infra/AppConfig.js"
 import { SecretsLive } from "../infra/auth/LocalSecrets.js"
 import { RateLimitingLive } from "../infra/billing/RateLimits.js"
-import { RedisConnectionLive } from "../infra/billing/Redis.js"
 import { DatabaseLive } from "../infra/db/Database.js"
 import { migrate } from "../infra/db/Migrator.js"
 import { RepositoriesLive } from "../infra/Repositories.js"
+import { RedisConnectionLive } from "../infra/redis/RedisConnection.js"
 import { jobHandlers } from "../workers/handlers.js"
 import { WorkerLive } from "../workers/Worker.js"
 
-/** Configuration, database (external or embedded), Redis and secrets: what every process needs. */
-export const InfraLive = Layer.mergeAll(DatabaseLive, RedisConnectionLive, SecretsLive, RateLimitingLive()).pipe(
+/**
+ * Configuration, database (external or embedded), the one Redis connection (shared by the rate
+ * limiter and /ready), secrets and rate limiting: what every process needs.
+ */
+export const InfraLive = Layer.mergeAll(DatabaseLive, SecretsLive, RateLimitingLive()).pipe(
+  Layer.provideMerge(RedisConnectionLive),
   Layer.provideMerge(AppConfigLive)
 )
 

@@ -4,7 +4,7 @@ import { Config, type ConfigError, Context, Data, Effect, Layer, LogLevel, Optio
 export interface AppConfigShape {
   /** PostgreSQL URL; none means "start the embedded PostgreSQL under dataDir". */
   readonly databaseUrl: Option.Option<Redacted.Redacted>
-  /** Redis URL; none means "use the in-process stand-ins" (valid for a single process). */
+  /** Redis URL; none means the in-process rate-limit store (valid for a single process). */
   readonly redisUrl: Option.Option<Redacted.Redacted>
   readonly port: number
   readonly host: string

@@ -1,22 +1,22 @@
 import { randomBytes } from "node:crypto"
 import * as RateLimiter from "@effect/experimental/RateLimiter"
-import * as RedisRateLimiterStore from "@effect/experimental/RateLimiter/Redis"
 import { describe, expect, it } from "@effect/vitest"
-import { Duration, Effect, Either, Layer, TestClock } from "effect"
+import { Duration, Effect, Either, Layer, Option, TestClock } from "effect"
 import type { RateLimitPolicy } from "../../src/domain/RateLimitPolicy.js"
+import { RateLimiterStoreLive } from "../../src/infra/billing/RateLimitStore.js"
 import { RateLimits, RateLimitsLive } from "../../src/infra/billing/RateLimits.js"
+import { connectRedis, RedisConnection } from "../../src/infra/redis/RedisConnection.js"
 
 const perMinute: RateLimitPolicy = { name: "general", limit: 3, window: Duration.minutes(1) }
 
-/** RateLimits on the Redis of REDIS_URL, under a prefix of its own (a fresh set of windows). */
+/** RateLimits on a connection to the Redis of REDIS_URL, under a prefix of its own (a fresh set of windows). */
 const onRedis = () => {
-  const url = new URL(process.env.REDIS_URL ?? "redis://127.0.0.1:6379")
-  const store = RedisRateLimiterStore.layerStore({
-    host: url.hostname,
-    port: Number(url.port || 6379),
-    prefix: `tss:test:${randomBytes(4).toString("hex")}:`
-  })
-  return RateLimitsLive.pipe(Layer.provide(store))
+  const connection = Layer.scoped(
+    RedisConnection,
+    Effect.map(connectRedis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379"), Option.some).pipe(Effect.orDie)
+  )
+  const store = RateLimiterStoreLive({ prefix: `tss:test:${randomBytes(4).toString("hex")}:` })
+  return RateLimitsLive.pipe(Layer.provide(store), Layer.provide(connection))
 }
 
 const consumeN = (n: number, subject: string) =>

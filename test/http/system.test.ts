@@ -1,4 +1,7 @@
+import { Effect, Option } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { RedisConnection } from "../../src/infra/redis/RedisConnection.js"
+import { api, createAccount } from "../api/fixtures.js"
 import { request } from "../support/http.js"
 import { startTestServer, type TestServer } from "../support/TestServer.js"
 
@@ -47,5 +50,32 @@ describe("system endpoints and the uniform error body", () => {
     expect(response.status).toBe(200)
     expect(response.headers.get("content-type")).toContain("text/html")
     expect(await response.text()).toContain("/api/v1/openapi.json")
+  })
+})
+
+describe.skipIf(!process.env.REDIS_URL)("/ready and the rate limiter share the process's Redis connection", () => {
+  let server: TestServer
+  beforeAll(async () => {
+    server = await startTestServer({ rateLimits: { generalPerMinute: 1, exportPerHour: 20, reportsPerHour: 10 } })
+  })
+  afterAll(() => server.close())
+
+  it("once that connection is lost, /ready answers 503 and the limiter lets requests through", async () => {
+    const account = await createAccount(server)
+    const list = () => request(api(server, "/api/v1/tenders", { companyId: account.companyId }), { token: account.key })
+    expect((await list()).status).toBe(200)
+    // The window is counted in Redis.
+    expect((await list()).status).toBe(429)
+
+    await server.run(
+      Effect.flatMap(RedisConnection, (redis) => Effect.sync(() => Option.getOrThrow(redis).disconnect()))
+    )
+
+    const ready = await request(`${server.baseUrl}/ready`)
+    expect(ready.status).toBe(503)
+    expect(ready.body.code).toBe("SERVICE_UNAVAILABLE")
+    expect(ready.body.details).toEqual([{ path: "redis", message: "Redis did not answer" }])
+    // The limiter counted on the same connection: its store is now unreachable, so it fails open.
+    expect((await list()).status).toBe(200)
   })
 })

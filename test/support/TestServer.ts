@@ -7,8 +7,8 @@ import { RoutesLive } from "../../src/http/Server.js"
 import { AppConfig, type AppConfigShape } from "../../src/infra/AppConfig.js"
 import { Secrets } from "../../src/infra/auth/LocalSecrets.js"
 import { RateLimitingLive } from "../../src/infra/billing/RateLimits.js"
-import { connectRedis, RedisConnection } from "../../src/infra/billing/Redis.js"
 import { RepositoriesLive } from "../../src/infra/Repositories.js"
+import { connectRedis, RedisConnection } from "../../src/infra/redis/RedisConnection.js"
 import { TestDatabaseLive, TestDatabaseUrl } from "./TestDatabase.js"
 
 /** Configuration for tests: loopback, the file's database, Redis from REDIS_URL when set. */
@@ -35,7 +35,7 @@ export const TestSecretsLive = Layer.sync(Secrets, () => ({
   cursorSecret: Redacted.make(randomBytes(32))
 }))
 
-/** Real Redis when REDIS_URL is set (CI), else the in-process stand-ins. */
+/** Real Redis when REDIS_URL is set (CI), else none (the in-process rate-limit store). */
 export const TestRedisLive = Layer.scoped(
   RedisConnection,
   process.env.REDIS_URL
@@ -48,10 +48,14 @@ export const TestInfraLive = (overrides: Partial<AppConfigShape> = {}) =>
   Layer.mergeAll(
     RepositoriesLive,
     TestSecretsLive,
-    TestRedisLive,
     // A random prefix per server keeps parallel test files' Redis windows apart.
     RateLimitingLive({ prefix: `tss:test:${randomBytes(4).toString("hex")}:` })
-  ).pipe(Layer.provideMerge(Layer.succeed(AppConfig, testConfig(overrides))), Layer.provideMerge(TestDatabaseLive))
+  ).pipe(
+    // One connection, as in a process: the limiter counts on it and /ready pings it.
+    Layer.provideMerge(TestRedisLive),
+    Layer.provideMerge(Layer.succeed(AppConfig, testConfig(overrides))),
+    Layer.provideMerge(TestDatabaseLive)
+  )
 
 /**
  * The real HTTP server on an ephemeral loopback port, over a fresh database. Tests call it with

@@ -1,23 +1,23 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { SqlClient } from "@effect/sql"
-import { Duration, Effect, Option } from "effect"
+import type { SqlClient } from "@effect/sql"
+import { Effect, Option } from "effect"
 import * as ApiError from "../../domain/ApiErrors.js"
-import { pingRedis, RedisConnection } from "../../infra/billing/Redis.js"
+import { pingDatabase } from "../../infra/db/Database.js"
+import { pingRedis, RedisConnection } from "../../infra/redis/RedisConnection.js"
 import { Api } from "../Api.js"
-
-const within = Duration.seconds(2)
 
 export const SystemHttpLive = HttpApiBuilder.group(Api, "system", (handlers) =>
   Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
+    const services = yield* Effect.context<SqlClient.SqlClient | RedisConnection>()
+    // The connection the rate limiter counts on (or none: the in-process store).
     const redis = yield* RedisConnection
 
-    const checkDatabase = sql`SELECT 1`.pipe(
-      Effect.timeout(within),
+    const checkDatabase = pingDatabase.pipe(
+      Effect.provide(services),
       Effect.mapError(() => ({ path: "database", message: "PostgreSQL did not answer" }))
     )
     const checkRedis = pingRedis.pipe(
-      Effect.provideService(RedisConnection, redis),
+      Effect.provide(services),
       Effect.mapError(() => ({ path: "redis", message: "Redis did not answer" }))
     )
 

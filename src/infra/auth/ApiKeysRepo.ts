@@ -4,7 +4,7 @@ import { Context, Effect, Layer, Option } from "effect"
 import { generateApiKey, hashApiKey, MAX_ACTIVE_API_KEYS, maskApiKey } from "../../domain/ApiKey.js"
 import { ApiKeyLimitExceeded, ApiKeyNotFound, TenantNotFound } from "../../domain/Errors.js"
 import type { Plan } from "../../domain/Plan.js"
-import { makePrepared } from "../db/PreparedStatement.js"
+import { KeyApiStatements, makeRunPrepared } from "../db/KeyApiFastPath.js"
 
 export interface ApiKeySummary {
   readonly id: string
@@ -58,17 +58,11 @@ const toSummary = (row: KeyRow): ApiKeySummary => ({
   revokedAt: row.revoked_at
 })
 
-/** Run on every key-API request (a named prepared statement); shared with the API benchmark's baseline. */
-export const FIND_OWNER_SQL = `
-  SELECT k.id, k.tenant_id, t.plan, k.revoked_at IS NOT NULL AS revoked, k.key_hash
-  FROM api_keys k JOIN tenants t ON t.id = k.tenant_id
-  WHERE k.key_hash = $1`
-
 export const ApiKeysRepoLive = Layer.effect(
   ApiKeysRepo,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const prepared = yield* makePrepared
+    const runPrepared = yield* makeRunPrepared
 
     const create = (input: { readonly tenantId: string; readonly name: string }) =>
       sql
@@ -111,11 +105,7 @@ export const ApiKeysRepoLive = Layer.effect(
 
     const findOwner = (presentedKey: string) => {
       const presentedHash = hashApiKey(presentedKey)
-      return prepared<{ id: string; tenant_id: string; plan: Plan; revoked: boolean; key_hash: Buffer }>(
-        "tss_api_key_owner",
-        FIND_OWNER_SQL,
-        [presentedHash]
-      ).pipe(
+      return runPrepared(KeyApiStatements.apiKeyOwner, [presentedHash]).pipe(
         Effect.map((rows) =>
           Option.map(
             // The index finds the row; the final equality is checked in constant time.

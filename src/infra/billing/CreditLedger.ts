@@ -3,7 +3,7 @@ import { Clock, Context, Effect, Layer, Option } from "effect"
 import { type CreditPeriod, creditPeriodAt } from "../../domain/CreditPeriod.js"
 import { InsufficientCredits, TenantNotFound } from "../../domain/Errors.js"
 import { type Plan, planRules } from "../../domain/Plan.js"
-import { makePrepared } from "../db/PreparedStatement.js"
+import { KeyApiStatements, makeRunPrepared, runOnSqlClient } from "../db/KeyApiFastPath.js"
 
 export interface CreditBalance {
   readonly remaining: number
@@ -22,16 +22,19 @@ export interface Charge extends CreditBalance {
  */
 export type ChargeMode = "exact" | "upTo"
 
+export interface ChargeRequest {
+  readonly tenantId: string
+  readonly cost: number
+  readonly mode: ChargeMode
+  /** Written to the ledger row. */
+  readonly reason: string
+}
+
 export class CreditLedger extends Context.Tag("CreditLedger")<
   CreditLedger,
   {
     readonly balance: (tenantId: string) => Effect.Effect<CreditBalance, TenantNotFound>
-    readonly charge: (input: {
-      readonly tenantId: string
-      readonly cost: number
-      readonly mode: ChargeMode
-      readonly reason: string
-    }) => Effect.Effect<Charge, InsufficientCredits | TenantNotFound>
+    readonly charge: (input: ChargeRequest) => Effect.Effect<Charge, InsufficientCredits | TenantNotFound>
     /** An ops adjustment: sets the current period's balance, recording the difference. */
     readonly set: (input: {
       readonly tenantId: string
@@ -42,25 +45,6 @@ export class CreditLedger extends Context.Tag("CreditLedger")<
 >() {}
 
 /**
- * A charge in one statement (one implicit transaction): the conditional update of the counter and
- * its ledger row. It finds nothing when the period is not open yet or the balance is short; the
- * caller then takes the transactional path. Parameters: tenant, period start, cost, the least
- * balance that allows the charge, reason. Shared with the API benchmark's baseline.
- */
-export const CHARGE_SQL = `
-  WITH charged AS (
-    UPDATE credit_periods cp
-    SET remaining = cp.remaining - least(cp.remaining, $3::int)
-    FROM (SELECT remaining AS before FROM credit_periods WHERE tenant_id = $1 AND period_start = $2 FOR UPDATE) old
-    WHERE cp.tenant_id = $1 AND cp.period_start = $2 AND cp.remaining >= $4::int
-    RETURNING old.before - cp.remaining AS charged, cp.remaining
-  ), entry AS (
-    INSERT INTO credit_ledger (tenant_id, period_start, delta, kind, reason, balance_after)
-    SELECT $1, $2, -charged, 'charge', $5, remaining FROM charged
-  )
-  SELECT charged, remaining FROM charged`
-
-/**
  * One counter row per (tenant, month) and an append-only ledger, always written together in one
  * transaction. The counter only moves through conditional updates, so it never goes negative and
  * concurrent charges can never take the same credit twice.
@@ -69,7 +53,7 @@ export const CreditLedgerLive = Layer.effect(
   CreditLedger,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const prepared = yield* makePrepared
+    const runPrepared = yield* makeRunPrepared
 
     /** The current period's row, opened with the plan's monthly grant on first use (the monthly reset). */
     const openPeriod = (tenantId: string) =>
@@ -100,49 +84,27 @@ export const CreditLedgerLive = Layer.effect(
     const balance = (tenantId: string) =>
       sql.withTransaction(Effect.flatMap(openPeriod(tenantId), (period) => balanceOf(tenantId, period)))
 
-    /** The common case: the period is open and the balance allows the charge. */
-    const chargeOpenPeriod = (input: {
-      readonly tenantId: string
-      readonly cost: number
-      readonly mode: ChargeMode
-      readonly reason: string
-    }) =>
+    /** The charge statement's parameters: the least balance that allows it is `cost` (exact) or 1 (up to). */
+    const chargeParams = (input: ChargeRequest, period: CreditPeriod) =>
+      [input.tenantId, period.start, input.cost, input.mode === "exact" ? input.cost : 1, input.reason] as const
+
+    /** The common case, one statement on the pool: the period is open and the balance allows the charge. */
+    const chargeOpenPeriod = (input: ChargeRequest) =>
       Effect.gen(function* () {
         const period = creditPeriodAt(yield* Clock.currentTimeMillis)
-        const [row] = yield* prepared<{ charged: number; remaining: number }>("tss_credit_charge", CHARGE_SQL, [
-          input.tenantId,
-          period.start,
-          input.cost,
-          input.mode === "exact" ? input.cost : 1,
-          input.reason
-        ])
+        const [row] = yield* runPrepared(KeyApiStatements.creditCharge, chargeParams(input, period))
         return Option.map(Option.fromNullable(row), (charged) => ({ ...charged, periodEndsAt: period.endsAtText }))
       })
 
     /** Everything else, in one transaction: opens the period if needed, then charges or fails with the balance. */
-    const chargeInTransaction = (input: {
-      readonly tenantId: string
-      readonly cost: number
-      readonly mode: ChargeMode
-      readonly reason: string
-    }) =>
+    const chargeInTransaction = (input: ChargeRequest) =>
       sql
         .withTransaction(
           Effect.gen(function* () {
             const period = yield* openPeriod(input.tenantId)
             if (input.cost <= 0) return { charged: 0, ...(yield* balanceOf(input.tenantId, period)) }
-            const rows = yield* sql<{ charged: number; remaining: number }>`
-            UPDATE credit_periods cp
-            SET remaining = cp.remaining - least(cp.remaining, ${input.cost})
-            FROM (
-              SELECT remaining AS before FROM credit_periods
-              WHERE tenant_id = ${input.tenantId} AND period_start = ${period.start}
-              FOR UPDATE
-            ) old
-            WHERE cp.tenant_id = ${input.tenantId} AND cp.period_start = ${period.start}
-              AND cp.remaining >= ${input.mode === "exact" ? input.cost : 1}
-            RETURNING old.before - cp.remaining AS charged, cp.remaining`
-            const row = rows[0]
+            // The same charge statement, on the transaction's connection.
+            const [row] = yield* runOnSqlClient(sql, KeyApiStatements.creditCharge, chargeParams(input, period))
             if (!row) {
               const { remaining } = yield* balanceOf(input.tenantId, period)
               return yield* new InsufficientCredits({
@@ -151,20 +113,12 @@ export const CreditLedgerLive = Layer.effect(
                 periodEndsAt: period.endsAtText
               })
             }
-            yield* sql`
-            INSERT INTO credit_ledger (tenant_id, period_start, delta, kind, reason, balance_after)
-            VALUES (${input.tenantId}, ${period.start}, ${-row.charged}, 'charge', ${input.reason}, ${row.remaining})`
             return { charged: row.charged, remaining: row.remaining, periodEndsAt: period.endsAtText }
           })
         )
         .pipe(Effect.catchTag("SqlError", Effect.die))
 
-    const charge = (input: {
-      readonly tenantId: string
-      readonly cost: number
-      readonly mode: ChargeMode
-      readonly reason: string
-    }) =>
+    const charge = (input: ChargeRequest) =>
       input.cost <= 0
         ? chargeInTransaction(input)
         : Effect.flatMap(

@@ -1,6 +1,5 @@
 import * as RateLimiter from "@effect/experimental/RateLimiter"
-import * as RedisRateLimiterStore from "@effect/experimental/RateLimiter/Redis"
-import { Context, Effect, Layer, Option, Redacted } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { RateLimitHit } from "../../domain/Errors.js"
 import {
   defaultRateLimitPolicies,
@@ -10,6 +9,7 @@ import {
   storeWindow
 } from "../../domain/RateLimitPolicy.js"
 import { AppConfig } from "../AppConfig.js"
+import { RateLimiterStoreLive } from "./RateLimitStore.js"
 
 /** The policies in force (configurable, so benchmarks can raise them). */
 export class RateLimitPoliciesTag extends Context.Tag("RateLimitPolicies")<RateLimitPoliciesTag, RateLimitPolicies>() {}
@@ -47,33 +47,6 @@ export const RateLimitsLive = Layer.effect(
   })
 ).pipe(Layer.provide(RateLimiter.layer))
 
-const redisOptions = (url: string) => {
-  const parsed = new URL(url)
-  return {
-    host: parsed.hostname,
-    port: Number(parsed.port || 6379),
-    ...(parsed.username ? { username: decodeURIComponent(parsed.username) } : {}),
-    ...(parsed.password ? { password: decodeURIComponent(parsed.password) } : {}),
-    db: Number(parsed.pathname.slice(1) || 0),
-    ...(parsed.protocol === "rediss:" ? { tls: {} } : {})
-  }
-}
-
-/** Redis when REDIS_URL is set (shared by every process), else the in-process store. */
-export const RateLimiterStoreLive = (options: { readonly prefix?: string } = {}) =>
-  Layer.unwrapEffect(
-    Effect.map(AppConfig, (config) =>
-      Option.match(config.redisUrl, {
-        onNone: () => RateLimiter.layerStoreMemory,
-        onSome: (url) =>
-          RedisRateLimiterStore.layerStore({
-            ...redisOptions(Redacted.value(url)),
-            prefix: options.prefix ?? "tss:rl:"
-          })
-      })
-    )
-  )
-
 /** The spec's policies with the configured limits. */
 export const RateLimitPoliciesLive = Layer.effect(
   RateLimitPoliciesTag,
@@ -88,6 +61,6 @@ export const RateLimitPoliciesLive = Layer.effect(
   )
 )
 
-/** Rate limiting for a process: the store chosen by REDIS_URL and the configured policies. */
+/** Rate limiting for a process: the store on the process's Redis connection (or in-process) and the configured policies. */
 export const RateLimitingLive = (options: { readonly prefix?: string } = {}) =>
   Layer.merge(RateLimitsLive.pipe(Layer.provide(RateLimiterStoreLive(options))), RateLimitPoliciesLive)

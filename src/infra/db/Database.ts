@@ -1,7 +1,8 @@
-import { Effect, Layer, Option } from "effect"
+import { SqlClient } from "@effect/sql"
+import { Duration, Effect, Layer, Option } from "effect"
 import { AppConfig } from "../AppConfig.js"
 import { startEmbeddedPostgres } from "./EmbeddedPostgres.js"
-import { PgLive } from "./PreparedStatement.js"
+import { PgLive } from "./KeyApiFastPath.js"
 
 /** The database the embedded cluster creates and serves. */
 export const EMBEDDED_DATABASE = "tenders"
@@ -20,4 +21,10 @@ export const DatabaseLive = Layer.unwrapScoped(
     })
     return PgLive({ url, maxConnections: 20, applicationName: "tender-scoring-service" })
   })
+)
+
+/** Succeeds when PostgreSQL answers within two seconds (the readiness check). */
+export const pingDatabase = Effect.flatMap(SqlClient.SqlClient, (sql) => sql`SELECT 1`).pipe(
+  Effect.timeout(Duration.seconds(2)),
+  Effect.asVoid
 )

@@ -1,11 +1,15 @@
 import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer, Option } from "effect"
-import { makePrepared } from "../db/PreparedStatement.js"
+import { KeyApiStatements, type ListPageRow, makeRunPrepared, type TenderListRow } from "../db/KeyApiFastPath.js"
+import { isoMicrosText, isoMillisText } from "../db/TimestampText.js"
+
+export type { TenderListRow }
 
 /**
  * Reads of scored tenders for the key API: the ranked list, one score breakdown, the export.
  * Timestamps leave PostgreSQL already formatted as ISO 8601 UTC text (what the wire carries), and
- * each row also carries its exact sort position (`publish_key`, microseconds) for cursors.
+ * each row also carries its exact sort position (`publish_key`, microseconds) for cursors. The
+ * list path runs the named statements of db/KeyApiFastPath; the rarer reads go through SqlClient.
  */
 
 /** Sort position of a list row: (overall_score desc, tender_publish_date desc, tender_id). */
@@ -21,19 +25,24 @@ export interface ExportPosition {
   readonly tenderId: string
 }
 
-export interface TenderListRow {
-  readonly tender_id: string
-  readonly title: string
-  readonly score: number
-  readonly verdict: "GO" | "RESEARCH" | "SKIP"
-  readonly cpv_codes: ReadonlyArray<string>
-  readonly contracting_authority: string
-  readonly deadline: string | null
-  readonly estimated_value_ron: number | null
-  readonly estimated_value_eur: number | null
-  readonly publish_date: string
-  readonly source_url: string
-  readonly publish_key: string
+export interface ListPageQuery {
+  readonly tenantId: string
+  readonly companyId: string
+  readonly minScore: number
+  /** None on page 1: the page statement takes the snapshot itself. */
+  readonly bound: Option.Option<string>
+  readonly after: Option.Option<ListPosition>
+  readonly take: number
+}
+
+export interface ExportPageQuery {
+  readonly companyId: string
+  /** Dates in Europe/Bucharest, both inclusive. */
+  readonly from: string
+  readonly to: string
+  readonly bound: string
+  readonly after: Option.Option<ExportPosition>
+  readonly take: number
 }
 
 export interface ScoreRow {
@@ -73,58 +82,6 @@ export interface ExportRow {
   readonly publish_key: string
 }
 
-const isoMillisText = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
-const isoMicrosText = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`
-
-/**
- * The list path's statements, run as named prepared statements (parsed and planned once per
- * connection: re-planning the page query on every request cost more than running it). A page
- * statement checks that the company is the caller's ($5: tenant; `owned`, and nothing is read
- * otherwise), reads the snapshot bound itself when none is given ($3 null: page 1), and carries
- * both and the snapshot's total on every row: one round trip per page (an empty page is one row
- * without a tender). The benchmark's baseline imports the same texts.
- */
-export const LIST_SQL = {
-  companyTenant: "SELECT tenant_id FROM companies WHERE id = $1",
-  snapshotBound: "SELECT coalesce(max(ingest_seq), 0)::text AS bound FROM tenders",
-  page: (after: boolean) => `
-    WITH b AS (
-      SELECT EXISTS (SELECT 1 FROM companies WHERE id = $1 AND tenant_id = $5::uuid) AS owned,
-             coalesce($3::bigint, (SELECT coalesce(max(ingest_seq), 0) FROM tenders)) AS bound
-    )
-    SELECT b.owned, b.bound::text AS bound, c.total, p.*
-    FROM b
-    CROSS JOIN LATERAL (
-      SELECT count(*)::int AS total FROM tender_scores
-      WHERE b.owned AND company_id = $1 AND overall_score >= $2 AND tender_ingest_seq <= b.bound
-    ) c
-    LEFT JOIN LATERAL (
-      SELECT s.tender_id, t.title, s.overall_score AS score, s.verdict,
-             array_prepend(rtrim(t.main_cpv), t.additional_cpvs::text[]) AS cpv_codes,
-             a.name AS contracting_authority, ${isoMillisText("t.deadline")} AS deadline,
-             t.estimated_value_ron::float8 AS estimated_value_ron, t.estimated_value_eur::float8 AS estimated_value_eur,
-             ${isoMillisText("s.tender_publish_date")} AS publish_date, t.source_url,
-             ${isoMicrosText("s.tender_publish_date")} AS publish_key
-      FROM tender_scores s
-      JOIN tenders t ON t.id = s.tender_id
-      JOIN contracting_authorities a ON a.id = t.authority_id
-      WHERE b.owned AND s.company_id = $1 AND s.overall_score >= $2 AND s.tender_ingest_seq <= b.bound
-      ${
-        after
-          ? `AND s.overall_score <= $6 AND (s.overall_score < $6 OR s.tender_publish_date < $7::timestamptz
-               OR (s.tender_publish_date = $7::timestamptz AND s.tender_id > $8::uuid))`
-          : ""
-      }
-      ORDER BY s.overall_score DESC, s.tender_publish_date DESC, s.tender_id
-      LIMIT $4
-    ) p ON true
-    -- publish_key is fixed-width ISO text, so it sorts as the instant does.
-    ORDER BY p.score DESC, p.publish_key DESC, p.tender_id`
-} as const
-
-const PAGE_FIRST = LIST_SQL.page(false)
-const PAGE_AFTER = LIST_SQL.page(true)
-
 export class ScoredTendersRepo extends Context.Tag("ScoredTendersRepo")<
   ScoredTendersRepo,
   {
@@ -137,14 +94,7 @@ export class ScoredTendersRepo extends Context.Tag("ScoredTendersRepo")<
      * (page 1, no bound yet) within a snapshot taken now, which is returned. `owned` is false, and
      * nothing is read, when the company is not of `tenantId` (or does not exist).
      */
-    readonly listPage: (input: {
-      readonly tenantId: string
-      readonly companyId: string
-      readonly minScore: number
-      readonly bound: Option.Option<string>
-      readonly after: Option.Option<ListPosition>
-      readonly take: number
-    }) => Effect.Effect<{
+    readonly listPage: (input: ListPageQuery) => Effect.Effect<{
       readonly owned: boolean
       readonly bound: string
       readonly total: number
@@ -155,14 +105,7 @@ export class ScoredTendersRepo extends Context.Tag("ScoredTendersRepo")<
       readonly tenderId: string
     }) => Effect.Effect<Option.Option<ScoreRow>>
     /** Rows published in [from, to] (dates in Europe/Bucharest, both inclusive), oldest first. */
-    readonly exportPage: (input: {
-      readonly companyId: string
-      readonly from: string
-      readonly to: string
-      readonly bound: string
-      readonly after: Option.Option<ExportPosition>
-      readonly take: number
-    }) => Effect.Effect<ReadonlyArray<ExportRow>>
+    readonly exportPage: (input: ExportPageQuery) => Effect.Effect<ReadonlyArray<ExportRow>>
   }
 >() {}
 
@@ -172,43 +115,30 @@ export const ScoredTendersRepoLive = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     const isoMillis = (column: string) => sql.literal(isoMillisText(column))
     const isoMicros = (column: string) => sql.literal(isoMicrosText(column))
-    const prepared = yield* makePrepared
+    const runPrepared = yield* makeRunPrepared
     // Factor scores are stored as real: round back to the four decimals the scorer produced.
     const fraction = (column: string) => sql.literal(`round(${column}::numeric, 4)::float8 AS ${column}`)
     const factorPercent = (column: string) => sql.literal(`round(s.${column}::numeric * 100)::int`)
 
     const companyTenant = (companyId: string) =>
-      prepared<{ tenant_id: string }>("tss_company_tenant", LIST_SQL.companyTenant, [companyId]).pipe(
+      runPrepared(KeyApiStatements.companyTenant, [companyId]).pipe(
         Effect.map((rows) => Option.fromNullable(rows[0]?.tenant_id))
       )
 
-    const snapshotBound = prepared<{ bound: string }>("tss_snapshot_bound", LIST_SQL.snapshotBound, []).pipe(
-      Effect.map((rows) => rows[0]!.bound)
-    )
+    const snapshotBound = runPrepared(KeyApiStatements.snapshotBound, []).pipe(Effect.map((rows) => rows[0]!.bound))
 
-    const listPage = (input: {
-      readonly tenantId: string
-      readonly companyId: string
-      readonly minScore: number
-      readonly bound: Option.Option<string>
-      readonly after: Option.Option<ListPosition>
-      readonly take: number
-    }) => {
-      const head = [input.companyId, input.minScore, Option.getOrNull(input.bound), input.take, input.tenantId]
-      type Row = { readonly owned: boolean; readonly bound: string; readonly total: number } & (
-        | TenderListRow
-        | { readonly tender_id: null }
-      )
+    const listPage = (input: ListPageQuery) => {
+      const head = [input.companyId, input.minScore, Option.getOrNull(input.bound), input.take, input.tenantId] as const
       return Option.match(input.after, {
-        onNone: () => prepared<Row>("tss_list_page", PAGE_FIRST, head),
-        onSome: (p) => prepared<Row>("tss_list_page_after", PAGE_AFTER, [...head, p.score, p.publishKey, p.tenderId])
+        onNone: () => runPrepared(KeyApiStatements.listPage, head),
+        onSome: (p) => runPrepared(KeyApiStatements.listPageAfter, [...head, p.score, p.publishKey, p.tenderId])
       }).pipe(
         Effect.map((rows) => ({
           // The statement always returns at least one row.
           owned: rows[0]!.owned,
           bound: rows[0]!.bound,
           total: rows[0]!.total,
-          rows: rows.filter((row): row is Row & TenderListRow => row.tender_id !== null)
+          rows: rows.filter((row): row is ListPageRow & TenderListRow => row.tender_id !== null)
         }))
       )
     }
@@ -224,14 +154,7 @@ export const ScoredTendersRepoLive = Layer.effect(
         Effect.orDie
       )
 
-    const exportPage = (input: {
-      readonly companyId: string
-      readonly from: string
-      readonly to: string
-      readonly bound: string
-      readonly after: Option.Option<ExportPosition>
-      readonly take: number
-    }) =>
+    const exportPage = (input: ExportPageQuery) =>
       sql<ExportRow>`
         SELECT s.tender_id, t.title,
                array_prepend(rtrim(t.main_cpv), t.additional_cpvs::text[]) AS cpv_codes,

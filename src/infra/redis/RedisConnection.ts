@@ -5,11 +5,13 @@ import { AppConfig } from "../AppConfig.js"
 export class RedisError extends Data.TaggedError("RedisError")<{ readonly cause: unknown }> {}
 
 /**
- * The shared Redis connection, when REDIS_URL is set. `None` selects the in-process stand-ins of
- * the Redis-backed services (rate windows, revocation fan-out), which are valid for one process.
+ * The process's one Redis connection, when REDIS_URL is set: the rate-limit store counts on it and
+ * /ready pings it, so readiness reports the connection the limiter really uses. `None` selects the
+ * in-process rate-limit store, which is valid for a single process.
  */
 export class RedisConnection extends Context.Tag("RedisConnection")<RedisConnection, Option.Option<IORedis>>() {}
 
+/** Connects (failing when Redis cannot be reached) and quits with the scope. */
 export const connectRedis = (url: string) =>
   Effect.acquireRelease(
     Effect.tryPromise({

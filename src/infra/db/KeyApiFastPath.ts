@@ -1,0 +1,247 @@
+import { type SqlClient, SqlError } from "@effect/sql"
+import { PgClient } from "@effect/sql-pg"
+import { Context, Effect, Layer, Redacted } from "effect"
+import pg from "pg"
+import type { Plan } from "../../domain/Plan.js"
+import { isoMicrosText, isoMillisText } from "./TimestampText.js"
+
+/**
+ * The key API's fast path: the process's `pg` pool and every named prepared statement a key-API
+ * request runs (key lookup, company check, snapshot bound, list page, credit charge), with their
+ * parameters and row types.
+ *
+ * Why they bypass @effect/sql: run through `SqlClient`, each query opens an Effect scope and is
+ * parsed and planned again; straight on the pool, `pg` prepares a named statement once per
+ * connection and afterwards sends only its parameters. Measured with `npm run bench -- api`, this
+ * raised the service from 0.59x/0.72x to 0.73x/0.85x of the bare node:http baseline (BENCHMARKS.md,
+ * "how the figures moved"). The baseline (bench/baseline-server.ts) runs these same statements.
+ *
+ * They ignore a surrounding `sql.withTransaction`: the pool hands them any connection, not the
+ * transaction's. Inside a transaction, run a statement's text with `runOnSqlClient`.
+ */
+
+/** The `pg` pool under the process's PgClient; `PgLive` provides both, so they share the connections. */
+export class PgPool extends Context.Tag("PgPool")<PgPool, pg.Pool>() {}
+
+/** PgPool, PgClient and SqlClient over one pool of `maxConnections`, ended with the layer. */
+export const PgLive = (options: {
+  readonly url: Redacted.Redacted
+  readonly maxConnections: number
+  readonly applicationName?: string
+}) =>
+  Layer.unwrapScoped(
+    Effect.gen(function* () {
+      const pool = yield* Effect.acquireRelease(
+        Effect.sync(() => {
+          const pool = new pg.Pool({
+            connectionString: Redacted.value(options.url),
+            max: options.maxConnections,
+            application_name: options.applicationName ?? "tender-scoring-service"
+          })
+          // An idle client's error (server restart) is reported on its next use, not here.
+          pool.on("error", () => {})
+          return pool
+        }),
+        (pool) => Effect.promise(() => pool.end()).pipe(Effect.timeoutOption("1 second"))
+      )
+      // Fail at start, as PgClient.layer does, when the server cannot be reached.
+      yield* Effect.tryPromise({
+        try: () => pool.query("SELECT 1"),
+        catch: (cause) => new SqlError.SqlError({ cause, message: "PgClient: Failed to connect" })
+      }).pipe(
+        Effect.timeoutFail({
+          duration: "5 seconds",
+          onTimeout: () =>
+            new SqlError.SqlError({
+              cause: new Error("Connection timed out"),
+              message: "PgClient: Connection timed out"
+            })
+        })
+      )
+      return Layer.merge(Layer.succeed(PgPool, pool), PgClient.layerFromPool({ acquire: Effect.succeed(pool) }))
+    })
+  )
+
+/** A named prepared statement. A name always stands for the same text (each connection prepares it once). */
+export interface Statement<Params extends ReadonlyArray<unknown>, Row> {
+  readonly name: string
+  readonly text: string
+  /** Types only (never set): the parameters it takes and the rows it returns. */
+  readonly signature?: (params: Params) => Row
+}
+
+const statement = <Params extends ReadonlyArray<unknown>, Row>(name: string, text: string): Statement<Params, Row> => ({
+  name,
+  text
+})
+
+/** Who owns a presented key (by its SHA-256); revoked keys are found too. */
+export interface ApiKeyOwnerRow {
+  readonly id: string
+  readonly tenant_id: string
+  readonly plan: Plan
+  readonly revoked: boolean
+  /** Compared again in constant time by the caller. */
+  readonly key_hash: Buffer
+}
+
+/** One tender of a list page, timestamps already ISO 8601 UTC text. */
+export interface TenderListRow {
+  readonly tender_id: string
+  readonly title: string
+  readonly score: number
+  readonly verdict: "GO" | "RESEARCH" | "SKIP"
+  readonly cpv_codes: ReadonlyArray<string>
+  readonly contracting_authority: string
+  readonly deadline: string | null
+  readonly estimated_value_ron: number | null
+  readonly estimated_value_eur: number | null
+  readonly publish_date: string
+  readonly source_url: string
+  /** The exact sort position (microseconds) for cursors. */
+  readonly publish_key: string
+}
+
+/**
+ * A row of the page statement: the company check, the snapshot bound and the total on every row,
+ * and a tender, or none (`tender_id` null) in the one row of an empty page.
+ */
+export type ListPageRow = { readonly owned: boolean; readonly bound: string; readonly total: number } & (
+  | TenderListRow
+  | { readonly tender_id: null }
+)
+
+/** What a charge took and left. */
+export interface CreditChargeRow {
+  readonly charged: number
+  readonly remaining: number
+}
+
+/**
+ * The page statement: checks that the company is the caller's ($5: tenant; `owned`, and nothing
+ * is read otherwise), reads the snapshot bound itself when none is given ($3 null: page 1), and
+ * carries both and the snapshot's total on every row: one round trip per page. Re-planning it on
+ * every request cost more than running it, hence a prepared statement per variant.
+ */
+const listPageText = (after: boolean) => `
+    WITH b AS (
+      SELECT EXISTS (SELECT 1 FROM companies WHERE id = $1 AND tenant_id = $5::uuid) AS owned,
+             coalesce($3::bigint, (SELECT coalesce(max(ingest_seq), 0) FROM tenders)) AS bound
+    )
+    SELECT b.owned, b.bound::text AS bound, c.total, p.*
+    FROM b
+    CROSS JOIN LATERAL (
+      SELECT count(*)::int AS total FROM tender_scores
+      WHERE b.owned AND company_id = $1 AND overall_score >= $2 AND tender_ingest_seq <= b.bound
+    ) c
+    LEFT JOIN LATERAL (
+      SELECT s.tender_id, t.title, s.overall_score AS score, s.verdict,
+             array_prepend(rtrim(t.main_cpv), t.additional_cpvs::text[]) AS cpv_codes,
+             a.name AS contracting_authority, ${isoMillisText("t.deadline")} AS deadline,
+             t.estimated_value_ron::float8 AS estimated_value_ron, t.estimated_value_eur::float8 AS estimated_value_eur,
+             ${isoMillisText("s.tender_publish_date")} AS publish_date, t.source_url,
+             ${isoMicrosText("s.tender_publish_date")} AS publish_key
+      FROM tender_scores s
+      JOIN tenders t ON t.id = s.tender_id
+      JOIN contracting_authorities a ON a.id = t.authority_id
+      WHERE b.owned AND s.company_id = $1 AND s.overall_score >= $2 AND s.tender_ingest_seq <= b.bound
+      ${
+        after
+          ? `AND s.overall_score <= $6 AND (s.overall_score < $6 OR s.tender_publish_date < $7::timestamptz
+               OR (s.tender_publish_date = $7::timestamptz AND s.tender_id > $8::uuid))`
+          : ""
+      }
+      ORDER BY s.overall_score DESC, s.tender_publish_date DESC, s.tender_id
+      LIMIT $4
+    ) p ON true
+    -- publish_key is fixed-width ISO text, so it sorts as the instant does.
+    ORDER BY p.score DESC, p.publish_key DESC, p.tender_id`
+
+type ListPageHead = readonly [companyId: string, minScore: number, bound: string | null, take: number, tenantId: string]
+
+export const KeyApiStatements = {
+  /** Run on every key-API request; the index finds the row by the key's hash. */
+  apiKeyOwner: statement<readonly [keyHash: Buffer], ApiKeyOwnerRow>(
+    "tss_api_key_owner",
+    `
+  SELECT k.id, k.tenant_id, t.plan, k.revoked_at IS NOT NULL AS revoked, k.key_hash
+  FROM api_keys k JOIN tenants t ON t.id = k.tenant_id
+  WHERE k.key_hash = $1`
+  ),
+
+  /** The tenant owning a company: the company check of the score and export routes. */
+  companyTenant: statement<readonly [companyId: string], { readonly tenant_id: string }>(
+    "tss_company_tenant",
+    "SELECT tenant_id FROM companies WHERE id = $1"
+  ),
+
+  /** The highest tender ingestion sequence: the snapshot bound of a new pagination. */
+  snapshotBound: statement<readonly [], { readonly bound: string }>(
+    "tss_snapshot_bound",
+    "SELECT coalesce(max(ingest_seq), 0)::text AS bound FROM tenders"
+  ),
+
+  /** Page 1 (no position yet). Both page statements return at least one row. */
+  listPage: statement<ListPageHead, ListPageRow>("tss_list_page", listPageText(false)),
+
+  /** A page after the position (score, publish key, tender id) of the previous page's last row. */
+  listPageAfter: statement<
+    readonly [...ListPageHead, score: number, publishKey: string, tenderId: string],
+    ListPageRow
+  >("tss_list_page_after", listPageText(true)),
+
+  /**
+   * A charge in one statement (one implicit transaction): the conditional update of the period's
+   * counter and its ledger row. It finds nothing when the period is not open yet or the balance is
+   * below the least that allows the charge (`cost` for an exact charge, 1 for up-to).
+   */
+  creditCharge: statement<
+    readonly [tenantId: string, periodStart: string, cost: number, leastBalance: number, reason: string],
+    CreditChargeRow
+  >(
+    "tss_credit_charge",
+    `
+  WITH charged AS (
+    UPDATE credit_periods cp
+    SET remaining = cp.remaining - least(cp.remaining, $3::int)
+    FROM (SELECT remaining AS before FROM credit_periods WHERE tenant_id = $1 AND period_start = $2 FOR UPDATE) old
+    WHERE cp.tenant_id = $1 AND cp.period_start = $2 AND cp.remaining >= $4::int
+    RETURNING old.before - cp.remaining AS charged, cp.remaining
+  ), entry AS (
+    INSERT INTO credit_ledger (tenant_id, period_start, delta, kind, reason, balance_after)
+    SELECT $1, $2, -charged, 'charge', $5, remaining FROM charged
+  )
+  SELECT charged, remaining FROM charged`
+  )
+} as const
+
+/**
+ * Runs a statement by name straight on the pool (no Effect scope per query), outside any
+ * transaction. SQL failures are defects: these statements take no user-shaped SQL.
+ */
+export const makeRunPrepared = Effect.map(
+  PgPool,
+  (pool) =>
+    <Params extends ReadonlyArray<unknown>, Row>(
+      statement: Statement<Params, Row>,
+      params: Params
+    ): Effect.Effect<ReadonlyArray<Row>> =>
+      Effect.async<ReadonlyArray<Row>, SqlError.SqlError>((resume) => {
+        pool.query(
+          { name: statement.name, text: statement.text, values: params as ReadonlyArray<unknown> as Array<unknown> },
+          (cause, result) =>
+            resume(
+              cause
+                ? Effect.fail(new SqlError.SqlError({ cause, message: `Failed to execute ${statement.name}` }))
+                : Effect.succeed(result.rows as ReadonlyArray<Row>)
+            )
+        )
+      }).pipe(Effect.orDie)
+)
+
+/** Runs a statement's text (unnamed) through the SqlClient: inside `sql.withTransaction`, on its connection. */
+export const runOnSqlClient = <Params extends ReadonlyArray<unknown>, Row extends object>(
+  sql: SqlClient.SqlClient,
+  statement: Statement<Params, Row>,
+  params: Params
+): Effect.Effect<ReadonlyArray<Row>, SqlError.SqlError> => sql.unsafe<Row>(statement.text, params)
