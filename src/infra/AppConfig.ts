@@ -14,15 +14,11 @@ export interface AppConfigShape {
   /** 32 bytes as 64 hex characters; none means "generate one into dataDir". */
   readonly masterKey: Option.Option<Redacted.Redacted>
   readonly cursorSecret: Option.Option<Redacted.Redacted>
-  readonly smtpUrl: Option.Option<Redacted.Redacted>
-  readonly chromiumPath: Option.Option<string>
-  readonly webhookAllowPrivateNetworks: boolean
   readonly logLevel: LogLevel.LogLevel
   /** Key-API rate limits (spec 8.1 defaults); benchmarks raise them. */
   readonly rateLimits: {
     readonly generalPerMinute: number
     readonly exportPerHour: number
-    readonly reportsPerHour: number
   }
 }
 
@@ -54,17 +50,6 @@ const url = (name: string, protocols: ReadonlyArray<string>) =>
     })
   })
 
-const booleanFlag = (name: string) =>
-  Config.literal(
-    "true",
-    "false",
-    "1",
-    "0"
-  )(name).pipe(
-    Config.map((value) => value === "true" || value === "1"),
-    Config.withDefault(false)
-  )
-
 const positiveInteger = (name: string, fallback: number) =>
   Config.integer(name).pipe(
     Config.validate({ message: `${name}: Expected a positive integer`, validation: (n) => n > 0 }),
@@ -81,14 +66,10 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
   embeddedPgPort: Config.port("EMBEDDED_PG_PORT").pipe(Config.withDefault(54329)),
   masterKey: hexKey("MASTER_KEY"),
   cursorSecret: hexKey("CURSOR_SECRET"),
-  smtpUrl: url("SMTP_URL", ["smtp:", "smtps:"]),
-  chromiumPath: optionalString("CHROMIUM_PATH"),
-  webhookAllowPrivateNetworks: booleanFlag("WEBHOOK_ALLOW_PRIVATE_NETWORKS"),
   logLevel: Config.logLevel("LOG_LEVEL").pipe(Config.withDefault(LogLevel.Info)),
   rateLimits: Config.all({
     generalPerMinute: positiveInteger("RATE_LIMIT_GENERAL_PER_MINUTE", 60),
-    exportPerHour: positiveInteger("RATE_LIMIT_EXPORT_PER_HOUR", 20),
-    reportsPerHour: positiveInteger("RATE_LIMIT_REPORTS_PER_HOUR", 10)
+    exportPerHour: positiveInteger("RATE_LIMIT_EXPORT_PER_HOUR", 20)
   })
 }).pipe(
   Config.validate({

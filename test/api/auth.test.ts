@@ -18,7 +18,7 @@ describe("API-key authentication", () => {
 
   beforeAll(async () => {
     server = await startTestServer({
-      rateLimits: { generalPerMinute: 10_000, exportPerHour: 10_000, reportsPerHour: 10 }
+      rateLimits: { generalPerMinute: 10_000, exportPerHour: 10_000 }
     })
     account = await createAccount(server)
   })

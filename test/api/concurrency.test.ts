@@ -7,7 +7,7 @@ describe("credits under concurrency", () => {
   let server: TestServer
   let account: Account
   beforeAll(async () => {
-    server = await startTestServer({ rateLimits: { generalPerMinute: 60_000, exportPerHour: 10, reportsPerHour: 10 } })
+    server = await startTestServer({ rateLimits: { generalPerMinute: 60_000, exportPerHour: 10 } })
     account = await createAccount(server, { credits: 100 })
     await addScoredTenders(
       server,

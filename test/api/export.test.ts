@@ -38,7 +38,7 @@ describe("GET /api/v1/export/tenders", () => {
   let ids: Array<string>
   beforeAll(async () => {
     server = await startTestServer({
-      rateLimits: { generalPerMinute: 10_000, exportPerHour: 10_000, reportsPerHour: 10 }
+      rateLimits: { generalPerMinute: 10_000, exportPerHour: 10_000 }
     })
     account = await createAccount(server)
     ids = await addScoredTenders(server, account, [

@@ -13,7 +13,7 @@ describe("rate limits over HTTP (per tenant and group)", () => {
   let server: TestServer
   let account: Account
   beforeAll(async () => {
-    server = await startTestServer({ rateLimits: { generalPerMinute: 3, exportPerHour: 2, reportsPerHour: 10 } })
+    server = await startTestServer({ rateLimits: { generalPerMinute: 3, exportPerHour: 2 } })
     account = await createAccount(server)
     await addScoredTenders(server, account, [{ score: 80, publishDate: "2026-05-05T08:00:00Z" }])
   })

@@ -19,7 +19,7 @@ describe("GET /api/v1/tenders", () => {
   let ids: Array<string>
   beforeAll(async () => {
     server = await startTestServer({
-      rateLimits: { generalPerMinute: 10_000, exportPerHour: 10_000, reportsPerHour: 10 }
+      rateLimits: { generalPerMinute: 10_000, exportPerHour: 10_000 }
     })
     account = await createAccount(server)
     // 25 tenders: scores 100, 96, ..., 4; two ties on score to exercise the date and id tie-breakers.
@@ -174,7 +174,7 @@ describe("cursor pagination", () => {
   let account: Account
   beforeAll(async () => {
     server = await startTestServer({
-      rateLimits: { generalPerMinute: 10_000, exportPerHour: 10_000, reportsPerHour: 10 }
+      rateLimits: { generalPerMinute: 10_000, exportPerHour: 10_000 }
     })
     account = await createAccount(server)
     await addScoredTenders(
@@ -253,7 +253,7 @@ describe("credits on the list and score endpoints", () => {
   let ids: Array<string>
   beforeAll(async () => {
     server = await startTestServer({
-      rateLimits: { generalPerMinute: 10_000, exportPerHour: 10_000, reportsPerHour: 10 }
+      rateLimits: { generalPerMinute: 10_000, exportPerHour: 10_000 }
     })
     account = await createAccount(server, { credits: 3 })
     ids = await addScoredTenders(

@@ -7,12 +7,12 @@ describe.concurrent("configuration errors", () => {
     ["PORT", { PORT: "abc" }],
     ["MASTER_KEY", { MASTER_KEY: "xyz" }],
     ["CURSOR_SECRET", { CURSOR_SECRET: "0123" }],
-    ["SMTP_URL", { SMTP_URL: "mail.example.com" }],
+    ["RATE_LIMIT_EXPORT_PER_HOUR", { RATE_LIMIT_EXPORT_PER_HOUR: "-1" }],
     ["EMBEDDED_PG_PORT", { EMBEDDED_PG_PORT: "99999" }],
     ["RATE_LIMIT_GENERAL_PER_MINUTE", { RATE_LIMIT_GENERAL_PER_MINUTE: "0" }],
     ["DATABASE_URL", { DATABASE_URL: "mysql://x" }],
     ["REDIS_URL", { REDIS_URL: "http://localhost:6379" }],
-    ["WEBHOOK_ALLOW_PRIVATE_NETWORKS", { WEBHOOK_ALLOW_PRIVATE_NETWORKS: "maybe" }],
+    ["LOG_LEVEL", { LOG_LEVEL: "loud" }],
     ["PUBLIC_BASE_URL", { PUBLIC_BASE_URL: "ftp://example.com" }]
   ]
 

@@ -635,7 +635,7 @@ describe("malformed input on every route: a 4xx in the uniform error body, never
   beforeAll(async () => {
     // Generous key-API limits: every malformed request counts, and we want validation, not a 429.
     server = await startTestServer({
-      rateLimits: { generalPerMinute: 1_000_000, exportPerHour: 1_000_000, reportsPerHour: 10 }
+      rateLimits: { generalPerMinute: 1_000_000, exportPerHour: 1_000_000 }
     })
     const key = await createAccount(server)
     const [tenderId] = await addScoredTenders(server, key, [{ score: 80, publishDate: "2026-01-15T08:00:00Z" }])

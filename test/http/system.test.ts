@@ -56,7 +56,7 @@ describe("system endpoints and the uniform error body", () => {
 describe.skipIf(!process.env.REDIS_URL)("/ready and the rate limiter share the process's Redis connection", () => {
   let server: TestServer
   beforeAll(async () => {
-    server = await startTestServer({ rateLimits: { generalPerMinute: 1, exportPerHour: 20, reportsPerHour: 10 } })
+    server = await startTestServer({ rateLimits: { generalPerMinute: 1, exportPerHour: 20 } })
   })
   afterAll(() => server.close())
 

@@ -55,8 +55,7 @@ export const RateLimitPoliciesLive = Layer.effect(
     ({ rateLimits }): RateLimitPolicies => ({
       ...defaultRateLimitPolicies,
       general: { ...defaultRateLimitPolicies.general, limit: rateLimits.generalPerMinute },
-      export: { ...defaultRateLimitPolicies.export, limit: rateLimits.exportPerHour },
-      reportCreation: { ...defaultRateLimitPolicies.reportCreation, limit: rateLimits.reportsPerHour }
+      export: { ...defaultRateLimitPolicies.export, limit: rateLimits.exportPerHour }
     })
   )
 )
