@@ -1,9 +1,10 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { Verdict } from "../../domain/scoring/Verdict.js"
 import { CreditsExhaustedWire } from "../ApiErrors.js"
 import { ApiKeyAuthExport } from "../ApiKeyAuth.js"
 import { isCalendarDate } from "../Inputs.js"
-import { CpvCode, CreditsBlock, UtcTimestamp, Verdict } from "../tenders/TendersApi.js"
+import { CpvCode, CreditsBlock, UtcTimestamp } from "../tenders/TendersApi.js"
 
 const Percent = Schema.Int.pipe(Schema.between(0, 100))
 

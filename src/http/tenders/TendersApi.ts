@@ -1,9 +1,8 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { Verdict } from "../../domain/scoring/Verdict.js"
 import { CreditsExhaustedWire } from "../ApiErrors.js"
 import { ApiKeyAuth } from "../ApiKeyAuth.js"
-
-export const Verdict = Schema.Literal("GO", "RESEARCH", "SKIP")
 
 /** ISO 8601 UTC timestamp as the API writes it, e.g. `2026-03-01T09:30:00.000Z`. */
 export const UtcTimestamp = Schema.String.pipe(

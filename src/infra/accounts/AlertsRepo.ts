@@ -1,9 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { Context, Data, Effect, Layer } from "effect"
+import type { Verdict } from "../../domain/scoring/Verdict.js"
 
 /** Alerts of a tenant: a tender reached a watchlist's threshold. The browser app reads and marks them. */
-
-export type Verdict = "GO" | "RESEARCH" | "SKIP"
 
 export interface Alert {
   readonly id: string
