@@ -3,6 +3,7 @@ import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { NodeStream } from "@effect/platform-node"
 import { stringify } from "csv-stringify"
 import { Clock, Effect, Layer, Option } from "effect"
+import { bucharestDate } from "../../domain/BucharestTime.js"
 import { queryFingerprint } from "../../domain/Cursor.js"
 import { type ExportPosition, type ExportRow, ScoredTendersRepo } from "../../infra/scoring/ScoredTendersRepo.js"
 import { Api } from "../Api.js"
@@ -55,8 +56,6 @@ const exportPosition = (key: ReadonlyArray<string | number>): Option.Option<Expo
     ? Option.some({ publishKey, tenderId })
     : Option.none()
 }
-
-const bucharestDate = new Intl.DateTimeFormat("en-CA", { timeZone: "Europe/Bucharest" })
 
 /**
  * The CSV body, produced row by row by csv-stringify (UTF-8 BOM, header row, RFC 4180 quoting)
@@ -119,7 +118,7 @@ export const ExportHttpLive = HttpApiBuilder.group(Api, "export", (handlers) =>
           return HttpServerResponse.stream(csvBody(served), {
             contentType: "text/csv; charset=utf-8",
             headers: {
-              "content-disposition": `attachment; filename="svc-export-${bucharestDate.format(exportedAt)}.csv"`,
+              "content-disposition": `attachment; filename="svc-export-${bucharestDate(exportedAt.getTime())}.csv"`,
               "x-has-more": String(hasMore),
               "x-export-count": String(served.length),
               "x-exported-at": exportedAt.toISOString(),
