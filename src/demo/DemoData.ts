@@ -1,5 +1,6 @@
 import { EUR_RON } from "../domain/Currency.js"
 import { normalizeRomanianText } from "../domain/tenders/RomanianText.js"
+import type { CpvLabelRow } from "../infra/tenders/CpvTable.js"
 import { type AuthorityKind, DEMO_AUTHORITIES, type DemoAuthority, PURCHASES_BY_KIND } from "./DemoAuthorities.js"
 
 /**
@@ -16,12 +17,7 @@ export const DEMO_EMAIL = "demo@licitatii.example"
 export const DEMO_PASSWORD = "demo-licitatii-2026"
 
 /** A row of the `cpv_codes` table (the real CPV 2008 labels). */
-export interface CpvRow {
-  readonly code_full: string
-  readonly level: string
-  readonly nature: string
-  readonly label_ro: string
-}
+export type CpvRow = CpvLabelRow
 
 export interface DemoTender {
   readonly sourceNoticeId: string
