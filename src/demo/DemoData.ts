@@ -1,4 +1,4 @@
-import { EUR_RON } from "../domain/Currency.js"
+import { ronToEur } from "../domain/Currency.js"
 import { normalizeRomanianText } from "../domain/tenders/RomanianText.js"
 import type { CpvLabelRow } from "../infra/tenders/CpvTable.js"
 import { type AuthorityKind, DEMO_AUTHORITIES, type DemoAuthority, PURCHASES_BY_KIND } from "./DemoAuthorities.js"
@@ -123,8 +123,6 @@ type Random = ReturnType<typeof makeRandom>
 const DAY = 86_400_000
 /** Publish dates fall in the last PUBLISH_WINDOW_DAYS; deadlines 15-60 days after, so some are past. */
 const PUBLISH_WINDOW_DAYS = 120
-
-const round2 = (n: number) => Math.round(n * 100) / 100
 
 /** RON values by nature of the purchase, log-uniform between realistic bounds, rounded to 100 RON. */
 const VALUE_RANGE_RON: Record<string, readonly [number, number]> = {
@@ -252,7 +250,7 @@ export const generateDemoTenders = (options: {
       authority,
       deadline,
       estimatedValueRon: ron,
-      estimatedValueEur: round2(ron / EUR_RON),
+      estimatedValueEur: ronToEur(ron),
       publishDate,
       sourceUrl: `https://demo.licitatii.example/notices/${noticeId}`
     })

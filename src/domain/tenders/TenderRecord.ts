@@ -1,5 +1,5 @@
 import { Either, ParseResult, Schema } from "effect"
-import { EUR_RON } from "../Currency.js"
+import { eurToRon, ronToEur } from "../Currency.js"
 import { type CpvCatalog, normalizeCpvCode } from "./Cpv.js"
 import { normalizeFiscalCode } from "./FiscalCode.js"
 import { normalizeAuthorityName, normalizeRomanianText } from "./RomanianText.js"
@@ -64,12 +64,10 @@ export interface Tender {
   readonly winnerFiscalCodes: ReadonlyArray<string>
 }
 
-const round2 = (n: number) => Math.round(n * 100) / 100
-
 /** Both values, the missing one derived from the other at the fixed EUR_RON rate. */
 export const completeValues = (ron: number | null, eur: number | null) => ({
-  ron: ron ?? (eur === null ? null : round2(eur * EUR_RON)),
-  eur: eur ?? (ron === null ? null : round2(ron / EUR_RON))
+  ron: ron ?? (eur === null ? null : eurToRon(eur)),
+  eur: eur ?? (ron === null ? null : ronToEur(ron))
 })
 
 const formatParseError = (error: ParseResult.ParseError): string =>
