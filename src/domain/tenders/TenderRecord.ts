@@ -37,6 +37,18 @@ export const TenderRecord = Schema.Struct({
 })
 export type TenderRecordInput = typeof TenderRecord.Encoded
 
+/**
+ * A source's amount as the record's value fields: a positive amount in RON or EUR goes to its
+ * field; another currency, or an amount that is not a positive number, gives no value.
+ */
+export const recordValueFields = (amount: number | undefined, currency: string | undefined) => {
+  const known = amount !== undefined && Number.isFinite(amount) && amount > 0
+  return {
+    estimated_value_ron: known && currency === "RON" ? amount : null,
+    estimated_value_eur: known && currency === "EUR" ? amount : null
+  }
+}
+
 /** A contracting authority as stored: dedup key is the fiscal code, else the normalised name. */
 export interface Authority {
   readonly name: string

@@ -1,6 +1,6 @@
 import { countyFromNuts } from "../Counties.js"
 import { bucharestLocalToIso } from "../LocalTime.js"
-import type { TenderRecordInput } from "../TenderRecord.js"
+import { recordValueFields, type TenderRecordInput } from "../TenderRecord.js"
 import { errorMessage, type ParsedItem, parsed, skipped } from "./ParsedItem.js"
 import { all, attr, descendants, first, parseXml, text, type XmlNode } from "./Xml.js"
 
@@ -39,15 +39,7 @@ const cpvsOf = (project: XmlNode | undefined): Array<string | undefined> => [
   ...all(project?.AdditionalCommodityClassification).map((c) => text(c.ItemClassificationCode))
 ]
 
-const amountOf = (node: unknown) => {
-  const amount = Number(text(node))
-  const currency = attr(node, "currencyID")
-  const known = Number.isFinite(amount) && amount > 0
-  return {
-    estimated_value_ron: known && currency === "RON" ? amount : null,
-    estimated_value_eur: known && currency === "EUR" ? amount : null
-  }
-}
+const amountOf = (node: unknown) => recordValueFields(Number(text(node)), attr(node, "currencyID"))
 
 /** Winners: organisations behind the tenders that lot results marked as won ("selec-w"). */
 const winnersOf = (noticeResult: XmlNode | undefined, organizations: Map<string, XmlNode>): Array<string> => {

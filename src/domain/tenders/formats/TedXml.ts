@@ -1,6 +1,6 @@
 import { countyFromNuts } from "../Counties.js"
 import { bucharestLocalToIso } from "../LocalTime.js"
-import type { TenderRecordInput } from "../TenderRecord.js"
+import { recordValueFields, type TenderRecordInput } from "../TenderRecord.js"
 import { errorMessage, type ParsedItem, parsed, skipped } from "./ParsedItem.js"
 import { all, attr, descendants, first, paragraphs, parseXml, text, type XmlNode } from "./Xml.js"
 
@@ -39,13 +39,7 @@ const estimatedValue = (objectContract: XmlNode, notice: XmlNode) => {
     first(objectContract?.VAL_ESTIMATED_TOTAL) ??
     first(objectContract?.VAL_TOTAL) ??
     all(first(notice.CODED_DATA_SECTION?.NOTICE_DATA?.VALUES)?.VALUE).find((v) => attr(v, "TYPE") !== undefined)
-  const amount = Number(text(node))
-  const currency = attr(node, "CURRENCY")
-  const known = Number.isFinite(amount) && amount > 0
-  return {
-    estimated_value_ron: known && currency === "RON" ? amount : null,
-    estimated_value_eur: known && currency === "EUR" ? amount : null
-  }
+  return recordValueFields(Number(text(node)), attr(node, "CURRENCY"))
 }
 
 const deadlineOf = (form: XmlNode, notice: XmlNode): string | null => {
