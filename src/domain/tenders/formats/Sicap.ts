@@ -1,8 +1,9 @@
+import { Either } from "effect"
 import { countyFromNuts } from "../Counties.js"
 import { bucharestLocalToIso } from "../LocalTime.js"
 import { recordValueFields, type TenderRecordInput } from "../TenderRecord.js"
 import { emptyToNull, numberOrNull, readCsv } from "./Csv.js"
-import { errorMessage, type ParsedItem, parsed, skipped } from "./ParsedItem.js"
+import { type ParsedItem, parsed, parseJson, skipped } from "./ParsedItem.js"
 
 /**
  * The Romanian SEAP/SICAP public API (e-licitatie.ro): list items, full notices (with their
@@ -168,12 +169,9 @@ const collect = (value: unknown, out: Array<{ ref: string; record: TenderRecordI
 }
 
 export const parseSicapJson = (text: string): ReadonlyArray<ParsedItem> => {
-  let document: unknown
-  try {
-    document = JSON.parse(text)
-  } catch (error) {
-    return [skipped("file", `not valid JSON: ${errorMessage(error)}`)]
-  }
+  const file = parseJson("file", text)
+  if (Either.isLeft(file)) return [file.left]
+  const document = file.right
   const out: Array<{ ref: string; record: TenderRecordInput | string }> = []
   collect(document, out)
   return out.map(({ ref, record }) => (typeof record === "string" ? skipped(ref, record) : parsed(ref, record)))
