@@ -1,5 +1,6 @@
 import { ronToEur } from "../domain/Currency.js"
 import { normalizeRomanianText } from "../domain/tenders/RomanianText.js"
+import type { WatchlistFields } from "../infra/accounts/WatchlistsRepo.js"
 import type { CpvLabelRow } from "../infra/tenders/CpvTable.js"
 import { type AuthorityKind, DEMO_AUTHORITIES, type DemoAuthority, PURCHASES_BY_KIND } from "./DemoAuthorities.js"
 
@@ -33,14 +34,8 @@ export interface DemoTender {
   readonly sourceUrl: string
 }
 
-export interface DemoWatchlist {
-  readonly name: string
-  readonly cpvCodes: ReadonlyArray<string>
-  readonly keywords: ReadonlyArray<string>
-  readonly minValue: number | null
-  readonly maxValue: number | null
-  readonly minScore: number
-}
+/** A watchlist's fields, without an authority, for the company it is listed under. */
+export type DemoWatchlist = Omit<WatchlistFields, "authorityId" | "companyId">
 
 export interface DemoCompany {
   readonly name: string

@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Context, Data, Effect, Either, Layer } from "effect"
+import { Context, Data, Effect, Layer } from "effect"
 import { type CpvCodeProblem, checkCpvCode, cpvCatalogKey, makeCpvCatalog } from "../../domain/tenders/Cpv.js"
 import { JobQueue, JobQueueLive } from "../jobs/JobQueue.js"
 
@@ -52,18 +52,6 @@ export class WatchlistNotFound extends Data.TaggedError("WatchlistNotFound")<{ r
 
 export const RESCORE_JOB = "company.rescore"
 
-/** The API's wording of a refused watchlist CPV code (a 400 detail). */
-const cpvProblemMessage = (problem: CpvCodeProblem): string => {
-  switch (problem._tag) {
-    case "Malformed":
-      return `malformed CPV code ${problem.input}`
-    case "Unknown":
-      return `unknown CPV code ${problem.input}`
-    case "WrongCheckDigit":
-      return `wrong check digit in ${problem.input}; the code is ${problem.canonical}`
-  }
-}
-
 export class WatchlistsRepo extends Context.Tag("WatchlistsRepo")<
   WatchlistsRepo,
   {
@@ -115,6 +103,18 @@ const toWatchlist = (row: WatchlistRow): Watchlist => ({
   createdAt: row.created_at
 })
 
+/** The API's wording of a refused watchlist CPV code (a 400 detail). */
+const cpvProblemMessage = (problem: CpvCodeProblem): string => {
+  switch (problem._tag) {
+    case "Malformed":
+      return `malformed CPV code ${problem.input}`
+    case "Unknown":
+      return `unknown CPV code ${problem.input}`
+    case "WrongCheckDigit":
+      return `wrong check digit in ${problem.input}; the code is ${problem.canonical}`
+  }
+}
+
 export const WatchlistsRepoLive = Layer.effect(
   WatchlistsRepo,
   Effect.gen(function* () {
@@ -136,7 +136,7 @@ export const WatchlistsRepoLive = Layer.effect(
         const canonical: Array<string> = []
         codes.forEach((code, index) => {
           const checked = checkCpvCode(catalog, code)
-          if (Either.isLeft(checked)) {
+          if (checked._tag === "Left") {
             problems.push({ path: `cpvCodes.${index}`, message: cpvProblemMessage(checked.left) })
           } else if (!canonical.includes(checked.right)) canonical.push(checked.right)
         })
