@@ -28,7 +28,9 @@ export interface DemoSeedResult {
   readonly password: string
   readonly apiKey: string
   readonly companyIds: ReadonlyArray<string>
+  /** The demo tenders stored by this run; `newTenderIds` those that did not exist before (the rest were updated). */
   readonly tenderIds: ReadonlyArray<string>
+  readonly newTenderIds: ReadonlyArray<string>
 }
 
 /** A generated demo tender as the importer would have normalised it: a contract notice of the `demo` source. */
@@ -56,8 +58,8 @@ const asTender = (demo: DemoTender): Tender => ({
 
 /**
  * Stores the demo tenders through the tender store, as an import would (batched, one statement
- * per chunk); returns the ids of the tenders it inserted, to be scored. Within each chunk the
- * tenders go oldest first, so the ids (and the scoring batches made of them) come in that order.
+ * per chunk). Within each chunk the tenders go oldest first, so the ids (and the scoring batches
+ * made of them) come in that order.
  */
 const storeDemoTenders = (tenders: ReadonlyArray<DemoTender>) =>
   Effect.gen(function* () {
@@ -73,7 +75,7 @@ const storeDemoTenders = (tenders: ReadonlyArray<DemoTender>) =>
         `The database refused ${stored.failed.length} demo tenders, e.g. ${first!.tender.sourceNoticeId}: ${first!.reason}`
       )
     }
-    return stored.inserted
+    return { tenderIds: [...stored.inserted, ...stored.updated], newTenderIds: stored.inserted }
   })
 
 /**
@@ -117,14 +119,14 @@ export const seedDemo = Effect.gen(function* () {
         }
       }
       const { key } = yield* apiKeys.create({ tenantId: tenant.id, name: "demo" })
-      const tenderIds = yield* storeDemoTenders(tenders)
+      const stored = yield* storeDemoTenders(tenders)
       return {
         tenantId: tenant.id,
         email: DEMO_EMAIL,
         password: DEMO_PASSWORD,
         apiKey: key,
         companyIds,
-        tenderIds
+        ...stored
       } satisfies DemoSeedResult
     })
   )
@@ -133,10 +135,13 @@ export const seedDemo = Effect.gen(function* () {
 /** True when the database has no tenant at all: the only case in which `npm start` seeds. */
 export const databaseIsEmpty = Effect.flatMap(TenantsRepo, (tenants) => tenants.none)
 
-/** Seeds the demo, then scores its tenders for the demo companies (raising their first alerts). */
+/**
+ * Seeds the demo, then scores its tenders as an import does: every stored tender, the new ones
+ * raising the companies' first alerts.
+ */
 export const seedDemoAndScore = Effect.gen(function* () {
   const seeded = yield* seedDemo
   const scoring = yield* ScoringService
-  yield* scoring.scoreTenders(seeded.tenderIds, { isNew: seeded.tenderIds })
+  yield* scoring.scoreTenders(seeded.tenderIds, { isNew: seeded.newTenderIds })
   return seeded
 })
