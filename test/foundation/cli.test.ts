@@ -206,6 +206,11 @@ describe("ops CLI", () => {
       (sql) => sql`SELECT company_id FROM watchlists WHERE tenant_id = ${seeded.tenantId}`
     )
     expect(new Set(watchlists.map((w) => w.company_id))).toEqual(new Set(seeded.companyIds))
+    // Watchlists go through the watchlist repository, which queues each company's rescore.
+    const rescores = await query<{ company_id: string }>(
+      (sql) => sql`SELECT payload->>'companyId' AS company_id FROM jobs WHERE kind = 'company.rescore'`
+    )
+    expect(new Set(rescores.map((job) => job.company_id))).toEqual(new Set(seeded.companyIds))
     const [tenders] = await query<{ count: number; counties: number; future: number; past: number }>(
       (sql) => sql`
         SELECT count(*)::int AS count, count(DISTINCT a.county)::int AS counties,
