@@ -1,8 +1,9 @@
+import { Either } from "effect"
 import { countyFromNuts } from "../Counties.js"
 import { bucharestLocalToIso } from "../LocalTime.js"
 import { recordValueFields, type TenderRecordInput } from "../TenderRecord.js"
-import { errorMessage, type ParsedItem, parsed, skipped } from "./ParsedItem.js"
-import { all, attr, descendants, first, parseXml, text, type XmlNode } from "./Xml.js"
+import { type ParsedItem, parsed, skipped } from "./ParsedItem.js"
+import { all, attr, descendants, first, parseXmlFile, text, type XmlNode } from "./Xml.js"
 
 /**
  * eForms (UBL 2.3) notices: `ContractNotice` (contract) and `ContractAwardNotice` (award, VEAT
@@ -126,12 +127,9 @@ const fromEforms = (
 }
 
 export const parseEforms = (text_: string): ReadonlyArray<ParsedItem> => {
-  let document: XmlNode
-  try {
-    document = parseXml(text_)
-  } catch (error) {
-    return [skipped("file", `not valid XML: ${errorMessage(error)}`)]
-  }
+  const file = parseXmlFile(text_)
+  if (Either.isLeft(file)) return [file.left]
+  const document = file.right
   const rootName = Object.keys(document).find((key) => key !== "?xml")
   const notice = rootName === undefined ? undefined : first(document[rootName])
   const ownId = text(notice?.ID)

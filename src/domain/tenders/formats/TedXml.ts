@@ -1,8 +1,9 @@
+import { Either } from "effect"
 import { countyFromNuts } from "../Counties.js"
 import { bucharestLocalToIso } from "../LocalTime.js"
 import { recordValueFields, type TenderRecordInput } from "../TenderRecord.js"
-import { errorMessage, type ParsedItem, parsed, skipped } from "./ParsedItem.js"
-import { all, attr, descendants, first, paragraphs, parseXml, text, type XmlNode } from "./Xml.js"
+import { type ParsedItem, parsed, skipped } from "./ParsedItem.js"
+import { all, attr, descendants, first, paragraphs, parseXmlFile, text, type XmlNode } from "./Xml.js"
 
 /**
  * TED XML, schema R2.0.9 (`TED_EXPORT`): one notice per file. Contract notices (F02, F05, F21-F24)
@@ -90,12 +91,9 @@ const fromTedNotice = (notice: XmlNode, docId: string): TenderRecordInput | stri
 
 /** A TED XML document: one TED_EXPORT notice (or several, when files were concatenated under one root). */
 export const parseTedXml = (text_: string): ReadonlyArray<ParsedItem> => {
-  let document: XmlNode
-  try {
-    document = parseXml(text_)
-  } catch (error) {
-    return [skipped("file", `not valid XML: ${errorMessage(error)}`)]
-  }
+  const file = parseXmlFile(text_)
+  if (Either.isLeft(file)) return [file.left]
+  const document = file.right
   const notices = all(document.TED_EXPORT)
   if (notices.length === 0) return [skipped("file", "no TED_EXPORT element")]
   return notices.map((notice: XmlNode, index) => {
