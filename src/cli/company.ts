@@ -1,6 +1,7 @@
 import { Command, Options } from "@effect/cli"
 import { Effect, Option } from "effect"
-import { CompaniesRepo, normalizeFiscalCode } from "../infra/accounts/CompaniesRepo.js"
+import { normalizeFiscalCode } from "../domain/tenders/FiscalCode.js"
+import { CompaniesRepo } from "../infra/accounts/CompaniesRepo.js"
 import { CliFailure, missingSubcommand, nonEmptyText, printJson, uuidOption } from "./CliSupport.js"
 
 const create = Command.make(

@@ -1,5 +1,7 @@
-import { EUR_RON } from "../domain/Currency.js"
+import { ronToEur } from "../domain/Currency.js"
 import { normalizeRomanianText } from "../domain/tenders/RomanianText.js"
+import type { WatchlistFields } from "../infra/accounts/WatchlistsRepo.js"
+import type { CpvLabelRow } from "../infra/tenders/CpvTable.js"
 import { type AuthorityKind, DEMO_AUTHORITIES, type DemoAuthority, PURCHASES_BY_KIND } from "./DemoAuthorities.js"
 
 /**
@@ -16,12 +18,7 @@ export const DEMO_EMAIL = "demo@licitatii.example"
 export const DEMO_PASSWORD = "demo-licitatii-2026"
 
 /** A row of the `cpv_codes` table (the real CPV 2008 labels). */
-export interface CpvRow {
-  readonly code_full: string
-  readonly level: string
-  readonly nature: string
-  readonly label_ro: string
-}
+export type CpvRow = CpvLabelRow
 
 export interface DemoTender {
   readonly sourceNoticeId: string
@@ -37,14 +34,8 @@ export interface DemoTender {
   readonly sourceUrl: string
 }
 
-export interface DemoWatchlist {
-  readonly name: string
-  readonly cpvCodes: ReadonlyArray<string>
-  readonly keywords: ReadonlyArray<string>
-  readonly minValue: number | null
-  readonly maxValue: number | null
-  readonly minScore: number
-}
+/** A watchlist's fields, without an authority, for the company it is listed under. */
+export type DemoWatchlist = Omit<WatchlistFields, "authorityId" | "companyId">
 
 export interface DemoCompany {
   readonly name: string
@@ -127,8 +118,6 @@ type Random = ReturnType<typeof makeRandom>
 const DAY = 86_400_000
 /** Publish dates fall in the last PUBLISH_WINDOW_DAYS; deadlines 15-60 days after, so some are past. */
 const PUBLISH_WINDOW_DAYS = 120
-
-const round2 = (n: number) => Math.round(n * 100) / 100
 
 /** RON values by nature of the purchase, log-uniform between realistic bounds, rounded to 100 RON. */
 const VALUE_RANGE_RON: Record<string, readonly [number, number]> = {
@@ -256,7 +245,7 @@ export const generateDemoTenders = (options: {
       authority,
       deadline,
       estimatedValueRon: ron,
-      estimatedValueEur: round2(ron / EUR_RON),
+      estimatedValueEur: ronToEur(ron),
       publishDate,
       sourceUrl: `https://demo.licitatii.example/notices/${noticeId}`
     })

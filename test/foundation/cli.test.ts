@@ -100,6 +100,26 @@ describe("ops CLI", () => {
     expect(count).toBe(2)
   })
 
+  it("company create accepts every fiscal code the importer accepts (dotted, the mistyped R prefix)", async () => {
+    const tenantId = await newTenant()
+    const created = await Promise.all(
+      [
+        ["Puncte SRL", "22.505.268"],
+        ["Prefix Scurt SRL", "R16445706"]
+      ].map(([name, code]) => cli("company", "create", "--tenant", tenantId, "--name", name!, "--fiscal-code", code!))
+    )
+    const ids = created.map((result) => expectJson(result).companyId as string)
+    const rows = await query<{ id: string; fiscal_code: string }>(
+      (sql) => sql`SELECT id, fiscal_code FROM companies WHERE id = ANY(${ids}::uuid[])`
+    )
+    expect(new Map(rows.map((row) => [row.id, row.fiscal_code]))).toEqual(
+      new Map([
+        [ids[0], "22505268"],
+        [ids[1], "16445706"]
+      ])
+    )
+  })
+
   it("apikey create prints the key once (only its hash is stored); a fourth active key is refused", async () => {
     const tenantId = await newTenant()
     const created = (
@@ -186,6 +206,11 @@ describe("ops CLI", () => {
       (sql) => sql`SELECT company_id FROM watchlists WHERE tenant_id = ${seeded.tenantId}`
     )
     expect(new Set(watchlists.map((w) => w.company_id))).toEqual(new Set(seeded.companyIds))
+    // Watchlists go through the watchlist repository, which queues each company's rescore.
+    const rescores = await query<{ company_id: string }>(
+      (sql) => sql`SELECT payload->>'companyId' AS company_id FROM jobs WHERE kind = 'company.rescore'`
+    )
+    expect(new Set(rescores.map((job) => job.company_id))).toEqual(new Set(seeded.companyIds))
     const [tenders] = await query<{ count: number; counties: number; future: number; past: number }>(
       (sql) => sql`
         SELECT count(*)::int AS count, count(DISTINCT a.county)::int AS counties,

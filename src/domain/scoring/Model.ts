@@ -4,6 +4,7 @@ import type { PreparedCompany, PreparedTender } from "./Inputs.js"
 import { keywordScore } from "./KeywordMatch.js"
 import { type CorpusStats, semanticScore } from "./Semantic.js"
 import { valueFitScore } from "./ValueFit.js"
+import type { Verdict } from "./Verdict.js"
 
 /**
  * The tender scoring model. Its version names everything that changes a score: weights,
@@ -40,8 +41,6 @@ export const CONFIDENCE_PENALTIES = {
   noCompanyText: 0.15
 } as const
 export const CONFIDENCE_FLOOR = 0.2
-
-export type Verdict = "GO" | "RESEARCH" | "SKIP"
 
 export interface Factor {
   readonly score: number

@@ -1,6 +1,7 @@
 /**
  * Romanian fiscal code (CUI/CIF) as stored: digits only, without the `RO` VAT prefix, 2-10 digits.
- * Accepts "RO 22505268", "ro22505268", "22505268", "111 222 333", "R16445706"; anything else is `null`.
+ * Accepts "RO 22505268", "ro22505268", "22505268", "22.505.268", "111 222 333", "R16445706"; anything
+ * else is `null`. The one rule for every way a fiscal code comes in: imports, `company create`.
  */
 export const normalizeFiscalCode = (input: string): string | null => {
   const digits = input

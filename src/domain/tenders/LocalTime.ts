@@ -1,16 +1,9 @@
+import { bucharestWallClockToInstant } from "../BucharestTime.js"
+
 /**
  * Tender sources write local times without an offset (TED's "20200508 12:00", SEAP exports). We read
  * them as Romanian time (Europe/Bucharest, DST included), the time zone of the tenders this service is for.
  */
-
-const bucharestOffset = new Intl.DateTimeFormat("en-US", { timeZone: "Europe/Bucharest", timeZoneName: "longOffset" })
-
-/** Minutes Bucharest is ahead of UTC at an instant. */
-const offsetMinutes = (instant: number): number => {
-  const name = bucharestOffset.formatToParts(instant).find((part) => part.type === "timeZoneName")?.value ?? ""
-  const match = /GMT([+-])(\d{2}):(\d{2})/.exec(name)
-  return match === null ? 0 : (match[1] === "-" ? -1 : 1) * (Number(match[2]) * 60 + Number(match[3]))
-}
 
 /** "2020-05-08" or "20200508", optional "12:00"/"12:00:00" → ISO instant; null when unreadable. */
 export const bucharestLocalToIso = (date: string, time?: string): string | null => {
@@ -19,6 +12,5 @@ export const bucharestLocalToIso = (date: string, time?: string): string | null 
   if (d === null || t === null) return null
   const local = Date.UTC(Number(d[1]), Number(d[2]) - 1, Number(d[3]), Number(t[1]), Number(t[2]), Number(t[3] ?? 0))
   if (Number.isNaN(local)) return null
-  const firstGuess = local - offsetMinutes(local) * 60_000
-  return new Date(local - offsetMinutes(firstGuess) * 60_000).toISOString()
+  return new Date(bucharestWallClockToInstant(local)).toISOString()
 }

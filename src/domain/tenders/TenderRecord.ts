@@ -1,5 +1,5 @@
 import { Either, ParseResult, Schema } from "effect"
-import { EUR_RON } from "../Currency.js"
+import { eurToRon, ronToEur } from "../Currency.js"
 import { type CpvCatalog, normalizeCpvCode } from "./Cpv.js"
 import { normalizeFiscalCode } from "./FiscalCode.js"
 import { normalizeAuthorityName, normalizeRomanianText } from "./RomanianText.js"
@@ -37,6 +37,18 @@ export const TenderRecord = Schema.Struct({
 })
 export type TenderRecordInput = typeof TenderRecord.Encoded
 
+/**
+ * A source's amount as the record's value fields: a positive amount in RON or EUR goes to its
+ * field; another currency, or an amount that is not a positive number, gives no value.
+ */
+export const recordValueFields = (amount: number | undefined, currency: string | undefined) => {
+  const known = amount !== undefined && Number.isFinite(amount) && amount > 0
+  return {
+    estimated_value_ron: known && currency === "RON" ? amount : null,
+    estimated_value_eur: known && currency === "EUR" ? amount : null
+  }
+}
+
 /** A contracting authority as stored: dedup key is the fiscal code, else the normalised name. */
 export interface Authority {
   readonly name: string
@@ -64,12 +76,10 @@ export interface Tender {
   readonly winnerFiscalCodes: ReadonlyArray<string>
 }
 
-const round2 = (n: number) => Math.round(n * 100) / 100
-
 /** Both values, the missing one derived from the other at the fixed EUR_RON rate. */
 export const completeValues = (ron: number | null, eur: number | null) => ({
-  ron: ron ?? (eur === null ? null : round2(eur * EUR_RON)),
-  eur: eur ?? (ron === null ? null : round2(ron / EUR_RON))
+  ron: ron ?? (eur === null ? null : eurToRon(eur)),
+  eur: eur ?? (ron === null ? null : ronToEur(ron))
 })
 
 const formatParseError = (error: ParseResult.ParseError): string =>

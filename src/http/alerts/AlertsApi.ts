@@ -1,9 +1,8 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { ParseResult, Schema } from "effect"
+import { Verdict } from "../../domain/scoring/Verdict.js"
 import { AccessTokenAuth } from "../AccessTokenAuth.js"
 import { isCalendarDate, QueryInteger } from "../Inputs.js"
-
-export const Verdict = Schema.Literal("GO", "RESEARCH", "SKIP")
 
 export const Alert = Schema.Struct({
   id: Schema.UUID,

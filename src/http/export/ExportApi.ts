@@ -1,9 +1,10 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import * as ApiError from "../../domain/ApiErrors.js"
+import { Verdict } from "../../domain/scoring/Verdict.js"
 import { ApiKeyAuthExport } from "../ApiKeyAuth.js"
 import { isCalendarDate, QueryInteger } from "../Inputs.js"
-import { CpvCode, CreditsBlock, UtcTimestamp, Verdict } from "../tenders/TendersApi.js"
+import { CpvCode, CreditsBlock, UtcTimestamp } from "../tenders/TendersApi.js"
 import { errors } from "../WireErrors.js"
 
 const Percent = Schema.Int.pipe(Schema.between(0, 100))

@@ -4,6 +4,7 @@ import { NodeStream } from "@effect/platform-node"
 import { stringify } from "csv-stringify"
 import { Clock, Effect, Layer, Option } from "effect"
 import * as ApiError from "../../domain/ApiErrors.js"
+import { bucharestDate } from "../../domain/BucharestTime.js"
 import { queryFingerprint } from "../../domain/Cursor.js"
 import { type ExportPosition, type ExportRow, ScoredTendersRepo } from "../../infra/scoring/ScoredTendersRepo.js"
 import { Api } from "../Api.js"
@@ -73,8 +74,6 @@ const exportPosition = (key: ReadonlyArray<string | number>): Option.Option<Expo
     : Option.none()
 }
 
-const bucharestDate = new Intl.DateTimeFormat("en-CA", { timeZone: "Europe/Bucharest" })
-
 /**
  * The CSV body, produced row by row by csv-stringify (UTF-8 BOM, header row, RFC 4180 quoting)
  * while the response is written, never assembled as one string.
@@ -118,7 +117,7 @@ export const ExportHttpLive = HttpApiBuilder.group(Api, "export", (handlers) =>
           return HttpServerResponse.stream(csvBody(served), {
             contentType: "text/csv; charset=utf-8",
             headers: {
-              "content-disposition": `attachment; filename="svc-export-${bucharestDate.format(exportedAt)}.csv"`,
+              "content-disposition": `attachment; filename="svc-export-${bucharestDate(exportedAt.getTime())}.csv"`,
               "x-has-more": String(hasMore),
               "x-export-count": String(served.length),
               "x-exported-at": exportedAt.toISOString(),

@@ -1,11 +1,10 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import * as ApiError from "../../domain/ApiErrors.js"
+import { Verdict } from "../../domain/scoring/Verdict.js"
 import { ApiKeyAuth } from "../ApiKeyAuth.js"
 import { QueryInteger } from "../Inputs.js"
 import { errors } from "../WireErrors.js"
-
-export const Verdict = Schema.Literal("GO", "RESEARCH", "SKIP")
 
 /** ISO 8601 UTC timestamp as the API writes it, e.g. `2026-03-01T09:30:00.000Z`. */
 export const UtcTimestamp = Schema.String.pipe(

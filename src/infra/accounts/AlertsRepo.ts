@@ -1,10 +1,9 @@
 import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer } from "effect"
 import { AlertNotFound } from "../../domain/Errors.js"
+import type { Verdict } from "../../domain/scoring/Verdict.js"
 
 /** Alerts of a tenant: a tender reached a watchlist's threshold. The browser app reads and marks them. */
-
-export type Verdict = "GO" | "RESEARCH" | "SKIP"
 
 export interface Alert {
   readonly id: string

@@ -12,12 +12,6 @@ export interface Company {
   readonly createdAt: Date
 }
 
-/** Romanian fiscal code (CUI): 2-10 digits, accepted with or without the `RO` prefix. */
-export const normalizeFiscalCode = (input: string): string | null => {
-  const digits = input.trim().toUpperCase().replace(/^RO/, "").trim()
-  return /^[0-9]{2,10}$/.test(digits) ? digits : null
-}
-
 export class CompaniesRepo extends Context.Tag("CompaniesRepo")<
   CompaniesRepo,
   {

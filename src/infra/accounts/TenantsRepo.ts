@@ -15,6 +15,8 @@ export class TenantsRepo extends Context.Tag("TenantsRepo")<
     readonly create: (input: { readonly name: string; readonly plan: Plan }) => Effect.Effect<Tenant>
     readonly find: (tenantId: string) => Effect.Effect<Option.Option<Tenant>>
     readonly get: (tenantId: string) => Effect.Effect<Tenant, TenantNotFound>
+    /** True while no tenant exists at all (a fresh database). */
+    readonly none: Effect.Effect<boolean>
   }
 >() {}
 
@@ -39,7 +41,11 @@ export const TenantsRepoLive = Layer.effect(
           Effect.flatMap(
             Option.match({ onNone: () => Effect.fail(new TenantNotFound({ tenantId })), onSome: Effect.succeed })
           )
-        )
+        ),
+      none: sql<{ none: boolean }>`SELECT NOT EXISTS (SELECT 1 FROM tenants) AS none`.pipe(
+        Effect.map((rows) => rows[0]!.none),
+        Effect.orDie
+      )
     }
   })
 )

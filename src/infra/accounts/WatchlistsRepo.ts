@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer } from "effect"
 import { type FieldProblem, WatchlistInvalid, WatchlistLimitReached, WatchlistNotFound } from "../../domain/Errors.js"
+import { type CpvCodeProblem, checkCpvCode, cpvCatalogKey, makeCpvCatalog } from "../../domain/tenders/Cpv.js"
 import { JobQueue, JobQueueLive } from "../jobs/JobQueue.js"
 
 /**
@@ -92,6 +93,18 @@ const toWatchlist = (row: WatchlistRow): Watchlist => ({
   createdAt: row.created_at
 })
 
+/** The API's wording of a refused watchlist CPV code (a 400 detail). */
+const cpvProblemMessage = (problem: CpvCodeProblem): string => {
+  switch (problem._tag) {
+    case "Malformed":
+      return `malformed CPV code ${problem.input}`
+    case "Unknown":
+      return `unknown CPV code ${problem.input}`
+    case "WrongCheckDigit":
+      return `wrong check digit in ${problem.input}; the code is ${problem.canonical}`
+  }
+}
+
 export const WatchlistsRepoLive = Layer.effect(
   WatchlistsRepo,
   Effect.gen(function* () {
@@ -100,23 +113,22 @@ export const WatchlistsRepoLive = Layer.effect(
     const columns = sql`id, company_id, name, cpv_codes, keywords, min_value, max_value, authority_id, min_score,
       active, created_at`
 
-    /** Looks each code up in the CPV 2008 table (the check digit cannot be computed) → canonical `NNNNNNNN-D`. */
+    /** The domain's CPV rule over the rows of the table these codes need → canonical `NNNNNNNN-D`, deduplicated. */
     const canonicalCpvCodes = (codes: ReadonlyArray<string>) =>
       Effect.gen(function* () {
-        const known = new Map<string, string>()
-        if (codes.length > 0) {
-          const rows = yield* sql<{ code: string; code_full: string }>`
-            SELECT code, code_full FROM cpv_codes WHERE code = ANY(${codes.map((c) => c.slice(0, 8))})`
-          for (const row of rows) known.set(row.code, row.code_full)
-        }
+        const keys = codes.map(cpvCatalogKey).filter((key): key is string => key !== null)
+        const catalog = makeCpvCatalog(
+          keys.length === 0
+            ? []
+            : yield* sql<{ code_full: string }>`SELECT code_full FROM cpv_codes WHERE code = ANY(${keys})`
+        )
         const problems: Array<FieldProblem> = []
         const canonical: Array<string> = []
         codes.forEach((code, index) => {
-          const full = known.get(code.slice(0, 8))
-          if (full === undefined) problems.push({ path: `cpvCodes.${index}`, message: `unknown CPV code ${code}` })
-          else if (code.length > 8 && code !== full)
-            problems.push({ path: `cpvCodes.${index}`, message: `wrong check digit in ${code}; the code is ${full}` })
-          else if (!canonical.includes(full)) canonical.push(full)
+          const checked = checkCpvCode(catalog, code)
+          if (checked._tag === "Left") {
+            problems.push({ path: `cpvCodes.${index}`, message: cpvProblemMessage(checked.left) })
+          } else if (!canonical.includes(checked.right)) canonical.push(checked.right)
         })
         return { canonical, problems }
       })

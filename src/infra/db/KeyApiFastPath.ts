@@ -3,6 +3,7 @@ import { PgClient } from "@effect/sql-pg"
 import { Context, Effect, Layer, Redacted } from "effect"
 import pg from "pg"
 import type { Plan } from "../../domain/Plan.js"
+import type { Verdict } from "../../domain/scoring/Verdict.js"
 import { isoMicrosText, isoMillisText } from "./TimestampText.js"
 
 /**
@@ -90,7 +91,7 @@ export interface TenderListRow {
   readonly tender_id: string
   readonly title: string
   readonly score: number
-  readonly verdict: "GO" | "RESEARCH" | "SKIP"
+  readonly verdict: Verdict
   readonly cpv_codes: ReadonlyArray<string>
   readonly contracting_authority: string
   readonly deadline: string | null

@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer, Option } from "effect"
+import type { Verdict } from "../../domain/scoring/Verdict.js"
 import { KeyApiStatements, type ListPageRow, makeRunPrepared, type TenderListRow } from "../db/KeyApiFastPath.js"
 import { isoMicrosText, isoMillisText } from "../db/TimestampText.js"
 
@@ -49,7 +50,7 @@ export interface ScoreRow {
   readonly tender_id: string
   readonly overall_score: number
   readonly overall_confidence: number
-  readonly verdict: "GO" | "RESEARCH" | "SKIP"
+  readonly verdict: Verdict
   /** The factor scores (0-1, four decimals); weights and contributions follow from the model version. */
   readonly score_semantic: number
   readonly score_keyword: number
@@ -72,7 +73,7 @@ export interface ExportRow {
   readonly estimated_value_eur: number | null
   readonly publish_date: string
   readonly overall_score: number
-  readonly verdict: "GO" | "RESEARCH" | "SKIP"
+  readonly verdict: Verdict
   readonly score_cpv: number | null
   readonly score_semantic: number | null
   readonly score_keyword: number | null

@@ -16,6 +16,15 @@ interface CpvCsvRow {
   readonly label_en: string
 }
 
+/** A row of the `cpv_codes` table with its Romanian label. */
+export type CpvLabelRow = Pick<CpvCsvRow, "code_full" | "level" | "nature" | "label_ro">
+
+/** The whole CPV table in code order, with levels, natures and Romanian labels. */
+export const readCpvTable = Effect.flatMap(
+  SqlClient.SqlClient,
+  (sql) => sql<CpvLabelRow>`SELECT code_full, level, nature, label_ro FROM cpv_codes ORDER BY code`
+)
+
 /** Fills `cpv_codes` from the CSV in one statement when the table is empty; a no-op otherwise. */
 export const loadCpvCodes = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient

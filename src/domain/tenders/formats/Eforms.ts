@@ -1,8 +1,9 @@
+import { Either } from "effect"
 import { countyFromNuts } from "../Counties.js"
 import { bucharestLocalToIso } from "../LocalTime.js"
-import type { TenderRecordInput } from "../TenderRecord.js"
-import { errorMessage, type ParsedItem, parsed, skipped } from "./ParsedItem.js"
-import { all, attr, descendants, first, parseXml, text, type XmlNode } from "./Xml.js"
+import { recordValueFields, type TenderRecordInput } from "../TenderRecord.js"
+import { type ParsedItem, parsed, skipped } from "./ParsedItem.js"
+import { all, attr, descendants, first, parseXmlFile, text, type XmlNode } from "./Xml.js"
 
 /**
  * eForms (UBL 2.3) notices: `ContractNotice` (contract) and `ContractAwardNotice` (award, VEAT
@@ -39,15 +40,7 @@ const cpvsOf = (project: XmlNode | undefined): Array<string | undefined> => [
   ...all(project?.AdditionalCommodityClassification).map((c) => text(c.ItemClassificationCode))
 ]
 
-const amountOf = (node: unknown) => {
-  const amount = Number(text(node))
-  const currency = attr(node, "currencyID")
-  const known = Number.isFinite(amount) && amount > 0
-  return {
-    estimated_value_ron: known && currency === "RON" ? amount : null,
-    estimated_value_eur: known && currency === "EUR" ? amount : null
-  }
-}
+const amountOf = (node: unknown) => recordValueFields(Number(text(node)), attr(node, "currencyID"))
 
 /** Winners: organisations behind the tenders that lot results marked as won ("selec-w"). */
 const winnersOf = (noticeResult: XmlNode | undefined, organizations: Map<string, XmlNode>): Array<string> => {
@@ -134,12 +127,9 @@ const fromEforms = (
 }
 
 export const parseEforms = (text_: string): ReadonlyArray<ParsedItem> => {
-  let document: XmlNode
-  try {
-    document = parseXml(text_)
-  } catch (error) {
-    return [skipped("file", `not valid XML: ${errorMessage(error)}`)]
-  }
+  const file = parseXmlFile(text_)
+  if (Either.isLeft(file)) return [file.left]
+  const document = file.right
   const rootName = Object.keys(document).find((key) => key !== "?xml")
   const notice = rootName === undefined ? undefined : first(document[rootName])
   const ownId = text(notice?.ID)

@@ -1,16 +1,14 @@
-import { errorMessage, type ParsedItem, parsed, skipped } from "./ParsedItem.js"
+import { Either } from "effect"
+import { type ParsedItem, parsed, parseJson } from "./ParsedItem.js"
 
 /**
  * Native JSON: an array of records, `{"tenders": [...]}`, or one record object. Records are
  * referenced by position ("record 3", counting from 1); a file that is not JSON at all is one skip.
  */
 export const parseNativeJson = (text: string): ReadonlyArray<ParsedItem> => {
-  let document: unknown
-  try {
-    document = JSON.parse(text)
-  } catch (error) {
-    return [skipped("file", `not valid JSON: ${errorMessage(error)}`)]
-  }
+  const file = parseJson("file", text)
+  if (Either.isLeft(file)) return [file.left]
+  const document = file.right
   const records = Array.isArray(document)
     ? document
     : typeof document === "object" && document !== null && Array.isArray((document as { tenders?: unknown }).tenders)
@@ -25,11 +23,7 @@ export const parseNativeJsonLines = (text: string): ReadonlyArray<ParsedItem> =>
   text.split(/\r?\n/).forEach((line, index) => {
     if (line.trim() === "") return
     const ref = `line ${index + 1}`
-    try {
-      items.push(parsed(ref, JSON.parse(line)))
-    } catch (error) {
-      items.push(skipped(ref, `not valid JSON: ${errorMessage(error)}`))
-    }
+    items.push(Either.merge(Either.map(parseJson(ref, line), (record) => parsed(ref, record))))
   })
   return items
 }

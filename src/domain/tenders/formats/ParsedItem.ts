@@ -1,3 +1,5 @@
+import { Either } from "effect"
+
 /**
  * What a format parser yields per record: a native record (still to be validated and normalised)
  * or the reason it was skipped. `ref` locates the record for the operator: "line 12", "record 3",
@@ -13,3 +15,10 @@ export const skipped = (ref: string, reason: string): ParsedItem => ({ _tag: "Sk
 /** The message of anything thrown by a third-party parser, on one line. */
 export const errorMessage = (error: unknown): string =>
   (error instanceof Error ? error.message : String(error)).replace(/\s+/g, " ").trim()
+
+/** The value of a JSON text, or the skip (at `ref`: "file", "line 3") of a text that is not JSON. */
+export const parseJson = (ref: string, text: string): Either.Either<unknown, ParsedItem> =>
+  Either.try({
+    try: () => JSON.parse(text) as unknown,
+    catch: (error) => skipped(ref, `not valid JSON: ${errorMessage(error)}`)
+  })

@@ -1,8 +1,9 @@
+import { Either } from "effect"
 import { countyFromNuts } from "../Counties.js"
 import { bucharestLocalToIso } from "../LocalTime.js"
-import type { TenderRecordInput } from "../TenderRecord.js"
+import { recordValueFields, type TenderRecordInput } from "../TenderRecord.js"
 import { emptyToNull, numberOrNull, readCsv } from "./Csv.js"
-import { errorMessage, type ParsedItem, parsed, skipped } from "./ParsedItem.js"
+import { type ParsedItem, parsed, parseJson, skipped } from "./ParsedItem.js"
 
 /**
  * The Romanian SEAP/SICAP public API (e-licitatie.ro): list items, full notices (with their
@@ -47,11 +48,6 @@ const parseExportValue = (value: unknown) => {
   return Number.isFinite(amount) ? { amount, currency: match[2]! } : undefined
 }
 
-const valueFields = (amount: number | undefined, currency: string | undefined) => ({
-  estimated_value_ron: amount !== undefined && amount > 0 && (currency ?? "RON") === "RON" ? amount : null,
-  estimated_value_eur: amount !== undefined && amount > 0 && currency === "EUR" ? amount : null
-})
-
 /** A row of a notice list (`/api-pub/NoticeCommon/GetCNoticeList`, `…/GetCANoticeList`). */
 const fromListItem = (item: Json): TenderRecordInput => {
   const noticeNo = str(item.noticeNo) ?? ""
@@ -73,7 +69,7 @@ const fromListItem = (item: Json): TenderRecordInput => {
       county: null
     },
     deadline: str(item.maxTenderReceiptDeadline) ?? str(item.minTenderReceiptDeadline) ?? null,
-    ...(ron !== undefined ? valueFields(ron, "RON") : valueFields(exported?.amount, exported?.currency)),
+    ...(ron !== undefined ? recordValueFields(ron, "RON") : recordValueFields(exported?.amount, exported?.currency)),
     publish_date: str(item.noticeStateDate) ?? "",
     source_url: noticeUrl(type, type === "award" ? item.caNoticeId : (item.cNoticeId ?? item.noticeId))
   }
@@ -134,7 +130,7 @@ const fromNotice = (notice: Json, contracts: ReadonlyArray<Json>): TenderRecordI
       county
     },
     deadline: str(findKey(edit, "tenderReceiptDeadline")) ?? null,
-    ...valueFields(amount, currency),
+    ...recordValueFields(amount, currency),
     publish_date: str(notice.publicationDate) ?? str(edit.publicationDetailsModel?.caPublicationDate) ?? "",
     source_url: noticeUrl(type, type === "award" ? (notice.caNoticeID ?? notice.caNoticeId) : notice.cNoticeId),
     winner_fiscal_codes: [...new Set(winners.filter((code): code is string => code !== undefined))]
@@ -173,12 +169,9 @@ const collect = (value: unknown, out: Array<{ ref: string; record: TenderRecordI
 }
 
 export const parseSicapJson = (text: string): ReadonlyArray<ParsedItem> => {
-  let document: unknown
-  try {
-    document = JSON.parse(text)
-  } catch (error) {
-    return [skipped("file", `not valid JSON: ${errorMessage(error)}`)]
-  }
+  const file = parseJson("file", text)
+  if (Either.isLeft(file)) return [file.left]
+  const document = file.right
   const out: Array<{ ref: string; record: TenderRecordInput | string }> = []
   collect(document, out)
   return out.map(({ ref, record }) => (typeof record === "string" ? skipped(ref, record) : parsed(ref, record)))

@@ -1,8 +1,9 @@
+import { Either } from "effect"
 import { countyFromNuts } from "../Counties.js"
 import { bucharestLocalToIso } from "../LocalTime.js"
-import type { TenderRecordInput } from "../TenderRecord.js"
-import { errorMessage, type ParsedItem, parsed, skipped } from "./ParsedItem.js"
-import { all, attr, descendants, first, paragraphs, parseXml, text, type XmlNode } from "./Xml.js"
+import { recordValueFields, type TenderRecordInput } from "../TenderRecord.js"
+import { type ParsedItem, parsed, skipped } from "./ParsedItem.js"
+import { all, attr, descendants, first, paragraphs, parseXmlFile, text, type XmlNode } from "./Xml.js"
 
 /**
  * TED XML, schema R2.0.9 (`TED_EXPORT`): one notice per file. Contract notices (F02, F05, F21-F24)
@@ -39,13 +40,7 @@ const estimatedValue = (objectContract: XmlNode, notice: XmlNode) => {
     first(objectContract?.VAL_ESTIMATED_TOTAL) ??
     first(objectContract?.VAL_TOTAL) ??
     all(first(notice.CODED_DATA_SECTION?.NOTICE_DATA?.VALUES)?.VALUE).find((v) => attr(v, "TYPE") !== undefined)
-  const amount = Number(text(node))
-  const currency = attr(node, "CURRENCY")
-  const known = Number.isFinite(amount) && amount > 0
-  return {
-    estimated_value_ron: known && currency === "RON" ? amount : null,
-    estimated_value_eur: known && currency === "EUR" ? amount : null
-  }
+  return recordValueFields(Number(text(node)), attr(node, "CURRENCY"))
 }
 
 const deadlineOf = (form: XmlNode, notice: XmlNode): string | null => {
@@ -96,12 +91,9 @@ const fromTedNotice = (notice: XmlNode, docId: string): TenderRecordInput | stri
 
 /** A TED XML document: one TED_EXPORT notice (or several, when files were concatenated under one root). */
 export const parseTedXml = (text_: string): ReadonlyArray<ParsedItem> => {
-  let document: XmlNode
-  try {
-    document = parseXml(text_)
-  } catch (error) {
-    return [skipped("file", `not valid XML: ${errorMessage(error)}`)]
-  }
+  const file = parseXmlFile(text_)
+  if (Either.isLeft(file)) return [file.left]
+  const document = file.right
   const notices = all(document.TED_EXPORT)
   if (notices.length === 0) return [skipped("file", "no TED_EXPORT element")]
   return notices.map((notice: XmlNode, index) => {

@@ -1,4 +1,6 @@
+import { Either } from "effect"
 import { XMLParser } from "fast-xml-parser"
+import { errorMessage, type ParsedItem, skipped } from "./ParsedItem.js"
 
 /** A parsed XML element: child elements by local name, attributes as "@_name", text as "#text". */
 export type XmlNode = Record<string, any>
@@ -14,7 +16,12 @@ const parser = new XMLParser({
   textNodeName: "#text"
 })
 
-export const parseXml = (text: string): XmlNode => parser.parse(text) as XmlNode
+/** The document of an XML file, or the one skip of a file that is not XML at all. */
+export const parseXmlFile = (text: string): Either.Either<XmlNode, ParsedItem> =>
+  Either.try({
+    try: () => parser.parse(text) as XmlNode,
+    catch: (error) => skipped("file", `not valid XML: ${errorMessage(error)}`)
+  })
 
 /** Zero, one or many children, always as an array. */
 export const all = (value: unknown): Array<any> =>

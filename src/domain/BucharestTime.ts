@@ -1,0 +1,46 @@
+/**
+ * Romanian local time (Europe/Bucharest, DST included): the time zone of the tenders this service
+ * is for, of its credit months and of its export dates. The one place that knows the offset.
+ */
+export const BUCHAREST_TIME_ZONE = "Europe/Bucharest"
+
+const offsetName = new Intl.DateTimeFormat("en-US", { timeZone: BUCHAREST_TIME_ZONE, timeZoneName: "longOffset" })
+
+/** Minutes Bucharest is ahead of UTC at an instant (120 in winter, 180 in summer). */
+export const bucharestOffsetMinutes = (epochMillis: number): number => {
+  const name = offsetName.formatToParts(epochMillis).find((part) => part.type === "timeZoneName")?.value ?? ""
+  const match = /GMT([+-])(\d{2}):(\d{2})/.exec(name)
+  return match === null ? 0 : (match[1] === "-" ? -1 : 1) * (Number(match[2]) * 60 + Number(match[3]))
+}
+
+/**
+ * The instant of a Bucharest wall-clock time, given as the epoch millis of the same fields read as
+ * UTC (`Date.UTC(year, month - 1, day, hour, …)`).
+ */
+export const bucharestWallClockToInstant = (wallClockAsUtc: number): number => {
+  // The offset at the first guess differs from the one at the wanted instant only across a DST
+  // change, so one correction suffices.
+  const firstGuess = wallClockAsUtc - bucharestOffsetMinutes(wallClockAsUtc) * 60_000
+  return wallClockAsUtc - bucharestOffsetMinutes(firstGuess) * 60_000
+}
+
+/** The Bucharest wall clock at an instant, as a Date whose UTC fields read it. */
+export const bucharestWallClock = (epochMillis: number): Date =>
+  new Date(epochMillis + bucharestOffsetMinutes(epochMillis) * 60_000)
+
+const pad = (n: number) => String(n).padStart(2, "0")
+
+const datePart = (wallClock: Date) =>
+  `${wallClock.getUTCFullYear()}-${pad(wallClock.getUTCMonth() + 1)}-${pad(wallClock.getUTCDate())}`
+
+/** The calendar date in Bucharest at an instant, `YYYY-MM-DD`. */
+export const bucharestDate = (epochMillis: number): string => datePart(bucharestWallClock(epochMillis))
+
+/** ISO 8601 with the Bucharest offset, to the second, e.g. `2026-12-01T00:00:00+02:00`. */
+export const bucharestIso = (epochMillis: number): string => {
+  const offset = bucharestOffsetMinutes(epochMillis)
+  const local = new Date(epochMillis + offset * 60_000)
+  const sign = offset >= 0 ? "+" : "-"
+  const abs = Math.abs(offset)
+  return `${datePart(local)}T${pad(local.getUTCHours())}:${pad(local.getUTCMinutes())}:${pad(local.getUTCSeconds())}${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`
+}
