@@ -4,7 +4,6 @@ import { type DemoSeedResult, databaseIsEmpty, seedDemoAndScore } from "../demo/
 import { HttpServerLive } from "../http/Server.js"
 import { AppConfig } from "../infra/AppConfig.js"
 import { RepositoriesLive } from "../infra/Repositories.js"
-import { ScoringServiceLive } from "../infra/scoring/ScoringService.js"
 import { jobHandlers } from "../workers/handlers.js"
 import { WorkerLive } from "../workers/Worker.js"
 import { InfraLive, launch, MigrateOnStart, runProcess } from "./Main.js"
@@ -52,7 +51,6 @@ const Banner = Layer.effectDiscard(
 const AllInOne = Banner.pipe(
   Layer.provide(Layer.mergeAll(HttpServerLive, WorkerLive({ handlers: jobHandlers }))),
   Layer.provideMerge(SeedOnEmptyDatabase),
-  Layer.provide(ScoringServiceLive),
   Layer.provide(MigrateOnStart),
   Layer.provideMerge(RepositoriesLive),
   Layer.provideMerge(InfraLive)

@@ -17,7 +17,6 @@ import { runningEmbeddedPostgres } from "../infra/db/EmbeddedPostgres.js"
 import { PgLive } from "../infra/db/KeyApiFastPath.js"
 import { migrate } from "../infra/db/Migrator.js"
 import { RepositoriesLive } from "../infra/Repositories.js"
-import { ScoringServiceLive } from "../infra/scoring/ScoringService.js"
 
 /** Runs a command's work after applying pending migrations, so it also works on a fresh database. */
 const schemaFirst = <Name extends string, R, E, A>(command: Command.Command<Name, R, E, A>) =>
@@ -59,10 +58,7 @@ const CliDatabaseLive = Layer.unwrapEffect(
 )
 
 /** Built only when a command runs (so `--help` needs no database). */
-const CliServicesLive = Layer.provideMerge(ScoringServiceLive, RepositoriesLive).pipe(
-  Layer.provideMerge(CliDatabaseLive),
-  Layer.provideMerge(AppConfigLive)
-)
+const CliServicesLive = RepositoriesLive.pipe(Layer.provideMerge(CliDatabaseLive), Layer.provideMerge(AppConfigLive))
 
 const root = Command.make("tss", {}, () =>
   Effect.fail(new CliFailure({ message: "Missing command (see --help for the list)" }))

@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto"
-import { PgClient } from "@effect/sql-pg"
 import { Duration, Effect, Layer, Schedule, Stream } from "effect"
-import { JOBS_CHANNEL, type Job, JobQueue } from "../infra/jobs/JobQueue.js"
+import { type Job, JobQueue } from "../infra/jobs/JobQueue.js"
 
 /**
  * What a worker does with one job of a kind; a failure is retried with backoff by the queue.
@@ -24,13 +23,10 @@ const retryDelay = (attempts: number) => Duration.seconds(Math.min(300, 2 ** att
  * each in its own fiber. Woken by NOTIFY on the jobs channel, with polling as the safety net and a
  * reaper that returns the jobs of crashed workers to the queue when their lease runs out.
  */
-export const WorkerLive = <R = never>(
-  options: WorkerOptions<R>
-): Layer.Layer<never, never, JobQueue | PgClient.PgClient | R> =>
+export const WorkerLive = <R = never>(options: WorkerOptions<R>): Layer.Layer<never, never, JobQueue | R> =>
   Layer.scopedDiscard(
     Effect.gen(function* () {
       const queue = yield* JobQueue
-      const pg = yield* PgClient.PgClient
       const workerId = `worker-${randomUUID()}`
       const kinds = Object.keys(options.handlers)
       const concurrency = options.concurrency ?? 4
@@ -56,10 +52,7 @@ export const WorkerLive = <R = never>(
         if (jobs.length === concurrency) yield* drain
       })
 
-      const wakeups = Stream.merge(
-        pg.listen(JOBS_CHANNEL).pipe(Stream.retry(Schedule.spaced(Duration.seconds(1))), Stream.orDie),
-        Stream.tick(options.pollEvery ?? Duration.seconds(2))
-      )
+      const wakeups = Stream.merge(queue.wakeups, Stream.tick(options.pollEvery ?? Duration.seconds(2)))
       // Wakeups that arrive during a drain collapse into one more drain.
       yield* wakeups.pipe(
         Stream.buffer({ capacity: 1, strategy: "dropping" }),

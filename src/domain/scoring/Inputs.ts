@@ -11,8 +11,8 @@ export interface TenderInput {
   readonly valueRon: number | null
 }
 
-export interface WatchlistInput {
-  readonly id: string
+/** What a watchlist asks for: the criteria scoring and alerts read, stored and edited as such. */
+export interface WatchlistCriteria {
   readonly cpvCodes: ReadonlyArray<string>
   readonly keywords: ReadonlyArray<string>
   readonly minValue: number | null
@@ -20,6 +20,10 @@ export interface WatchlistInput {
   readonly authorityId: string | null
   /** Alert threshold, 0-100. */
   readonly minScore: number
+}
+
+export interface WatchlistInput extends WatchlistCriteria {
+  readonly id: string
 }
 
 /** A past award the company won (an award notice naming its fiscal code). */

@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer } from "effect"
 import { type FieldProblem, WatchlistInvalid, WatchlistLimitReached, WatchlistNotFound } from "../../domain/Errors.js"
+import type { WatchlistCriteria } from "../../domain/scoring/Inputs.js"
 import { type CpvCodeProblem, checkCpvCode, cpvCatalogKey, makeCpvCatalog } from "../../domain/tenders/Cpv.js"
 import { JobQueue, JobQueueLive } from "../jobs/JobQueue.js"
 
@@ -11,30 +12,18 @@ import { JobQueue, JobQueueLive } from "../jobs/JobQueue.js"
  * transaction.
  */
 
-export interface Watchlist {
+export interface Watchlist extends WatchlistCriteria {
   readonly id: string
   readonly companyId: string
   readonly name: string
-  readonly cpvCodes: ReadonlyArray<string>
-  readonly keywords: ReadonlyArray<string>
-  readonly minValue: number | null
-  readonly maxValue: number | null
-  readonly authorityId: string | null
-  readonly minScore: number
   readonly active: boolean
   readonly createdAt: Date
 }
 
-export interface WatchlistFields {
+export interface WatchlistFields extends WatchlistCriteria {
   readonly name: string
-  readonly cpvCodes: ReadonlyArray<string>
-  readonly keywords: ReadonlyArray<string>
-  readonly minValue: number | null
-  readonly maxValue: number | null
-  readonly authorityId: string | null
   /** Absent: the tenant's first company. */
   readonly companyId: string | undefined
-  readonly minScore: number
 }
 
 /** A partial update: absent keys stay as stored; null clears minValue, maxValue and authorityId. */

@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
-import { Context, Duration, Effect, Layer } from "effect"
+import { PgClient } from "@effect/sql-pg"
+import { Context, Duration, Effect, Layer, Schedule, Stream } from "effect"
 
 export interface Job {
   readonly id: string
@@ -34,6 +35,8 @@ export class JobQueue extends Context.Tag("JobQueue")<
     /** Requeues after `retryIn`, or marks the job failed once its attempts are used up. */
     readonly fail: (job: Job, error: string, retryIn: Duration.DurationInput) => Effect.Effect<"retrying" | "failed">
     readonly reap: Effect.Effect<number>
+    /** One element per NOTIFY on the jobs channel (a dedicated connection, reopened when it drops). */
+    readonly wakeups: Stream.Stream<void>
   }
 >() {}
 
@@ -43,7 +46,11 @@ export const JobQueueLive = Layer.effect(
   JobQueue,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const pg = yield* PgClient.PgClient
     return {
+      wakeups: pg
+        .listen(JOBS_CHANNEL)
+        .pipe(Stream.retry(Schedule.spaced(Duration.seconds(1))), Stream.orDie, Stream.as(undefined)),
       enqueue: (kind, payload, options) =>
         Effect.gen(function* () {
           const [row] = yield* sql<{ id: string }>`
