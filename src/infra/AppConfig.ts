@@ -14,6 +14,10 @@ export interface AppConfigShape {
   /** 32 bytes as 64 hex characters; none means "generate one into dataDir". */
   readonly masterKey: Option.Option<Redacted.Redacted>
   readonly cursorSecret: Option.Option<Redacted.Redacted>
+  /** SMTP server for the e-mail outbox; none means "log the messages and keep them in the outbox". */
+  readonly smtpUrl: Option.Option<Redacted.Redacted>
+  /** Lets webhooks target private, loopback and link-local addresses (tests, on-premises receivers). */
+  readonly webhookAllowPrivateNetworks: boolean
   readonly logLevel: LogLevel.LogLevel
   /** Key-API rate limits (spec 8.1 defaults); benchmarks raise them. */
   readonly rateLimits: {
@@ -50,6 +54,17 @@ const url = (name: string, protocols: ReadonlyArray<string>) =>
     })
   })
 
+const booleanFlag = (name: string) =>
+  Config.literal(
+    "true",
+    "false",
+    "1",
+    "0"
+  )(name).pipe(
+    Config.map((value) => value === "true" || value === "1"),
+    Config.withDefault(false)
+  )
+
 const positiveInteger = (name: string, fallback: number) =>
   Config.integer(name).pipe(
     Config.validate({ message: `${name}: Expected a positive integer`, validation: (n) => n > 0 }),
@@ -66,6 +81,8 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
   embeddedPgPort: Config.port("EMBEDDED_PG_PORT").pipe(Config.withDefault(54329)),
   masterKey: hexKey("MASTER_KEY"),
   cursorSecret: hexKey("CURSOR_SECRET"),
+  smtpUrl: url("SMTP_URL", ["smtp:", "smtps:"]),
+  webhookAllowPrivateNetworks: booleanFlag("WEBHOOK_ALLOW_PRIVATE_NETWORKS"),
   logLevel: Config.logLevel("LOG_LEVEL").pipe(Config.withDefault(LogLevel.Info)),
   rateLimits: Config.all({
     generalPerMinute: positiveInteger("RATE_LIMIT_GENERAL_PER_MINUTE", 60),

@@ -22,6 +22,8 @@ export const testConfig = (overrides: Partial<AppConfigShape> = {}): AppConfigSh
   embeddedPgPort: 54339,
   masterKey: Option.none(),
   cursorSecret: Option.none(),
+  smtpUrl: Option.none(),
+  webhookAllowPrivateNetworks: true,
   logLevel: LogLevel.Warning,
   rateLimits: { generalPerMinute: 60, exportPerHour: 20 },
   ...overrides
