@@ -3,7 +3,8 @@ import { Duration, Effect, Layer, Schedule, Stream } from "effect"
 import { type Job, JobQueue } from "../infra/jobs/JobQueue.js"
 
 /**
- * What a worker does with one job of a kind; a failure is retried with backoff by the queue.
+ * What a worker does with one job of a kind; a failure is retried by the queue after the delay of
+ * `JobRetrySchedule` (src/domain/Retries.ts).
  * `R` is the services the handler needs: the worker's layer requires them, so they are provided.
  */
 export type JobHandler<R = never> = (job: Job) => Effect.Effect<void, unknown, R>
@@ -15,8 +16,6 @@ export interface WorkerOptions<R> {
   readonly pollEvery?: Duration.DurationInput
   readonly lease?: Duration.DurationInput
 }
-
-const retryDelay = (attempts: number) => Duration.seconds(Math.min(300, 2 ** attempts))
 
 /**
  * The dispatcher of a worker process: claims due jobs of the kinds it has handlers for and runs
@@ -39,7 +38,7 @@ export const WorkerLive = <R = never>(options: WorkerOptions<R>): Layer.Layer<ne
             onSuccess: () => queue.complete(job.id),
             onFailure: (cause) =>
               queue
-                .fail(job, String(cause), retryDelay(job.attempts))
+                .fail(job, String(cause))
                 .pipe(
                   Effect.tap((outcome) => Effect.logWarning(`Job ${job.kind} #${job.id} failed (${outcome})`, cause))
                 )
