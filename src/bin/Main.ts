@@ -6,9 +6,11 @@ import { SecretsLive } from "../infra/auth/LocalSecrets.js"
 import { RateLimitingLive } from "../infra/billing/RateLimits.js"
 import { DatabaseLive } from "../infra/db/Database.js"
 import { migrate } from "../infra/db/Migrator.js"
+import { MailerLive } from "../infra/mail/Mailer.js"
 import { RepositoriesLive } from "../infra/Repositories.js"
 import { RedisConnectionLive } from "../infra/redis/RedisConnection.js"
 import { jobHandlers } from "../workers/handlers.js"
+import { MailSenderLive } from "../workers/MailSender.js"
 import { WorkerLive } from "../workers/Worker.js"
 
 /**
@@ -36,8 +38,14 @@ export const ApiProcess = HttpServerLive.pipe(
   Layer.provide(InfraLive)
 )
 
-/** A worker process: the job dispatcher with every registered handler. */
-export const WorkerProcess = WorkerLive({ handlers: jobHandlers }).pipe(
+/** What a worker runs in the background: the job dispatcher with every registered handler, the mail sender. */
+export const BackgroundWorkLive = Layer.mergeAll(
+  WorkerLive({ handlers: jobHandlers }),
+  MailSenderLive().pipe(Layer.provide(MailerLive))
+)
+
+/** A worker process: the background work over the repositories, migrations applied first. */
+export const WorkerProcess = BackgroundWorkLive.pipe(
   Layer.provide(MigrateOnStart),
   Layer.provide(RepositoriesLive),
   Layer.provide(InfraLive)

@@ -4,9 +4,7 @@ import { type DemoSeedResult, databaseIsEmpty, seedDemoAndScore } from "../demo/
 import { HttpServerLive } from "../http/Server.js"
 import { AppConfig } from "../infra/AppConfig.js"
 import { RepositoriesLive } from "../infra/Repositories.js"
-import { jobHandlers } from "../workers/handlers.js"
-import { WorkerLive } from "../workers/Worker.js"
-import { InfraLive, launch, MigrateOnStart, runProcess } from "./Main.js"
+import { BackgroundWorkLive, InfraLive, launch, MigrateOnStart, runProcess } from "./Main.js"
 
 /** What this start did about demo data: seeded it now (with the one-time API key), or found data. */
 class FirstStart extends Context.Tag("FirstStart")<FirstStart, Option.Option<DemoSeedResult>>() {}
@@ -46,10 +44,10 @@ const Banner = Layer.effectDiscard(
 
 /**
  * `npm start`: the API and a worker in one process, on the embedded defaults unless configured.
- * Order: migrations, demo seed (empty database only), server + worker, banner.
+ * Order: migrations, demo seed (empty database only), server + background work, banner.
  */
 const AllInOne = Banner.pipe(
-  Layer.provide(Layer.mergeAll(HttpServerLive, WorkerLive({ handlers: jobHandlers }))),
+  Layer.provide(Layer.mergeAll(HttpServerLive, BackgroundWorkLive)),
   Layer.provideMerge(SeedOnEmptyDatabase),
   Layer.provide(MigrateOnStart),
   Layer.provideMerge(RepositoriesLive),

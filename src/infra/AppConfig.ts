@@ -1,3 +1,4 @@
+import { isIP } from "node:net"
 import { Config, type ConfigError, Context, Data, Effect, Layer, LogLevel, Option, Redacted } from "effect"
 
 /** Everything the processes read from the environment. Each field is documented in the README. */
@@ -16,6 +17,8 @@ export interface AppConfigShape {
   readonly cursorSecret: Option.Option<Redacted.Redacted>
   /** SMTP server for the e-mail outbox; none means "log the messages and keep them in the outbox". */
   readonly smtpUrl: Option.Option<Redacted.Redacted>
+  /** The From of outgoing e-mail: MAIL_FROM, else `Tender Scoring <no-reply@<host of PUBLIC_BASE_URL>>`. */
+  readonly mailFrom: string
   /** Lets webhooks target private, loopback and link-local addresses (tests, on-premises receivers). */
   readonly webhookAllowPrivateNetworks: boolean
   readonly logLevel: LogLevel.LogLevel
@@ -71,6 +74,16 @@ const positiveInteger = (name: string, fallback: number) =>
     Config.withDefault(fallback)
   )
 
+/** One mailbox, bare or with a display name; no line breaks (they would inject headers). */
+const isMailbox = (value: string) => /^(?:[^<>\r\n]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/.test(value.trim())
+
+/** `no-reply` at the public host; an IP address becomes an address literal (`no-reply@[127.0.0.1]`). */
+const defaultMailFrom = (publicBaseUrl: string) => {
+  const host = new URL(publicBaseUrl).hostname.replace(/^\[|\]$/g, "")
+  const domain = isIP(host) === 4 ? `[${host}]` : isIP(host) === 6 ? `[IPv6:${host}]` : host
+  return `Tender Scoring <no-reply@${domain}>`
+}
+
 export const appConfig: Config.Config<AppConfigShape> = Config.all({
   databaseUrl: url("DATABASE_URL", ["postgres:", "postgresql:"]),
   redisUrl: url("REDIS_URL", ["redis:", "rediss:"]),
@@ -82,6 +95,12 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
   masterKey: hexKey("MASTER_KEY"),
   cursorSecret: hexKey("CURSOR_SECRET"),
   smtpUrl: url("SMTP_URL", ["smtp:", "smtps:"]),
+  mailFrom: optionalString("MAIL_FROM").pipe(
+    Config.validate({
+      message: "MAIL_FROM: Expected one address, as `name@example.com` or `Display Name <name@example.com>`",
+      validation: Option.match({ onNone: () => true, onSome: isMailbox })
+    })
+  ),
   webhookAllowPrivateNetworks: booleanFlag("WEBHOOK_ALLOW_PRIVATE_NETWORKS"),
   logLevel: Config.logLevel("LOG_LEVEL").pipe(Config.withDefault(LogLevel.Info)),
   rateLimits: Config.all({
@@ -97,12 +116,10 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
         onSome: (v) => URL.canParse(v) && ["http:", "https:"].includes(new URL(v).protocol)
       })
   }),
-  Config.map(
-    ({ publicBaseUrl, ...rest }): AppConfigShape => ({
-      ...rest,
-      publicBaseUrl: Option.getOrElse(publicBaseUrl, () => `http://localhost:${rest.port}`).replace(/\/+$/, "")
-    })
-  )
+  Config.map(({ publicBaseUrl, mailFrom, ...rest }): AppConfigShape => {
+    const baseUrl = Option.getOrElse(publicBaseUrl, () => `http://localhost:${rest.port}`).replace(/\/+$/, "")
+    return { ...rest, publicBaseUrl: baseUrl, mailFrom: Option.getOrElse(mailFrom, () => defaultMailFrom(baseUrl)) }
+  })
 )
 
 export const AppConfigLive = Layer.effect(

@@ -8,6 +8,7 @@ import { WatchlistsRepoLive } from "./accounts/WatchlistsRepo.js"
 import { ApiKeysRepoLive } from "./auth/ApiKeysRepo.js"
 import { CreditLedgerLive } from "./billing/CreditLedger.js"
 import { JobQueueLive } from "./jobs/JobQueue.js"
+import { EmailOutboxLive } from "./mail/EmailOutbox.js"
 import { ScoredTendersRepoLive } from "./scoring/ScoredTendersRepo.js"
 import { ScoringServiceLive } from "./scoring/ScoringService.js"
 import { TenderStoreLive } from "./tenders/TenderStore.js"
@@ -20,6 +21,7 @@ export const RepositoriesLive = Layer.mergeAll(
   ApiKeysRepoLive,
   CreditLedgerLive,
   JobQueueLive,
+  EmailOutboxLive,
   WatchlistsRepoLive,
   CompanyProfilesRepoLive,
   AlertsRepoLive,

@@ -9,6 +9,7 @@ describe.concurrent("configuration errors", () => {
     ["CURSOR_SECRET", { CURSOR_SECRET: "0123" }],
     ["RATE_LIMIT_EXPORT_PER_HOUR", { RATE_LIMIT_EXPORT_PER_HOUR: "-1" }],
     ["SMTP_URL", { SMTP_URL: "mail.example.com" }],
+    ["MAIL_FROM", { MAIL_FROM: "Tender Scoring no-reply" }],
     ["WEBHOOK_ALLOW_PRIVATE_NETWORKS", { WEBHOOK_ALLOW_PRIVATE_NETWORKS: "maybe" }],
     ["EMBEDDED_PG_PORT", { EMBEDDED_PG_PORT: "99999" }],
     ["RATE_LIMIT_GENERAL_PER_MINUTE", { RATE_LIMIT_GENERAL_PER_MINUTE: "0" }],

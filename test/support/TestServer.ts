@@ -23,6 +23,7 @@ export const testConfig = (overrides: Partial<AppConfigShape> = {}): AppConfigSh
   masterKey: Option.none(),
   cursorSecret: Option.none(),
   smtpUrl: Option.none(),
+  mailFrom: "Tender Scoring <no-reply@example.test>",
   webhookAllowPrivateNetworks: true,
   logLevel: LogLevel.Warning,
   rateLimits: { generalPerMinute: 60, exportPerHour: 20 },

@@ -1,0 +1,270 @@
+import { randomBytes } from "node:crypto"
+import { SqlClient } from "@effect/sql"
+import { describe, expect, it, layer } from "@effect/vitest"
+import {
+  Clock,
+  ConfigProvider,
+  Duration,
+  Effect,
+  HashMap,
+  Layer,
+  Logger,
+  Option,
+  Redacted,
+  Schedule,
+  TestClock
+} from "effect"
+import { delayAfterFailure, MailRetrySchedule } from "../../src/domain/Retries.js"
+import { appConfig } from "../../src/infra/AppConfig.js"
+import { EmailOutbox } from "../../src/infra/mail/EmailOutbox.js"
+import { LoggingMailer, SmtpMailer } from "../../src/infra/mail/Mailer.js"
+import { RepositoriesLive } from "../../src/infra/Repositories.js"
+import { MailSenderLive, sendDueMail } from "../../src/workers/MailSender.js"
+import { makeSelfSignedCertificate } from "../support/HttpsReceiver.js"
+import { startSmtpReceiver } from "../support/SmtpReceiver.js"
+import { TestDatabaseLive } from "../support/TestDatabase.js"
+
+const TestLayer = RepositoriesLive.pipe(Layer.provideMerge(TestDatabaseLive))
+const FROM = "Tender Scoring <no-reply@scoring.example>"
+
+/** A tenant with these users (e-mails made unique per call); returns its id and the addresses. */
+const tenantWithUsers = (...names: ReadonlyArray<string>) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const tag = randomBytes(4).toString("hex")
+    const [tenant] = yield* sql<{
+      id: string
+    }>`INSERT INTO tenants (name, plan) VALUES ('T', 'consultant') RETURNING id`
+    const emails = names.map((name) => `${name}.${tag}@client.example`)
+    for (const email of emails) {
+      yield* sql`INSERT INTO users (tenant_id, email, password_hash) VALUES (${tenant!.id}, ${email}, 'x')`
+    }
+    return { tenantId: tenant!.id, emails }
+  }).pipe(Effect.orDie)
+
+interface OutboxRow {
+  readonly to_address: string
+  readonly status: string
+  readonly attempts: number
+  readonly last_error: string | null
+  readonly sent_at: Date | null
+  readonly next_attempt_at: Date
+}
+
+const outboxOf = (tenantId: string) =>
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) => sql<OutboxRow>`
+      SELECT to_address, status, attempts, last_error, sent_at, next_attempt_at
+      FROM email_outbox WHERE tenant_id = ${tenantId} ORDER BY to_address`
+  ).pipe(Effect.orDie)
+
+const enqueue = (tenantId: string, subject: string, bodyText: string) =>
+  Effect.flatMap(EmailOutbox, (outbox) => outbox.enqueueForTenant(tenantId, { subject, bodyText }))
+
+const smtp = (url: string) => SmtpMailer({ url: Redacted.make(url), from: FROM })
+
+describe("MAIL_FROM", () => {
+  const load = (env: Record<string, string>) =>
+    appConfig.pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env)))))
+
+  it.effect("defaults to no-reply at the host of PUBLIC_BASE_URL (an IP becomes an address literal)", () =>
+    Effect.gen(function* () {
+      expect((yield* load({ PUBLIC_BASE_URL: "https://scoring.example.ro/app" })).mailFrom).toBe(
+        "Tender Scoring <no-reply@scoring.example.ro>"
+      )
+      expect((yield* load({ PUBLIC_BASE_URL: "http://127.0.0.1:3000" })).mailFrom).toBe(
+        "Tender Scoring <no-reply@[127.0.0.1]>"
+      )
+      expect((yield* load({})).mailFrom).toBe("Tender Scoring <no-reply@localhost>")
+    })
+  )
+
+  it.effect("takes one address, bare or with a display name; anything else is a configuration error", () =>
+    Effect.gen(function* () {
+      expect((yield* load({ MAIL_FROM: "Alerte <alerte@firma.ro>" })).mailFrom).toBe("Alerte <alerte@firma.ro>")
+      expect((yield* load({ MAIL_FROM: "alerte@firma.ro" })).mailFrom).toBe("alerte@firma.ro")
+      for (const bad of ["alerte", "a@b.ro, c@d.ro", "Alerte <alerte@firma.ro", "x@y.ro\r\nBcc: z@w.ro"]) {
+        const error = yield* Effect.flip(load({ MAIL_FROM: bad }))
+        expect(String(error)).toContain("MAIL_FROM")
+      }
+    })
+  )
+})
+
+describe("e-mail outbox sender", () => {
+  layer(TestLayer, { excludeTestServices: true })((it) => {
+    it.scoped("a running sender wakes on commit and a real SMTP server receives one message per user", () =>
+      Effect.gen(function* () {
+        const receiver = yield* Effect.acquireRelease(
+          Effect.promise(() => startSmtpReceiver({ auth: { user: "mailer", pass: "p@ss:word" } })),
+          (r) => Effect.promise(() => r.close())
+        )
+        // Polling every 10 minutes: only the NOTIFY of the commit can wake it within the test.
+        yield* Layer.launch(MailSenderLive({ pollEvery: "10 minutes" }).pipe(Layer.provide(smtp(receiver.url)))).pipe(
+          Effect.forkScoped
+        )
+        yield* Effect.sleep("300 millis")
+        const { tenantId, emails } = yield* tenantWithUsers("ana", "bogdan")
+        const sql = yield* SqlClient.SqlClient
+        const subject = "Webhook delivery failed"
+        const body = "The delivery to https://hooks.example/x failed 4 times.\nÎncercați din nou din panou."
+        expect(yield* sql.withTransaction(enqueue(tenantId, subject, body))).toBe(2)
+
+        const received = yield* Effect.promise(() => receiver.waitFor(2))
+        expect(received.flatMap((m) => m.envelopeTo).sort()).toEqual([...emails].sort())
+        for (const message of received) {
+          expect(message.envelopeTo).toHaveLength(1)
+          expect(message.headers.to).toBe(message.envelopeTo[0])
+          expect(message.headers.subject).toBe(subject)
+          expect(message.headers.from).toBe(FROM)
+          expect(message.envelopeFrom).toBe("no-reply@scoring.example")
+          expect(message.user).toBe("mailer")
+          expect(message.text).toBe(body)
+        }
+        const rows = yield* outboxOf(tenantId).pipe(
+          Effect.filterOrFail((rows) => rows.every((r) => r.status === "sent")),
+          Effect.retry(Schedule.spaced("50 millis").pipe(Schedule.upTo("5 seconds")))
+        )
+        expect(rows.map((r) => [r.status, r.attempts, r.last_error])).toEqual([
+          ["sent", 1, null],
+          ["sent", 1, null]
+        ])
+        expect(rows.every((r) => r.sent_at !== null)).toBe(true)
+      })
+    )
+
+    it.effect("a rolled-back transaction leaves no message", () =>
+      Effect.gen(function* () {
+        const { tenantId } = yield* tenantWithUsers("rollback")
+        const sql = yield* SqlClient.SqlClient
+        yield* sql.withTransaction(Effect.zipRight(enqueue(tenantId, "s", "b"), Effect.fail("abort"))).pipe(Effect.flip)
+        expect(yield* outboxOf(tenantId)).toEqual([])
+      })
+    )
+
+    it.effect("without SMTP_URL a message becomes `logged` and is written to the log", () =>
+      Effect.gen(function* () {
+        const { tenantId, emails } = yield* tenantWithUsers("local")
+        yield* enqueue(tenantId, "Only logged", "Body kept in the outbox")
+        const lines: Array<{ message: string; annotations: Record<string, unknown> }> = []
+        const capture = Logger.make(({ message, annotations }) => {
+          lines.push({ message: String(message), annotations: Object.fromEntries(HashMap.toEntries(annotations)) })
+        })
+        yield* sendDueMail("w-log").pipe(
+          Effect.provide(LoggingMailer),
+          Effect.provide(Logger.replace(Logger.defaultLogger, capture))
+        )
+        const [row] = yield* outboxOf(tenantId)
+        expect([row!.status, row!.attempts]).toEqual(["logged", 1])
+        expect(row!.sent_at).not.toBeNull()
+        expect(lines).toContainEqual({
+          message: expect.stringContaining("no SMTP_URL"),
+          annotations: { to: emails[0], subject: "Only logged", body: "Body kept in the outbox" }
+        })
+      })
+    )
+
+    it.effect("smtps:// checks the server's certificate: a self-signed one is refused, nothing is sent", () =>
+      Effect.gen(function* () {
+        const receiver = yield* Effect.acquireRelease(
+          Effect.promise(() => startSmtpReceiver({ tls: makeSelfSignedCertificate() })),
+          (r) => Effect.promise(() => r.close())
+        )
+        const { tenantId } = yield* tenantWithUsers("tls")
+        yield* enqueue(tenantId, "s", "b")
+        yield* sendDueMail("w-tls").pipe(Effect.provide(smtp(receiver.url)))
+        const [row] = yield* outboxOf(tenantId)
+        expect([row!.status, row!.attempts]).toEqual(["pending", 1])
+        expect(row!.last_error).toMatch(/certificate/i)
+        expect(receiver.received).toHaveLength(0)
+      }).pipe(Effect.scoped)
+    )
+  })
+
+  // Retry times come from Effect's Clock: the TestClock (shared by this block) moves them.
+  layer(TestLayer)("retries on the TestClock", (it) => {
+    const delayMillis = (failures: number) =>
+      Effect.map(delayAfterFailure(MailRetrySchedule, failures), (d) => Duration.toMillis(Option.getOrThrow(d)))
+
+    it.scoped("a refusing server: retried after 1, 3, 9 and 27 minutes, then `failed` with the last error", () =>
+      Effect.gen(function* () {
+        const receiver = yield* Effect.acquireRelease(
+          Effect.promise(() =>
+            startSmtpReceiver({ answer: (n) => ({ code: 451, message: `Try again later (${n + 1})` }) })
+          ),
+          (r) => Effect.promise(() => r.close())
+        )
+        const send = sendDueMail("w-retry").pipe(Effect.provide(smtp(receiver.url)))
+        const { tenantId } = yield* tenantWithUsers("refused")
+        yield* enqueue(tenantId, "s", "b")
+        for (const attempt of [1, 2, 3, 4]) {
+          expect(yield* send).toBe(1)
+          const failedAt = yield* Clock.currentTimeMillis
+          const [row] = yield* outboxOf(tenantId)
+          const delay = yield* delayMillis(attempt)
+          expect([row!.status, row!.attempts]).toEqual(["pending", attempt])
+          expect(row!.last_error).toContain(`451 Try again later (${attempt})`)
+          expect(row!.next_attempt_at.getTime()).toBe(failedAt + delay)
+          yield* TestClock.adjust(delay - 1)
+          expect(yield* send).toBe(0)
+          yield* TestClock.adjust(1)
+        }
+        expect(yield* send).toBe(1)
+        const [row] = yield* outboxOf(tenantId)
+        expect([row!.status, row!.attempts]).toEqual(["failed", 5])
+        expect(row!.last_error).toContain("451 Try again later (5)")
+        expect(receiver.attempts()).toBe(5)
+        yield* TestClock.adjust("1 day")
+        expect(yield* send).toBe(0)
+      })
+    )
+
+    it.scoped("a server that is down, then back: sent at the retry after the schedule's delay", () =>
+      Effect.gen(function* () {
+        const down = yield* Effect.promise(() => startSmtpReceiver())
+        yield* Effect.promise(() => down.close())
+        const { tenantId } = yield* tenantWithUsers("down")
+        yield* enqueue(tenantId, "Back again", "b")
+        expect(yield* sendDueMail("w-down").pipe(Effect.provide(smtp(down.url)))).toBe(1)
+        const [failed] = yield* outboxOf(tenantId)
+        expect([failed!.status, failed!.attempts]).toEqual(["pending", 1])
+        expect(failed!.last_error).toMatch(/ECONNREFUSED/)
+
+        const up = yield* Effect.acquireRelease(
+          Effect.promise(() => startSmtpReceiver()),
+          (r) => Effect.promise(() => r.close())
+        )
+        const send = sendDueMail("w-up").pipe(Effect.provide(smtp(up.url)))
+        yield* TestClock.adjust((yield* delayMillis(1)) - 1)
+        expect(yield* send).toBe(0)
+        yield* TestClock.adjust(1)
+        expect(yield* send).toBe(1)
+        const [row] = yield* outboxOf(tenantId)
+        expect([row!.status, row!.attempts]).toEqual(["sent", 2])
+        expect(up.received.map((m) => m.headers.subject)).toEqual(["Back again"])
+      })
+    )
+
+    it.effect("a sender that dies mid-send: the message is taken again when its lease runs out (at-least-once)", () =>
+      Effect.gen(function* () {
+        const outbox = yield* EmailOutbox
+        const { tenantId } = yield* tenantWithUsers("crash")
+        yield* enqueue(tenantId, "s", "b")
+        const [claimed] = yield* outbox.claimDue({ workerId: "dead", limit: 10, lease: "2 minutes" })
+        expect(claimed?.attempts).toBe(1)
+        yield* TestClock.adjust("2 minutes")
+        expect(yield* outbox.claimDue({ workerId: "alive", limit: 10, lease: "2 minutes" })).toEqual([])
+        yield* TestClock.adjust(1)
+        const [again] = yield* outbox.claimDue({ workerId: "alive", limit: 10, lease: "2 minutes" })
+        expect(again?.id).toBe(claimed!.id)
+        expect(again?.attempts).toBe(2)
+        // The dead sender's late failure report does not override the new holder's claim.
+        yield* outbox.recordFailure(claimed!, "late")
+        yield* outbox.markDelivered(again!, "sent")
+        const [row] = yield* outboxOf(tenantId)
+        expect([row!.status, row!.last_error]).toEqual(["sent", null])
+      })
+    )
+  })
+})

@@ -1,0 +1,132 @@
+import type { AddressInfo } from "node:net"
+import { SMTPServer } from "smtp-server"
+
+/** A message as the SMTP server received it: the envelope, the raw data and the decoded text part. */
+export interface ReceivedMail {
+  readonly envelopeFrom: string
+  readonly envelopeTo: ReadonlyArray<string>
+  /** The authenticated user, when the client logged in. */
+  readonly user: string | undefined
+  readonly headers: Readonly<Record<string, string>>
+  readonly text: string
+}
+
+/** What the server answers to the n-th DATA (0-based): accept, or refuse with an SMTP code. */
+export type SmtpAnswer = (index: number) => "accept" | { readonly code: number; readonly message: string }
+
+export interface SmtpReceiver {
+  /** `smtp://[user:pass@]127.0.0.1:<port>` (or smtps:// with `tls`). */
+  readonly url: string
+  readonly port: number
+  readonly received: ReadonlyArray<ReceivedMail>
+  /** How many messages reached DATA, accepted or refused. */
+  readonly attempts: () => number
+  waitFor(count: number, timeoutMs?: number): Promise<ReadonlyArray<ReceivedMail>>
+  close(): Promise<void>
+}
+
+/** Quoted-printable (RFC 2045) to UTF-8 text: soft line breaks dropped, =XX octets decoded. */
+const decodeQuotedPrintable = (body: string) => {
+  const bytes: Array<number> = []
+  const text = body.replace(/=\r?\n/g, "")
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] === "=" && /^[0-9A-F]{2}$/i.test(text.slice(i + 1, i + 3))) {
+      bytes.push(Number.parseInt(text.slice(i + 1, i + 3), 16))
+      i += 2
+    } else bytes.push(...Buffer.from(text[i]!, "utf8"))
+  }
+  return Buffer.from(bytes).toString("utf8")
+}
+
+/** Headers (unfolded, names lower-cased) and the text of a single-part message. */
+const parseMessage = (raw: string) => {
+  const split = raw.indexOf("\r\n\r\n")
+  const headers: Record<string, string> = {}
+  for (const line of raw
+    .slice(0, split)
+    .replace(/\r\n[ \t]+/g, " ")
+    .split("\r\n")) {
+    const colon = line.indexOf(":")
+    headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim()
+  }
+  const body = raw.slice(split + 4)
+  const encoding = (headers["content-transfer-encoding"] ?? "7bit").toLowerCase()
+  const text =
+    encoding === "quoted-printable"
+      ? decodeQuotedPrintable(body)
+      : encoding === "base64"
+        ? Buffer.from(body, "base64").toString("utf8")
+        : body
+  return { headers, text: text.replace(/\r\n/g, "\n").replace(/\n$/, "") }
+}
+
+/**
+ * A real SMTP server (smtp-server) on an ephemeral loopback port. Without `tls` it offers no
+ * STARTTLS (its built-in certificate is self-signed); with `tls` it speaks TLS from the first byte.
+ */
+export const startSmtpReceiver = async (
+  options: {
+    readonly answer?: SmtpAnswer
+    readonly auth?: { readonly user: string; readonly pass: string }
+    readonly tls?: { readonly key: string; readonly cert: string }
+  } = {}
+): Promise<SmtpReceiver> => {
+  const received: Array<ReceivedMail> = []
+  const waiters: Array<() => void> = []
+  let attempts = 0
+  const server = new SMTPServer({
+    logger: false,
+    secure: options.tls !== undefined,
+    ...(options.tls ?? {}),
+    disabledCommands: options.tls ? [] : ["STARTTLS"],
+    authOptional: options.auth === undefined,
+    allowInsecureAuth: true,
+    onAuth: (auth, _session, callback) =>
+      auth.username === options.auth?.user && auth.password === options.auth?.pass
+        ? callback(null, { user: auth.username })
+        : callback(new Error("Invalid username or password")),
+    onData: (stream, session, callback) => {
+      const chunks: Array<Buffer> = []
+      stream.on("data", (chunk: Buffer) => chunks.push(chunk))
+      stream.on("end", () => {
+        const verdict = (options.answer ?? (() => "accept"))(attempts++)
+        if (verdict !== "accept") {
+          return callback(Object.assign(new Error(verdict.message), { responseCode: verdict.code }))
+        }
+        received.push({
+          envelopeFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : "",
+          envelopeTo: session.envelope.rcptTo.map((r) => r.address),
+          user: session.user as string | undefined,
+          ...parseMessage(Buffer.concat(chunks).toString("utf8"))
+        })
+        for (const wake of waiters.splice(0)) wake()
+        callback()
+      })
+    }
+  })
+  // A client that gives up (e.g. refuses the certificate) is an expected event here, not a crash.
+  server.on("error", () => {})
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const port = (server.server.address() as AddressInfo).port
+  const credentials = options.auth
+    ? `${encodeURIComponent(options.auth.user)}:${encodeURIComponent(options.auth.pass)}@`
+    : ""
+  return {
+    url: `${options.tls ? "smtps" : "smtp"}://${credentials}127.0.0.1:${port}`,
+    port,
+    received,
+    attempts: () => attempts,
+    waitFor: (count, timeoutMs = 10_000) =>
+      new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`${received.length} of ${count} messages arrived`)), timeoutMs)
+        const check = () => {
+          if (received.length >= count) {
+            clearTimeout(timer)
+            resolve(received)
+          } else waiters.push(check)
+        }
+        check()
+      }),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve()))
+  }
+}
