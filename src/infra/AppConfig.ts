@@ -74,8 +74,12 @@ const positiveInteger = (name: string, fallback: number) =>
     Config.withDefault(fallback)
   )
 
-/** One mailbox, bare or with a display name; no line breaks (they would inject headers). */
-const isMailbox = (value: string) => /^(?:[^<>\r\n]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/.test(value.trim())
+/**
+ * One mailbox, bare or with a display name (quoted when it holds a comma or semicolon, which would
+ * otherwise start a second address); no line breaks (they would inject headers).
+ */
+const isMailbox = (value: string) =>
+  /^(?:(?:"[^"\r\n]*"|[^<>\r\n",;]*)\s*<[^\s<>@,;]+@[^\s<>@,;]+>|[^\s<>@,;]+@[^\s<>@,;]+)$/.test(value.trim())
 
 /** `no-reply` at the public host; an IP address becomes an address literal (`no-reply@[127.0.0.1]`). */
 const defaultMailFrom = (publicBaseUrl: string) => {

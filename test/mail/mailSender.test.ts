@@ -84,8 +84,18 @@ describe("MAIL_FROM", () => {
     Effect.gen(function* () {
       expect((yield* load({ MAIL_FROM: "Alerte <alerte@firma.ro>" })).mailFrom).toBe("Alerte <alerte@firma.ro>")
       expect((yield* load({ MAIL_FROM: "alerte@firma.ro" })).mailFrom).toBe("alerte@firma.ro")
-      for (const bad of ["alerte", "a@b.ro, c@d.ro", "Alerte <alerte@firma.ro", "x@y.ro\r\nBcc: z@w.ro"]) {
-        const error = yield* Effect.flip(load({ MAIL_FROM: bad }))
+      expect((yield* load({ MAIL_FROM: '"Firma, SRL" <alerte@firma.ro>' })).mailFrom).toBe(
+        '"Firma, SRL" <alerte@firma.ro>'
+      )
+      const bad = [
+        "alerte",
+        "a@b.ro, c@d.ro",
+        "Firma, SRL <a@firma.ro>",
+        "Alerte <alerte@firma.ro",
+        "x@y.ro\r\nBcc: z@w.ro"
+      ]
+      for (const value of bad) {
+        const error = yield* Effect.flip(load({ MAIL_FROM: value }))
         expect(String(error)).toContain("MAIL_FROM")
       }
     })
