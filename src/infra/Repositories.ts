@@ -11,6 +11,7 @@ import { JobQueueLive } from "./jobs/JobQueue.js"
 import { ScoredTendersRepoLive } from "./scoring/ScoredTendersRepo.js"
 import { ScoringServiceLive } from "./scoring/ScoringService.js"
 import { TenderStoreLive } from "./tenders/TenderStore.js"
+import { WebhooksRepoLive } from "./webhooks/WebhooksRepo.js"
 
 /** Every PostgreSQL-backed service; needs only the SqlClient. */
 export const RepositoriesLive = Layer.mergeAll(
@@ -25,5 +26,6 @@ export const RepositoriesLive = Layer.mergeAll(
   AlertsRepoLive,
   ScoredTendersRepoLive,
   TenderStoreLive,
-  ScoringServiceLive
+  ScoringServiceLive,
+  WebhooksRepoLive
 )
