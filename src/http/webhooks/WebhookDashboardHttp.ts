@@ -48,7 +48,10 @@ export const WebhookDashboardHttpLive = HttpApiBuilder.group(Api, "webhookDashbo
             DeliveryNotRetryable: (error) =>
               Effect.fail(
                 new ApiError.DeliveryNotRetryable({
-                  message: `Only a failed delivery can be retried; this one is ${error.status}`
+                  message:
+                    error.status === "webhook deleted"
+                      ? "The webhook of this delivery has been deleted"
+                      : `Only a failed delivery can be retried; this one is ${error.status}`
                 })
               )
           })

@@ -67,8 +67,8 @@ export class WebhooksRepo extends Context.Tag("WebhooksRepo")<
     /** The tenant's active webhooks, oldest first, each with its latest deliveries. */
     readonly dashboard: (tenantId: string) => Effect.Effect<ReadonlyArray<WebhookWithDeliveries>>
     /**
-     * Manual retry (spec 6.3.5) of a `failed` delivery of the tenant: one attempt more is allowed,
-     * due now, and the dispatcher is woken.
+     * Manual retry (spec 6.3.5) of a `failed` delivery of an active webhook of the tenant: one
+     * attempt more is allowed, due now, and the dispatcher is woken.
      */
     readonly retryDelivery: (input: {
       readonly tenantId: string
@@ -197,13 +197,25 @@ export const WebhooksRepoLive = Layer.effect(
       sql
         .withTransaction(
           Effect.gen(function* () {
-            const [found] = yield* sql<{ status: string }>`
+            // Webhook row first, then the delivery: the order DELETE takes them in (no deadlock), and a
+            // concurrent DELETE cannot slip between this check and the update.
+            const [webhook] = yield* sql<{ active: boolean }>`
+              SELECT w.active FROM webhooks w
+              WHERE w.id = (SELECT webhook_id FROM webhook_deliveries WHERE id = ${input.deliveryId})
+                AND w.tenant_id = ${input.tenantId}
+              FOR SHARE`
+            if (webhook === undefined) return yield* new DeliveryNotFound({ id: input.deliveryId })
+            const [delivery] = yield* sql<{ status: string }>`
               SELECT status FROM webhook_deliveries
               WHERE id = ${input.deliveryId} AND tenant_id = ${input.tenantId} FOR UPDATE`
-            if (found === undefined) return yield* new DeliveryNotFound({ id: input.deliveryId })
+            if (delivery === undefined) return yield* new DeliveryNotFound({ id: input.deliveryId })
+            const found = { status: delivery.status, active: webhook.active }
             if (found.status !== "failed") {
               return yield* new DeliveryNotRetryable({ id: input.deliveryId, status: found.status })
             }
+            // A deleted webhook receives nothing more (spec 3).
+            if (!found.active)
+              return yield* new DeliveryNotRetryable({ id: input.deliveryId, status: "webhook deleted" })
             const at = yield* now
             yield* sql`
               UPDATE webhook_deliveries
