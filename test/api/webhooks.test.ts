@@ -137,6 +137,12 @@ describe("webhook registration (key API)", () => {
     }
     expect(failures).toEqual([])
     expect(await activeCount(account.tenantId)).toBe(0)
+    // A refused secret is not echoed back in the error either.
+    const shortSecret = "short-but-private-Q7xZ"
+    const refused = await create(account, valid({ secret: shortSecret }))
+    expect(refused.status).toBe(400)
+    expect(refused.body.details).toEqual([{ path: "secret", message: "must be at least 32 characters" }])
+    expect(refused.text).not.toContain(shortSecret)
   })
 
   it("accepts the boundaries: a 32-character and a 1024-character secret, a 2048-character URL", async () => {
