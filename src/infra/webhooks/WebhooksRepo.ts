@@ -209,13 +209,13 @@ export const WebhooksRepoLive = Layer.effect(
               SELECT status FROM webhook_deliveries
               WHERE id = ${input.deliveryId} AND tenant_id = ${input.tenantId} FOR UPDATE`
             if (delivery === undefined) return yield* new DeliveryNotFound({ id: input.deliveryId })
-            const found = { status: delivery.status, active: webhook.active }
-            if (found.status !== "failed") {
-              return yield* new DeliveryNotRetryable({ id: input.deliveryId, status: found.status })
+            if (delivery.status !== "failed") {
+              return yield* new DeliveryNotRetryable({ id: input.deliveryId, status: delivery.status })
             }
             // A deleted webhook receives nothing more (spec 3).
-            if (!found.active)
+            if (!webhook.active) {
               return yield* new DeliveryNotRetryable({ id: input.deliveryId, status: "webhook deleted" })
+            }
             const at = yield* now
             yield* sql`
               UPDATE webhook_deliveries
