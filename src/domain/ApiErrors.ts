@@ -84,8 +84,13 @@ export class WatchlistLimitReached extends declare<WatchlistLimitReached>()("WAT
 /** 404: no such route, or a resource that does not exist or is not the caller's. */
 export class NotFound extends declare<NotFound>()("NOT_FOUND", 404) {}
 
+/** 409: the resource's current state does not allow this (a manual retry of a delivery that is not `failed`). */
+export class DeliveryNotRetryable extends declare<DeliveryNotRetryable>()("DELIVERY_NOT_RETRYABLE", 409) {}
+
 /** 422: creating one more would exceed a limit. */
 export class ApiKeyLimitExceeded extends declare<ApiKeyLimitExceeded>()("API_KEY_LIMIT_EXCEEDED", 422) {}
+/** Spec 7: 5 active webhooks already exist in the tenant. */
+export class WebhookLimitExceeded extends declare<WebhookLimitExceeded>()("WEBHOOK_LIMIT_EXCEEDED", 422) {}
 
 /** 429, spec 7: with a `Retry-After` header carrying the same seconds. */
 export class RateLimitExceeded extends declare<RateLimitExceeded>()("RATE_LIMIT_EXCEEDED", 429, {

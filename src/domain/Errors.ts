@@ -51,3 +51,17 @@ export class RateLimitHit extends Data.TaggedError("RateLimitHit")<{
   readonly policy: string
   readonly retryAfterSeconds: number
 }> {}
+
+export class WebhookLimitExceeded extends Data.TaggedError("WebhookLimitExceeded")<{ readonly limit: number }> {}
+
+/** No such webhook, or not the tenant's, or already deleted. */
+export class WebhookNotFound extends Data.TaggedError("WebhookNotFound")<{ readonly id: string }> {}
+
+/** No such delivery, or not the tenant's. */
+export class DeliveryNotFound extends Data.TaggedError("DeliveryNotFound")<{ readonly id: string }> {}
+
+/** A manual retry of a delivery in another state than `failed`. */
+export class DeliveryNotRetryable extends Data.TaggedError("DeliveryNotRetryable")<{
+  readonly id: string
+  readonly status: string
+}> {}

@@ -10,6 +10,8 @@ import { SystemApi } from "./system/SystemApi.js"
 import { TendersApi } from "./tenders/TendersApi.js"
 import { DecodeErrorWire, errors } from "./WireErrors.js"
 import { WatchlistsApi } from "./watchlists/WatchlistsApi.js"
+import { WebhookDashboardApi } from "./webhooks/WebhookDashboardApi.js"
+import { WebhooksApi } from "./webhooks/WebhooksApi.js"
 
 /** `HttpApi.make` declares its own decode-error body; swap in the uniform one before adding groups. */
 const withUniformErrors = () => {
@@ -30,8 +32,10 @@ export class Api extends withUniformErrors()
   .add(CompaniesApi)
   .add(AlertsApi)
   .add(SettingsApi)
+  .add(WebhookDashboardApi)
   .add(TendersApi)
   .add(ExportApi)
+  .add(WebhooksApi)
   .addError(errors(ApiError.ValidationError, ApiError.NotFound, ApiError.InternalError))
   .annotate(OpenApi.Title, "Tender Scoring Service")
   .annotate(OpenApi.Version, "1.0.0")

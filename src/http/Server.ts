@@ -14,19 +14,22 @@ import { SettingsHttpLive } from "./settings/SettingsHttp.js"
 import { SystemHttpLive } from "./system/SystemHttp.js"
 import { TendersLive } from "./tenders/TendersHttp.js"
 import { WatchlistsHttpLive } from "./watchlists/WatchlistsHttp.js"
+import { WebhookDashboardHttpLive } from "./webhooks/WebhookDashboardHttp.js"
+import { WebhooksLive } from "./webhooks/WebhooksHttp.js"
 
-/** The account API of the browser app (access tokens): auth, watchlists, companies, alerts, settings. */
+/** The account API of the browser app (access tokens): auth, watchlists, companies, alerts, settings, webhook dashboard. */
 const AccountHttpLive = Layer.mergeAll(
   AuthHttpLive,
   WatchlistsHttpLive,
   CompaniesHttpLive,
   AlertsHttpLive,
-  SettingsHttpLive
+  SettingsHttpLive,
+  WebhookDashboardHttpLive
 )
 
 /** The API with every group's handlers, the docs pages and the error mapping. */
 export const ApiLive = HttpApiBuilder.api(Api).pipe(
-  Layer.provide([SystemHttpLive, AccountHttpLive, TendersLive, ExportLive])
+  Layer.provide([SystemHttpLive, AccountHttpLive, TendersLive, ExportLive, WebhooksLive])
 )
 
 export const RoutesLive = Layer.mergeAll(

@@ -16,6 +16,7 @@ const statusDescriptions: Record<number, string> = {
   402: "The credit balance is below the cost of the operation",
   403: "Not allowed for this caller",
   404: "No such resource",
+  409: "Not allowed in the resource's current state",
   422: "A limit would be exceeded",
   429: "Rate limit exceeded; see Retry-After",
   500: "Unexpected server error",

@@ -12,6 +12,7 @@ import { EmailOutboxLive } from "./mail/EmailOutbox.js"
 import { ScoredTendersRepoLive } from "./scoring/ScoredTendersRepo.js"
 import { ScoringServiceLive } from "./scoring/ScoringService.js"
 import { TenderStoreLive } from "./tenders/TenderStore.js"
+import { WebhooksRepoLive } from "./webhooks/WebhooksRepo.js"
 
 /** Every PostgreSQL-backed service; needs only the SqlClient. */
 export const RepositoriesLive = Layer.mergeAll(
@@ -27,5 +28,6 @@ export const RepositoriesLive = Layer.mergeAll(
   AlertsRepoLive,
   ScoredTendersRepoLive,
   TenderStoreLive,
-  ScoringServiceLive
+  ScoringServiceLive,
+  WebhooksRepoLive
 )

@@ -27,7 +27,9 @@ describe("the account API in the OpenAPI document", () => {
       ["/api/v1/alerts/{id}", "patch", true],
       ["/api/v1/settings/api-keys", "post", true],
       ["/api/v1/settings/api-keys", "get", true],
-      ["/api/v1/settings/api-keys/{id}", "delete", true]
+      ["/api/v1/settings/api-keys/{id}", "delete", true],
+      ["/api/v1/settings/webhooks", "get", true],
+      ["/api/v1/settings/webhooks/deliveries/{deliveryId}/retry", "post", true]
     ]
     for (const [path, method, protectedByToken] of operations) {
       const operation = spec.paths[path]?.[method]
@@ -41,5 +43,25 @@ describe("the account API in the OpenAPI document", () => {
     expect(spec.paths["/api/v1/watchlists"].post.responses["403"]).toBeDefined()
     expect(spec.paths["/api/v1/auth/login"].post.responses["429"]).toBeDefined()
     expect(spec.paths["/api/v1/settings/api-keys"].post.responses["422"]).toBeDefined()
+    expect(spec.paths["/api/v1/settings/webhooks/deliveries/{deliveryId}/retry"].post.responses["202"]).toBeDefined()
+  })
+
+  it("lists the key API's webhook operations behind the API key, with credit headers", async () => {
+    const { body: spec } = await request(`${server.baseUrl}/api/v1/openapi.json`)
+    const operations: Array<[string, string, string]> = [
+      ["/api/v1/webhooks", "post", "201"],
+      ["/api/v1/webhooks", "get", "200"],
+      ["/api/v1/webhooks/{id}", "delete", "200"]
+    ]
+    for (const [path, method, status] of operations) {
+      const operation = spec.paths[path][method]
+      expect(operation.security, `${method} ${path}`).toEqual([{ apiKey: [] }])
+      expect(operation.summary, `${method} ${path}`).toEqual(expect.any(String))
+      expect(Object.keys(operation.responses[status].headers).sort()).toEqual([
+        "X-API-Credits-Cost",
+        "X-API-Credits-Remaining"
+      ])
+    }
+    expect(spec.paths["/api/v1/webhooks"].post.responses["422"]).toBeDefined()
   })
 })

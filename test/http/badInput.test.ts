@@ -337,6 +337,9 @@ const queryTables: ReadonlyArray<{
 ]
 
 const watchlistBody = { name: "Valid name" }
+const WEBHOOK_URL = "https://hooks.example.com/tss"
+const WEBHOOK_SECRET = "0123456789abcdef0123456789abcdef"
+const webhookBody = { url: WEBHOOK_URL, secret: WEBHOOK_SECRET, events: ["tender.matched"] }
 
 const bodyCases: ReadonlyArray<Case> = [
   // Auth: login and refresh (no credentials needed).
@@ -474,6 +477,37 @@ const bodyCases: ReadonlyArray<Case> = [
     ["name 101 characters", { json: { name: "k".repeat(101) } }]
   ]),
   ...withBadIds("DELETE", "/api/v1/settings/api-keys/:id", "token", (id) => `/api/v1/settings/api-keys/${id}`),
+  // Webhooks: registration (key API) and the dashboard's retry (access token).
+  ...withBodies("POST", "/api/v1/webhooks", () => "/api/v1/webhooks", "key", [
+    ...malformedBodies,
+    ...badStrings("url", { secret: WEBHOOK_SECRET, events: ["tender.matched"] }),
+    ...badStrings("secret", { url: WEBHOOK_URL, events: ["tender.matched"] }),
+    ["url http://", { json: { ...webhookBody, url: "http://hooks.example.com/" } }],
+    ["url relative", { json: { ...webhookBody, url: "/hooks" } }],
+    ["url javascript:", { json: { ...webhookBody, url: "javascript:alert(1)" } }],
+    ["url with credentials", { json: { ...webhookBody, url: "https://u:p@hooks.example.com/" } }],
+    ["url with a lone surrogate", { json: { ...webhookBody, url: `https://hooks.example.com/${SURROGATE}` } }],
+    ["url with control characters", { json: { ...webhookBody, url: `https://hooks.example.com/${CONTROL}` } }],
+    ["url 8,000 characters", { json: { ...webhookBody, url: `https://hooks.example.com/${LONG}` } }],
+    ["secret 31 characters", { json: { ...webhookBody, secret: "s".repeat(31) } }],
+    ["secret with a lone surrogate", { json: { ...webhookBody, secret: `${WEBHOOK_SECRET}${SURROGATE}` } }],
+    ["events missing", { json: { url: WEBHOOK_URL, secret: WEBHOOK_SECRET } }],
+    ["events null", { json: { ...webhookBody, events: null } }],
+    ["events empty", { json: { ...webhookBody, events: [] } }],
+    ["events a string", { json: { ...webhookBody, events: "tender.matched" } }],
+    ["events unknown", { json: { ...webhookBody, events: ["tender.created"] } }],
+    ["events with a duplicate", { json: { ...webhookBody, events: ["tender.matched", "tender.matched"] } }],
+    ["events with null", { json: { ...webhookBody, events: [null] } }],
+    ["events 10,000 items", { json: { ...webhookBody, events: Array(10_000).fill("tender.matched") } }],
+    ["events with NUL", { json: { ...webhookBody, events: [`tender.matched${NUL}`] } }]
+  ]),
+  ...withBadIds("DELETE", "/api/v1/webhooks/:id", "key", (id) => `/api/v1/webhooks/${id}`),
+  ...withBadIds(
+    "POST",
+    "/api/v1/settings/webhooks/deliveries/:deliveryId/retry",
+    "token",
+    (id) => `/api/v1/settings/webhooks/deliveries/${id}/retry`
+  ),
   // Key API path ids.
   ...withBadIds(
     "GET",
@@ -518,7 +552,16 @@ const authenticatedRoutes: ReadonlyArray<readonly [Case["method"], string, (ctx:
   ["PATCH", "/api/v1/alerts/:id", (ctx) => `/api/v1/alerts/${ctx.alertId}`],
   ["POST", "/api/v1/settings/api-keys", () => "/api/v1/settings/api-keys"],
   ["GET", "/api/v1/settings/api-keys", () => "/api/v1/settings/api-keys"],
-  ["DELETE", "/api/v1/settings/api-keys/:id", () => `/api/v1/settings/api-keys/${UNKNOWN_ID}`]
+  ["DELETE", "/api/v1/settings/api-keys/:id", () => `/api/v1/settings/api-keys/${UNKNOWN_ID}`],
+  ["POST", "/api/v1/webhooks", () => "/api/v1/webhooks"],
+  ["GET", "/api/v1/webhooks", () => "/api/v1/webhooks"],
+  ["DELETE", "/api/v1/webhooks/:id", () => `/api/v1/webhooks/${UNKNOWN_ID}`],
+  ["GET", "/api/v1/settings/webhooks", () => "/api/v1/settings/webhooks"],
+  [
+    "POST",
+    "/api/v1/settings/webhooks/deliveries/:deliveryId/retry",
+    () => `/api/v1/settings/webhooks/deliveries/${UNKNOWN_ID}/retry`
+  ]
 ]
 
 const authCases: ReadonlyArray<Case> = authenticatedRoutes.flatMap(([method, route, path]) =>
@@ -547,7 +590,14 @@ const routeCases: ReadonlyArray<Case> = [
     path: (ctx) => `/api/v1/tenders/${ctx.tenderId}`,
     auth: "key"
   },
-  { name: "mark-all-read with GET", method: "GET", path: () => "/api/v1/alerts/mark-all-read", auth: "token" }
+  { name: "mark-all-read with GET", method: "GET", path: () => "/api/v1/alerts/mark-all-read", auth: "token" },
+  { name: "PATCH on a webhook", method: "PATCH", path: () => `/api/v1/webhooks/${UNKNOWN_ID}`, auth: "key" },
+  {
+    name: "retry with GET",
+    method: "GET",
+    path: () => `/api/v1/settings/webhooks/deliveries/${UNKNOWN_ID}/retry`,
+    auth: "token"
+  }
 ]
 
 /**
@@ -775,6 +825,13 @@ describe("malformed input on every route: a 4xx in the uniform error body, never
         [ctx.alertId, ctx.account.tenantId]
       )
       expect(state).toEqual({ read: false, keys: 0, sessions: 1 })
+    })
+
+    it("webhooks: none registered by the refused requests", async () => {
+      const [row] = await query<{ n: number }>(server, "SELECT count(*)::int AS n FROM webhooks WHERE tenant_id = $1", [
+        ctx.key.tenantId
+      ])
+      expect(row!.n).toBe(0)
     })
 
     it("key API: refused requests cost no credits", async () => {

@@ -97,4 +97,22 @@ describe("each route's error codes in the served OpenAPI document", () => {
     expect(codesOf("/api/v1/settings/api-keys", "post", 422)).toEqual(["API_KEY_LIMIT_EXCEEDED"])
     expect(codesOf("/ready", "get", 503)).toEqual(["SERVICE_UNAVAILABLE"])
   })
+
+  it("webhooks: registration (key API) and the dashboard (access token)", () => {
+    expect(codesOf("/api/v1/webhooks", "post", 422)).toEqual(["WEBHOOK_LIMIT_EXCEEDED"])
+    expect(codesOf("/api/v1/webhooks", "post", 403)).toEqual(["PLAN_UPGRADE_REQUIRED"])
+    expect(codesOf("/api/v1/webhooks", "post", 400)).toContain("VALIDATION_ERROR")
+    expect(codesOf("/api/v1/webhooks", "get", 429)).toEqual(["RATE_LIMIT_EXCEEDED"])
+    expect(codesOf("/api/v1/webhooks", "get", 401).sort()).toEqual([
+      "API_KEY_INVALID",
+      "API_KEY_MISSING",
+      "API_KEY_REVOKED"
+    ])
+    expect(codesOf("/api/v1/webhooks/{id}", "delete", 404)).toContain("NOT_FOUND")
+    const retry = ["/api/v1/settings/webhooks/deliveries/{deliveryId}/retry", "post"] as const
+    expect(codesOf(...retry, 409)).toEqual(["DELIVERY_NOT_RETRYABLE"])
+    expect(codesOf(...retry, 404)).toContain("NOT_FOUND")
+    expect(codesOf(...retry, 403)).toEqual(["PLAN_UPGRADE_REQUIRED"])
+    expect(codesOf("/api/v1/settings/webhooks", "get", 401)).toContain("ACCESS_TOKEN_MISSING")
+  })
 })

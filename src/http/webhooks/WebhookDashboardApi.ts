@@ -1,0 +1,51 @@
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import * as ApiError from "../../domain/ApiErrors.js"
+import { AccessTokenAuth } from "../AccessTokenAuth.js"
+import { errors } from "../WireErrors.js"
+import { WebhookEventName } from "./WebhooksApi.js"
+
+/** What the dashboard shows of a delivery (spec 2.6): status, timestamp, HTTP response code. */
+export const DeliverySummary = Schema.Struct({
+  id: Schema.UUID,
+  status: Schema.Literal("pending", "delivering", "succeeded", "failed", "webhook_deleted"),
+  timestamp: Schema.Date.annotations({
+    description: "When the last attempt started; the delivery's creation before any attempt"
+  }),
+  responseCode: Schema.NullOr(Schema.Int).annotations({
+    description: "HTTP status of the last attempt; null before any attempt or when no response came"
+  })
+})
+
+export const DashboardWebhook = Schema.Struct({
+  id: Schema.UUID,
+  url: Schema.String,
+  events: Schema.Array(WebhookEventName),
+  active: Schema.Boolean,
+  createdAt: Schema.Date,
+  deliveries: Schema.Array(DeliverySummary).annotations({ description: "The last 10 deliveries, newest first" })
+})
+
+/** The application dashboard's view of webhooks (access token, Consultant plan), under /api/v1/settings. */
+export class WebhookDashboardApi extends HttpApiGroup.make("webhookDashboard")
+  .add(
+    HttpApiEndpoint.get("listWebhooks", "/webhooks")
+      .annotate(OpenApi.Summary, "Active webhooks of the account with their last 10 deliveries")
+      .addSuccess(Schema.Struct({ data: Schema.Array(DashboardWebhook) }))
+  )
+  .add(
+    HttpApiEndpoint.post("retryDelivery", "/webhooks/deliveries/:deliveryId/retry")
+      .annotate(OpenApi.Summary, "Retry a failed delivery once, now")
+      .setPath(Schema.Struct({ deliveryId: Schema.UUID }))
+      .addSuccess(Schema.Struct({ data: DeliverySummary }), { status: 202 })
+      .addError(errors(ApiError.NotFound, ApiError.DeliveryNotRetryable))
+      .annotate(
+        OpenApi.Description,
+        "Spec 6.3.5: the delivery becomes pending and one more attempt is made at once, with the same delivery id and body; its outcome is recorded as for any attempt. Only a `failed` delivery can be retried (else 409 DELIVERY_NOT_RETRYABLE); another account's or an unknown delivery is 404."
+      )
+  )
+  .addError(errors(ApiError.PlanUpgradeRequired))
+  .middleware(AccessTokenAuth)
+  .prefix("/api/v1/settings")
+  .annotate(OpenApi.Description, "Consultant plan only; others get 403 PLAN_UPGRADE_REQUIRED.")
+  .annotate(OpenApi.Title, "Account: webhook dashboard") {}

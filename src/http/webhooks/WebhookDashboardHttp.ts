@@ -1,0 +1,61 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect, Layer } from "effect"
+import * as ApiError from "../../domain/ApiErrors.js"
+import { planRules } from "../../domain/Plan.js"
+import type { WebhookEvent } from "../../domain/webhooks/Registration.js"
+import { type DeliverySummary, WebhooksRepo } from "../../infra/webhooks/WebhooksRepo.js"
+import { AccessTokenAuthLive, CurrentAccount } from "../AccessTokenAuth.js"
+import { Api } from "../Api.js"
+
+/** The tenant of the access token, if its plan has the key API and so webhooks (Consultant). */
+const consultantTenant = Effect.flatMap(CurrentAccount, (account) =>
+  planRules[account.plan].apiAccess
+    ? Effect.succeed(account.tenantId)
+    : Effect.fail(new ApiError.PlanUpgradeRequired({ message: "Webhooks are part of the Consultant plan" }))
+)
+
+/** The statuses the delivery table's CHECK admits. */
+const toWire = (delivery: DeliverySummary) => ({
+  ...delivery,
+  status: delivery.status as "pending" | "delivering" | "succeeded" | "failed" | "webhook_deleted"
+})
+
+export const WebhookDashboardHttpLive = HttpApiBuilder.group(Api, "webhookDashboard", (handlers) =>
+  Effect.gen(function* () {
+    const repo = yield* WebhooksRepo
+    return handlers
+      .handle("listWebhooks", () =>
+        consultantTenant.pipe(
+          Effect.flatMap(repo.dashboard),
+          Effect.map((webhooks) => ({
+            data: webhooks.map((webhook) => ({
+              id: webhook.id,
+              url: webhook.url,
+              events: webhook.events as ReadonlyArray<WebhookEvent>,
+              active: webhook.active,
+              createdAt: webhook.createdAt,
+              deliveries: webhook.deliveries.map(toWire)
+            }))
+          }))
+        )
+      )
+      .handle("retryDelivery", ({ path }) =>
+        consultantTenant.pipe(
+          Effect.flatMap((tenantId) => repo.retryDelivery({ tenantId, deliveryId: path.deliveryId.toLowerCase() })),
+          Effect.map((delivery) => ({ data: toWire(delivery) })),
+          Effect.catchTags({
+            DeliveryNotFound: () => Effect.fail(new ApiError.NotFound({ message: "No such delivery" })),
+            DeliveryNotRetryable: (error) =>
+              Effect.fail(
+                new ApiError.DeliveryNotRetryable({
+                  message:
+                    error.status === "webhook deleted"
+                      ? "The webhook of this delivery has been deleted"
+                      : `Only a failed delivery can be retried; this one is ${error.status}`
+                })
+              )
+          })
+        )
+      )
+  })
+).pipe(Layer.provide(AccessTokenAuthLive))
