@@ -130,7 +130,9 @@ export const makeWebhookTransportLayer = (options: WebhookTransportOptions = {})
               timeout: AGENT_LIMITS.idleTimeoutMs,
               // Agent options apply to every socket it opens: the checked lookup and the trusted CAs.
               lookup: checkedLookup(systemResolveAll, webhookAllowPrivateNetworks),
-              ...(ca ? { ca } : {})
+              // A prebuilt context, not `ca`: the agent keys its pool by every TLS option as text,
+              // and 140 root certificates in that key cost more than the request itself.
+              ...(ca ? { secureContext: tls.createSecureContext({ ca }) } : {})
             })
         ),
         (agent) => Effect.sync(() => agent.destroy())
