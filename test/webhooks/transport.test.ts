@@ -1,7 +1,10 @@
 import type * as dns from "node:dns"
+import * as fs from "node:fs"
 import * as net from "node:net"
+import * as os from "node:os"
+import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Duration, Effect, Either, Fiber, Layer, Option, TestClock } from "effect"
+import { ConfigProvider, Duration, Effect, Either, Fiber, Layer, Option, TestClock } from "effect"
 import { AppConfig } from "../../src/infra/AppConfig.js"
 import { checkedLookup, type ResolveAll } from "../../src/infra/webhooks/CheckedLookup.js"
 import { makeWebhookTransportLayer } from "../../src/infra/webhooks/HttpsWebhookTransport.js"
@@ -63,10 +66,12 @@ describe("webhook transport against a real HTTPS receiver", () => {
   it.effect("returns a 302 as it is and does not follow its Location", () =>
     Effect.gen(function* () {
       receiver.setResponder(() => ({ status: 302, headers: { location: `${other.origin}/elsewhere` } }))
+      const [connections, requests] = [other.connectionCount(), other.requests.length]
       expect(yield* post(`${receiver.origin}/moved`)).toEqual({ status: 302 })
       yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 200)))
-      expect(other.connectionCount()).toBe(0)
-      expect(other.requests).toHaveLength(0)
+      expect(other.connectionCount()).toBe(connections)
+      expect(other.requests.length).toBe(requests)
+      receiver.setResponder(() => ({ status: 200 }))
     }).pipe(Effect.provide(Local))
   )
 
@@ -144,6 +149,24 @@ describe("webhook transport against a real HTTPS receiver", () => {
       expect(receiver.requests.length).toBe(before)
     }).pipe(Effect.provide(Layer.suspend(() => transport({ allowPrivateNetworks: true, trustReceivers: false }))))
   )
+
+  it.effect("extra CAs given to the Layer add to NODE_EXTRA_CA_CERTS, they do not replace it", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tss-ca-"))
+    const file = path.join(dir, "extra.pem")
+    fs.writeFileSync(file, receiver.ca)
+    const layer = Layer.suspend(() =>
+      makeWebhookTransportLayer({ extraCaCertificates: [other.ca] }).pipe(
+        Layer.provide(Layer.succeed(AppConfig, testConfig({ webhookAllowPrivateNetworks: true }))),
+        Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["NODE_EXTRA_CA_CERTS", file]]))))
+      )
+    )
+    return Effect.gen(function* () {
+      receiver.setResponder(() => ({ status: 200 }))
+      other.setResponder(() => ({ status: 200 }))
+      expect(yield* post(`${receiver.origin}/via-node-extra-ca-certs`)).toEqual({ status: 200 })
+      expect(yield* post(`${other.origin}/via-layer`)).toEqual({ status: 200 })
+    }).pipe(Effect.provide(layer), Effect.ensuring(Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))))
+  })
 
   it.effect("only https:// URLs are sent to", () =>
     Effect.gen(function* () {
