@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Duration, Effect, Either, Fiber, Layer, Option, TestClock } from "effect"
 import { AppConfig } from "../../src/infra/AppConfig.js"
 import { checkedLookup, type ResolveAll } from "../../src/infra/webhooks/CheckedLookup.js"
-import { makeWebhookTransportLayer } from "../../src/infra/webhooks/HttpsWebhookTransport.js"
+import { failureOf, makeWebhookTransportLayer } from "../../src/infra/webhooks/HttpsWebhookTransport.js"
 import { type WebhookRequest, WebhookTransport } from "../../src/infra/webhooks/WebhookTransport.js"
 import { type HttpsReceiver, startHttpsReceiver } from "../support/HttpsReceiver.js"
 import { testConfig } from "../support/TestServer.js"
@@ -212,6 +212,34 @@ describe("webhook transport against a real HTTPS receiver", () => {
       for (let n = 0; n < 3; n++) expect(yield* post(`https://localhost:${port}/keep-alive`)).toEqual({ status: 200 })
       expect(receiver.connectionCount() - connectionsBefore).toBe(1)
     }).pipe(Effect.provide(Local))
+  )
+})
+
+describe("socket errors in the failure vocabulary", () => {
+  const errorWith = (code: string): NodeJS.ErrnoException => Object.assign(new Error(`boom ${code}`), { code })
+
+  it("maps refusals, resets, DNS failures and certificate errors", () => {
+    const cases: ReadonlyArray<[string, string]> = [
+      ["ECONNREFUSED", "refused"],
+      ["ECONNRESET", "refused"],
+      ["EHOSTUNREACH", "refused"],
+      ["ENOTFOUND", "network"],
+      ["EAI_AGAIN", "network"],
+      ["CERT_HAS_EXPIRED", "tls"],
+      ["DEPTH_ZERO_SELF_SIGNED_CERT", "tls"],
+      ["ERR_TLS_CERT_ALTNAME_INVALID", "tls"],
+      ["ERR_SSL_WRONG_VERSION_NUMBER", "tls"],
+      ["ERR_WEBHOOK_FORBIDDEN_ADDRESS", "forbidden_address"],
+      ["ESOMETHINGELSE", "network"]
+    ]
+    for (const [code, reason] of cases) expect(failureOf(errorWith(code)).reason, code).toBe(reason)
+    expect(failureOf(errorWith("ECONNRESET")).message).toBe("ECONNRESET: boom ECONNRESET")
+  })
+
+  it.effect("a host that does not resolve is a network failure", () =>
+    Effect.gen(function* () {
+      expect(yield* failureReason(post("https://no-such-host.invalid/hook"))).toBe("network")
+    }).pipe(Effect.provide(Guarded))
   )
 })
 
