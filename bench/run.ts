@@ -3,7 +3,8 @@
  */
 const benches: Record<string, () => Promise<unknown>> = {
   scoring: () => import("./scoring.js"),
-  api: () => import("./api.js")
+  api: () => import("./api.js"),
+  webhooks: () => import("./webhooks.js")
 }
 
 const name = process.argv[2]

@@ -13,8 +13,11 @@ export interface ReceivedRequest {
   readonly body: string
 }
 
-/** What the receiver answers to the n-th request (0-based): a status, optionally after a delay. */
-export type Responder = (request: ReceivedRequest, index: number) => { status: number; delayMs?: number }
+/** What the receiver answers to the n-th request (0-based): a status, optionally after a delay, with extra headers. */
+export type Responder = (
+  request: ReceivedRequest,
+  index: number
+) => { status: number; delayMs?: number; headers?: Readonly<Record<string, string>> }
 
 export interface HttpsReceiver {
   /** `https://127.0.0.1:<port>` (the certificate names 127.0.0.1 and localhost). */
@@ -22,6 +25,10 @@ export interface HttpsReceiver {
   /** The receiver's self-signed certificate (PEM), to trust as a CA. */
   readonly ca: string
   readonly requests: ReadonlyArray<ReceivedRequest>
+  /** TCP connections accepted so far (to see that none was made, or that keep-alive reused one). */
+  connectionCount(): number
+  /** TCP connections open right now. */
+  openConnections(): Promise<number>
   setResponder(responder: Responder): void
   /** Resolves once `count` requests have arrived. */
   waitFor(count: number, timeoutMs?: number): Promise<ReadonlyArray<ReceivedRequest>>
@@ -84,9 +91,13 @@ export const startHttpsReceiver = async (responder: Responder = () => ({ status:
       }
       const index = requests.push(received) - 1
       for (const waiter of waiters.filter((w) => requests.length >= w.count)) waiter.resolve()
-      const { status, delayMs = 0 } = respond(received, index)
-      setTimeout(() => res.writeHead(status, { "content-type": "text/plain" }).end("ok"), delayMs)
+      const { status, delayMs = 0, headers = {} } = respond(received, index)
+      setTimeout(() => res.writeHead(status, { "content-type": "text/plain", ...headers }).end("ok"), delayMs)
     })
+  })
+  let connections = 0
+  server.on("connection", () => {
+    connections += 1
   })
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   const { port } = server.address() as AddressInfo
@@ -94,6 +105,11 @@ export const startHttpsReceiver = async (responder: Responder = () => ({ status:
     origin: `https://127.0.0.1:${port}`,
     ca: cert,
     requests,
+    connectionCount: () => connections,
+    openConnections: () =>
+      new Promise<number>((resolve, reject) =>
+        server.getConnections((error, count) => (error ? reject(error) : resolve(count)))
+      ),
     setResponder: (next) => {
       respond = next
     },

@@ -13,17 +13,22 @@ export interface WebhookResponse {
 }
 
 /**
- * The attempt got no HTTP answer: `timeout` (30 s), `refused` (connection refused or reset),
- * `tls` (certificate or handshake), `forbidden_address` (the host resolves to a private or other
- * special-purpose address and private networks are not allowed), `invalid_url` (not https, or
- * unparseable), `network` (DNS failure and anything else below HTTP).
+ * The attempt got no HTTP answer: `timeout` (30 s, the request is then destroyed), `refused`
+ * (connection refused, reset or host unreachable), `tls` (certificate or handshake),
+ * `forbidden_address` (the host is, or resolves to, a private or other special-purpose address and
+ * WEBHOOK_ALLOW_PRIVATE_NETWORKS is off; nothing was connected to), `invalid_url` (not https, or
+ * unparseable), `network` (DNS failure and anything else below HTTP). The message never holds
+ * request headers (the signature) or the body.
  */
 export class WebhookSendFailed extends Data.TaggedError("WebhookSendFailed")<{
   readonly reason: "timeout" | "refused" | "tls" | "forbidden_address" | "invalid_url" | "network"
   readonly message: string
 }> {}
 
-/** Sends one attempt. Redirects are not followed: a 3xx is returned as the response it is. */
+/**
+ * Sends one attempt. Redirects are not followed: a 3xx is returned as the response it is.
+ * Implemented by `HttpsWebhookTransport.ts` (WebhookTransportLive).
+ */
 export class WebhookTransport extends Context.Tag("WebhookTransport")<
   WebhookTransport,
   { readonly send: (request: WebhookRequest) => Effect.Effect<WebhookResponse, WebhookSendFailed> }
