@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto"
-import { Clock, Duration, Effect, Layer, Option, Queue, Redacted, Ref, Schedule, Stream } from "effect"
+import { Clock, Config, Duration, Effect, Layer, Option, Queue, Redacted, Ref, Schedule, Stream } from "effect"
 import { TENDER_MATCHED } from "../domain/webhooks/DeliverySchedule.js"
 import { signDelivery } from "../domain/webhooks/Signature.js"
 import { EmailOutboxLive } from "../infra/mail/EmailOutbox.js"
@@ -146,3 +146,21 @@ export const WebhookDeliveryLive = (options: DispatcherOptions = {}) =>
   WebhookDispatcherLive(options).pipe(
     Layer.provide(Layer.merge(DeliveryQueueLive.pipe(Layer.provide(EmailOutboxLive)), SecretBoxLive))
   )
+
+/**
+ * `WEBHOOK_DELIVERY_LEASE_SECONDS` (default 120): how long a claimed delivery is held before the
+ * reaper (every lease/2, at most 15 s) gives it to another worker. Must exceed the 30 s request
+ * timeout in production; tests of a killed worker set a few seconds.
+ */
+export const deliveryLease = Config.integer("WEBHOOK_DELIVERY_LEASE_SECONDS").pipe(
+  Config.validate({ message: "WEBHOOK_DELIVERY_LEASE_SECONDS: Expected a positive integer", validation: (n) => n > 0 }),
+  Config.withDefault(120),
+  Config.map(Duration.seconds)
+)
+
+/** The delivery actor as a worker process runs it, its lease read from the environment. */
+export const WebhookDeliveryFromEnv = Layer.unwrapEffect(
+  Effect.map(deliveryLease, (lease) =>
+    WebhookDeliveryLive({ lease, reapEvery: Duration.min(Duration.seconds(15), Duration.times(lease, 0.5)) })
+  )
+)
