@@ -62,6 +62,8 @@ export const WebhookDispatcherLive = (
       const inFlight = yield* Ref.make(new Map<string, number>())
       const total = (m: ReadonlyMap<string, number>) => [...m.values()].reduce((a, b) => a + b, 0)
       const wake = yield* Queue.sliding<void>(1)
+      /** When the pump last looked for due deliveries: anything due by then was claimable or bounded. */
+      const lastClaimAt = yield* Ref.make(0)
       const scope = yield* Effect.scope
 
       const adjust = (webhookId: string, by: number) =>
@@ -103,6 +105,7 @@ export const WebhookDispatcherLive = (
 
       /** Claims while there is room and something due; each attempt runs in its own fiber. */
       const pump: Effect.Effect<void> = Effect.gen(function* () {
+        yield* Ref.set(lastClaimAt, yield* Clock.currentTimeMillis)
         const current = yield* Ref.get(inFlight)
         const room = maxInFlight - total(current)
         if (room <= 0) return
@@ -118,9 +121,12 @@ export const WebhookDispatcherLive = (
       const waitForWork = Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
         const nextDue = yield* queue.nextDueAt
+        const lookedAt = yield* Ref.get(lastClaimAt)
+        // A delivery due when the pump looked was left there because its webhook (or this worker) is
+        // at its bound: a finishing attempt wakes the loop, so only a later due time sets a timer.
         const untilDue = Option.match(nextDue, {
           onNone: () => pollEvery,
-          onSome: (at) => Duration.min(pollEvery, Duration.millis(Math.max(0, at - now)))
+          onSome: (at) => (at > lookedAt ? Duration.min(pollEvery, Duration.millis(Math.max(0, at - now))) : pollEvery)
         })
         yield* Effect.raceFirst(Queue.take(wake), Effect.sleep(untilDue))
       })

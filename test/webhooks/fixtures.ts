@@ -4,7 +4,7 @@ import { Effect, Layer, Schedule } from "effect"
 import { EmailOutboxLive } from "../../src/infra/mail/EmailOutbox.js"
 import { RepositoriesLive } from "../../src/infra/Repositories.js"
 import { ScoringService } from "../../src/infra/scoring/ScoringService.js"
-import { DeliveryQueueLive } from "../../src/infra/webhooks/DeliveryQueue.js"
+import { type ClaimInput, DeliveryQueue, DeliveryQueueLive } from "../../src/infra/webhooks/DeliveryQueue.js"
 import { makeSecretBox, SecretBox } from "../../src/infra/webhooks/SecretBox.js"
 import { type DispatcherOptions, WebhookDispatcherLive } from "../../src/workers/WebhookDispatcher.js"
 import { TestDatabaseLive } from "../support/TestDatabase.js"
@@ -19,9 +19,35 @@ export const DeliveryInfraLive = Layer.mergeAll(
   RepositoriesLive
 ).pipe(Layer.provideMerge(TestDatabaseLive))
 
+/** Counts the dispatcher's claims (each one a query), to show it does not poll in a busy loop. */
+export interface ClaimCounter {
+  claims: number
+}
+
+/** The real queue, with each claim counted in `counter`. */
+const CountingQueue = (counter: ClaimCounter) =>
+  Layer.effect(
+    DeliveryQueue,
+    Effect.map(DeliveryQueue, (queue) => ({
+      ...queue,
+      claim: (input: ClaimInput) =>
+        Effect.zipRight(
+          Effect.sync(() => counter.claims++),
+          queue.claim(input)
+        )
+    }))
+  )
+
 /** The dispatcher over the real queue, sending with a real HTTPS client trusting `cas`. */
-export const DispatcherTestLayer = (cas: Array<string>, options: DispatcherOptions = {}) =>
-  WebhookDispatcherLive(options).pipe(Layer.provideMerge(Layer.merge(DeliveryInfraLive, TestWebhookTransport(cas))))
+export const DispatcherTestLayer = (
+  cas: Array<string>,
+  options: DispatcherOptions = {},
+  counter: ClaimCounter = { claims: 0 }
+) =>
+  WebhookDispatcherLive(options).pipe(
+    Layer.provide(CountingQueue(counter)),
+    Layer.provideMerge(Layer.merge(DeliveryInfraLive, TestWebhookTransport(cas)))
+  )
 
 /** The HMAC of spec 6.2 computed independently of src (node:crypto, written out here). */
 export const expectedSignature = (secret: string, timestamp: string, body: string) =>
