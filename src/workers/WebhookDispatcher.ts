@@ -119,8 +119,9 @@ export const WebhookDispatcherLive = (
 
       /** Sleeps until the next due retry (or the polling interval), unless woken earlier. */
       const waitForWork = Effect.gen(function* () {
-        const now = yield* Clock.currentTimeMillis
         const nextDue = yield* queue.nextDueAt
+        // Read after the query, so the timer is measured from the time it is set.
+        const now = yield* Clock.currentTimeMillis
         const lookedAt = yield* Ref.get(lastClaimAt)
         // A delivery due when the pump looked was left there because its webhook (or this worker) is
         // at its bound: a finishing attempt wakes the loop, so only a later due time sets a timer.

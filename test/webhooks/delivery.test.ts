@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
-import { Duration, Effect, TestClock } from "effect"
+import { Chunk, Duration, Effect, TestClock } from "effect"
 import { type HttpsReceiver, type Responder, startHttpsReceiver } from "../support/HttpsReceiver.js"
 import {
   type ClaimCounter,
@@ -28,6 +28,10 @@ const receiver = (responder: Responder) =>
       ).pipe(Effect.orDie, Effect.zipRight(Effect.promise(() => r.close())))
   )
 
+/** Waits (real time) until some fiber sleeps until exactly `at` on the TestClock. */
+const timerSetFor = (at: number) =>
+  eventually(Effect.map(TestClock.sleeps(), (sleeps) => (Chunk.some(sleeps, (t) => t === at) ? true : undefined)))
+
 /** Waits (real time) until the receiver got `n` requests. */
 const received = (r: HttpsReceiver, n: number) => Effect.promise(() => r.waitFor(n))
 
@@ -48,9 +52,10 @@ const attemptsOf = (deliveryId: string) =>
       WHERE delivery_id = ${deliveryId} ORDER BY attempt_no`
   ).pipe(Effect.orDie)
 
-// A long polling interval: under the TestClock only NOTIFY and the next-due timer wake the dispatcher.
+// A polling interval beyond the longest delay: under the TestClock only NOTIFY, finishing attempts
+// and the next-due timer wake the dispatcher.
 describe("webhook delivery on the TestClock", () => {
-  layer(DispatcherTestLayer(cas, { pollEvery: "10 minutes" }), { timeout: 60_000 })((it) => {
+  layer(DispatcherTestLayer(cas, { pollEvery: "2 hours" }), { timeout: 60_000 })((it) => {
     it.scoped(
       "a delivery failing with 500 is tried at 0, +30 s, +5 min, +30 min with the headers of 6.1, then failed with one e-mail per user",
       () =>
@@ -76,6 +81,9 @@ describe("webhook delivery on the TestClock", () => {
             ["30 minutes", 4]
           ]
           for (const [delay, n] of steps) {
+            // The dispatcher has set its timer for the due time before the clock moves.
+            const due = (yield* deliveriesOf(webhook.id))[0]!.next_attempt_at!.getTime()
+            yield* timerSetFor(due)
             yield* advance(Duration.subtract(Duration.decode(delay), Duration.seconds(1)))
             expect(r.requests.length, `no attempt ${n} before its delay`).toBe(n - 1)
             yield* TestClock.adjust("1 second")
@@ -135,6 +143,36 @@ describe("webhook delivery on the TestClock", () => {
             expect(mail.body_text).toContain("tender.matched")
             expect(mail.body_text).toContain("HTTP 500")
           }
+
+          // A manual retry as the dashboard makes it (one attempt more allowed, due now): one attempt,
+          // failed again at once with no second e-mail; a second retry that succeeds ends succeeded.
+          const retryNow = Effect.gen(function* () {
+            const now = new Date(yield* TestClock.currentTimeMillis)
+            yield* sql`UPDATE webhook_deliveries SET status = 'pending', attempts_allowed = attempt_count + 1,
+                         next_attempt_at = ${now} WHERE id = ${final!.id} AND status = 'failed'`
+            yield* sql`SELECT pg_notify('webhook_deliveries', 'retry')`
+          })
+          yield* retryNow
+          yield* received(r, 5)
+          const [retried] = yield* eventually(
+            Effect.map(deliveriesOf(webhook.id), (rows) => (rows[0]!.attempt_count === 5 ? rows : undefined))
+          )
+          expect(retried!.status).toBe("failed")
+          yield* advance("2 hours")
+          expect(r.requests).toHaveLength(5)
+          const [mailCount] = yield* sql<{
+            n: number
+          }>`SELECT count(*)::int AS n FROM email_outbox WHERE tenant_id = ${t.tenantId}`
+          expect(mailCount!.n).toBe(2)
+          r.setResponder(() => ({ status: 200 }))
+          yield* retryNow
+          yield* received(r, 6)
+          const [succeeded] = yield* eventually(
+            Effect.map(deliveriesOf(webhook.id), (rows) => (rows[0]!.attempt_count === 6 ? rows : undefined))
+          )
+          expect(succeeded!.status).toBe("succeeded")
+          expect(r.requests[5]!.headers["x-svc-delivery"]).toBe(final!.id)
+          expect(r.requests[5]!.body).toBe(final!.body)
         })
     )
 
@@ -149,6 +187,7 @@ describe("webhook delivery on the TestClock", () => {
         )
         expect(afterRedirect!.status).toBe("pending")
         expect(afterRedirect!.last_status_code).toBe(302)
+        yield* timerSetFor(afterRedirect!.next_attempt_at!.getTime())
         yield* advance("30 seconds")
         yield* received(r, 2)
         const [done] = yield* eventually(
@@ -156,7 +195,7 @@ describe("webhook delivery on the TestClock", () => {
         )
         expect(done!.attempt_count).toBe(2)
         expect(done!.last_status_code).toBe(204)
-        yield* advance("1 hour")
+        yield* advance("3 hours")
         expect(r.requests).toHaveLength(2)
       })
     )
@@ -173,12 +212,12 @@ describe("webhook delivery on the TestClock", () => {
           Effect.map(deliveriesOf(webhookId), (rows) => (rows[0]?.attempt_count === 1 ? rows : undefined))
         )
         yield* sql`UPDATE webhooks SET active = false WHERE id = ${webhookId}`
-        yield* advance("1 hour")
+        yield* advance("3 hours")
         expect(r.requests).toHaveLength(1)
 
         yield* sql`UPDATE webhooks SET active = true WHERE id = ${webhookId}`
         yield* deleteWebhookAsTheApiDoes(webhookId)
-        yield* advance("1 hour")
+        yield* advance("3 hours")
         expect(r.requests).toHaveLength(1)
         const [row] = yield* deliveriesOf(webhookId)
         expect(row!.status).toBe("webhook_deleted")
@@ -205,7 +244,7 @@ describe("webhook delivery on the TestClock", () => {
           expect(attempts[0]!.response_code).toBe(200)
           const [row] = yield* deliveriesOf(webhookId)
           expect(row!.status).toBe("webhook_deleted")
-          yield* advance("1 hour")
+          yield* advance("3 hours")
           expect(r.requests).toHaveLength(1)
         })
     )
