@@ -1,5 +1,18 @@
 import { randomUUID } from "node:crypto"
-import { Clock, Config, Duration, Effect, Layer, Option, Queue, Redacted, Ref, Schedule, Stream } from "effect"
+import {
+  type Cause,
+  Clock,
+  Config,
+  Duration,
+  Effect,
+  Layer,
+  Option,
+  Queue,
+  Redacted,
+  Ref,
+  Schedule,
+  Stream
+} from "effect"
 import { TENDER_MATCHED } from "../domain/webhooks/DeliverySchedule.js"
 import { signDelivery } from "../domain/webhooks/Signature.js"
 import { EmailOutboxLive } from "../infra/mail/EmailOutbox.js"
@@ -136,11 +149,19 @@ export const WebhookDispatcherLive = (
         Stream.runForEach(() => Queue.offer(wake, undefined)),
         Effect.forkIn(scope)
       )
-      yield* Effect.zipRight(pump, waitForWork).pipe(Effect.forever, Effect.forkIn(scope))
+      // A failing round (the database away) is logged and retried: the actor outlives outages.
+      const survive = (what: string) => (cause: Cause.Cause<never>) =>
+        Effect.zipRight(Effect.logError(`Webhook dispatcher: ${what} failed`, cause), Effect.sleep(Duration.seconds(1)))
+      yield* Effect.zipRight(pump, waitForWork).pipe(
+        Effect.catchAllCause(survive("claim round")),
+        Effect.forever,
+        Effect.forkIn(scope)
+      )
       yield* queue.reap.pipe(
         Effect.tap((n) =>
           n > 0 ? Effect.logWarning(`Returned ${n} expired webhook delivery(s) to the queue`) : Effect.void
         ),
+        Effect.catchAllCause(survive("reaper")),
         Effect.repeat(Schedule.spaced(options.reapEvery ?? Duration.seconds(15))),
         Effect.forkIn(scope)
       )
