@@ -170,12 +170,6 @@ export const DeliveryQueueLive = Layer.effect(
         const error = result._tag === "error" ? result.message : null
         return yield* sql.withTransaction(
           Effect.gen(function* () {
-            // The attempt happened whatever became of the delivery meanwhile: it is always logged
-            // (once per number: a reaped attempt that finishes late does not log twice).
-            yield* sql`
-              INSERT INTO webhook_delivery_attempts (delivery_id, attempt_no, started_at, finished_at, response_code, error)
-              VALUES (${delivery.id}, ${delivery.attemptNo}, ${new Date(startedAt)}, ${now}, ${code}, ${error})
-              ON CONFLICT (delivery_id, attempt_no) DO NOTHING`
             const updated = yield* sql`
               UPDATE webhook_deliveries
               SET status = ${status}, attempt_count = ${delivery.attemptNo}, next_attempt_at = ${nextAttemptAt},
@@ -183,6 +177,19 @@ export const DeliveryQueueLive = Layer.effect(
                   lease_until = NULL, updated_at = ${now}
               WHERE id = ${delivery.id} AND status = 'delivering' AND locked_by = ${workerId}
               RETURNING 1`
+            // The attempt happened whatever became of the delivery meanwhile, so it is always logged;
+            // when a reaped attempt finishes late beside its successor, the holder's record wins.
+            const startedAtDate = new Date(startedAt)
+            yield* updated.length > 0
+              ? sql`
+                  INSERT INTO webhook_delivery_attempts (delivery_id, attempt_no, started_at, finished_at, response_code, error)
+                  VALUES (${delivery.id}, ${delivery.attemptNo}, ${startedAtDate}, ${now}, ${code}, ${error})
+                  ON CONFLICT (delivery_id, attempt_no) DO UPDATE SET started_at = EXCLUDED.started_at,
+                    finished_at = EXCLUDED.finished_at, response_code = EXCLUDED.response_code, error = EXCLUDED.error`
+              : sql`
+                  INSERT INTO webhook_delivery_attempts (delivery_id, attempt_no, started_at, finished_at, response_code, error)
+                  VALUES (${delivery.id}, ${delivery.attemptNo}, ${startedAtDate}, ${now}, ${code}, ${error})
+                  ON CONFLICT (delivery_id, attempt_no) DO NOTHING`
             if (updated.length === 0) return "lost" as const
             // The e-mail of spec 3 follows the 4th automatic attempt only; a failed manual retry
             // is shown in the dashboard where it was started, and sends no second e-mail.
