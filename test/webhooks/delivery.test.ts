@@ -200,6 +200,27 @@ describe("webhook delivery on the TestClock", () => {
       })
     )
 
+    it.scoped("a refused connection is a failed attempt with its error recorded and no response code", () =>
+      Effect.gen(function* () {
+        const gone = yield* Effect.promise(() => startHttpsReceiver())
+        yield* Effect.promise(() => gone.close())
+        const t = yield* tenantWithWebhooks({ webhooks: [{ url: `${gone.origin}/closed` }] })
+        yield* newMatchingTenders(1)
+        const [row] = yield* eventually(
+          Effect.map(deliveriesOf(t.webhooks[0]!.id), (rows) => (rows[0]?.attempt_count === 1 ? rows : undefined))
+        )
+        expect(row!.status).toBe("pending")
+        expect(row!.last_status_code).toBeNull()
+        const [attempt] = yield* attemptsOf(row!.id)
+        expect(attempt!.response_code).toBeNull()
+        expect(attempt!.error).toMatch(/^refused: /)
+        yield* Effect.flatMap(
+          SqlClient.SqlClient,
+          (sql) => sql`UPDATE webhooks SET active = false WHERE id = ${t.webhooks[0]!.id}`
+        )
+      })
+    )
+
     it.scoped("an inactive webhook's pending deliveries are not sent; a deleted webhook's end as webhook_deleted", () =>
       Effect.gen(function* () {
         const sql = yield* SqlClient.SqlClient
