@@ -4,6 +4,8 @@ import { tenderMatchedPayload } from "../../domain/scoring/MatchEvent.js"
 import { alertingWatchlists } from "../../domain/scoring/Matching.js"
 import { MODEL_VERSION, scorePair } from "../../domain/scoring/Model.js"
 import type { CorpusStats } from "../../domain/scoring/Semantic.js"
+import { TENDER_MATCHED } from "../../domain/webhooks/DeliverySchedule.js"
+import { DELIVERIES_CHANNEL } from "../webhooks/DeliveryQueue.js"
 import type { LoadedCompany, LoadedTender } from "./ScoringReads.js"
 
 /** A tender and a company it is to be scored for (a candidate by the domain rule). */
@@ -176,13 +178,31 @@ export const makeScoreWriter = Effect.gen(function* () {
             alertCount = inserted.length
           }
           if (events.company.length > 0) {
-            const inserted = yield* sql`
-              INSERT INTO match_events (tenant_id, company_id, tender_id, payload)
-              SELECT t, c, d, p::jsonb FROM unnest(${events.tenant}::uuid[], ${events.company}::uuid[],
-                                                   ${events.tender}::uuid[], ${events.payload}::text[]) AS e(t, c, d, p)
-              ON CONFLICT (company_id, tender_id) DO NOTHING
-              RETURNING 1`
-            eventCount = inserted.length
+            // One statement: the new events, and for each one delivery per active webhook of the
+            // tenant subscribed to tender.matched (spec 6.1). The delivery body is the payload's JSON
+            // text as built here, fixed once: every attempt sends and signs these bytes.
+            const [written] = yield* sql<{ events: number; deliveries: number }>`
+              WITH input AS (
+                SELECT * FROM unnest(${events.tenant}::uuid[], ${events.company}::uuid[], ${events.tender}::uuid[],
+                                     ${events.payload}::text[]) AS e(tenant_id, company_id, tender_id, payload)
+              ), inserted AS (
+                INSERT INTO match_events (tenant_id, company_id, tender_id, payload)
+                SELECT tenant_id, company_id, tender_id, payload::jsonb FROM input
+                ON CONFLICT (company_id, tender_id) DO NOTHING
+                RETURNING id, tenant_id, company_id, tender_id
+              ), deliveries AS (
+                INSERT INTO webhook_deliveries (webhook_id, event_id, tenant_id, body, status, next_attempt_at,
+                                                created_at, updated_at)
+                SELECT w.id, i.id, i.tenant_id, input.payload, 'pending', ${scoredAt.toISOString()}::timestamptz, ${scoredAt.toISOString()}::timestamptz,
+                       ${scoredAt.toISOString()}::timestamptz
+                FROM inserted i
+                JOIN input ON input.company_id = i.company_id AND input.tender_id = i.tender_id
+                JOIN webhooks w ON w.tenant_id = i.tenant_id AND w.active AND ${TENDER_MATCHED} = ANY(w.events)
+                RETURNING 1
+              )
+              SELECT (SELECT count(*) FROM inserted)::int AS events, (SELECT count(*) FROM deliveries)::int AS deliveries`
+            eventCount = written!.events
+            if (written!.deliveries > 0) yield* sql`SELECT pg_notify(${DELIVERIES_CHANNEL}, 'new')`
           }
           return { scored: scores.company.length, alerts: alertCount, events: eventCount }
         })

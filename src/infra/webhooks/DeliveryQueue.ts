@@ -1,0 +1,231 @@
+import { SqlClient } from "@effect/sql"
+import { PgClient } from "@effect/sql-pg"
+import { Clock, Context, Duration, Effect, Layer, Option, Schedule, Stream } from "effect"
+import { AUTOMATIC_ATTEMPTS, outcomeOf, TENDER_MATCHED } from "../../domain/webhooks/DeliverySchedule.js"
+import { EmailOutbox } from "../mail/EmailOutbox.js"
+
+/**
+ * NOTIFY channel woken when deliveries are written (by scoring, or a manual retry). The payload must
+ * not be empty: `PgClient.listen` in @effect/sql-pg 0.53 drops notifications without one.
+ */
+export const DELIVERIES_CHANNEL = "webhook_deliveries"
+
+/** A delivery claimed by this worker for one attempt. */
+export interface ClaimedDelivery {
+  readonly id: string
+  readonly tenantId: string
+  readonly webhookId: string
+  readonly url: string
+  readonly secretCiphertext: Uint8Array
+  /** The exact body text, the same bytes at every attempt. */
+  readonly body: string
+  /** The number this attempt will have (1-based). */
+  readonly attemptNo: number
+  readonly attemptsAllowed: number
+}
+
+/** How an attempt ended: an HTTP answer (any status) or no answer at all. */
+export type AttemptResult =
+  | { readonly _tag: "response"; readonly status: number }
+  | { readonly _tag: "error"; readonly message: string }
+
+export interface ClaimInput {
+  readonly workerId: string
+  /** At most this many deliveries in all. */
+  readonly limit: number
+  /** At most this many per webhook, in all (the caller's in-flight counts are subtracted). */
+  readonly perWebhook: number
+  /** Webhooks with attempts already in flight at this worker, and how many. */
+  readonly inFlight: ReadonlyMap<string, number>
+  readonly lease: Duration.DurationInput
+}
+
+/** What `finish` did: the new status, or `lost` when the delivery was no longer ours (deleted, reaped). */
+export type FinishResult = "succeeded" | "pending" | "failed" | "lost"
+
+/**
+ * Webhook deliveries as their own durable queue (`webhook_deliveries`): claimed with FOR UPDATE
+ * SKIP LOCKED under a lease, every time from Effect's Clock. Every status change after the claim is
+ * conditional on the delivery still being `delivering` under this worker's lock, so a delivery
+ * that DELETE /webhooks/:id set to `webhook_deleted` (or that the reaper took back) stays as it is.
+ */
+export class DeliveryQueue extends Context.Tag("DeliveryQueue")<
+  DeliveryQueue,
+  {
+    /** Due pending deliveries of active webhooks, oldest due first, marked `delivering` under a lease. */
+    readonly claim: (input: ClaimInput) => Effect.Effect<ReadonlyArray<ClaimedDelivery>>
+    /**
+     * Records the attempt (started at `startedAt`, finished now) and its outcome in one
+     * transaction; after the 4th automatic failure, queues the failure e-mail to the tenant's users.
+     */
+    readonly finish: (
+      workerId: string,
+      delivery: ClaimedDelivery,
+      startedAt: number,
+      result: AttemptResult
+    ) => Effect.Effect<FinishResult>
+    /** When the next pending delivery of an active webhook is due (epoch ms), if any. */
+    readonly nextDueAt: Effect.Effect<Option.Option<number>>
+    /** Returns deliveries whose lease ran out (their worker died) to pending; how many. */
+    readonly reap: Effect.Effect<number>
+    /** One element per NOTIFY on the deliveries channel (a dedicated connection, reopened when it drops). */
+    readonly wakeups: Stream.Stream<void>
+  }
+>() {}
+
+/** The failure e-mail (spec 3): names the webhook, the delivery, the event and the last error. */
+export const failureMessage = (delivery: ClaimedDelivery, lastError: string) => ({
+  subject: `Webhook delivery failed: ${delivery.url}`,
+  bodyText: [
+    `A ${TENDER_MATCHED} delivery to your webhook could not be delivered after ${delivery.attemptNo} attempts.`,
+    "",
+    `Webhook URL: ${delivery.url}`,
+    `Webhook id:  ${delivery.webhookId}`,
+    `Delivery id: ${delivery.id}`,
+    `Event:       ${TENDER_MATCHED}`,
+    `Last error:  ${lastError}`,
+    "",
+    "You can retry the delivery from the dashboard."
+  ].join("\n")
+})
+
+const describe = (result: AttemptResult) =>
+  result._tag === "response" ? `HTTP ${result.status} response` : result.message
+
+export const DeliveryQueueLive = Layer.effect(
+  DeliveryQueue,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const pg = yield* PgClient.PgClient
+    const outbox = yield* EmailOutbox
+    const nowDate = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
+
+    const claim = ({ workerId, limit, perWebhook, inFlight, lease }: ClaimInput) =>
+      Effect.gen(function* () {
+        if (limit <= 0) return []
+        const now = yield* nowDate
+        const leaseUntil = new Date(now.getTime() + Duration.toMillis(Duration.decode(lease)))
+        const full = [...inFlight].filter(([, n]) => n >= perWebhook).map(([id]) => id)
+        const busy = [...inFlight].filter(([, n]) => n > 0 && n < perWebhook)
+        // Rows of webhooks already at their bound are skipped before the LIMIT, so a backlog for a
+        // slow receiver never fills the scan and hides other tenants' due deliveries.
+        const rows = yield* sql<{
+          id: string
+          tenant_id: string
+          webhook_id: string
+          url: string
+          secret_ciphertext: Uint8Array
+          body: string
+          attempt_count: number
+          attempts_allowed: number
+        }>`
+          WITH candidates AS (
+            SELECT d.id, d.webhook_id, d.next_attempt_at FROM webhook_deliveries d
+            JOIN webhooks w ON w.id = d.webhook_id AND w.active
+            WHERE d.status = 'pending' AND d.next_attempt_at <= ${now}
+              AND NOT (d.webhook_id = ANY(${full}::uuid[]))
+            ORDER BY d.next_attempt_at
+            LIMIT ${limit * 4}
+            FOR UPDATE OF d SKIP LOCKED
+          ), chosen AS (
+            SELECT c.id FROM (
+              SELECT id, webhook_id, next_attempt_at,
+                     row_number() OVER (PARTITION BY webhook_id ORDER BY next_attempt_at, id) AS rank
+              FROM candidates) c
+            LEFT JOIN unnest(${busy.map(([id]) => id)}::uuid[], ${busy.map(([, n]) => n)}::int[]) AS f(webhook_id, n)
+              ON f.webhook_id = c.webhook_id
+            WHERE c.rank <= ${perWebhook} - coalesce(f.n, 0)
+            ORDER BY c.next_attempt_at, c.id
+            LIMIT ${limit}
+          )
+          UPDATE webhook_deliveries d
+          SET status = 'delivering', locked_by = ${workerId}, lease_until = ${leaseUntil}, updated_at = ${now}
+          FROM chosen, webhooks w
+          WHERE d.id = chosen.id AND w.id = d.webhook_id
+          RETURNING d.id, d.tenant_id, d.webhook_id, w.url, w.secret_ciphertext, d.body, d.attempt_count,
+                    d.attempts_allowed`
+        return rows.map(
+          (r): ClaimedDelivery => ({
+            id: r.id,
+            tenantId: r.tenant_id,
+            webhookId: r.webhook_id,
+            url: r.url,
+            secretCiphertext: r.secret_ciphertext,
+            body: r.body,
+            attemptNo: r.attempt_count + 1,
+            attemptsAllowed: r.attempts_allowed
+          })
+        )
+      }).pipe(Effect.orDie)
+
+    const finish = (workerId: string, delivery: ClaimedDelivery, startedAt: number, result: AttemptResult) =>
+      Effect.gen(function* () {
+        const now = yield* nowDate
+        const succeeded = result._tag === "response" && result.status >= 200 && result.status < 300
+        const outcome = outcomeOf(succeeded, delivery.attemptNo, delivery.attemptsAllowed)
+        const status = outcome._tag === "retry" ? "pending" : outcome._tag
+        const nextAttemptAt =
+          outcome._tag === "retry" ? new Date(now.getTime() + Duration.toMillis(outcome.after)) : null
+        const code = result._tag === "response" ? result.status : null
+        const error = result._tag === "error" ? result.message : null
+        return yield* sql.withTransaction(
+          Effect.gen(function* () {
+            const updated = yield* sql`
+              UPDATE webhook_deliveries
+              SET status = ${status}, attempt_count = ${delivery.attemptNo}, next_attempt_at = ${nextAttemptAt},
+                  last_status_code = ${code}, last_attempt_at = ${new Date(startedAt)}, locked_by = NULL,
+                  lease_until = NULL, updated_at = ${now}
+              WHERE id = ${delivery.id} AND status = 'delivering' AND locked_by = ${workerId}
+              RETURNING 1`
+            // The attempt happened whatever became of the delivery meanwhile, so it is always logged;
+            // when a reaped attempt finishes late beside its successor, the holder's record wins.
+            const startedAtDate = new Date(startedAt)
+            yield* updated.length > 0
+              ? sql`
+                  INSERT INTO webhook_delivery_attempts (delivery_id, attempt_no, started_at, finished_at, response_code, error)
+                  VALUES (${delivery.id}, ${delivery.attemptNo}, ${startedAtDate}, ${now}, ${code}, ${error})
+                  ON CONFLICT (delivery_id, attempt_no) DO UPDATE SET started_at = EXCLUDED.started_at,
+                    finished_at = EXCLUDED.finished_at, response_code = EXCLUDED.response_code, error = EXCLUDED.error`
+              : sql`
+                  INSERT INTO webhook_delivery_attempts (delivery_id, attempt_no, started_at, finished_at, response_code, error)
+                  VALUES (${delivery.id}, ${delivery.attemptNo}, ${startedAtDate}, ${now}, ${code}, ${error})
+                  ON CONFLICT (delivery_id, attempt_no) DO NOTHING`
+            if (updated.length === 0) return "lost" as const
+            // The e-mail of spec 3 follows the 4th automatic attempt only; a failed manual retry
+            // is shown in the dashboard where it was started, and sends no second e-mail.
+            if (outcome._tag === "failed" && delivery.attemptNo === AUTOMATIC_ATTEMPTS) {
+              yield* outbox.enqueueForTenant(delivery.tenantId, failureMessage(delivery, describe(result)))
+            }
+            return status
+          })
+        )
+      }).pipe(Effect.orDie)
+
+    const nextDueAt = sql<{ at: Date | null }>`
+      SELECT min(d.next_attempt_at) AS at FROM webhook_deliveries d
+      JOIN webhooks w ON w.id = d.webhook_id AND w.active
+      WHERE d.status = 'pending'`.pipe(
+      Effect.map((rows) => Option.fromNullable(rows[0]?.at).pipe(Option.map((at) => new Date(at).getTime()))),
+      Effect.orDie
+    )
+
+    const reap = Effect.gen(function* () {
+      const now = yield* nowDate
+      const rows = yield* sql`
+        UPDATE webhook_deliveries SET status = 'pending', locked_by = NULL, lease_until = NULL, updated_at = ${now}
+        WHERE status = 'delivering' AND lease_until < ${now}
+        RETURNING 1`
+      return rows.length
+    }).pipe(Effect.orDie)
+
+    return {
+      claim,
+      finish,
+      nextDueAt,
+      reap,
+      wakeups: pg
+        .listen(DELIVERIES_CHANNEL)
+        .pipe(Stream.retry(Schedule.spaced(Duration.seconds(1))), Stream.orDie, Stream.as(undefined))
+    }
+  })
+)
