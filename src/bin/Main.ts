@@ -9,8 +9,10 @@ import { migrate } from "../infra/db/Migrator.js"
 import { MailerLive } from "../infra/mail/Mailer.js"
 import { RepositoriesLive } from "../infra/Repositories.js"
 import { RedisConnectionLive } from "../infra/redis/RedisConnection.js"
+import { WebhookTransportLive } from "../infra/webhooks/HttpsWebhookTransport.js"
 import { jobHandlers } from "../workers/handlers.js"
 import { MailSenderLive } from "../workers/MailSender.js"
+import { WebhookDeliveryFromEnv } from "../workers/WebhookDispatcher.js"
 import { WorkerLive } from "../workers/Worker.js"
 
 /**
@@ -38,9 +40,13 @@ export const ApiProcess = HttpServerLive.pipe(
   Layer.provide(InfraLive)
 )
 
-/** What a worker runs in the background: the job dispatcher with every registered handler, the mail sender. */
+/**
+ * What a worker runs in the background: the job dispatcher with every registered handler, the
+ * webhook-delivery actor over the outbound HTTPS transport, the mail sender.
+ */
 export const BackgroundWorkLive = Layer.mergeAll(
   WorkerLive({ handlers: jobHandlers }),
+  WebhookDeliveryFromEnv.pipe(Layer.provide(WebhookTransportLive)),
   MailSenderLive().pipe(Layer.provide(MailerLive))
 )
 

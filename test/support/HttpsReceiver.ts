@@ -72,8 +72,11 @@ export const makeSelfSignedCertificate = (): { key: string; cert: string } => {
 }
 
 /** A real HTTPS webhook receiver on 127.0.0.1 with its own self-signed certificate; answers 200 by default. */
-export const startHttpsReceiver = async (responder: Responder = () => ({ status: 200 })): Promise<HttpsReceiver> => {
-  const { key, cert } = makeSelfSignedCertificate()
+export const startHttpsReceiver = async (
+  responder: Responder = () => ({ status: 200 }),
+  /** Several receivers may share one certificate, so a client built before them can trust them all. */
+  { key, cert }: { key: string; cert: string } = makeSelfSignedCertificate()
+): Promise<HttpsReceiver> => {
   const requests: Array<ReceivedRequest> = []
   const waiters: Array<{ count: number; resolve: () => void }> = []
   let respond = responder

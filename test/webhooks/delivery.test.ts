@@ -1,7 +1,12 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Chunk, Duration, Effect, TestClock } from "effect"
-import { type HttpsReceiver, type Responder, startHttpsReceiver } from "../support/HttpsReceiver.js"
+import {
+  type HttpsReceiver,
+  makeSelfSignedCertificate,
+  type Responder,
+  startHttpsReceiver
+} from "../support/HttpsReceiver.js"
 import {
   type ClaimCounter,
   DispatcherTestLayer,
@@ -14,13 +19,14 @@ import {
   tenantWithWebhooks
 } from "./fixtures.js"
 
-/** CAs of the receivers the tests start; the test transport reads it at each request. */
-const cas: Array<string> = []
+/** One certificate for every receiver of this file: the transport is built once, trusting it. */
+const certificate = makeSelfSignedCertificate()
+const cas = [certificate.cert]
 
 /** A receiver for one test; its webhooks are deactivated at the end so later tests' events skip them. */
 const receiver = (responder: Responder) =>
   Effect.acquireRelease(
-    Effect.promise(() => startHttpsReceiver(responder)).pipe(Effect.tap((r) => Effect.sync(() => cas.push(r.ca)))),
+    Effect.promise(() => startHttpsReceiver(responder, certificate)),
     (r) =>
       Effect.flatMap(
         SqlClient.SqlClient,

@@ -1,14 +1,16 @@
 import { createHmac, randomBytes } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Schedule } from "effect"
+import { AppConfig } from "../../src/infra/AppConfig.js"
 import { EmailOutboxLive } from "../../src/infra/mail/EmailOutbox.js"
 import { RepositoriesLive } from "../../src/infra/Repositories.js"
 import { ScoringService } from "../../src/infra/scoring/ScoringService.js"
 import { type ClaimInput, DeliveryQueue, DeliveryQueueLive } from "../../src/infra/webhooks/DeliveryQueue.js"
+import { makeWebhookTransportLayer } from "../../src/infra/webhooks/HttpsWebhookTransport.js"
 import { makeSecretBox, SecretBox } from "../../src/infra/webhooks/SecretBox.js"
 import { type DispatcherOptions, WebhookDispatcherLive } from "../../src/workers/WebhookDispatcher.js"
 import { TestDatabaseLive } from "../support/TestDatabase.js"
-import { TestWebhookTransport } from "../support/TestWebhookTransport.js"
+import { testConfig } from "../support/TestServer.js"
 
 export const TestSecretBoxLive = Layer.succeed(SecretBox, makeSecretBox(randomBytes(32)))
 
@@ -38,7 +40,7 @@ const CountingQueue = (counter: ClaimCounter) =>
     }))
   )
 
-/** The dispatcher over the real queue, sending with a real HTTPS client trusting `cas`. */
+/** The dispatcher over the real queue, sending with the service's HTTPS transport trusting `cas`. */
 export const DispatcherTestLayer = (
   cas: Array<string>,
   options: DispatcherOptions = {},
@@ -46,7 +48,14 @@ export const DispatcherTestLayer = (
 ) =>
   WebhookDispatcherLive(options).pipe(
     Layer.provide(CountingQueue(counter)),
-    Layer.provideMerge(Layer.merge(DeliveryInfraLive, TestWebhookTransport(cas)))
+    Layer.provideMerge(
+      Layer.merge(
+        DeliveryInfraLive,
+        makeWebhookTransportLayer({ extraCaCertificates: cas }).pipe(
+          Layer.provide(Layer.succeed(AppConfig, testConfig()))
+        )
+      )
+    )
   )
 
 /** The HMAC of spec 6.2 computed independently of src (node:crypto, written out here). */

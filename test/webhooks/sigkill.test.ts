@@ -19,11 +19,17 @@ const TestLayer = Layer.mergeAll(
   Layer.succeed(SecretBox, makeSecretBox(Buffer.from(masterKey, "hex")))
 ).pipe(Layer.provideMerge(TestDatabaseLive))
 
-/** A real worker process running the delivery actor (lease 3 s), killed when the test ends. */
+const caFile = (dir: string, ca: string) => {
+  const file = path.join(dir, "receiver-ca.pem")
+  fs.writeFileSync(file, ca)
+  return file
+}
+
+/** A real worker process (src/bin/worker.ts, delivery lease 3 s), killed when the test ends. */
 const startWorker = (databaseUrl: string, ca: string, dataDir: string) =>
   Effect.acquireRelease(
     Effect.sync(() =>
-      spawn(process.execPath, ["--import", "tsx", "test/support/deliveryWorker.ts"], {
+      spawn(process.execPath, ["--import", "tsx", "src/bin/worker.ts"], {
         cwd: PROJECT_ROOT,
         stdio: "ignore",
         env: {
@@ -32,7 +38,9 @@ const startWorker = (databaseUrl: string, ca: string, dataDir: string) =>
           MASTER_KEY: masterKey,
           CURSOR_SECRET: randomBytes(32).toString("hex"),
           DATA_DIR: dataDir,
-          WEBHOOK_TEST_CA: ca,
+          // The receiver's self-signed certificate, trusted as an operator would trust a private CA.
+          NODE_EXTRA_CA_CERTS: caFile(dataDir, ca),
+          WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
           WEBHOOK_DELIVERY_LEASE_SECONDS: "3"
         }
       })
