@@ -168,34 +168,36 @@ export const DeliveryQueueLive = Layer.effect(
           outcome._tag === "retry" ? new Date(now.getTime() + Duration.toMillis(outcome.after)) : null
         const code = result._tag === "response" ? result.status : null
         const error = result._tag === "error" ? result.message : null
+        const startedAtDate = new Date(startedAt)
+        const sendsEmail = outcome._tag === "failed" && delivery.attemptNo === AUTOMATIC_ATTEMPTS
+        // The attempt happened whatever became of the delivery meanwhile, so it is always logged;
+        // when a reaped attempt finishes late beside its successor, the holder's record wins (the
+        // upsert overwrites only when this worker still held the delivery). One statement, so the
+        // common outcome costs one round trip.
+        const record = sql<{ ours: boolean }>`
+          WITH updated AS (
+            UPDATE webhook_deliveries
+            SET status = ${status}, attempt_count = ${delivery.attemptNo}, next_attempt_at = ${nextAttemptAt},
+                last_status_code = ${code}, last_attempt_at = ${startedAtDate}, locked_by = NULL,
+                lease_until = NULL, updated_at = ${now}
+            WHERE id = ${delivery.id} AND status = 'delivering' AND locked_by = ${workerId}
+            RETURNING id
+          ), logged AS (
+            INSERT INTO webhook_delivery_attempts (delivery_id, attempt_no, started_at, finished_at, response_code, error)
+            VALUES (${delivery.id}, ${delivery.attemptNo}, ${startedAtDate}, ${now}, ${code}, ${error})
+            ON CONFLICT (delivery_id, attempt_no) DO UPDATE SET started_at = EXCLUDED.started_at,
+              finished_at = EXCLUDED.finished_at, response_code = EXCLUDED.response_code, error = EXCLUDED.error
+              WHERE EXISTS (SELECT 1 FROM updated)
+            RETURNING 1
+          )
+          SELECT EXISTS (SELECT 1 FROM updated) AS ours`.pipe(Effect.map((rows) => rows[0]?.ours === true))
+        if (!sendsEmail) return (yield* record) ? status : ("lost" as const)
+        // The e-mail of spec 3 follows the 4th automatic attempt only, in the outcome's transaction; a
+        // failed manual retry is shown in the dashboard where it was started, and sends no second e-mail.
         return yield* sql.withTransaction(
           Effect.gen(function* () {
-            const updated = yield* sql`
-              UPDATE webhook_deliveries
-              SET status = ${status}, attempt_count = ${delivery.attemptNo}, next_attempt_at = ${nextAttemptAt},
-                  last_status_code = ${code}, last_attempt_at = ${new Date(startedAt)}, locked_by = NULL,
-                  lease_until = NULL, updated_at = ${now}
-              WHERE id = ${delivery.id} AND status = 'delivering' AND locked_by = ${workerId}
-              RETURNING 1`
-            // The attempt happened whatever became of the delivery meanwhile, so it is always logged;
-            // when a reaped attempt finishes late beside its successor, the holder's record wins.
-            const startedAtDate = new Date(startedAt)
-            yield* updated.length > 0
-              ? sql`
-                  INSERT INTO webhook_delivery_attempts (delivery_id, attempt_no, started_at, finished_at, response_code, error)
-                  VALUES (${delivery.id}, ${delivery.attemptNo}, ${startedAtDate}, ${now}, ${code}, ${error})
-                  ON CONFLICT (delivery_id, attempt_no) DO UPDATE SET started_at = EXCLUDED.started_at,
-                    finished_at = EXCLUDED.finished_at, response_code = EXCLUDED.response_code, error = EXCLUDED.error`
-              : sql`
-                  INSERT INTO webhook_delivery_attempts (delivery_id, attempt_no, started_at, finished_at, response_code, error)
-                  VALUES (${delivery.id}, ${delivery.attemptNo}, ${startedAtDate}, ${now}, ${code}, ${error})
-                  ON CONFLICT (delivery_id, attempt_no) DO NOTHING`
-            if (updated.length === 0) return "lost" as const
-            // The e-mail of spec 3 follows the 4th automatic attempt only; a failed manual retry
-            // is shown in the dashboard where it was started, and sends no second e-mail.
-            if (outcome._tag === "failed" && delivery.attemptNo === AUTOMATIC_ATTEMPTS) {
-              yield* outbox.enqueueForTenant(delivery.tenantId, failureMessage(delivery, describe(result)))
-            }
+            if (!(yield* record)) return "lost" as const
+            yield* outbox.enqueueForTenant(delivery.tenantId, failureMessage(delivery, describe(result)))
             return status
           })
         )
