@@ -2,8 +2,9 @@ import { timingSafeEqual } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer, Option } from "effect"
 import { generateApiKey, hashApiKey, MAX_ACTIVE_API_KEYS, maskApiKey } from "../../domain/ApiKey.js"
-import { ApiKeyLimitExceeded, ApiKeyNotFound, TenantNotFound } from "../../domain/Errors.js"
+import { ApiKeyLimitExceeded, ApiKeyNotFound, type TenantNotFound } from "../../domain/Errors.js"
 import type { Plan } from "../../domain/Plan.js"
+import { lockTenant } from "../accounts/TenantLock.js"
 import { KeyApiStatements, makeRunPrepared } from "../db/KeyApiFastPath.js"
 
 export interface ApiKeySummary {
@@ -68,9 +69,7 @@ export const ApiKeysRepoLive = Layer.effect(
       sql
         .withTransaction(
           Effect.gen(function* () {
-            // The tenant row lock serialises concurrent creations for one tenant.
-            const tenant = yield* sql`SELECT id FROM tenants WHERE id = ${input.tenantId} FOR UPDATE`
-            if (tenant.length === 0) return yield* new TenantNotFound({ tenantId: input.tenantId })
+            yield* lockTenant(sql, input.tenantId)
             const [{ active }] = yield* sql<{ active: number }>`
             SELECT count(*)::int AS active FROM api_keys WHERE tenant_id = ${input.tenantId} AND revoked_at IS NULL`
             if (active >= MAX_ACTIVE_API_KEYS) return yield* new ApiKeyLimitExceeded({ limit: MAX_ACTIVE_API_KEYS })

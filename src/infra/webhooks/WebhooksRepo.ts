@@ -3,11 +3,12 @@ import { Clock, Context, Effect, Layer } from "effect"
 import {
   DeliveryNotFound,
   DeliveryNotRetryable,
-  TenantNotFound,
+  type TenantNotFound,
   WebhookLimitExceeded,
   WebhookNotFound
 } from "../../domain/Errors.js"
 import { MAX_ACTIVE_WEBHOOKS } from "../../domain/webhooks/Registration.js"
+import { lockTenant } from "../accounts/TenantLock.js"
 
 /** The wake-up channel of the delivery dispatcher; the payload is the delivery id. */
 export const WEBHOOK_DELIVERIES_CHANNEL = "webhook_deliveries"
@@ -130,9 +131,7 @@ export const WebhooksRepoLive = Layer.effect(
       sql
         .withTransaction(
           Effect.gen(function* () {
-            // The tenant row lock serialises concurrent creations for one tenant.
-            const tenant = yield* sql`SELECT id FROM tenants WHERE id = ${input.tenantId} FOR UPDATE`
-            if (tenant.length === 0) return yield* new TenantNotFound({ tenantId: input.tenantId })
+            yield* lockTenant(sql, input.tenantId)
             const [{ active }] = yield* sql<{ active: number }>`
               SELECT count(*)::int AS active FROM webhooks WHERE tenant_id = ${input.tenantId} AND active`
             if (active >= MAX_ACTIVE_WEBHOOKS) return yield* new WebhookLimitExceeded({ limit: MAX_ACTIVE_WEBHOOKS })
