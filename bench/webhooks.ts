@@ -238,7 +238,9 @@ const enqueue = async (db: pg.Client, batch: ReadonlyArray<Planned>) => {
       new Date(createdAt)
     ]
   )
-  await db.query(`SELECT pg_notify('webhook_deliveries', '')`)
+  // Not an empty payload: PgClient.listen (@effect/sql-pg 0.53) drops those, and the worker then only
+  // found new rows by its 5 s polling (the service notifies with a payload, ScoreWriter 'new').
+  await db.query(`SELECT pg_notify('webhook_deliveries', 'bench')`)
   return rows.map((row) => ({ id: row.id, createdAt }))
 }
 

@@ -40,6 +40,15 @@ export interface ClaimInput {
   readonly lease: Duration.DurationInput
 }
 
+/**
+ * The claimed deliveries, and whether the candidate scan was full (`more`): then due rows beyond it
+ * (of webhooks that reached their bound in this claim) may remain, and another claim may find some.
+ */
+export interface ClaimResult {
+  readonly claimed: ReadonlyArray<ClaimedDelivery>
+  readonly more: boolean
+}
+
 /** What `finish` did: the new status, or `lost` when the delivery was no longer ours (deleted, reaped). */
 export type FinishResult = "succeeded" | "pending" | "failed" | "lost"
 
@@ -53,7 +62,7 @@ export class DeliveryQueue extends Context.Tag("DeliveryQueue")<
   DeliveryQueue,
   {
     /** Due pending deliveries of active webhooks, oldest due first, marked `delivering` under a lease. */
-    readonly claim: (input: ClaimInput) => Effect.Effect<ReadonlyArray<ClaimedDelivery>>
+    readonly claim: (input: ClaimInput) => Effect.Effect<ClaimResult>
     /**
      * Records the attempt (started at `startedAt`, finished now) and its outcome in one
      * transaction; after the 4th automatic failure, queues the failure e-mail to the tenant's users.
@@ -102,13 +111,16 @@ export const DeliveryQueueLive = Layer.effect(
 
     const claim = ({ workerId, limit, perWebhook, inFlight, lease }: ClaimInput) =>
       Effect.gen(function* () {
-        if (limit <= 0) return []
+        if (limit <= 0) return { claimed: [], more: false }
         const now = yield* nowDate
         const leaseUntil = new Date(now.getTime() + Duration.toMillis(Duration.decode(lease)))
         const full = [...inFlight].filter(([, n]) => n >= perWebhook).map(([id]) => id)
         const busy = [...inFlight].filter(([, n]) => n > 0 && n < perWebhook)
         // Rows of webhooks already at their bound are skipped before the LIMIT, so a backlog for a
-        // slow receiver never fills the scan and hides other tenants' due deliveries.
+        // slow receiver never fills the scan and hides other tenants' due deliveries. Only the chosen
+        // rows are locked (SKIP LOCKED, status checked again under the lock): locking the whole scan
+        // wrote hundreds of row locks per claim to take a few rows. A row another worker claims
+        // meanwhile is skipped or fails the recheck, so it is never claimed twice.
         const rows = yield* sql<{
           id: string
           tenant_id: string
@@ -118,6 +130,7 @@ export const DeliveryQueueLive = Layer.effect(
           body: string
           attempt_count: number
           attempts_allowed: number
+          scanned: number
         }>`
           WITH candidates AS (
             SELECT d.id, d.webhook_id, d.next_attempt_at FROM webhook_deliveries d
@@ -126,8 +139,7 @@ export const DeliveryQueueLive = Layer.effect(
               AND NOT (d.webhook_id = ANY(${full}::uuid[]))
             ORDER BY d.next_attempt_at
             LIMIT ${limit * 4}
-            FOR UPDATE OF d SKIP LOCKED
-          ), chosen AS (
+          ), ranked AS (
             SELECT c.id FROM (
               SELECT id, webhook_id, next_attempt_at,
                      row_number() OVER (PARTITION BY webhook_id ORDER BY next_attempt_at, id) AS rank
@@ -137,14 +149,18 @@ export const DeliveryQueueLive = Layer.effect(
             WHERE c.rank <= ${perWebhook} - coalesce(f.n, 0)
             ORDER BY c.next_attempt_at, c.id
             LIMIT ${limit}
+          ), chosen AS (
+            SELECT d.id FROM webhook_deliveries d
+            WHERE d.id IN (SELECT id FROM ranked) AND d.status = 'pending'
+            FOR UPDATE SKIP LOCKED
           )
           UPDATE webhook_deliveries d
           SET status = 'delivering', locked_by = ${workerId}, lease_until = ${leaseUntil}, updated_at = ${now}
           FROM chosen, webhooks w
           WHERE d.id = chosen.id AND w.id = d.webhook_id
           RETURNING d.id, d.tenant_id, d.webhook_id, w.url, w.secret_ciphertext, d.body, d.attempt_count,
-                    d.attempts_allowed`
-        return rows.map(
+                    d.attempts_allowed, (SELECT count(*)::int FROM candidates) AS scanned`
+        const claimed = rows.map(
           (r): ClaimedDelivery => ({
             id: r.id,
             tenantId: r.tenant_id,
@@ -156,6 +172,7 @@ export const DeliveryQueueLive = Layer.effect(
             attemptsAllowed: r.attempts_allowed
           })
         )
+        return { claimed, more: rows.length > 0 && Number(rows[0]?.scanned) >= limit * 4 }
       }).pipe(Effect.orDie)
 
     const finish = (workerId: string, delivery: ClaimedDelivery, startedAt: number, result: AttemptResult) =>
