@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto"
-import { Duration, Effect, Layer, Stream } from "effect"
+import { Duration, Effect, Layer } from "effect"
 import { type ClaimedMessage, EmailOutbox } from "../infra/mail/EmailOutbox.js"
 import { Mailer } from "../infra/mail/Mailer.js"
+import { runOnWakeups } from "./WakeLoop.js"
 
 export interface MailSenderOptions {
   /** Messages sent at once by this process. */
@@ -59,10 +60,7 @@ export const MailSenderLive = (options: MailSenderOptions = {}): Layer.Layer<nev
       const outbox = yield* EmailOutbox
       const workerId = `mail-${randomUUID()}`
       const pass = sendDueMail(workerId, options)
-      // Wakeups that arrive during a pass collapse into one more pass.
-      yield* Stream.merge(outbox.wakeups, Stream.tick(options.pollEvery ?? defaults.pollEvery)).pipe(
-        Stream.buffer({ capacity: 1, strategy: "dropping" }),
-        Stream.runForEach(() => pass),
+      yield* runOnWakeups("Mail sender", outbox.wakeups, options.pollEvery ?? defaults.pollEvery, pass).pipe(
         Effect.forkScoped
       )
     })

@@ -93,20 +93,37 @@ export const WebhookDispatcherLive = (
       const attempt = (delivery: ClaimedDelivery) =>
         Effect.gen(function* () {
           const startedAt = yield* Clock.currentTimeMillis
-          const secret = yield* box.open(delivery.secretCiphertext)
           const timestamp = String(Math.floor(startedAt / 1000))
-          const result: AttemptResult = yield* transport
-            .send({
-              url: delivery.url,
-              headers: deliveryHeaders(delivery.id, Redacted.value(secret), timestamp, delivery.body),
-              body: delivery.body
-            })
-            .pipe(
-              Effect.match({
-                onSuccess: ({ status }) => ({ _tag: "response", status }) as const,
-                onFailure: (failure) => ({ _tag: "error", message: `${failure.reason}: ${failure.message}` }) as const
+          const send = (secret: string) =>
+            transport
+              .send({
+                url: delivery.url,
+                headers: deliveryHeaders(delivery.id, secret, timestamp, delivery.body),
+                body: delivery.body
               })
+              .pipe(
+                Effect.match({
+                  onSuccess: ({ status }): AttemptResult => ({ _tag: "response", status }),
+                  onFailure: (failure): AttemptResult => ({
+                    _tag: "error",
+                    message: `${failure.reason}: ${failure.message}`
+                  })
+                })
+              )
+          // A secret sealed under another MASTER_KEY cannot sign: that is a failed attempt, recorded
+          // and retried like any other, so the delivery ends `failed` (and e-mailed) instead of
+          // being reclaimed forever.
+          const result: AttemptResult = yield* box.open(delivery.secretCiphertext).pipe(
+            Effect.exit,
+            Effect.flatMap((opened) =>
+              opened._tag === "Success"
+                ? send(Redacted.value(opened.value))
+                : Effect.succeed<AttemptResult>({
+                    _tag: "error",
+                    message: "secret: cannot be decrypted with this MASTER_KEY"
+                  })
             )
+          )
           const finished = yield* queue.finish(workerId, delivery, startedAt, result)
           if (finished === "lost") {
             yield* Effect.logInfo(`Webhook delivery ${delivery.id}: outcome dropped (deleted or reaped meanwhile)`)

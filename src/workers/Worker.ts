@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto"
-import { Duration, Effect, Layer, Schedule, Stream } from "effect"
+import { Duration, Effect, Layer, Schedule } from "effect"
 import { type Job, JobQueue } from "../infra/jobs/JobQueue.js"
+import { runOnWakeups } from "./WakeLoop.js"
 
 /**
  * What a worker does with one job of a kind; a failure is retried by the queue after the delay of
@@ -51,11 +52,7 @@ export const WorkerLive = <R = never>(options: WorkerOptions<R>): Layer.Layer<ne
         if (jobs.length === concurrency) yield* drain
       })
 
-      const wakeups = Stream.merge(queue.wakeups, Stream.tick(options.pollEvery ?? Duration.seconds(2)))
-      // Wakeups that arrive during a drain collapse into one more drain.
-      yield* wakeups.pipe(
-        Stream.buffer({ capacity: 1, strategy: "dropping" }),
-        Stream.runForEach(() => drain),
+      yield* runOnWakeups("Job dispatcher", queue.wakeups, options.pollEvery ?? Duration.seconds(2), drain).pipe(
         Effect.forkScoped
       )
       yield* queue.reap.pipe(

@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ApiKeysRepo } from "../../src/infra/auth/ApiKeysRepo.js"
-import { WEBHOOK_DELIVERIES_CHANNEL } from "../../src/infra/webhooks/WebhooksRepo.js"
+import { DELIVERIES_CHANNEL } from "../../src/infra/webhooks/DeliveryQueue.js"
 import { addDelivery } from "../api/webhookFixtures.js"
 import { request } from "../support/http.js"
 import { startTestServer, type TestServer } from "../support/TestServer.js"
@@ -138,7 +138,7 @@ describe("webhook dashboard (access token)", () => {
       const notified = new Promise<string | undefined>((resolve) => {
         listener.on("notification", (message) => resolve(message.payload))
       })
-      await listener.query(`LISTEN ${WEBHOOK_DELIVERIES_CHANNEL}`)
+      await listener.query(`LISTEN ${DELIVERIES_CHANNEL}`)
       const before = Date.now()
       const res = await retry(d, failed)
       expect(res.status).toBe(202)

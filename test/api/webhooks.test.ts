@@ -40,6 +40,21 @@ describe("webhook registration (key API)", () => {
       ])
     )[0]!.n
 
+  it("webhook operations cost nothing: a tenant with 0 credits creates, lists and deletes (spec 8.2), never a 402", async () => {
+    const account = await createAccount(server, { credits: 0 })
+    const created = await create(account)
+    expect(created.status).toBe(201)
+    const listed = await list(account)
+    expect(listed.status).toBe(200)
+    expect(listed.body.data).toHaveLength(1)
+    const removed = await remove(account, created.body.webhook_id)
+    expect(removed.status).toBe(200)
+    for (const res of [created, listed, removed]) {
+      expect(res.headers.get("x-api-credits-cost")).toBe("0")
+      expect(res.headers.get("x-api-credits-remaining")).toBe("0")
+    }
+  })
+
   it("POST → 201 {webhook_id, url, events, created_at}, free of charge, the secret nowhere in the answer", async () => {
     const account = await createAccount(server, { credits: 100 })
     const res = await create(account)

@@ -1,6 +1,8 @@
+import { randomBytes } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Chunk, Duration, Effect, TestClock } from "effect"
+import { makeSecretBox } from "../../src/infra/webhooks/SecretBox.js"
 import {
   type HttpsReceiver,
   makeSelfSignedCertificate,
@@ -182,9 +184,9 @@ describe("webhook delivery on the TestClock", () => {
         })
     )
 
-    it.scoped("a 3xx is a failure (not followed) and a 2xx a success", () =>
+    it.scoped("a 3xx (not followed) and a 4xx are failures, a 2xx a success", () =>
       Effect.gen(function* () {
-        const r = yield* receiver((_, i) => (i === 0 ? { status: 302 } : { status: 204 }))
+        const r = yield* receiver((_, i) => (i === 0 ? { status: 302 } : i === 1 ? { status: 410 } : { status: 204 }))
         const t = yield* tenantWithWebhooks({ webhooks: [{ url: `${r.origin}/h` }] })
         yield* newMatchingTenders(1)
         yield* received(r, 1)
@@ -196,13 +198,21 @@ describe("webhook delivery on the TestClock", () => {
         yield* timerSetFor(afterRedirect!.next_attempt_at!.getTime())
         yield* advance("30 seconds")
         yield* received(r, 2)
+        const [afterGone] = yield* eventually(
+          Effect.map(deliveriesOf(t.webhooks[0]!.id), (rows) => (rows[0]?.attempt_count === 2 ? rows : undefined))
+        )
+        expect(afterGone!.status).toBe("pending")
+        expect(afterGone!.last_status_code).toBe(410)
+        yield* timerSetFor(afterGone!.next_attempt_at!.getTime())
+        yield* advance("5 minutes")
+        yield* received(r, 3)
         const [done] = yield* eventually(
           Effect.map(deliveriesOf(t.webhooks[0]!.id), (rows) => (rows[0]?.status === "succeeded" ? rows : undefined))
         )
-        expect(done!.attempt_count).toBe(2)
+        expect(done!.attempt_count).toBe(3)
         expect(done!.last_status_code).toBe(204)
         yield* advance("3 hours")
-        expect(r.requests).toHaveLength(2)
+        expect(r.requests).toHaveLength(3)
       })
     )
 
@@ -224,6 +234,25 @@ describe("webhook delivery on the TestClock", () => {
           SqlClient.SqlClient,
           (sql) => sql`UPDATE webhooks SET active = false WHERE id = ${t.webhooks[0]!.id}`
         )
+      })
+    )
+
+    it.scoped("a secret sealed under another MASTER_KEY is a failed attempt (recorded, retried), nothing sent", () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const r = yield* receiver(() => ({ status: 200 }))
+        const t = yield* tenantWithWebhooks({ webhooks: [{ url: `${r.origin}/foreign` }] })
+        const foreign = makeSecretBox(randomBytes(32)).seal("a-secret-sealed-under-another-master-key")
+        yield* sql`UPDATE webhooks SET secret_ciphertext = ${foreign} WHERE id = ${t.webhooks[0]!.id}`
+        yield* newMatchingTenders(1)
+        const [row] = yield* eventually(
+          Effect.map(deliveriesOf(t.webhooks[0]!.id), (rows) => (rows[0]?.attempt_count === 1 ? rows : undefined))
+        )
+        expect(row!.status).toBe("pending")
+        const [attempt] = yield* attemptsOf(row!.id)
+        expect(attempt!.response_code).toBeNull()
+        expect(attempt!.error).toMatch(/^secret: /)
+        expect(r.requests).toHaveLength(0)
       })
     )
 

@@ -1,4 +1,5 @@
-import { Duration, Effect, Option, Schedule, ScheduleDecision, ScheduleIntervals } from "effect"
+import { Duration, Effect, Option, Schedule } from "effect"
+import { delayAfterFailure } from "../Retries.js"
 
 /** The only event kind (spec 6): the `X-SVC-Event` header and the subscription a delivery needs. */
 export const TENDER_MATCHED = "tender.matched"
@@ -22,18 +23,7 @@ export const AUTOMATIC_ATTEMPTS = 4
  * the schedule is exhausted (the delivery is then `failed`).
  */
 export const delayAfterFailedAttempt = (attemptNo: number): Option.Option<Duration.Duration> =>
-  Effect.runSync(
-    Effect.gen(function* () {
-      let state = DeliveryRetrySchedule.initial
-      for (let step = 1; step <= attemptNo; step++) {
-        const [next, , decision] = yield* DeliveryRetrySchedule.step(0, undefined, state)
-        if (ScheduleDecision.isDone(decision)) return Option.none()
-        if (step === attemptNo) return Option.some(Duration.millis(ScheduleIntervals.start(decision.intervals)))
-        state = next
-      }
-      return Option.none()
-    })
-  )
+  Effect.runSync(delayAfterFailure(DeliveryRetrySchedule, attemptNo))
 
 /** What a finished attempt leads to: the next status and, when pending, when to try again. */
 export type AttemptOutcome =

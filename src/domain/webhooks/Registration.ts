@@ -1,3 +1,4 @@
+import { TENDER_MATCHED } from "./DeliverySchedule.js"
 /**
  * What a webhook registration may hold (spec 2.6, 4.4, 8.3). Pure rules; the HTTP schemas and the
  * repository apply them.
@@ -7,7 +8,7 @@
 export const MAX_ACTIVE_WEBHOOKS = 5
 
 /** The only event kind (spec 6). */
-export const WEBHOOK_EVENTS = ["tender.matched"] as const
+export const WEBHOOK_EVENTS = [TENDER_MATCHED] as const
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number]
 
 /** Spec 8.3: at least 32 characters. Ours: at most 1024 (an HMAC key gains nothing from more). */

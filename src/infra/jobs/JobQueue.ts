@@ -1,7 +1,9 @@
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
-import { Clock, Context, Duration, Effect, Layer, Option, Schedule, Stream } from "effect"
+import { Context, Duration, Effect, Layer, Option, type Stream } from "effect"
 import { delayAfterFailure, JobRetrySchedule } from "../../domain/Retries.js"
+import { clockNow } from "../db/ClockNow.js"
+import { wakeupsOn } from "../db/Wakeups.js"
 
 export interface Job {
   readonly id: string
@@ -47,7 +49,6 @@ export class JobQueue extends Context.Tag("JobQueue")<
 >() {}
 
 /** The service's clock as a timestamptz parameter: every job time comes from here, not from now(). */
-const clockNow = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
 const after = (now: Date, duration: Duration.DurationInput) => new Date(now.getTime() + Duration.toMillis(duration))
 
 export const JobQueueLive = Layer.effect(
@@ -56,9 +57,7 @@ export const JobQueueLive = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     const pg = yield* PgClient.PgClient
     return {
-      wakeups: pg
-        .listen(JOBS_CHANNEL)
-        .pipe(Stream.retry(Schedule.spaced(Duration.seconds(1))), Stream.orDie, Stream.as(undefined)),
+      wakeups: wakeupsOn(pg, JOBS_CHANNEL),
       enqueue: (kind, payload, options) =>
         Effect.gen(function* () {
           const now = yield* clockNow

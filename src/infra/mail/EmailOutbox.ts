@@ -1,7 +1,9 @@
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
-import { Clock, Context, Duration, Effect, Layer, Option, Schedule, Stream } from "effect"
+import { Context, Duration, Effect, Layer, Option, type Stream } from "effect"
 import { delayAfterFailure, MailRetrySchedule } from "../../domain/Retries.js"
+import { clockNow } from "../db/ClockNow.js"
+import { wakeupsOn } from "../db/Wakeups.js"
 import type { MailOutcome } from "./Mailer.js"
 
 export interface OutgoingMessage {
@@ -51,7 +53,6 @@ export class EmailOutbox extends Context.Tag("EmailOutbox")<
   }
 >() {}
 
-const clockNow = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
 const after = (now: Date, duration: Duration.DurationInput) => new Date(now.getTime() + Duration.toMillis(duration))
 
 export const EmailOutboxLive = Layer.effect(
@@ -122,9 +123,7 @@ export const EmailOutboxLive = Layer.effect(
             WHERE id = ${message.id} AND status = 'pending' AND locked_by = ${message.claimedBy}`
           return Option.isSome(retryIn) ? ("retrying" as const) : ("failed" as const)
         }).pipe(Effect.orDie),
-      wakeups: pg
-        .listen(MAIL_CHANNEL)
-        .pipe(Stream.retry(Schedule.spaced(Duration.seconds(1))), Stream.orDie, Stream.as(undefined))
+      wakeups: wakeupsOn(pg, MAIL_CHANNEL)
     }
   })
 )

@@ -1,7 +1,14 @@
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
-import { Clock, Context, Duration, Effect, Layer, Option, Schedule, Stream } from "effect"
-import { AUTOMATIC_ATTEMPTS, outcomeOf, TENDER_MATCHED } from "../../domain/webhooks/DeliverySchedule.js"
+import { Context, Duration, Effect, Layer, Option, type Stream } from "effect"
+import {
+  AUTOMATIC_ATTEMPTS,
+  isSuccessStatus,
+  outcomeOf,
+  TENDER_MATCHED
+} from "../../domain/webhooks/DeliverySchedule.js"
+import { clockNow } from "../db/ClockNow.js"
+import { wakeupsOn } from "../db/Wakeups.js"
 import { EmailOutbox } from "../mail/EmailOutbox.js"
 
 /**
@@ -107,12 +114,11 @@ export const DeliveryQueueLive = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     const pg = yield* PgClient.PgClient
     const outbox = yield* EmailOutbox
-    const nowDate = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
     const claim = ({ workerId, limit, perWebhook, inFlight, lease }: ClaimInput) =>
       Effect.gen(function* () {
         if (limit <= 0) return { claimed: [], more: false }
-        const now = yield* nowDate
+        const now = yield* clockNow
         const leaseUntil = new Date(now.getTime() + Duration.toMillis(Duration.decode(lease)))
         const full = [...inFlight].filter(([, n]) => n >= perWebhook).map(([id]) => id)
         const busy = [...inFlight].filter(([, n]) => n > 0 && n < perWebhook)
@@ -177,8 +183,8 @@ export const DeliveryQueueLive = Layer.effect(
 
     const finish = (workerId: string, delivery: ClaimedDelivery, startedAt: number, result: AttemptResult) =>
       Effect.gen(function* () {
-        const now = yield* nowDate
-        const succeeded = result._tag === "response" && result.status >= 200 && result.status < 300
+        const now = yield* clockNow
+        const succeeded = result._tag === "response" && isSuccessStatus(result.status)
         const outcome = outcomeOf(succeeded, delivery.attemptNo, delivery.attemptsAllowed)
         const status = outcome._tag === "retry" ? "pending" : outcome._tag
         const nextAttemptAt =
@@ -229,7 +235,7 @@ export const DeliveryQueueLive = Layer.effect(
     )
 
     const reap = Effect.gen(function* () {
-      const now = yield* nowDate
+      const now = yield* clockNow
       const rows = yield* sql`
         UPDATE webhook_deliveries SET status = 'pending', locked_by = NULL, lease_until = NULL, updated_at = ${now}
         WHERE status = 'delivering' AND lease_until < ${now}
@@ -242,9 +248,7 @@ export const DeliveryQueueLive = Layer.effect(
       finish,
       nextDueAt,
       reap,
-      wakeups: pg
-        .listen(DELIVERIES_CHANNEL)
-        .pipe(Stream.retry(Schedule.spaced(Duration.seconds(1))), Stream.orDie, Stream.as(undefined))
+      wakeups: wakeupsOn(pg, DELIVERIES_CHANNEL)
     }
   })
 )

@@ -9,9 +9,7 @@ import {
 } from "../../domain/Errors.js"
 import { MAX_ACTIVE_WEBHOOKS } from "../../domain/webhooks/Registration.js"
 import { lockTenant } from "../accounts/TenantLock.js"
-
-/** The wake-up channel of the delivery dispatcher; the payload is the delivery id. */
-export const WEBHOOK_DELIVERIES_CHANNEL = "webhook_deliveries"
+import { DELIVERIES_CHANNEL } from "./DeliveryQueue.js"
 
 /** How many deliveries of each webhook the dashboard shows (spec 2.6). */
 export const DASHBOARD_DELIVERIES = 10
@@ -222,7 +220,7 @@ export const WebhooksRepoLive = Layer.effect(
                   locked_by = NULL, lease_until = NULL, updated_at = ${at}
               WHERE id = ${input.deliveryId}`
             // Delivered at commit: the dispatcher sees the row as due when it wakes.
-            yield* sql`SELECT pg_notify(${WEBHOOK_DELIVERIES_CHANNEL}, ${input.deliveryId})`
+            yield* sql`SELECT pg_notify(${DELIVERIES_CHANNEL}, ${input.deliveryId})`
             const [row] = yield* sql<DeliveryRow>`
               SELECT ${deliveryColumns} FROM webhook_deliveries d ${lastAttempt} WHERE d.id = ${input.deliveryId}`
             return toDelivery(row!)
