@@ -1,154 +1,440 @@
 /**
- * Quality evaluation on real data: 358 SEAP direct awards (bench/data). Each winner with at least
- * two awards is profiled from its earlier awards only (their CPV codes as its watchlist, their
- * titles as its description, the awards as its history); its latest award is hidden. Its pool is
- * every award of the file not used in its profile (~355 tenders, the hidden one among them); we
- * rank the pool and ask whether the tender it really won is among its 10 best (HR@10). Ties are counted fairly: a target tied with others scores the probability that a
- * random order of the tie puts it in the top 10.
+ * `npm run eval`: ranking quality on 358 real SEAP direct awards (bench/data), measured through
+ * the path a user takes: companies created with the CLI (`company create`), notices imported with
+ * the CLI (`tenders import`), watchlists through the account API, and each company's tender list
+ * read from the key API (`GET /api/v1/tenders`, every page), with the real API and worker
+ * processes running on a fresh database (dropped afterwards). Beside the service, in the same run
+ * and on the same pool, the harness computes a naive baseline per case and a full-text search
+ * ranking (BM25 with diacritic folding and light Romanian stemming, bench/eval/rankers.ts).
  *
- *   npm run eval
+ * 1. History only: every winner with at least two awards is a company with its fiscal code and a
+ *    description made of its earlier award titles, no watchlist. Every winner's latest award is
+ *    imported as an open contract notice (229, the pool), every earlier one as an award notice
+ *    (SEAP's CSV, winners' fiscal codes in it). HR@10 and MRR@10 of the tender the company really
+ *    won (its latest). Baseline: CPV-prefix match against its earlier awards' codes.
+ * 2. Description only: eight consultant-written profiles (bench/eval/profiles.ts), no fiscal code,
+ *    no watchlist; all 358 notices open. Relevant = main CPV in the trade's CPV families. P@10.
+ *    Baseline: plain word overlap between the description and the notice text.
+ * 3. Watchlist. 3a: the first eval's protocol, in process (bench/eval/legacy.ts). 3b: case 1's
+ *    companies again (another tenant, same database and pool) plus one watchlist each holding
+ *    their earlier awards' CPV codes, created with POST /api/v1/watchlists. 3c: the same watchlist
+ *    and description without the fiscal code (no award history).
+ *
+ * Metrics (bench/eval/metrics.ts): the service as listed (its own order, ties broken by the list's
+ * order) and, for comparison, with its score ties ordered at random; baselines and BM25 with ties
+ * at random. A tender a ranking does not return (not listed; score 0) never counts.
+ *
+ *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run eval
  */
 import * as fs from "node:fs"
-import { fileURLToPath } from "node:url"
-import { parse } from "csv-parse/sync"
-import { bestCpvMatch } from "../src/domain/scoring/CpvMatch.js"
+import * as path from "node:path"
+import { type Award, awardNoticesCsv, awards, awardsByWinner, openNoticesJsonl } from "./eval/data.js"
+import { legacyWatchlistCase } from "./eval/legacy.js"
 import {
-  type AwardInput,
-  type PreparedTender,
-  prepareCompany,
-  prepareTender,
-  type TenderInput
-} from "../src/domain/scoring/Inputs.js"
-import { MODEL_VERSION, scorePair } from "../src/domain/scoring/Model.js"
-import { buildCorpusStats } from "../src/domain/scoring/Semantic.js"
+  K,
+  mean,
+  precisionByList,
+  precisionByScores,
+  type TargetMetrics,
+  targetByList,
+  targetByScores
+} from "./eval/metrics.js"
+import { inTrade, TRADE_PROFILES } from "./eval/profiles.js"
+import { Bm25Index, cpvPrefixScore, wordOverlapScore } from "./eval/rankers.js"
+import {
+  bundle,
+  consultantTenant,
+  fullList,
+  log,
+  mapLimit,
+  noticeNoOf,
+  OUT,
+  type Service,
+  startService
+} from "./eval/service.js"
 
-const CSV = fileURLToPath(new URL("./data/sicap_pnrr_direct_awards_until_2024-03.csv", import.meta.url))
-const K = 10
+const CLI_CONCURRENCY = 3
+/** Open notices close in 60 days, so the service counts them as open (and rescores them). */
+const DEADLINE = new Date(Date.now() + 60 * 86_400_000).toISOString()
 
-interface Award {
-  readonly id: string
-  readonly date: string
+const round3 = (x: number) => Number(x.toFixed(3))
+
+interface HistoryCase {
   readonly winner: string
-  readonly tender: TenderInput
+  readonly name: string
+  readonly earlier: ReadonlyArray<Award>
+  readonly target: Award
 }
 
-const rows = parse(fs.readFileSync(CSV, "utf8"), { columns: true, skip_empty_lines: true }) as Array<
-  Record<string, string>
->
-const awards: Array<Award> = rows
-  .map((row) => {
-    const cpv = /^([0-9]{8}-[0-9])/.exec(row["item.cpvCode"] ?? "")
-    const value = Number(row["item.awardedValue"])
-    return {
-      id: row["item.daAwardNoticeId"]!,
-      date: row["item.publicationDate"]!,
-      winner: (row["details.noticeEntityAddress.fiscalNumber"] ?? "").replace(/\D/g, ""),
-      tender: {
-        id: row["item.daAwardNoticeId"]!,
-        title: row["item.contractObject"] ?? "",
-        description: "",
-        mainCpv: cpv?.[1] ?? "",
-        additionalCpvs: [],
-        authorityId: row["authority.fiscalNumber"] ?? "",
-        valueRon: Number.isFinite(value) && value > 0 ? value : null
+const byWinner = awardsByWinner()
+/** Every winner's latest award: the open notices of cases 1 and 3b. */
+const pool1: ReadonlyArray<Award> = [...byWinner.values()].map((won) => won[won.length - 1]!)
+const earlierAwards: ReadonlyArray<Award> = [...byWinner.values()].flatMap((won) => won.slice(0, -1))
+const historyCases: ReadonlyArray<HistoryCase> = [...byWinner.values()]
+  .filter((won) => won.length >= 2)
+  .map((won) => ({
+    winner: won[0]!.winner,
+    name: won[won.length - 1]!.winnerName,
+    earlier: won.slice(0, -1),
+    target: won[won.length - 1]!
+  }))
+const describe = (c: HistoryCase) => c.earlier.map((a) => a.title.trim()).join(". ")
+
+interface TargetRow {
+  readonly label: string
+  readonly service: TargetMetrics
+  readonly serviceTies: TargetMetrics
+  readonly listed: number
+  readonly baseline: TargetMetrics
+  readonly bm25: TargetMetrics
+}
+
+const summarizeTargets = (rows: ReadonlyArray<TargetRow>) => {
+  const of = (pick: (r: TargetRow) => TargetMetrics) => ({
+    hr_at_10: round3(mean(rows.map((r) => pick(r).hit))),
+    mrr_at_10: round3(mean(rows.map((r) => pick(r).reciprocal))),
+    target_returned: round3(mean(rows.map((r) => (pick(r).rank === null ? 0 : 1))))
+  })
+  return {
+    companies: rows.length,
+    mean_list_size: round3(mean(rows.map((r) => r.listed))),
+    service: of((r) => r.service),
+    service_ties_random: of((r) => r.serviceTies),
+    baseline: of((r) => r.baseline),
+    bm25: of((r) => r.bm25)
+  }
+}
+
+/** The service's own order, and its scores with ties at random, for one company's list. */
+const serviceMetrics = (list: ReadonlyArray<{ key: string; score: number }>, target: string) => {
+  const scores = list.map((i) => i.score + 1)
+  const index = list.findIndex((i) => i.key === target)
+  return {
+    service: targetByList(
+      list.map((i) => i.key),
+      target
+    ),
+    serviceTies: index < 0 ? { hit: 0, reciprocal: 0, rank: null } : targetByScores(scores, index)
+  }
+}
+
+const readList = async (service: Service, apiKey: string, companyId: string) =>
+  (await fullList(service, apiKey, companyId)).map((i) => ({ key: noticeNoOf(i), score: i.score }))
+
+/**
+ * The history-pool variants, one tenant each on one database: what the company is created with.
+ * Case 1 has no watchlist; 3b adds one to case 1; 3c is a watchlist and a description without a
+ * fiscal code (the onboarding the service had before issue 11).
+ */
+const VARIANTS = [
+  { key: "history", label: "history only", fiscalCode: true, watchlist: false },
+  { key: "watchHistory", label: "watchlist + history", fiscalCode: true, watchlist: true },
+  { key: "watchOnly", label: "watchlist, no fiscal code", fiscalCode: false, watchlist: true }
+] as const
+type VariantKey = (typeof VARIANTS)[number]["key"]
+
+/** An account user of the tenant, logged in: an access token for the account API. */
+const loginAs = async (service: Service, tenantId: string, name: string) => {
+  const email = `eval-${name.toLowerCase()}-${process.pid}@eval.example`
+  const password = "eval-password-2026"
+  await service.cli(["user", "create", "--tenant", tenantId, "--email", email, "--password", password])
+  const login = await fetch(`${service.baseUrl}/api/v1/auth/login`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ email, password })
+  })
+  return ((await login.json()) as any).data.accessToken as string
+}
+
+/** Cases 1, 3b and 3c: one database, the same notices, one tenant per variant. */
+const runHistoryCases = async () => {
+  const service = await startService("history")
+  try {
+    const lists = new Map<VariantKey, Array<Array<{ key: string; score: number }>>>()
+    const tenants = new Map<VariantKey, { tenantId: string; apiKey: string; companies: Array<string> }>()
+    for (const variant of VARIANTS) {
+      const tenant = await consultantTenant(service, `Eval: ${variant.label}`)
+      log(`${variant.label}: creating ${historyCases.length} companies with the CLI`)
+      const companies = await mapLimit(historyCases, CLI_CONCURRENCY, async (c) => {
+        const created = await service.cli([
+          "company",
+          "create",
+          "--tenant",
+          tenant.tenantId,
+          "--name",
+          c.name,
+          "--description",
+          describe(c),
+          ...(variant.fiscalCode ? ["--fiscal-code", c.winner] : [])
+        ])
+        return created.companyId as string
+      })
+      if (variant.watchlist) {
+        const accessToken = await loginAs(service, tenant.tenantId, variant.key)
+        for (const [i, c] of historyCases.entries()) {
+          await service.http("POST", "/api/v1/watchlists", accessToken, {
+            name: "Coduri CPV din contractele câștigate",
+            companyId: companies[i]!,
+            cpvCodes: [...new Set(c.earlier.map((a) => a.mainCpv))],
+            keywords: [],
+            minScore: 50
+          })
+        }
       }
+      tenants.set(variant.key, { ...tenant, companies })
+    }
+
+    const awardsFile = path.join(OUT, "history-award-notices.csv")
+    const openFile = path.join(OUT, "history-open-notices.jsonl")
+    fs.writeFileSync(awardsFile, awardNoticesCsv(earlierAwards))
+    fs.writeFileSync(openFile, openNoticesJsonl(pool1, DEADLINE))
+    log(`importing ${earlierAwards.length} award notices (SEAP CSV) and ${pool1.length} open notices (JSON)`)
+    const importedAwards = await service.cli(["tenders", "import", awardsFile, "--format", "sicap"])
+    const importedOpen = await service.cli(["tenders", "import", openFile, "--format", "json"])
+    log(`imports: ${JSON.stringify(importedAwards)} ${JSON.stringify(importedOpen)}; waiting for the worker`)
+    await service.drained()
+
+    for (const [key, tenant] of tenants) {
+      lists.set(key, await mapLimit(tenant.companies, 4, (id) => readList(service, tenant.apiKey, id)))
+    }
+    return { lists, imports: { awards: importedAwards, open: importedOpen } }
+  } finally {
+    await service.stop()
+  }
+}
+
+/** Case 2, its own database: all notices open, eight description-only companies. */
+const runDescriptionCase = async () => {
+  const service = await startService("description")
+  try {
+    const tenant = await consultantTenant(service, "Eval: description only")
+    log(`case 2: creating ${TRADE_PROFILES.length} companies with the CLI`)
+    const companyIds = await mapLimit(TRADE_PROFILES, CLI_CONCURRENCY, async (p) => {
+      const created = await service.cli([
+        "company",
+        "create",
+        "--tenant",
+        tenant.tenantId,
+        "--name",
+        p.name,
+        "--description",
+        p.description
+      ])
+      return created.companyId as string
+    })
+    const openFile = path.join(OUT, "description-open-notices.jsonl")
+    fs.writeFileSync(openFile, openNoticesJsonl(awards, DEADLINE))
+    const imported = await service.cli(["tenders", "import", openFile, "--format", "json"])
+    log(`import: ${JSON.stringify(imported)}; waiting for the worker`)
+    await service.drained()
+    const lists = await mapLimit(companyIds, 4, (id) => readList(service, tenant.apiKey, id))
+    return { lists, imports: imported }
+  } finally {
+    await service.stop()
+  }
+}
+
+const pad = (cells: ReadonlyArray<string | number>) => `| ${cells.join(" | ")} |`
+const fmt = (x: number) => x.toFixed(3)
+const rankText = (m: TargetMetrics) =>
+  m.rank === null ? "–" : Number.isInteger(m.rank) ? `${m.rank}` : m.rank.toFixed(1)
+
+const main = async () => {
+  const started = Date.now()
+  log("bundling the CLI, API and worker entry points")
+  await bundle()
+
+  // Case 3a first: no database, seconds.
+  const legacy = legacyWatchlistCase()
+
+  const historyRun = await runHistoryCases()
+  const index1 = new Bm25Index(pool1)
+  const poolKeys1 = pool1.map((a) => a.key)
+  const rowsFor = (variant: VariantKey) =>
+    historyCases.map((c, i): TargetRow => {
+      const list = historyRun.lists.get(variant)![i]!
+      const targetIndex = poolKeys1.indexOf(c.target.key)
+      const codes = [...new Set(c.earlier.map((a) => a.mainCpv))]
+      return {
+        label: `${c.name} (${c.winner})`,
+        ...serviceMetrics(list, c.target.key),
+        listed: list.length,
+        baseline: targetByScores(
+          pool1.map((a) => cpvPrefixScore(a.mainCpv, codes)),
+          targetIndex
+        ),
+        bm25: targetByScores(index1.scores(describe(c)), targetIndex)
+      }
+    })
+  const case1Rows = rowsFor("history")
+  const case3bRows = rowsFor("watchHistory")
+  const case3cRows = rowsFor("watchOnly")
+
+  const descriptionRun = await runDescriptionCase()
+  const index2 = new Bm25Index(awards)
+  const case2Rows = TRADE_PROFILES.map((p, i) => {
+    const relevant = awards.map((a) => inTrade(p, a.mainCpv))
+    const relevantKeys = new Set(awards.filter((a) => inTrade(p, a.mainCpv)).map((a) => a.key))
+    const list = descriptionRun.lists[i]!
+    const listScores = list.map((item) => item.score + 1)
+    return {
+      trade: p.trade,
+      relevantInPool: relevantKeys.size,
+      ideal: Math.min(K, relevantKeys.size) / K,
+      listed: list.length,
+      service: precisionByList(
+        list.map((item) => item.key),
+        (key) => relevantKeys.has(key)
+      ),
+      serviceTies: precisionByScores(
+        listScores,
+        list.map((item) => relevantKeys.has(item.key))
+      ),
+      baseline: precisionByScores(
+        awards.map((a) => wordOverlapScore(p.description, a)),
+        relevant
+      ),
+      bm25: precisionByScores(index2.scores(p.description), relevant)
     }
   })
-  .filter((award) => award.tender.mainCpv !== "" && award.winner !== "")
-  .sort((a, b) => a.date.localeCompare(b.date) || a.id.localeCompare(b.id))
-
-// Leave-last-out: each winner with at least two awards keeps its earlier awards as its profile and
-// hides its latest; its pool is every award not in its profile (the hidden one among them).
-const byWinner = new Map<string, Array<Award>>()
-for (const award of awards) byWinner.set(award.winner, [...(byWinner.get(award.winner) ?? []), award])
-const prepared = new Map(awards.map((a) => [a, prepareTender(a.tender)]))
-const cases = [...byWinner.values()]
-  .filter((won) => won.length >= 2)
-  .map((won) => {
-    const history = won.slice(0, -1)
-    const pool = awards.filter((a) => !history.includes(a))
-    const target = won[won.length - 1]!
-    return { history, target, pool: pool.map((a) => prepared.get(a)!), targetIndex: pool.indexOf(target) }
-  })
-const corpus = buildCorpusStats(awards.map((award) => prepareTender(award.tender)))
-
-/** Probability that the target lands in the top K when ties are ordered at random. */
-const hitProbability = (scores: ReadonlyArray<number>, targetIndex: number) => {
-  const target = scores[targetIndex]!
-  const above = scores.filter((s) => s > target).length
-  const tied = scores.filter((s) => s === target).length
-  return Math.min(1, Math.max(0, (K - above) / tied))
-}
-
-const evaluate = (scoreOf: (c: (typeof cases)[number], tender: PreparedTender) => number) => {
-  let hits = 0
-  for (const c of cases) {
-    const scores = c.pool.map((tender) => scoreOf(c, tender))
-    hits += hitProbability(scores, c.targetIndex)
+  const case2 = {
+    profiles: case2Rows.length,
+    pool_size: awards.length,
+    mean_list_size: round3(mean(case2Rows.map((r) => r.listed))),
+    p_at_10: {
+      service: round3(mean(case2Rows.map((r) => r.service))),
+      service_ties_random: round3(mean(case2Rows.map((r) => r.serviceTies))),
+      baseline_word_overlap: round3(mean(case2Rows.map((r) => r.baseline))),
+      bm25: round3(mean(case2Rows.map((r) => r.bm25))),
+      ideal: round3(mean(case2Rows.map((r) => r.ideal)))
+    }
   }
-  return hits / cases.length
+
+  const case1 = { pool_size: pool1.length, award_notices: earlierAwards.length, ...summarizeTargets(case1Rows) }
+  const case3b = { pool_size: pool1.length, ...summarizeTargets(case3bRows) }
+  const case3c = { pool_size: pool1.length, ...summarizeTargets(case3cRows) }
+  const result = {
+    data: "bench/data/sicap_pnrr_direct_awards_until_2024-03.csv",
+    measured_at: new Date().toISOString(),
+    seconds: Math.round((Date.now() - started) / 1000),
+    model_version_in_process: legacy.modelVersion,
+    case1_history_only: case1,
+    case2_description_only: case2,
+    case3a_watchlist_in_process: {
+      companies: legacy.companies,
+      pool_size: legacy.poolSize,
+      hr_at_10: {
+        model: round3(legacy.model.hr),
+        cpv_only_baseline: round3(legacy.cpvOnly.hr),
+        random: round3(legacy.random.hr)
+      },
+      mrr_at_10: { model: round3(legacy.model.mrr), cpv_only_baseline: round3(legacy.cpvOnly.mrr) }
+    },
+    case3b_watchlist_and_history: case3b,
+    case3c_watchlist_no_fiscal_code: case3c,
+    imports: { history: historyRun.imports, description: descriptionRun.imports }
+  }
+
+  // The per-case tables, as Markdown: summary on stdout, everything in .bench-out/eval/report.md.
+  type TargetSummary = ReturnType<typeof summarizeTargets>
+  const targetLines = (title: string, c: TargetSummary, note: string) => [
+    pad([
+      `${title} (${c.companies} companies, pool ${pool1.length})`,
+      "HR@10",
+      fmt(c.service.hr_at_10),
+      fmt(c.service_ties_random.hr_at_10),
+      fmt(c.baseline.hr_at_10),
+      fmt(c.bm25.hr_at_10),
+      note
+    ]),
+    pad([
+      "",
+      "MRR@10",
+      fmt(c.service.mrr_at_10),
+      fmt(c.service_ties_random.mrr_at_10),
+      fmt(c.baseline.mrr_at_10),
+      fmt(c.bm25.mrr_at_10),
+      `mean list size ${c.mean_list_size.toFixed(1)}; target listed ${fmt(c.service.target_returned)}`
+    ])
+  ]
+  const summary = [
+    pad(["case", "metric", "service (as listed)", "service (ties random)", "naive baseline", "BM25 full text", "note"]),
+    pad(["---", "---", "---", "---", "---", "---", "---"]),
+    ...targetLines("1. history only", case1, "baseline: CPV prefix"),
+    pad([
+      `2. description only (${case2.profiles} profiles, pool ${case2.pool_size})`,
+      "P@10",
+      fmt(case2.p_at_10.service),
+      fmt(case2.p_at_10.service_ties_random),
+      fmt(case2.p_at_10.baseline_word_overlap),
+      fmt(case2.p_at_10.bm25),
+      `baseline: word overlap; ideal ${fmt(case2.p_at_10.ideal)}; mean list size ${case2.mean_list_size.toFixed(1)}`
+    ]),
+    pad([
+      `3a. watchlist + history, in process (${legacy.companies} companies, pool ${legacy.poolSize})`,
+      "HR@10",
+      fmt(legacy.model.hr),
+      "–",
+      fmt(legacy.cpvOnly.hr),
+      "–",
+      `baseline: the model's cpv factor; model ${legacy.modelVersion}`
+    ]),
+    pad(["", "MRR@10", fmt(legacy.model.mrr), "–", fmt(legacy.cpvOnly.mrr), "–", ""]),
+    ...targetLines("3b. watchlist + history", case3b, "baseline: CPV prefix"),
+    ...targetLines("3c. watchlist + description, no fiscal code", case3c, "baseline: CPV prefix")
+  ].join("\n")
+
+  const perTarget = (rows: ReadonlyArray<TargetRow>) =>
+    [
+      pad(["company (fiscal code)", "listed", "service rank", "CPV-prefix rank", "BM25 rank"]),
+      pad(["---", "---", "---", "---", "---"]),
+      ...rows.map((r) =>
+        pad([r.label.replace(/\|/g, "/"), r.listed, rankText(r.service), rankText(r.baseline), rankText(r.bm25)])
+      )
+    ].join("\n")
+  const perProfile = [
+    pad(["trade", "relevant in pool", "listed", "service P@10", "ties random", "word overlap", "BM25", "ideal"]),
+    pad(["---", "---", "---", "---", "---", "---", "---", "---"]),
+    ...case2Rows.map((r) =>
+      pad([
+        r.trade,
+        r.relevantInPool,
+        r.listed,
+        fmt(r.service),
+        fmt(r.serviceTies),
+        fmt(r.baseline),
+        fmt(r.bm25),
+        fmt(r.ideal)
+      ])
+    )
+  ].join("\n")
+  const report = [
+    `# npm run eval, ${result.measured_at}`,
+    "",
+    summary,
+    "",
+    "## Case 2, per profile",
+    "",
+    perProfile,
+    "",
+    "## Case 1, per company (ranks; expected rank inside a tie group; – = not returned)",
+    "",
+    perTarget(case1Rows),
+    "",
+    "## Case 3b, per company",
+    "",
+    perTarget(case3bRows),
+    "",
+    "## Case 3c, per company",
+    "",
+    perTarget(case3cRows),
+    ""
+  ].join("\n")
+  fs.writeFileSync(path.join(OUT, "report.md"), report)
+  fs.writeFileSync(path.join(OUT, "result.json"), JSON.stringify(result, null, 2))
+
+  console.log(JSON.stringify(result, null, 2))
+  console.log(`\n${summary}\n\n${perProfile}\n\nper-company tables: ${path.join(OUT, "report.md")}`)
 }
 
-const profiles = cases.map((c) => {
-  const history: Array<AwardInput> = c.history.map((a) => ({
-    authorityId: a.tender.authorityId,
-    mainCpv: a.tender.mainCpv,
-    valueRon: a.tender.valueRon
-  }))
-  return prepareCompany({
-    id: c.target.winner,
-    description: c.history.map((a) => a.tender.title).join(". "),
-    watchlists: [
-      {
-        id: "w",
-        cpvCodes: [...new Set(c.history.map((a) => a.tender.mainCpv))],
-        keywords: [],
-        minValue: null,
-        maxValue: null,
-        authorityId: null,
-        minScore: 50
-      }
-    ],
-    history
-  })
-})
-const profileOf = new Map(cases.map((c, i) => [c, profiles[i]!]))
-
-// The model's overall score is rounded to integers; rank by the unrounded sum of contributions so
-// ties are only real ties (the stored score is the rounded one).
-const modelHr = evaluate((c, tender) => {
-  const f = scorePair(profileOf.get(c)!, tender, corpus).factors
-  return (
-    f.semantic.contribution +
-    f.keyword.contribution +
-    f.cpv.contribution +
-    f.value_fit.contribution +
-    f.historical.contribution
-  )
-})
-const modelRoundedHr = evaluate((c, tender) => scorePair(profileOf.get(c)!, tender, corpus).overallScore)
-const cpvHr = evaluate((c, tender) => {
-  const profile = profileOf.get(c)!
-  return bestCpvMatch(tender.tender.mainCpv, tender.tender.additionalCpvs, profile.profileCodes).score
-})
-
-console.log(
-  JSON.stringify(
-    {
-      data: "bench/data/sicap_pnrr_direct_awards_until_2024-03.csv",
-      awards: awards.length,
-      companies_evaluated: cases.length,
-      pool_size: cases[0]!.pool.length,
-      model_version: MODEL_VERSION,
-      hr_at_10: {
-        model: Number(modelHr.toFixed(3)),
-        model_rounded_score: Number(modelRoundedHr.toFixed(3)),
-        cpv_only_baseline: Number(cpvHr.toFixed(3)),
-        random: Number(Math.min(1, K / cases[0]!.pool.length).toFixed(3))
-      },
-      published_anchor_cpv_hr_at_10: 0.25
-    },
-    null,
-    2
-  )
-)
+await main()

@@ -1,10 +1,14 @@
 /**
- * Benchmark dispatcher: `npm run bench -- <name>` runs bench/<name>.ts.
+ * Benchmark dispatcher: `npm run bench -- <name> [options]` runs bench/<name>.ts (which reads its
+ * options from process.argv, e.g. `soak --duration 90`).
  */
 const benches: Record<string, () => Promise<unknown>> = {
   scoring: () => import("./scoring.js"),
   api: () => import("./api.js"),
-  webhooks: () => import("./webhooks.js")
+  webhooks: () => import("./webhooks.js"),
+  reports: () => import("./reports.js"),
+  soak: () => import("./soak.js"),
+  web: () => import("./web.js")
 }
 
 const name = process.argv[2]

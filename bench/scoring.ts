@@ -261,7 +261,8 @@ const program = Effect.gen(function* () {
   let candidateChecks = 0
   const filterStart = process.hrtime.bigint()
   for (let n = 0; n < pairs; n++) {
-    if (isCandidate(companyList[n % companyList.length]!, tenders[(n * 7919) % tenders.length]!)) candidateChecks++
+    if (isCandidate(companyList[n % companyList.length]!, tenders[(n * 7919) % tenders.length]!, stats))
+      candidateChecks++
   }
   const filterSeconds = elapsed(filterStart)
 

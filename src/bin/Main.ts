@@ -9,11 +9,14 @@ import { migrate } from "../infra/db/Migrator.js"
 import { MailerLive } from "../infra/mail/Mailer.js"
 import { RepositoriesLive } from "../infra/Repositories.js"
 import { RedisConnectionLive } from "../infra/redis/RedisConnection.js"
+import { PdfRendererLive } from "../infra/reports/PdfRenderer.js"
 import { WebhookTransportLive } from "../infra/webhooks/HttpsWebhookTransport.js"
 import { jobHandlers } from "../workers/handlers.js"
 import { MailSenderLive } from "../workers/MailSender.js"
+import { ReportWorkFromEnv } from "../workers/ReportDispatcher.js"
+import { ScoreHistoryPrunerLive } from "../workers/ScoreHistoryPruner.js"
 import { WebhookDeliveryFromEnv } from "../workers/WebhookDispatcher.js"
-import { WorkerLive } from "../workers/Worker.js"
+import { WorkerFromEnv } from "../workers/Worker.js"
 
 /**
  * Configuration, database (external or embedded), the one Redis connection (shared by the rate
@@ -42,12 +45,15 @@ export const ApiProcess = HttpServerLive.pipe(
 
 /**
  * What a worker runs in the background: the job dispatcher with every registered handler, the
- * webhook-delivery actor over the outbound HTTPS transport, the mail sender.
+ * webhook-delivery actor over the outbound HTTPS transport, the mail sender, the report actor over
+ * its renderer process (one warm Chromium), the pruner of replaced score versions.
  */
 export const BackgroundWorkLive = Layer.mergeAll(
-  WorkerLive({ handlers: jobHandlers }),
+  WorkerFromEnv(jobHandlers),
   WebhookDeliveryFromEnv.pipe(Layer.provide(WebhookTransportLive)),
-  MailSenderLive().pipe(Layer.provide(MailerLive))
+  ReportWorkFromEnv.pipe(Layer.provide(PdfRendererLive)),
+  MailSenderLive().pipe(Layer.provide(MailerLive)),
+  ScoreHistoryPrunerLive
 )
 
 /** A worker process: the background work over the repositories, migrations applied first. */

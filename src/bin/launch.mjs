@@ -2,7 +2,8 @@
 // the Effect packages module by module (under tsx or natively) costs seconds on a small machine, and a
 // second `npm start` must be up in under 3 s; esbuild's bundle of our code plus the Effect packages
 // (tree-shaken, other dependencies left external) loads in about half the time. The bundle is rebuilt
-// only when a source file or the lockfile is newer than it.
+// only when a source file or the lockfile is newer than it. `all-in-one` and `api` serve the browser
+// app, so they first build it into dist/web (scripts/build-web.mjs: also skipped when up to date).
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
@@ -19,7 +20,8 @@ const outfile = path.join(root, "dist", "bin", `${name}.mjs`)
 const newestSource = () => {
   let newest = fs.statSync(path.join(root, "package-lock.json")).mtimeMs
   for (const entry of fs.readdirSync(path.join(root, "src"), { recursive: true, withFileTypes: true })) {
-    if (entry.isFile())
+    // The browser app (src/web) is not part of the server bundle; scripts/build-web.mjs builds it.
+    if (entry.isFile() && !(entry.parentPath ?? entry.path).startsWith(path.join(root, "src", "web")))
       newest = Math.max(newest, fs.statSync(path.join(entry.parentPath ?? entry.path, entry.name)).mtimeMs)
   }
   return newest
@@ -52,6 +54,15 @@ if (bundleTime() < newestSource()) {
       }
     ]
   })
+}
+if (name === "all-in-one" || name === "api") {
+  const { buildWeb } = await import(pathToFileURL(path.join(root, "scripts", "build-web.mjs")).href)
+  try {
+    await buildWeb({ log: (line) => console.error(line) })
+  } catch (error) {
+    console.error(`The browser app could not be built: ${error.message}`)
+    process.exit(1)
+  }
 }
 process.setSourceMapsEnabled(true)
 await import(pathToFileURL(outfile).href)

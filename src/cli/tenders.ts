@@ -1,7 +1,7 @@
 import * as fs from "node:fs/promises"
 import { Args, Command, Options } from "@effect/cli"
-import { Console, Effect } from "effect"
-import { IMPORT_FORMATS, readTenders } from "../domain/tenders/formats/ImportFormat.js"
+import { Console, Effect, Either } from "effect"
+import { IMPORT_FORMATS, readImport } from "../domain/tenders/formats/ImportFormat.js"
 import { ScoringService } from "../infra/scoring/ScoringService.js"
 import { TENDER_CHUNK_SIZE, TenderStore, type UpsertResult } from "../infra/tenders/TenderStore.js"
 import { CliFailure, printJson } from "./CliSupport.js"
@@ -50,7 +50,16 @@ const importCommand = Command.make(
       const scoring = yield* ScoringService
       const text = yield* readInput(file)
       const catalog = yield* store.cpvCatalog
-      const { tenders, skips } = readTenders(text, format, catalog)
+      // A file no format reads, or invalid as a whole, is refused before anything is stored.
+      const read = readImport(text, format, catalog)
+      if (Either.isLeft(read)) {
+        const name = file === "-" ? "stdin" : file
+        const reason = read.left.reason.replace(/\s+/g, " ").slice(0, 500)
+        return yield* new CliFailure({
+          message: `Cannot import ${name}: tried ${read.left.format}: ${reason}; nothing was written`
+        })
+      }
+      const { tenders, skips } = read.right
 
       const progress = progressBar(tenders.length)
       const stored: { inserted: Array<string>; updated: Array<string>; failed: Array<UpsertResult["failed"][number]> } =

@@ -87,6 +87,14 @@ export class NotFound extends declare<NotFound>()("NOT_FOUND", 404) {}
 /** 409: the resource's current state does not allow this (a manual retry of a delivery that is not `failed`). */
 export class DeliveryNotRetryable extends declare<DeliveryNotRetryable>()("DELIVERY_NOT_RETRYABLE", 409) {}
 
+/** 409: a report's download URL asked for before the job is `completed` (spec 7: "not shown"; ours). */
+export class ReportNotReady extends declare<ReportNotReady>()("REPORT_NOT_READY", 409, {
+  status: Schema.Literal("pending", "generating", "failed")
+}) {}
+
+/** 410, spec 7: a download token that expired, was used 3 times, or never existed. */
+export class DownloadTokenExpired extends declare<DownloadTokenExpired>()("DOWNLOAD_TOKEN_EXPIRED", 410) {}
+
 /** 422: creating one more would exceed a limit. */
 export class ApiKeyLimitExceeded extends declare<ApiKeyLimitExceeded>()("API_KEY_LIMIT_EXCEEDED", 422) {}
 /** Spec 7: 5 active webhooks already exist in the tenant. */

@@ -6,17 +6,19 @@ import { Data, Either } from "effect"
  *
  * Wire form: `<base64url(JSON payload)>.<base64url(HMAC-SHA256(secret, payload part))>`.
  * The payload carries the position (the last served row's sort key), the snapshot bound (the
- * highest tender ingestion sequence that existed when page 1 was read; later pages ignore newer
- * tenders, so they can neither enter nor shift the pages being read) and a fingerprint of the
- * query's filters, so a cursor only continues the query that produced it.
+ * PostgreSQL snapshot page 1 was read in, `xmin:xmax:xip,…`; later pages read the score versions
+ * that snapshot saw, so scores written, rescored or removed since neither enter, shift nor leave
+ * the pages being read) and a fingerprint of the query's filters, so a cursor only continues the
+ * query that produced it.
  */
 
-const VERSION = 1
+// 2: the bound became a pg_snapshot (it was a tender ingestion sequence); older cursors are refused.
+const VERSION = 2
 
 export interface CursorPosition {
   /** The sort key of the last served row, in sort-key order. */
   readonly key: ReadonlyArray<string | number>
-  /** Highest tender ingest_seq included in the snapshot (a bigint, as decimal text). */
+  /** The snapshot of page 1 as pg_snapshot text (`xmin:xmax:xip1,xip2,…`). */
   readonly bound: string
 }
 
@@ -37,6 +39,8 @@ export const encodeCursor = (secret: Uint8Array, query: string, position: Cursor
   ).toString("base64url")
   return `${body}.${sign(secret, body).toString("base64url")}`
 }
+
+const SNAPSHOT_TEXT = /^\d{1,20}:\d{1,20}:(\d{1,20}(,\d{1,20})*)?$/
 
 const isKeyPart = (x: unknown): x is string | number => typeof x === "string" || typeof x === "number"
 
@@ -67,7 +71,7 @@ export const decodeCursor = (
     !Array.isArray(p.k) ||
     !p.k.every(isKeyPart) ||
     typeof p.b !== "string" ||
-    !/^\d+$/.test(p.b)
+    !SNAPSHOT_TEXT.test(p.b)
   ) {
     return Either.left(new InvalidCursor({ reason: "malformed" }))
   }

@@ -12,6 +12,8 @@ export interface RateLimitPolicies {
   readonly general: RateLimitPolicy
   /** Key API: export. Spec 8.1: 20 per hour. */
   readonly export: RateLimitPolicy
+  /** Key API: PDF report creation. Spec 8.1: 10 per hour. */
+  readonly reportCreation: RateLimitPolicy
   /** Failed logins per e-mail address (our choice: 5 per 15 minutes). */
   readonly loginPerEmail: RateLimitPolicy
   /** Failed logins per client address (our choice: 20 per 15 minutes). */
@@ -21,6 +23,7 @@ export interface RateLimitPolicies {
 export const defaultRateLimitPolicies: RateLimitPolicies = {
   general: { name: "general", limit: 60, window: Duration.minutes(1) },
   export: { name: "export", limit: 20, window: Duration.hours(1) },
+  reportCreation: { name: "report-creation", limit: 10, window: Duration.hours(1) },
   loginPerEmail: { name: "login-email", limit: 5, window: Duration.minutes(15) },
   loginPerAddress: { name: "login-address", limit: 20, window: Duration.minutes(15) }
 }

@@ -1,14 +1,16 @@
-import { HttpApiMiddleware, HttpApiSecurity, HttpServerRequest, OpenApi } from "@effect/platform"
-import { Context, Effect, Layer } from "effect"
+import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "@effect/platform"
+import { Context } from "effect"
 import * as ApiError from "../domain/ApiErrors.js"
-import type { AccessTokenRejected } from "../domain/Errors.js"
-import { type Account, AuthSessions, AuthSessionsLive } from "../infra/auth/AuthSessions.js"
+import type { Account } from "../infra/auth/AuthSessions.js"
 import { errors } from "./WireErrors.js"
 
 /** The account an access token speaks for; provided to every handler behind AccessTokenAuth. */
 export class CurrentAccount extends Context.Tag("CurrentAccount")<CurrentAccount, Account>() {}
 
 /**
+ * Definition only (no server code: the browser app imports it through `Api`); the check itself is
+ * AccessTokenAuthLive.ts.
+ *
  * `Authorization: Bearer <ACCESS_TOKEN>` for the browser-app endpoints. Failures are 401 with:
  * ACCESS_TOKEN_MISSING (no Bearer header or an empty token), ACCESS_TOKEN_INVALID (not a token we
  * signed, including any API key `svc_…`), ACCESS_TOKEN_EXPIRED (past its 15 minutes) and
@@ -30,38 +32,3 @@ export class AccessTokenAuth extends HttpApiMiddleware.Tag<AccessTokenAuth>()("A
     )
   }
 }) {}
-
-const missing = new ApiError.AccessTokenMissing({
-  message: "Send the access token from login as `Authorization: Bearer <ACCESS_TOKEN>`"
-})
-
-const rejection = (error: AccessTokenRejected) => {
-  switch (error.reason) {
-    case "expired":
-      return new ApiError.AccessTokenExpired({ message: "The access token has expired; refresh it" })
-    case "revoked":
-      return new ApiError.SessionRevoked({ message: "The session of this access token has ended" })
-    case "invalid":
-      return new ApiError.AccessTokenInvalid({ message: "The access token is not valid" })
-  }
-}
-
-export const AccessTokenAuthLive = Layer.effect(
-  AccessTokenAuth,
-  Effect.map(AuthSessions, (sessions) => ({
-    // The platform slices 7 characters off any header; read it ourselves and insist on "Bearer ".
-    accessToken: () =>
-      Effect.gen(function* () {
-        const request = yield* HttpServerRequest.HttpServerRequest
-        const header = request.headers.authorization ?? ""
-        if (!/^Bearer /i.test(header)) return yield* missing
-        const token = header.slice("Bearer ".length).trim()
-        if (token === "") return yield* missing
-        if (token.startsWith("svc_"))
-          return yield* new ApiError.AccessTokenInvalid({
-            message: "An API key is not an access token; log in for an access token"
-          })
-        return yield* sessions.authenticate(token).pipe(Effect.mapError(rejection))
-      })
-  }))
-).pipe(Layer.provide(AuthSessionsLive))

@@ -1,10 +1,15 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import * as ApiError from "../domain/ApiErrors.js"
 import { AlertsApi } from "./alerts/AlertsApi.js"
+import { AppReportsApi } from "./app/AppReportsApi.js"
+import { AppTendersApi } from "./app/AppTendersApi.js"
 import { AuthApi } from "./auth/AuthApi.js"
 import { CompaniesApi } from "./companies/CompaniesApi.js"
+import { CpvApi } from "./cpv/CpvApi.js"
+import { CreditsApi } from "./credits/CreditsApi.js"
 import { ExportApi } from "./export/ExportApi.js"
 import { documentResponseHeaders } from "./OpenApiHeaders.js"
+import { ReportsApi } from "./reports/ReportsApi.js"
 import { SettingsApi } from "./settings/SettingsApi.js"
 import { SystemApi } from "./system/SystemApi.js"
 import { TendersApi } from "./tenders/TendersApi.js"
@@ -33,10 +38,15 @@ export class Api extends withUniformErrors()
   .add(AlertsApi)
   .add(SettingsApi)
   .add(WebhookDashboardApi)
+  .add(AppTendersApi)
+  .add(AppReportsApi)
+  .add(CpvApi)
+  .add(CreditsApi)
   .add(TendersApi)
   .add(ExportApi)
   .add(WebhooksApi)
-  .addError(errors(ApiError.ValidationError, ApiError.NotFound, ApiError.InternalError))
+  .add(ReportsApi)
+  .addError(errors(ApiError.ValidationError, ApiError.NotFound, ApiError.InternalError, ApiError.ServiceUnavailable))
   .annotate(OpenApi.Title, "Tender Scoring Service")
   .annotate(OpenApi.Version, "1.0.0")
   .annotate(OpenApi.Transform, documentResponseHeaders)

@@ -1,15 +1,7 @@
-import { HttpApiMiddleware, HttpApiSecurity, HttpServerRequest, OpenApi } from "@effect/platform"
-import { Context, Effect, Layer, Option } from "effect"
+import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "@effect/platform"
+import { Context } from "effect"
 import * as ApiError from "../domain/ApiErrors.js"
-import { isWellFormedApiKey } from "../domain/ApiKey.js"
-import { planRules } from "../domain/Plan.js"
-import type { RateLimitPolicies } from "../domain/RateLimitPolicy.js"
-import { ApiKeysRepo } from "../infra/auth/ApiKeysRepo.js"
-import { CreditLedger } from "../infra/billing/CreditLedger.js"
-import { RateLimitPoliciesTag, RateLimits } from "../infra/billing/RateLimits.js"
-import { ScoredTendersRepo } from "../infra/scoring/ScoredTendersRepo.js"
-import { CreditsReport } from "./credits/CreditsReport.js"
-import { tooManyRequests } from "./TooManyRequests.js"
+import type { CreditsReport } from "./credits/CreditsReport.js"
 import { errors } from "./WireErrors.js"
 
 /** Who is calling the key API, as established by the key; plus this request's credit report. */
@@ -43,7 +35,8 @@ const options = {
  * The key API's front door, in this order: the key (401 API_KEY_MISSING / API_KEY_INVALID /
  * API_KEY_REVOKED), the plan (403 PLAN_UPGRADE_REQUIRED), then the rate limit of the group, per
  * tenant (429 RATE_LIMIT_EXCEEDED). Every request that passes the key check, even one later
- * rejected as invalid, counts against the limit. One tag per rate-limit group:
+ * rejected as invalid, counts against the limit. Definitions only (the browser app imports them
+ * through `Api`); the checks are in ApiKeyAuthLive.ts. One tag per rate-limit group:
  */
 
 /** Tenders, scores, webhooks, job status: the `general` limit (60/min). */
@@ -52,70 +45,5 @@ export class ApiKeyAuth extends HttpApiMiddleware.Tag<ApiKeyAuth>()("ApiKeyAuth"
 /** Bulk export: the `export` limit (20/h). */
 export class ApiKeyAuthExport extends HttpApiMiddleware.Tag<ApiKeyAuthExport>()("ApiKeyAuthExport", options) {}
 
-const BEARER = /^Bearer /i
-
-const invalidKey = new ApiError.ApiKeyInvalid({ message: "The API key is not valid" })
-
-/** The security handler, for the rate-limit policy `policy`. */
-export const makeApiKeyAuth = (policy: keyof RateLimitPolicies) =>
-  Effect.gen(function* () {
-    const keys = yield* ApiKeysRepo
-    const ledger = yield* CreditLedger
-    const rateLimits = yield* RateLimits
-    const policies = yield* RateLimitPoliciesTag
-
-    return {
-      // HttpApiSecurity.bearer slices 7 characters off any header without checking the scheme, and
-      // passes a missing header as "": read the raw header instead.
-      apiKey: (_sliced: unknown) =>
-        Effect.gen(function* () {
-          const request = yield* HttpServerRequest.HttpServerRequest
-          const header = request.headers.authorization ?? ""
-          if (!BEARER.test(header) || header.slice(7).trim() === "") {
-            return yield* new ApiError.ApiKeyMissing({
-              message: "Send the API key as `Authorization: Bearer <API_KEY>`"
-            })
-          }
-          const presented = header.slice(7).trim()
-          if (!isWellFormedApiKey(presented)) return yield* invalidKey
-          const found = yield* keys.findOwner(presented)
-          if (Option.isNone(found)) return yield* invalidKey
-          const owner = found.value
-          if (owner.revoked) return yield* new ApiError.ApiKeyRevoked({ message: "The API key has been revoked" })
-          if (!planRules[owner.plan].apiAccess) {
-            return yield* new ApiError.PlanUpgradeRequired({ message: "The API is available on the Consultant plan" })
-          }
-          const credits = new CreditsReport()
-          yield* CreditsReport.install(credits, owner.tenantId, ledger)
-          yield* rateLimits
-            .consume(policies[policy], owner.tenantId)
-            .pipe(
-              Effect.catchTag("RateLimitHit", (hit) =>
-                tooManyRequests(hit, `Rate limit exceeded; retry in ${hit.retryAfterSeconds} seconds`)
-              )
-            )
-          return { keyId: owner.keyId, tenantId: owner.tenantId, credits }
-        })
-    }
-  })
-
-export const ApiKeyAuthLive = Layer.effect(ApiKeyAuth, makeApiKeyAuth("general"))
-export const ApiKeyAuthExportLive = Layer.effect(ApiKeyAuthExport, makeApiKeyAuth("export"))
-
-/**
- * 403 COMPANY_ACCESS_DENIED: the company is not of the caller's tenant. A company that does not
- * exist gets the same answer, so ids of other tenants cannot be probed.
- */
-export const companyAccessDenied = () =>
-  new ApiError.CompanyAccessDenied({
-    message: "The company does not belong to the tenant of this API key"
-  })
-
-/** The caller, or COMPANY_ACCESS_DENIED unless the company belongs to the caller's tenant. */
-export const requireOwnCompany = (companyId: string) =>
-  Effect.gen(function* () {
-    const caller = yield* ApiCaller
-    const owner = yield* (yield* ScoredTendersRepo).companyTenant(companyId)
-    if (Option.isNone(owner) || owner.value !== caller.tenantId) return yield* companyAccessDenied()
-    return caller
-  })
+/** PDF report creation: the `reportCreation` limit (10/h). */
+export class ApiKeyAuthReports extends HttpApiMiddleware.Tag<ApiKeyAuthReports>()("ApiKeyAuthReports", options) {}

@@ -1,9 +1,10 @@
 import { HttpApiBuilder, HttpMethod, HttpServerError, HttpServerRequest, Multipart } from "@effect/platform"
-import { Cause, Effect, Option, Predicate } from "effect"
+import { Cause, Chunk, Effect, Option, Predicate } from "effect"
 import * as ApiError from "../domain/ApiErrors.js"
+import { isDatabaseUnavailable } from "../infra/db/Unavailable.js"
 import { Api } from "./Api.js"
 
-type MappedError = ApiError.ValidationError | ApiError.NotFound | ApiError.InternalError
+type MappedError = ApiError.ValidationError | ApiError.NotFound | ApiError.InternalError | ApiError.ServiceUnavailable
 
 /**
  * JSON bodies may nest at most this deep. Ours need three levels; a body nested a few thousand
@@ -72,8 +73,9 @@ const unreadableBody = (defect: unknown): string | undefined => {
 
 /**
  * Runs inside the API's error encoder, so whatever it fails with leaves in the uniform body:
- * an unknown route becomes a JSON 404, an unreadable or too deeply nested request body a 400, and
- * any other defect is logged and answered with a plain 500 body. Typed failures pass through
+ * an unknown route becomes a JSON 404, an unreadable or too deeply nested request body a 400, a
+ * database that cannot be reached (a restart, a failover) a 503 SERVICE_UNAVAILABLE that the client
+ * may retry, and any other defect is logged and answered with a plain 500 body. Typed failures pass through
  * untouched for the schema encoder.
  */
 export const ErrorMappingLive = HttpApiBuilder.middleware(Api, (app) =>
@@ -98,6 +100,15 @@ export const ErrorMappingLive = HttpApiBuilder.middleware(Api, (app) =>
       const unreadable = unreadableBody(defect)
       if (unreadable !== undefined) {
         return Effect.fail(new ApiError.ValidationError({ message: unreadable }))
+      }
+      if (Cause.defects(cause).pipe(Chunk.some(isDatabaseUnavailable))) {
+        return Effect.logWarning("PostgreSQL unavailable while serving a request: 503", defect).pipe(
+          Effect.zipRight(
+            Effect.fail(
+              new ApiError.ServiceUnavailable({ message: "The database is unavailable; retry in a few seconds" })
+            )
+          )
+        )
       }
       return Effect.logError("Unhandled defect while serving a request", cause).pipe(
         Effect.zipRight(Effect.fail(new ApiError.InternalError({ message: "Internal server error" })))

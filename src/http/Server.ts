@@ -4,38 +4,55 @@ import { Effect, Layer } from "effect"
 import { AppConfig } from "../infra/AppConfig.js"
 import { Api } from "./Api.js"
 import { AlertsHttpLive } from "./alerts/AlertsHttp.js"
+import { AppReportsHttpLive } from "./app/AppReportsHttp.js"
+import { AppTendersHttpLive } from "./app/AppTendersHttp.js"
 import { AuthHttpLive } from "./auth/AuthHttp.js"
 import { CompaniesHttpLive } from "./companies/CompaniesHttp.js"
+import { CpvHttpLive } from "./cpv/CpvHttp.js"
+import { CreditsHttpLive } from "./credits/CreditsHttp.js"
 import { createServerHoldingEarlyRequests } from "./EarlyRequests.js"
 import { ErrorMappingLive } from "./ErrorMapping.js"
 import { ExportLive } from "./export/ExportHttp.js"
 import { OPENAPI_PATH, OpenApiDocumentLive } from "./OpenApiDocument.js"
+import { ReportsLive } from "./reports/ReportsHttp.js"
+import { SecurityHeadersLive } from "./SecurityHeaders.js"
 import { SettingsHttpLive } from "./settings/SettingsHttp.js"
 import { SystemHttpLive } from "./system/SystemHttp.js"
 import { TendersLive } from "./tenders/TendersHttp.js"
 import { WatchlistsHttpLive } from "./watchlists/WatchlistsHttp.js"
+import { WebAppLive } from "./web/WebApp.js"
 import { WebhookDashboardHttpLive } from "./webhooks/WebhookDashboardHttp.js"
 import { WebhooksLive } from "./webhooks/WebhooksHttp.js"
 
-/** The account API of the browser app (access tokens): auth, watchlists, companies, alerts, settings, webhook dashboard. */
+/**
+ * The account API of the browser app (access tokens): auth, watchlists, companies, alerts, settings,
+ * webhook dashboard, the app's scored tenders, CPV search and credits.
+ */
 const AccountHttpLive = Layer.mergeAll(
   AuthHttpLive,
   WatchlistsHttpLive,
   CompaniesHttpLive,
   AlertsHttpLive,
   SettingsHttpLive,
-  WebhookDashboardHttpLive
+  WebhookDashboardHttpLive,
+  AppTendersHttpLive,
+  AppReportsHttpLive,
+  CpvHttpLive,
+  CreditsHttpLive
 )
 
 /** The API with every group's handlers, the docs pages and the error mapping. */
 export const ApiLive = HttpApiBuilder.api(Api).pipe(
-  Layer.provide([SystemHttpLive, AccountHttpLive, TendersLive, ExportLive, WebhooksLive])
+  Layer.provide([SystemHttpLive, AccountHttpLive, TendersLive, ExportLive, WebhooksLive, ReportsLive])
 )
 
 export const RoutesLive = Layer.mergeAll(
   HttpApiScalar.layer({ path: "/docs", scalar: { url: OPENAPI_PATH } as never }),
   OpenApiDocumentLive,
-  ErrorMappingLive
+  WebAppLive,
+  ErrorMappingLive,
+  // nosniff, Referrer-Policy, no-store on token routes, CORS: on every response (src/http/SecurityHeaders.ts).
+  SecurityHeadersLive
 ).pipe(Layer.provideMerge(ApiLive))
 
 /** Serves the API over node:http on HOST:PORT. */

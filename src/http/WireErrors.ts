@@ -17,6 +17,7 @@ const statusDescriptions: Record<number, string> = {
   403: "Not allowed for this caller",
   404: "No such resource",
   409: "Not allowed in the resource's current state",
+  410: "Gone: the link expired or was used up",
   422: "A limit would be exceeded",
   429: "Rate limit exceeded; see Retry-After",
   500: "Unexpected server error",

@@ -1,5 +1,7 @@
 import { isIP } from "node:net"
-import { Config, type ConfigError, Context, Data, Effect, Layer, LogLevel, Option, Redacted } from "effect"
+import { Config, ConfigError, Context, Data, Effect, Either, Layer, LogLevel, Option, Redacted } from "effect"
+import { parseTrustProxy, type TrustProxy, trustNone } from "../domain/TrustProxy.js"
+import { projectFile } from "./ProjectFiles.js"
 
 /** Everything the processes read from the environment. Each field is documented in the README. */
 export interface AppConfigShape {
@@ -21,12 +23,21 @@ export interface AppConfigShape {
   readonly mailFrom: string
   /** Lets webhooks target private, loopback and link-local addresses (tests, on-premises receivers). */
   readonly webhookAllowPrivateNetworks: boolean
+  /** The Chromium that renders PDF reports; none means the one shipped in @sparticuz/chromium. */
+  readonly chromiumPath: Option.Option<string>
   readonly logLevel: LogLevel.LogLevel
+  /** The browser app's build, served at `/` (WEB_DIR, default `dist/web` of the project). */
+  readonly webDir: string
   /** Key-API rate limits (spec 8.1 defaults); benchmarks raise them. */
   readonly rateLimits: {
     readonly generalPerMinute: number
     readonly exportPerHour: number
+    readonly reportsPerHour: number
   }
+  /** TRUST_PROXY: which hops may name the client in X-Forwarded-For (off by default). */
+  readonly trustProxy: TrustProxy
+  /** CORS_ORIGINS: origins allowed to call the API from a browser, exact `scheme://host[:port]`; empty = CORS off. */
+  readonly corsOrigins: ReadonlyArray<string>
 }
 
 export class AppConfig extends Context.Tag("AppConfig")<AppConfig, AppConfigShape>() {}
@@ -74,6 +85,48 @@ const positiveInteger = (name: string, fallback: number) =>
     Config.withDefault(fallback)
   )
 
+/** TRUST_PROXY: off, a hop count or a list of addresses / CIDR ranges (src/domain/TrustProxy.ts). */
+const trustProxyConfig = optionalString("TRUST_PROXY").pipe(
+  Config.mapOrFail(
+    Option.match({
+      onNone: () => Either.right(trustNone),
+      onSome: (value) => {
+        const parsed = parseTrustProxy(value)
+        return parsed.ok
+          ? Either.right(parsed.trust)
+          : Either.left(
+              ConfigError.InvalidData(
+                [],
+                `TRUST_PROXY: Expected a hop count or a comma list of addresses and CIDR ranges: ${parsed.reason}`
+              )
+            )
+      }
+    })
+  )
+)
+
+/** An origin as browsers send it in `Origin`: scheme, host and port only, no path or trailing slash. */
+const isOrigin = (value: string) =>
+  URL.canParse(value) && ["http:", "https:"].includes(new URL(value).protocol) && new URL(value).origin === value
+
+const corsOriginsConfig = optionalString("CORS_ORIGINS").pipe(
+  Config.map(
+    Option.match({
+      onNone: (): ReadonlyArray<string> => [],
+      onSome: (value) =>
+        value
+          .split(",")
+          .map((part) => part.trim())
+          .filter((part) => part !== "")
+    })
+  ),
+  Config.validate({
+    message:
+      "CORS_ORIGINS: Expected a comma list of origins as browsers send them (scheme://host[:port], no path, no trailing slash)",
+    validation: (origins) => origins.every(isOrigin)
+  })
+)
+
 /**
  * One mailbox, bare or with a display name (quoted when it holds a comma or semicolon, which would
  * otherwise start a second address); no line breaks (they would inject headers).
@@ -106,11 +159,16 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
     })
   ),
   webhookAllowPrivateNetworks: booleanFlag("WEBHOOK_ALLOW_PRIVATE_NETWORKS"),
+  chromiumPath: optionalString("CHROMIUM_PATH"),
   logLevel: Config.logLevel("LOG_LEVEL").pipe(Config.withDefault(LogLevel.Info)),
+  webDir: optionalString("WEB_DIR").pipe(Config.map(Option.getOrElse(() => projectFile("dist/web")))),
   rateLimits: Config.all({
     generalPerMinute: positiveInteger("RATE_LIMIT_GENERAL_PER_MINUTE", 60),
-    exportPerHour: positiveInteger("RATE_LIMIT_EXPORT_PER_HOUR", 20)
-  })
+    exportPerHour: positiveInteger("RATE_LIMIT_EXPORT_PER_HOUR", 20),
+    reportsPerHour: positiveInteger("RATE_LIMIT_REPORTS_PER_HOUR", 10)
+  }),
+  trustProxy: trustProxyConfig,
+  corsOrigins: corsOriginsConfig
 }).pipe(
   Config.validate({
     message: "PUBLIC_BASE_URL: Expected an http:// or https:// URL",

@@ -7,10 +7,14 @@ import { UsersRepoLive } from "./accounts/UsersRepo.js"
 import { WatchlistsRepoLive } from "./accounts/WatchlistsRepo.js"
 import { ApiKeysRepoLive } from "./auth/ApiKeysRepo.js"
 import { CreditLedgerLive } from "./billing/CreditLedger.js"
+import { CreditUsageLive } from "./billing/CreditUsage.js"
 import { JobQueueLive } from "./jobs/JobQueue.js"
 import { EmailOutboxLive } from "./mail/EmailOutbox.js"
+import { AppTenderReadsLive } from "./scoring/AppTenderReads.js"
 import { ScoredTendersRepoLive } from "./scoring/ScoredTendersRepo.js"
+import { ScoreReasonsLive } from "./scoring/ScoreReasons.js"
 import { ScoringServiceLive } from "./scoring/ScoringService.js"
+import { CpvSearchLive } from "./tenders/CpvSearch.js"
 import { TenderStoreLive } from "./tenders/TenderStore.js"
 import { WebhooksRepoLive } from "./webhooks/WebhooksRepo.js"
 
@@ -29,5 +33,9 @@ export const RepositoriesLive = Layer.mergeAll(
   ScoredTendersRepoLive,
   TenderStoreLive,
   ScoringServiceLive,
-  WebhooksRepoLive
+  ScoreReasonsLive,
+  WebhooksRepoLive,
+  AppTenderReadsLive,
+  CpvSearchLive,
+  CreditUsageLive.pipe(Layer.provide(CreditLedgerLive))
 )

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto"
-import { Duration, Effect, Layer, Schedule } from "effect"
+import { Config, Duration, Effect, Layer, Schedule } from "effect"
 import { type Job, JobQueue } from "../infra/jobs/JobQueue.js"
 import { runOnWakeups } from "./WakeLoop.js"
 
@@ -46,9 +46,15 @@ export const WorkerLive = <R = never>(options: WorkerOptions<R>): Layer.Layer<ne
           })
         )
 
+      // A claim and the runs of what it claimed are uninterruptible: on shutdown (SIGTERM) the
+      // process waits for the jobs in hand to finish and be recorded, instead of abandoning them
+      // as 'running' until their lease runs out. No new claim starts once shutdown has begun.
       const drain: Effect.Effect<void, never, R> = Effect.gen(function* () {
-        const jobs = yield* queue.claim({ kinds, workerId, limit: concurrency, lease })
-        yield* Effect.forEach(jobs, runOne, { concurrency, discard: true })
+        const jobs = yield* Effect.uninterruptible(
+          Effect.tap(queue.claim({ kinds, workerId, limit: concurrency, lease }), (jobs) =>
+            Effect.forEach(jobs, runOne, { concurrency, discard: true })
+          )
+        )
         if (jobs.length === concurrency) yield* drain
       })
 
@@ -57,9 +63,23 @@ export const WorkerLive = <R = never>(options: WorkerOptions<R>): Layer.Layer<ne
       )
       yield* queue.reap.pipe(
         Effect.tap((n) => (n > 0 ? Effect.logWarning(`Returned ${n} expired job(s) to the queue`) : Effect.void)),
-        Effect.repeat(Schedule.spaced(Duration.seconds(30))),
+        Effect.repeat(Schedule.spaced(Duration.min(Duration.seconds(30), Duration.times(lease, 0.5)))),
         Effect.forkScoped
       )
       yield* Effect.logInfo(`Worker ${workerId} handles: ${kinds.join(", ")}`)
     })
   )
+
+/**
+ * How long a claimed job is held before another worker may take it (after a crash): it must
+ * exceed the longest job; tests of a killed worker set a few seconds.
+ */
+export const jobLease = Config.integer("JOB_LEASE_SECONDS").pipe(
+  Config.validate({ message: "JOB_LEASE_SECONDS: Expected a positive integer", validation: (n) => n > 0 }),
+  Config.withDefault(300),
+  Config.map(Duration.seconds)
+)
+
+/** The job dispatcher as a worker process runs it, its lease read from the environment. */
+export const WorkerFromEnv = <R>(handlers: WorkerOptions<R>["handlers"]) =>
+  Layer.unwrapEffect(Effect.map(jobLease, (lease) => WorkerLive({ handlers, lease })))

@@ -27,6 +27,7 @@ describe("companies (spec 2.9, 4.7)", () => {
       id: account.companyId,
       name: expect.any(String),
       description: "Construcții drumuri",
+      fiscalCode: null,
       active: true,
       watchlistCount: 1,
       createdAt: expect.stringMatching(/Z$/)
@@ -37,7 +38,15 @@ describe("companies (spec 2.9, 4.7)", () => {
   it("GET /api/v1/companies/:id gives the detail with its watchlists", async () => {
     const { status, body } = await api.get(`/api/v1/companies/${account.companyId}`)
     expect(status).toBe(200)
-    expect(Object.keys(body.data).sort()).toEqual(["active", "createdAt", "description", "id", "name", "watchlists"])
+    expect(Object.keys(body.data).sort()).toEqual([
+      "active",
+      "createdAt",
+      "description",
+      "fiscalCode",
+      "id",
+      "name",
+      "watchlists"
+    ])
     expect(body.data.watchlists).toEqual([{ id: expect.any(String), name: "A1", active: true }])
   })
 

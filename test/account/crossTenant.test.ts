@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { addScoredTenders } from "../api/fixtures.js"
 import { startTestServer, type TestServer } from "../support/TestServer.js"
 import { addAlert, addTender, client, query, type SeededAccount, seedAccount, signIn } from "./fixtures.js"
 
@@ -15,7 +16,7 @@ describe("cross-tenant matrix: another tenant's ids answer 404 and change nothin
   let server: TestServer
   let owner: SeededAccount
   let intruder: ReturnType<typeof client>
-  let ownerIds: { watchlistId: string; alertId: string; apiKeyId: string }
+  let ownerIds: { watchlistId: string; alertId: string; apiKeyId: string; scoredTenderId: string }
 
   beforeAll(async () => {
     server = await startTestServer()
@@ -29,7 +30,8 @@ describe("cross-tenant matrix: another tenant's ids answer 404 and change nothin
       tenderId: await addTender(server)
     })
     const apiKey = (await ownerApi.post("/api/v1/settings/api-keys", { name: "owner key" })).body.data
-    ownerIds = { watchlistId: watchlist.id, alertId, apiKeyId: apiKey.id }
+    const [scoredTenderId] = await addScoredTenders(server, owner, [{ score: 80, publishDate: "2026-11-01T08:00:00Z" }])
+    ownerIds = { watchlistId: watchlist.id, alertId, apiKeyId: apiKey.id, scoredTenderId: scoredTenderId! }
     const other = await seedAccount(server, "consultant")
     intruder = client(server, (await signIn(server, other)).accessToken)
     // The intruder has data of its own, so "mark all read" has something to do.
@@ -50,6 +52,13 @@ describe("cross-tenant matrix: another tenant's ids answer 404 and change nothin
       ["DELETE watchlist", () => intruder.delete(`/api/v1/watchlists/${ownerIds.watchlistId}`)],
       ["GET company", () => intruder.get(`/api/v1/companies/${owner.companyId}`)],
       ["PATCH company", () => intruder.patch(`/api/v1/companies/${owner.companyId}`, { description: "hijacked" })],
+      ["PATCH company active", () => intruder.patch(`/api/v1/companies/${owner.companyId}`, { active: false })],
+      ["DELETE company", () => intruder.delete(`/api/v1/companies/${owner.companyId}`)],
+      ["GET company's app tenders", () => intruder.get(`/api/v1/app/companies/${owner.companyId}/tenders`)],
+      [
+        "GET company's app tender",
+        () => intruder.get(`/api/v1/app/companies/${owner.companyId}/tenders/${ownerIds.scoredTenderId}`)
+      ],
       ["PATCH alert", () => intruder.patch(`/api/v1/alerts/${ownerIds.alertId}`, { read: true })],
       ["GET alerts by watchlist", () => intruder.get(`/api/v1/alerts?watchlistId=${ownerIds.watchlistId}`)],
       ["DELETE api key", () => intruder.delete(`/api/v1/settings/api-keys/${ownerIds.apiKeyId}`)]

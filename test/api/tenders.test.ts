@@ -13,6 +13,16 @@ const expectCreditHeaders = (headers: Headers, cost: number, remaining: number) 
   expect(headers.get("x-api-credits-remaining")).toBe(String(remaining))
 }
 
+// 25 tenders: scores 100, 96, ..., 4; two ties on score to exercise the date and id tie-breakers.
+const TWENTY_FIVE = Array.from({ length: 25 }, (_, i) => ({
+  score: i < 3 ? 90 : 100 - 4 * i,
+  publishDate: i < 2 ? "2026-10-01T09:00:00.123456Z" : `2026-09-${String(1 + i).padStart(2, "0")}T08:00:00Z`,
+  additionalCpvs: i === 0 ? ["71000000-8"] : []
+}))
+
+/** The balance a request reports: the ledger's, or the Consultant grant when no request has opened the period yet. */
+const balanceOf = (state: { remaining: number | null }) => state.remaining ?? 1500
+
 describe("GET /api/v1/tenders", () => {
   let server: TestServer
   let account: Account
@@ -22,20 +32,14 @@ describe("GET /api/v1/tenders", () => {
       rateLimits: { generalPerMinute: 10_000, exportPerHour: 10_000 }
     })
     account = await createAccount(server)
-    // 25 tenders: scores 100, 96, ..., 4; two ties on score to exercise the date and id tie-breakers.
-    ids = await addScoredTenders(
-      server,
-      account,
-      Array.from({ length: 25 }, (_, i) => ({
-        score: i < 3 ? 90 : 100 - 4 * i,
-        publishDate: i < 2 ? "2026-10-01T09:00:00.123456Z" : `2026-09-${String(1 + i).padStart(2, "0")}T08:00:00Z`,
-        additionalCpvs: i === 0 ? ["71000000-8"] : []
-      }))
-    )
+    ids = await addScoredTenders(server, account, TWENTY_FIVE)
   })
   afterAll(() => server.close())
 
   it("returns every field of 2.1 and 2.2, best score first, 20 by default, 1 credit per item", async () => {
+    // An account of its own: the credit figures below start from an unopened period.
+    const account = await createAccount(server)
+    const ids = await addScoredTenders(server, account, TWENTY_FIVE)
     const before = await ledgerState(server, account.tenantId)
     const res = await request(api(server, "/api/v1/tenders", { companyId: account.companyId }), { token: account.key })
     expect(res.status).toBe(200)
@@ -130,8 +134,8 @@ describe("GET /api/v1/tenders", () => {
     expect(res.status).toBe(400)
     expect(res.body).toMatchObject({ statusCode: 400, code: "VALIDATION_ERROR", message: expect.any(String) })
     expect(res.body.details[0].path).toBe(name)
-    expectCreditHeaders(res.headers, 0, before.remaining!)
-    expect((await ledgerState(server, account.tenantId)).remaining).toBe(before.remaining)
+    expectCreditHeaders(res.headers, 0, balanceOf(before))
+    expect((await ledgerState(server, account.tenantId)).remaining ?? 1500).toBe(balanceOf(before))
   })
 
   it("requires companyId", async () => {
@@ -151,12 +155,12 @@ describe("GET /api/v1/tenders", () => {
         code: "COMPANY_ACCESS_DENIED",
         message: expect.any(String)
       })
-      expectCreditHeaders(res.headers, 0, before.remaining!)
+      expectCreditHeaders(res.headers, 0, balanceOf(before))
       const score = await request(api(server, `/api/v1/tenders/${ids[0]}/score`, { companyId }), { token: account.key })
       expect(score.status).toBe(403)
       expect(score.body.code).toBe("COMPANY_ACCESS_DENIED")
     }
-    expect((await ledgerState(server, account.tenantId)).remaining).toBe(before.remaining)
+    expect((await ledgerState(server, account.tenantId)).remaining ?? 1500).toBe(balanceOf(before))
   })
 
   it("an own company without scores gives an empty page that costs nothing", async () => {
@@ -280,12 +284,13 @@ describe("credits on the list and score endpoints", () => {
       overall_confidence: 0.75,
       verdict: "GO",
       factors: {
-        // Stored factor scores with the weights of their model version.
-        semantic: { score: 0.9, weight: 0.25, contribution: 22.5 },
-        keyword: { score: 0.5, weight: 0.15, contribution: 7.5 },
-        cpv: { score: 0.8, weight: 0.3, contribution: 24, cpv_type: "primary" },
-        value_fit: { score: 0.25, weight: 0.1, contribution: 2.5 },
-        historical: { score: 0.125, weight: 0.2, contribution: 2.5 }
+        // Stored factor scores with the weights of their model version; each reason names the
+        // evidence (test/scoring/reasons.test.ts checks their content on real scores).
+        semantic: { score: 0.9, weight: 0.25, contribution: 22.5, reason: expect.any(String) },
+        keyword: { score: 0.5, weight: 0.15, contribution: 7.5, reason: expect.any(String) },
+        cpv: { score: 0.8, weight: 0.3, contribution: 24, cpv_type: "primary", reason: expect.any(String) },
+        value_fit: { score: 0.25, weight: 0.1, contribution: 2.5, reason: expect.any(String) },
+        historical: { score: 0.125, weight: 0.2, contribution: 2.5, reason: expect.any(String) }
       },
       scoring_model_version: MODEL_VERSION,
       scored_at: "2026-11-01T08:00:00.000Z"

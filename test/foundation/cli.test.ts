@@ -206,9 +206,12 @@ describe("ops CLI", () => {
       (sql) => sql`SELECT company_id FROM watchlists WHERE tenant_id = ${seeded.tenantId}`
     )
     expect(new Set(watchlists.map((w) => w.company_id))).toEqual(new Set(seeded.companyIds))
-    // Watchlists go through the watchlist repository, which queues each company's rescore.
+    // Companies and watchlists go through their repositories, which queue each company's rescore
+    // (other tests of this file create companies of their own tenants: only this tenant's count).
     const rescores = await query<{ company_id: string }>(
-      (sql) => sql`SELECT payload->>'companyId' AS company_id FROM jobs WHERE kind = 'company.rescore'`
+      (sql) => sql`SELECT j.payload->>'companyId' AS company_id FROM jobs j
+                   JOIN companies c ON c.id::text = j.payload->>'companyId'
+                   WHERE j.kind = 'company.rescore' AND c.tenant_id = ${seeded.tenantId}`
     )
     expect(new Set(rescores.map((job) => job.company_id))).toEqual(new Set(seeded.companyIds))
     const [tenders] = await query<{ count: number; counties: number; future: number; past: number }>(

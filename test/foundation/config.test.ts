@@ -16,7 +16,9 @@ describe.concurrent("configuration errors", () => {
     ["DATABASE_URL", { DATABASE_URL: "mysql://x" }],
     ["REDIS_URL", { REDIS_URL: "http://localhost:6379" }],
     ["LOG_LEVEL", { LOG_LEVEL: "loud" }],
-    ["PUBLIC_BASE_URL", { PUBLIC_BASE_URL: "ftp://example.com" }]
+    ["PUBLIC_BASE_URL", { PUBLIC_BASE_URL: "ftp://example.com" }],
+    ["TRUST_PROXY", { TRUST_PROXY: "10.0.0.0/33" }],
+    ["CORS_ORIGINS", { CORS_ORIGINS: "https://app.example.com/" }]
   ]
 
   it.each(cases)("the API process names %s", async (variable, env) => {

@@ -133,6 +133,19 @@ const badNumbers = (field: string, rest: Record<string, unknown>): ReadonlyArray
   [`${field} 1e400 digits`, { raw: JSON.stringify({ ...rest, [field]: 0 }).replace(/0}$/, `1${"0".repeat(400)}}`) }]
 ]
 
+/** Fiscal codes the domain rule refuses (`rest` completes an otherwise valid body). */
+const badFiscalCodes = (rest: Record<string, unknown>): ReadonlyArray<readonly [string, Body]> => [
+  ["fiscalCode letters", { json: { ...rest, fiscalCode: "ABC123" } }],
+  ["fiscalCode one digit", { json: { ...rest, fiscalCode: "1" } }],
+  ["fiscalCode 11 digits", { json: { ...rest, fiscalCode: "12345678901" } }],
+  ["fiscalCode only RO", { json: { ...rest, fiscalCode: "RO" } }],
+  ["fiscalCode empty", { json: { ...rest, fiscalCode: "" } }],
+  ["fiscalCode a number", { json: { ...rest, fiscalCode: 22505268 } }],
+  ["fiscalCode an array", { json: { ...rest, fiscalCode: ["22505268"] } }],
+  ["fiscalCode with NUL", { json: { ...rest, fiscalCode: "2250\u00005268" } }],
+  ["fiscalCode 100,000 characters", { json: { ...rest, fiscalCode: HUGE } }]
+]
+
 /** One case per labelled body, all sent to `path`. */
 const withBodies = (
   method: Case["method"],
@@ -317,6 +330,44 @@ const alertsQueries = (ctx: Ctx): ReadonlyArray<readonly [string, string]> => {
   ]
 }
 
+/** Query strings for the app's company tenders list. */
+const appTendersQueries = (): ReadonlyArray<readonly [string, string]> => [
+  ...["-1", "101", "1.5", "1e309", "9999999999999999999", "NaN", "abc", "", " "].map((v): readonly [string, string] => [
+    `minScore=${JSON.stringify(v)}`,
+    `minScore=${encodeURIComponent(v)}`
+  ]),
+  ...["0", "-1", "101", "1.5", "1e309", "NaN", "abc", "", "%00"].map((v): readonly [string, string] => [
+    `limit=${JSON.stringify(v)}`,
+    `limit=${v}`
+  ]),
+  ...["OPEN", "pending", "", "open&status=closed", "%FF"].map((v): readonly [string, string] => [
+    `status=${JSON.stringify(v)}`,
+    `status=${v}`
+  ]),
+  ["minScore repeated", "minScore=1&minScore=2"],
+  ["cursor garbage", "cursor=garbage"],
+  ["cursor empty", "cursor="],
+  // (Two LONGs plus the path and the access token would pass node's 16 KiB header limit: a 431.)
+  ["cursor 6,001 characters", `cursor=${LONG.slice(0, 3000)}.${LONG.slice(0, 3000)}`],
+  ["cursor with an invalid escape", "cursor=%ED%A0%80.%FF"],
+  ["cursor repeated", "cursor=a.b&cursor=c.d"]
+]
+
+/** Query strings for the CPV search. */
+const cpvQueries = (): ReadonlyArray<readonly [string, string]> => [
+  ["no q", ""],
+  ["q empty", "q="],
+  ["q only spaces", "q=%20%20%20"],
+  ["q 101 characters", `q=${"x".repeat(101)}`],
+  ["q 8,000 characters", `q=${LONG}`],
+  ["q with NUL", "q=a%00b"],
+  ["q repeated", "q=a&q=b"],
+  ...["0", "-1", "51", "1.5", "1e309", "NaN", "abc", ""].map((v): readonly [string, string] => [
+    `limit=${JSON.stringify(v)}`,
+    `q=asfalt&limit=${v}`
+  ])
+]
+
 /** Query cases are built from the fixtures, so each table is one `it` that names every failing case. */
 const queryTables: ReadonlyArray<{
   readonly name: string
@@ -333,13 +384,22 @@ const queryTables: ReadonlyArray<{
       tendersQueries(ctx).filter(([label]) => label.startsWith("no companyId") || label.startsWith("companyId"))
   },
   { name: "GET /api/v1/export/tenders", auth: "key", route: () => "/api/v1/export/tenders", queries: exportQueries },
-  { name: "GET /api/v1/alerts", auth: "token", route: () => "/api/v1/alerts", queries: alertsQueries }
+  { name: "GET /api/v1/alerts", auth: "token", route: () => "/api/v1/alerts", queries: alertsQueries },
+  {
+    name: "GET /api/v1/app/companies/:companyId/tenders",
+    auth: "token",
+    route: (ctx) => `/api/v1/app/companies/${ctx.account.companyId}/tenders`,
+    queries: appTendersQueries
+  },
+  { name: "GET /api/v1/cpv", auth: "token", route: () => "/api/v1/cpv", queries: cpvQueries }
 ]
 
 const watchlistBody = { name: "Valid name" }
 const WEBHOOK_URL = "https://hooks.example.com/tss"
 const WEBHOOK_SECRET = "0123456789abcdef0123456789abcdef"
 const webhookBody = { url: WEBHOOK_URL, secret: WEBHOOK_SECRET, events: ["tender.matched"] }
+
+const reportBody = { date_from: "2026-01-01", date_to: "2026-01-31" }
 
 const bodyCases: ReadonlyArray<Case> = [
   // Auth: login and refresh (no credentials needed).
@@ -451,6 +511,46 @@ const bodyCases: ReadonlyArray<Case> = [
       json: { description: "x" }
     })
   ),
+  ...withBodies("PATCH", "/api/v1/companies/:id", (ctx) => `/api/v1/companies/${ctx.account.companyId}`, "token", [
+    ...badFiscalCodes({}),
+    ["active a string", { json: { active: "false" } }],
+    ["active a number", { json: { active: 0 } }],
+    ["active null", { json: { active: null } }],
+    ["valid name with an invalid active", { json: { name: "Renamed", active: "yes" } }]
+  ]),
+  ...withBodies("POST", "/api/v1/companies", () => "/api/v1/companies", "token", [
+    ...malformedBodies,
+    ...badStrings("name"),
+    ["name empty", { json: { name: "" } }],
+    ["name only spaces", { json: { name: "   " } }],
+    ["name 201 characters", { json: { name: "n".repeat(201) } }],
+    ...badOptionalStrings("description").map(([label, body]): readonly [string, Body] => [
+      label,
+      "json" in body ? { json: { name: "Valid", ...(body.json as object) } } : body
+    ]),
+    ["description 10,001 characters", { json: { name: "Valid", description: "d".repeat(10_001) } }],
+    ...badFiscalCodes({ name: "Valid" })
+  ]),
+  ...withBadIds("DELETE", "/api/v1/companies/:id", "token", (id) => `/api/v1/companies/${id}`),
+  // The app's scored tenders.
+  ...withBadIds(
+    "GET",
+    "/api/v1/app/companies/:companyId/tenders",
+    "token",
+    (id) => `/api/v1/app/companies/${id}/tenders`
+  ),
+  ...withBadIds(
+    "GET",
+    "/api/v1/app/companies/:companyId/tenders/:tenderId (companyId)",
+    "token",
+    (id, ctx) => `/api/v1/app/companies/${id}/tenders/${ctx.tenderId}`
+  ),
+  ...withBadIds(
+    "GET",
+    "/api/v1/app/companies/:companyId/tenders/:tenderId (tenderId)",
+    "token",
+    (id, ctx) => `/api/v1/app/companies/${ctx.account.companyId}/tenders/${id}`
+  ),
   // Alerts.
   ...withBodies("PATCH", "/api/v1/alerts/:id", (ctx) => `/api/v1/alerts/${ctx.alertId}`, "token", [
     ...malformedBodies,
@@ -502,12 +602,84 @@ const bodyCases: ReadonlyArray<Case> = [
     ["events with NUL", { json: { ...webhookBody, events: [`tender.matched${NUL}`] } }]
   ]),
   ...withBadIds("DELETE", "/api/v1/webhooks/:id", "key", (id) => `/api/v1/webhooks/${id}`),
+  ...withBodies("POST", "/api/v1/settings/webhooks", () => "/api/v1/settings/webhooks", "token", [
+    ...malformedBodies,
+    ...badStrings("url", { secret: WEBHOOK_SECRET, events: ["tender.matched"] }),
+    ...badStrings("secret", { url: WEBHOOK_URL, events: ["tender.matched"] }),
+    ["url http://", { json: { ...webhookBody, url: "http://hooks.example.com/" } }],
+    ["url with credentials", { json: { ...webhookBody, url: "https://u:p@hooks.example.com/" } }],
+    ["secret 31 characters", { json: { ...webhookBody, secret: "s".repeat(31) } }],
+    ["events empty", { json: { ...webhookBody, events: [] } }],
+    ["events unknown", { json: { ...webhookBody, events: ["tender.created"] } }],
+    ["events with a duplicate", { json: { ...webhookBody, events: ["tender.matched", "tender.matched"] } }]
+  ]),
+  ...withBadIds("DELETE", "/api/v1/settings/webhooks/:id", "token", (id) => `/api/v1/settings/webhooks/${id}`),
+  // PDF reports from the app.
+  ...withBodies(
+    "POST",
+    "/api/v1/app/companies/:companyId/reports",
+    (ctx) => `/api/v1/app/companies/${ctx.account.companyId}/reports`,
+    "token",
+    [
+      ...malformedBodies,
+      ...badStrings("date_from", { date_to: "2026-10-31" }),
+      ["date_to before date_from", { json: { date_from: "2026-10-31", date_to: "2026-10-01" } }],
+      ["date_from that does not exist", { json: { date_from: "2026-02-30", date_to: "2026-03-31" } }],
+      ["min_score 101", { json: { date_from: "2026-10-01", date_to: "2026-10-31", min_score: 101 } }],
+      ["min_score a string", { json: { date_from: "2026-10-01", date_to: "2026-10-31", min_score: "50" } }],
+      ["watchlist_id not a UUID", { json: { date_from: "2026-10-01", date_to: "2026-10-31", watchlist_id: "x" } }],
+      ["watchlist_id unknown", { json: { date_from: "2026-10-01", date_to: "2026-10-31", watchlist_id: UNKNOWN_ID } }]
+    ]
+  ),
+  ...withBadIds(
+    "POST",
+    "/api/v1/app/companies/:companyId/reports",
+    "token",
+    (id) => `/api/v1/app/companies/${id}/reports`,
+    () => ({ json: { date_from: "2026-10-01", date_to: "2026-10-31" } })
+  ),
+  ...withBadIds("GET", "/api/v1/app/reports/:jobId", "token", (id) => `/api/v1/app/reports/${id}`),
+  ...withBadIds(
+    "POST",
+    "/api/v1/app/reports/:jobId/download-url",
+    "token",
+    (id) => `/api/v1/app/reports/${id}/download-url`
+  ),
   ...withBadIds(
     "POST",
     "/api/v1/settings/webhooks/deliveries/:deliveryId/retry",
     "token",
     (id) => `/api/v1/settings/webhooks/deliveries/${id}/retry`
   ),
+  // PDF reports (key API), and the unauthenticated token download.
+  ...withBodies("POST", "/api/v1/reports/:companyId/pdf", (ctx) => `/api/v1/reports/${ctx.key.companyId}/pdf`, "key", [
+    ...malformedBodies,
+    ...badStrings("date_from", { date_to: "2026-01-31" }),
+    ...badStrings("date_to", { date_from: "2026-01-01" }),
+    ...badNumbers("min_score", { date_from: "2026-01-01", date_to: "2026-01-31" }),
+    ["min_score 101", { json: { ...reportBody, min_score: 101 } }],
+    ["min_score 50.5", { json: { ...reportBody, min_score: 50.5 } }],
+    ["date_from after date_to", { json: { date_from: "2026-02-01", date_to: "2026-01-31" } }],
+    ["date_from 2026-02-30", { json: { ...reportBody, date_from: "2026-02-30" } }],
+    ["date_from 0000-01-01", { json: { ...reportBody, date_from: "0000-01-01" } }],
+    ["date_to with a time", { json: { ...reportBody, date_to: "2026-01-31T10:00:00Z" } }],
+    ["watchlist_id not a UUID", { json: { ...reportBody, watchlist_id: "abc" } }],
+    ["watchlist_id a number", { json: { ...reportBody, watchlist_id: 7 } }],
+    ["watchlist_id unknown", { json: { ...reportBody, watchlist_id: UNKNOWN_ID } }],
+    ["watchlist_id of another company", (ctx) => ({ json: { ...reportBody, watchlist_id: ctx.watchlistId } })]
+  ]),
+  ...withBadIds(
+    "POST",
+    "/api/v1/reports/:companyId/pdf",
+    "key",
+    (id) => `/api/v1/reports/${id}/pdf`,
+    () => ({
+      json: reportBody
+    })
+  ),
+  ...withBadIds("GET", "/api/v1/reports/jobs/:jobId/status", "key", (id) => `/api/v1/reports/jobs/${id}/status`),
+  ...withBadIds("GET", "/api/v1/reports/jobs/:jobId/download", "key", (id) => `/api/v1/reports/jobs/${id}/download`),
+  ...withBadIds("GET", "/api/v1/reports/download/:token", "none", (id) => `/api/v1/reports/download/${id}`),
   // Key API path ids.
   ...withBadIds(
     "GET",
@@ -547,6 +719,28 @@ const authenticatedRoutes: ReadonlyArray<readonly [Case["method"], string, (ctx:
   ["GET", "/api/v1/companies", () => "/api/v1/companies"],
   ["GET", "/api/v1/companies/:id", (ctx) => `/api/v1/companies/${ctx.account.companyId}`],
   ["PATCH", "/api/v1/companies/:id", (ctx) => `/api/v1/companies/${ctx.account.companyId}`],
+  ["POST", "/api/v1/companies", () => "/api/v1/companies"],
+  ["DELETE", "/api/v1/companies/:id", (ctx) => `/api/v1/companies/${ctx.account.companyId}`],
+  [
+    "GET",
+    "/api/v1/app/companies/:companyId/tenders",
+    (ctx) => `/api/v1/app/companies/${ctx.account.companyId}/tenders`
+  ],
+  [
+    "GET",
+    "/api/v1/app/companies/:companyId/tenders/:tenderId",
+    (ctx) => `/api/v1/app/companies/${ctx.account.companyId}/tenders/${ctx.tenderId}`
+  ],
+  ["GET", "/api/v1/cpv", () => "/api/v1/cpv?q=asfalt"],
+  ["GET", "/api/v1/settings/credits", () => "/api/v1/settings/credits"],
+  ["GET", "/api/v1/app/reports", () => "/api/v1/app/reports"],
+  [
+    "POST",
+    "/api/v1/app/companies/:companyId/reports",
+    (ctx) => `/api/v1/app/companies/${ctx.account.companyId}/reports`
+  ],
+  ["GET", "/api/v1/app/reports/:jobId", () => `/api/v1/app/reports/${UNKNOWN_ID}`],
+  ["POST", "/api/v1/app/reports/:jobId/download-url", () => `/api/v1/app/reports/${UNKNOWN_ID}/download-url`],
   ["GET", "/api/v1/alerts", () => "/api/v1/alerts"],
   ["PATCH", "/api/v1/alerts/mark-all-read", () => "/api/v1/alerts/mark-all-read"],
   ["PATCH", "/api/v1/alerts/:id", (ctx) => `/api/v1/alerts/${ctx.alertId}`],
@@ -557,11 +751,16 @@ const authenticatedRoutes: ReadonlyArray<readonly [Case["method"], string, (ctx:
   ["GET", "/api/v1/webhooks", () => "/api/v1/webhooks"],
   ["DELETE", "/api/v1/webhooks/:id", () => `/api/v1/webhooks/${UNKNOWN_ID}`],
   ["GET", "/api/v1/settings/webhooks", () => "/api/v1/settings/webhooks"],
+  ["POST", "/api/v1/settings/webhooks", () => "/api/v1/settings/webhooks"],
+  ["DELETE", "/api/v1/settings/webhooks/:id", () => `/api/v1/settings/webhooks/${UNKNOWN_ID}`],
   [
     "POST",
     "/api/v1/settings/webhooks/deliveries/:deliveryId/retry",
     () => `/api/v1/settings/webhooks/deliveries/${UNKNOWN_ID}/retry`
-  ]
+  ],
+  ["POST", "/api/v1/reports/:companyId/pdf", (ctx) => `/api/v1/reports/${ctx.key.companyId}/pdf`],
+  ["GET", "/api/v1/reports/jobs/:jobId/status", () => `/api/v1/reports/jobs/${UNKNOWN_ID}/status`],
+  ["GET", "/api/v1/reports/jobs/:jobId/download", () => `/api/v1/reports/jobs/${UNKNOWN_ID}/download`]
 ]
 
 const authCases: ReadonlyArray<Case> = authenticatedRoutes.flatMap(([method, route, path]) =>
@@ -592,6 +791,18 @@ const routeCases: ReadonlyArray<Case> = [
   },
   { name: "mark-all-read with GET", method: "GET", path: () => "/api/v1/alerts/mark-all-read", auth: "token" },
   { name: "PATCH on a webhook", method: "PATCH", path: () => `/api/v1/webhooks/${UNKNOWN_ID}`, auth: "key" },
+  {
+    name: "GET on the report creation",
+    method: "GET",
+    path: (ctx) => `/api/v1/reports/${ctx.key.companyId}/pdf`,
+    auth: "key"
+  },
+  {
+    name: "POST on a token download",
+    method: "POST",
+    path: () => `/api/v1/reports/download/${"0".repeat(64)}`,
+    auth: "none"
+  },
   {
     name: "retry with GET",
     method: "GET",
@@ -641,6 +852,27 @@ const oddButValidCases: ReadonlyArray<Case> = [
   ...withBodies("POST", "/api/v1/settings/api-keys", () => "/api/v1/settings/api-keys", "token", [
     ["name with a lone surrogate and control characters", { json: { name: `${SURROGATE}${CONTROL}` } }]
   ]),
+  ...withBodies("POST", "/api/v1/companies", () => "/api/v1/companies", "token", [
+    ["name with control characters, a spaced fiscal code", { json: { name: CONTROL, fiscalCode: " ro 123 456 " } }],
+    ["fiscalCode null, unknown fields", { json: { name: "Odd", fiscalCode: null, id: UNKNOWN_ID, active: false } }]
+  ]),
+  ...[
+    ...BAD_ESCAPES.filter((e) => e !== "%00").map((e) => `q=${e}`),
+    "q=%25_%5C",
+    "q=%C8%99%C8%9B%C4%83",
+    "q=45",
+    "q=a&limit=50",
+    `q=${"ș".repeat(100)}`,
+    "q=x&unknown=1"
+  ].map((q): Case => ({ name: `GET /api/v1/cpv?${q}`, method: "GET", auth: "token", path: () => `/api/v1/cpv?${q}` })),
+  ...["", "?status=closed&minScore=100&limit=100", "?unknown=1"].map(
+    (q): Case => ({
+      name: `GET /api/v1/app/companies/:companyId/tenders${q} (uppercase id)`,
+      method: "GET",
+      auth: "token",
+      path: (ctx) => `/api/v1/app/companies/${ctx.account.companyId.toUpperCase()}/tenders${q}`
+    })
+  ),
   ...[
     "dateFrom=0001-01-01",
     "dateFrom=9999-12-31",
@@ -685,8 +917,14 @@ describe("malformed input on every route: a 4xx in the uniform error body, never
   beforeAll(async () => {
     // Generous key-API limits: every malformed request counts, and we want validation, not a 429.
     server = await startTestServer({
-      rateLimits: { generalPerMinute: 1_000_000, exportPerHour: 1_000_000 }
+      rateLimits: { generalPerMinute: 1_000_000, exportPerHour: 1_000_000, reportsPerHour: 1_000_000 }
     })
+    ctx = await makeCtx()
+  })
+  afterAll(() => server.close())
+
+  /** A tenant with a key and scored tender, a user with a session, a watchlist and an unread alert. */
+  const makeCtx = async (): Promise<Ctx> => {
     const key = await createAccount(server)
     const [tenderId] = await addScoredTenders(server, key, [{ score: 80, publishDate: "2026-01-15T08:00:00Z" }])
     const account = await seedAccount(server, "consultant")
@@ -702,35 +940,38 @@ describe("malformed input on every route: a 4xx in the uniform error body, never
       watchlistId: watchlist.body.data.id,
       tenderId: await addTender(server)
     })
-    ctx = { key, tenderId: tenderId!, account, token, watchlistId: watchlist.body.data.id, alertId }
-  })
-  afterAll(() => server.close())
+    return { key, tenderId: tenderId!, account, token, watchlistId: watchlist.body.data.id, alertId }
+  }
 
-  const authorization = (auth: Auth): Record<string, string> =>
+  const authorization = (auth: Auth, context: Ctx): Record<string, string> =>
     auth === "none"
       ? {}
       : auth === "key"
-        ? { authorization: `Bearer ${ctx.key.key}` }
+        ? { authorization: `Bearer ${context.key.key}` }
         : auth === "token"
-          ? { authorization: `Bearer ${ctx.token}` }
+          ? { authorization: `Bearer ${context.token}` }
           : { authorization: auth.authorization }
 
   /** Sends a case as is: raw bodies and content types go out untouched. */
-  const send = async (c: Case): Promise<TestResponse> => {
-    const body = c.body?.(ctx)
+  const send = async (c: Case, context: Ctx = ctx): Promise<TestResponse> => {
+    const body = c.body?.(context)
     if (body === undefined || "json" in body) {
-      return request(`${server.baseUrl}${c.path(ctx)}`, {
+      return request(`${server.baseUrl}${c.path(context)}`, {
         method: c.method,
-        headers: authorization(c.auth),
+        headers: authorization(c.auth, context),
         ...(body === undefined ? {} : { body: JSON.stringify(body.json) })
       })
     }
     // Bytes, so fetch adds no content type of its own; `contentType: undefined` sends none.
     const contentType = "contentType" in body ? body.contentType : "application/json"
-    const response = await fetch(`${server.baseUrl}${c.path(ctx)}`, {
+    const response = await fetch(`${server.baseUrl}${c.path(context)}`, {
       method: c.method,
-      headers: { ...authorization(c.auth), ...(contentType === undefined ? {} : { "content-type": contentType }) },
-      body: typeof body.raw === "string" ? Buffer.from(body.raw, "utf8") : body.raw
+      headers: {
+        ...authorization(c.auth, context),
+        ...(contentType === undefined ? {} : { "content-type": contentType })
+      },
+      // DOM typings (the browser app shares the type check) want an ArrayBuffer-backed view.
+      body: (typeof body.raw === "string" ? Buffer.from(body.raw, "utf8") : body.raw) as Uint8Array<ArrayBuffer>
     })
     const text = await response.text()
     let parsed: unknown = text
@@ -793,19 +1034,58 @@ describe("malformed input on every route: a 4xx in the uniform error body, never
     })
   })
 
-  describe("a refused request writes nothing", () => {
+  describe("a refused request writes nothing", { timeout: 300_000 }, () => {
+    /**
+     * A context of the test's own, on which the test itself sends every malformed body and query
+     * (each a 4xx), so what it then finds was left by refused requests only, whatever ran before.
+     */
+    const refusedOnFreshContext = async (): Promise<Ctx> => {
+      const own = await makeCtx()
+      const cases: Array<Case> = [
+        ...bodyCases,
+        ...queryTables.flatMap((table) =>
+          table.queries(own).map(([label, q]): Case => {
+            const path = (x: Ctx) => `${table.route(x)}${q === "" ? "" : `?${q}`}`
+            return { name: label, method: "GET", auth: table.auth, path }
+          })
+        )
+      ]
+      // Eight at a time: hundreds of requests, sequentially too slow on a busy 2-core machine.
+      for (let i = 0; i < cases.length; i += 8) {
+        const batch = cases.slice(i, i + 8)
+        const responses = await Promise.all(batch.map((c) => send(c, own)))
+        responses.forEach((response, j) => {
+          expectUniform4xx(response, batch[j]!.name)
+        })
+      }
+      return own
+    }
+
     it("watchlists: no watchlist created or changed, no rescore queued", async () => {
-      // (Runs after the sweeps above, which sent every malformed POST and PATCH.)
+      const ctx = await refusedOnFreshContext()
       const rows = await query<{ name: string; min_value: number; max_value: number; active: boolean }>(
         server,
         "SELECT name, min_value::float8 AS min_value, max_value::float8 AS max_value, active FROM watchlists WHERE tenant_id = $1",
         [ctx.account.tenantId]
       )
       expect(rows).toEqual([{ name: "Roads", min_value: 1, max_value: 100, active: true }])
-      expect(await rescoreJobs(server, ctx.account.companyId)).toBe(1)
+      // The company's creation and the fixture's watchlist queued one each; nothing since.
+      expect(await rescoreJobs(server, ctx.account.companyId)).toBe(2)
+    })
+
+    it("reports: no job queued, no credits held", async () => {
+      const ctx = await refusedOnFreshContext()
+      const [state] = await query<{ jobs: number; holds: number }>(
+        server,
+        `SELECT (SELECT count(*)::int FROM report_jobs WHERE tenant_id = $1) AS jobs,
+                (SELECT count(*)::int FROM credit_ledger WHERE tenant_id = $1 AND kind = 'hold') AS holds`,
+        [ctx.key.tenantId]
+      )
+      expect(state).toEqual({ jobs: 0, holds: 0 })
     })
 
     it("companies: name and description unchanged", async () => {
+      const ctx = await refusedOnFreshContext()
       const [company] = await query<{ name: string; description: string }>(
         server,
         "SELECT name, description FROM companies WHERE id = $1",
@@ -813,9 +1093,16 @@ describe("malformed input on every route: a 4xx in the uniform error body, never
       )
       expect(company!.description).toBe("Construcții drumuri")
       expect(company!.name).toMatch(/^Company [0-9a-f]{10}$/)
+      const rows = await query<{ id: string; fiscal_code: string | null; active: boolean }>(
+        server,
+        "SELECT id, fiscal_code, active FROM companies WHERE tenant_id = $1",
+        [ctx.account.tenantId]
+      )
+      expect(rows).toEqual([{ id: ctx.account.companyId, fiscal_code: null, active: true }])
     })
 
     it("alerts: still unread; API keys: none created; sessions: only the fixture's", async () => {
+      const ctx = await refusedOnFreshContext()
       const [state] = await query<{ read: boolean; keys: number; sessions: number }>(
         server,
         `SELECT (SELECT read FROM alerts WHERE id = $1) AS read,
@@ -828,13 +1115,26 @@ describe("malformed input on every route: a 4xx in the uniform error body, never
     })
 
     it("webhooks: none registered by the refused requests", async () => {
-      const [row] = await query<{ n: number }>(server, "SELECT count(*)::int AS n FROM webhooks WHERE tenant_id = $1", [
-        ctx.key.tenantId
-      ])
+      const ctx = await refusedOnFreshContext()
+      const [row] = await query<{ n: number }>(
+        server,
+        "SELECT count(*)::int AS n FROM webhooks WHERE tenant_id = ANY($1::uuid[])",
+        [[ctx.key.tenantId, ctx.account.tenantId]]
+      )
+      expect(row!.n).toBe(0)
+    })
+
+    it("reports: no job created by the refused requests", async () => {
+      const [row] = await query<{ n: number }>(
+        server,
+        "SELECT count(*)::int AS n FROM report_jobs WHERE tenant_id = $1",
+        [ctx.account.tenantId]
+      )
       expect(row!.n).toBe(0)
     })
 
     it("key API: refused requests cost no credits", async () => {
+      const ctx = await refusedOnFreshContext()
       expect((await ledgerState(server, ctx.key.tenantId)).charged).toBe(0)
     })
   })

@@ -98,6 +98,25 @@ describe("each route's error codes in the served OpenAPI document", () => {
     expect(codesOf("/ready", "get", 503)).toEqual(["SERVICE_UNAVAILABLE"])
   })
 
+  it("the browser app's routes: token codes, plan codes where the plan matters, and their own", () => {
+    const tokenCodes = ["ACCESS_TOKEN_EXPIRED", "ACCESS_TOKEN_INVALID", "ACCESS_TOKEN_MISSING", "SESSION_REVOKED"]
+    const appList = ["/api/v1/app/companies/{companyId}/tenders", "get"] as const
+    expect(codesOf(...appList, 401).sort()).toEqual(tokenCodes)
+    expect(new Set(codesOf(...appList, 400))).toEqual(new Set(["VALIDATION_ERROR", "INVALID_CURSOR"]))
+    expect(codesOf(...appList, 404)).toContain("NOT_FOUND")
+    expect(codesOf(...appList, 403)).toEqual([])
+    expect(codesOf(...appList, 402)).toEqual([])
+    expect(codesOf("/api/v1/app/companies/{companyId}/tenders/{tenderId}", "get", 404)).toContain("NOT_FOUND")
+    expect(codesOf("/api/v1/cpv", "get", 401).sort()).toEqual(tokenCodes)
+    expect(codesOf("/api/v1/cpv", "get", 400)).toContain("VALIDATION_ERROR")
+    expect(codesOf("/api/v1/companies", "post", 403)).toEqual(["PLAN_UPGRADE_REQUIRED"])
+    expect(codesOf("/api/v1/companies", "post", 400)).toContain("VALIDATION_ERROR")
+    expect(codesOf("/api/v1/companies/{id}", "delete", 404)).toContain("NOT_FOUND")
+    expect(codesOf("/api/v1/settings/credits", "get", 403)).toEqual(["PLAN_UPGRADE_REQUIRED"])
+    expect(codesOf("/api/v1/settings/webhooks", "post", 422)).toEqual(["WEBHOOK_LIMIT_EXCEEDED"])
+    expect(codesOf("/api/v1/settings/webhooks/{id}", "delete", 404)).toContain("NOT_FOUND")
+  })
+
   it("webhooks: registration (key API) and the dashboard (access token)", () => {
     expect(codesOf("/api/v1/webhooks", "post", 422)).toEqual(["WEBHOOK_LIMIT_EXCEEDED"])
     expect(codesOf("/api/v1/webhooks", "post", 403)).toEqual(["PLAN_UPGRADE_REQUIRED"])
@@ -114,5 +133,24 @@ describe("each route's error codes in the served OpenAPI document", () => {
     expect(codesOf(...retry, 404)).toContain("NOT_FOUND")
     expect(codesOf(...retry, 403)).toEqual(["PLAN_UPGRADE_REQUIRED"])
     expect(codesOf("/api/v1/settings/webhooks", "get", 401)).toContain("ACCESS_TOKEN_MISSING")
+  })
+
+  it("PDF reports: creation, job status, download URL and the unauthenticated download", () => {
+    const create = ["/api/v1/reports/{companyId}/pdf", "post"] as const
+    expect(codesOf(...create, 402)).toEqual(["API_CREDITS_EXHAUSTED"])
+    expect(codesOf(...create, 403).sort()).toEqual(["COMPANY_ACCESS_DENIED", "PLAN_UPGRADE_REQUIRED"])
+    expect(codesOf(...create, 429)).toEqual(["RATE_LIMIT_EXCEEDED"])
+    expect(codesOf(...create, 400)).toContain("VALIDATION_ERROR")
+    expect(codesOf("/api/v1/reports/jobs/{jobId}/status", "get", 404)).toContain("NOT_FOUND")
+    const downloadUrl = ["/api/v1/reports/jobs/{jobId}/download", "get"] as const
+    expect(codesOf(...downloadUrl, 409)).toEqual(["REPORT_NOT_READY"])
+    expect(codesOf(...downloadUrl, 401).sort()).toEqual(["API_KEY_INVALID", "API_KEY_MISSING", "API_KEY_REVOKED"])
+    const download = ["/api/v1/reports/download/{token}", "get"] as const
+    expect(codesOf(...download, 410)).toEqual(["DOWNLOAD_TOKEN_EXPIRED"])
+    expect(codesOf(...download, 401)).toEqual([])
+    expect(spec.paths["/api/v1/reports/download/{token}"].get.security ?? []).toEqual([])
+    expect(Object.keys(spec.paths["/api/v1/reports/download/{token}"].get.responses["200"].content)).toEqual([
+      "application/pdf"
+    ])
   })
 })

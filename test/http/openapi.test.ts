@@ -28,8 +28,12 @@ describe("the served OpenAPI document", () => {
     const problems = await lintFromString({ source: JSON.stringify(document), absoluteRef: "openapi.json", config })
     const describe = (p: (typeof problems)[number]) => `${p.ruleId} ${p.location[0]?.pointer ?? ""}: ${p.message}`
     expect(problems.filter((p) => p.severity === "error").map(describe)).toEqual([])
-    // The one accepted warning: the service is private and names no license.
-    expect(problems.filter((p) => p.severity !== "error").map((p) => p.ruleId)).toEqual(["info-license"])
+    // The accepted warnings: the service is private and names no license; and the spec's own report
+    // paths overlap (`/reports/{companyId}/pdf` and `/reports/download/{token}` both match
+    // `/reports/download/pdf`; the static segment wins, so that is a token download).
+    const warnings = problems.filter((p) => p.severity !== "error")
+    expect(warnings.map((p) => p.ruleId)).toEqual(["info-license", "no-ambiguous-paths"])
+    expect(warnings[1]!.message).toContain("/api/v1/reports/download/{token}")
   })
 
   it("names this deployment as the server", () => {
@@ -58,6 +62,13 @@ describe("the served OpenAPI document", () => {
       default: 100
     })
     expect(parameter("/api/v1/alerts", "page")).toMatchObject({ type: "integer", minimum: 1, default: 1 })
+    expect(parameter("/api/v1/app/companies/{companyId}/tenders", "limit")).toMatchObject({
+      type: "integer",
+      minimum: 1,
+      maximum: 100,
+      default: 20
+    })
+    expect(parameter("/api/v1/cpv", "limit")).toMatchObject({ type: "integer", minimum: 1, maximum: 50, default: 20 })
     expect(parameter("/api/v1/alerts", "limit")).toMatchObject({
       type: "integer",
       minimum: 1,
@@ -124,6 +135,10 @@ type ExportQuery = NonNullable<paths["/api/v1/export/tenders"]["get"]["parameter
 type AlertsQuery = NonNullable<paths["/api/v1/alerts"]["get"]["parameters"]["query"]>
 type ExportOk = paths["/api/v1/export/tenders"]["get"]["responses"][200]
 type TendersOk = paths["/api/v1/tenders"]["get"]["responses"][200]
+type AppTendersQuery = NonNullable<paths["/api/v1/app/companies/{companyId}/tenders"]["get"]["parameters"]["query"]>
+type CpvQuery = NonNullable<paths["/api/v1/cpv"]["get"]["parameters"]["query"]>
+type AppTenderOk = paths["/api/v1/app/companies/{companyId}/tenders/{tenderId}"]["get"]["responses"][200]
+type AppFactors = AppTenderOk["content"]["application/json"]["data"]["breakdown"]["factors"]
 
 export const checks = [
   assert<Equal<TendersQuery["limit"], number | undefined>>(),
@@ -132,7 +147,14 @@ export const checks = [
   assert<Equal<AlertsQuery["page"], number | undefined>>(),
   assert<Equal<ExportOk["content"]["text/csv"], string>>(),
   assert<Equal<ExportOk["headers"]["X-Has-More"], boolean | undefined>>(),
-  assert<Equal<TendersOk["headers"]["X-API-Credits-Remaining"], number>>()
+  assert<Equal<TendersOk["headers"]["X-API-Credits-Remaining"], number>>(),
+  assert<Equal<AppTendersQuery["limit"], number | undefined>>(),
+  assert<Equal<AppTendersQuery["minScore"], number | undefined>>(),
+  assert<Equal<AppTendersQuery["status"], "open" | "closed" | undefined>>(),
+  assert<Equal<CpvQuery["q"], string>>(),
+  assert<Equal<CpvQuery["limit"], number | undefined>>(),
+  assert<Equal<AppFactors["semantic"]["reason"], string | undefined>>(),
+  assert<Equal<AppFactors["cpv"]["cpvType"], "primary" | "additional" | "none">>()
 ]
 
 const search = (query: Record<string, string | number | undefined>) =>

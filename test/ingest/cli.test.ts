@@ -1,4 +1,7 @@
 import { spawn } from "node:child_process"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
@@ -63,18 +66,23 @@ layer(TestDatabaseLive, { timeout: 120_000 })("tenders import (CLI, child proces
         expect(skipLines).toHaveLength(2)
         expect(skipLines[0]).toMatch(/^skipped line 3: cpv_codes: wrong check digit in CPV code "45000000-8"/)
         expect(skipLines[1]).toMatch(/^skipped line 4: /)
-        const stored = yield* tenderIds("demo")
+        // Only this file's notices: another test imports JSON-lines notices of source "demo" too.
+        const csvIds = Effect.map(tenderIds("demo"), (rows) =>
+          rows.filter((t) => t.source_notice_id.startsWith("CSV-"))
+        )
+        const stored = yield* csvIds
         expect(stored.map((t) => t.source_notice_id)).toEqual(["CSV-1", "CSV-4", "CSV-5", "CSV-6"])
 
         const sql = yield* SqlClient.SqlClient
         const authorities = yield* sql<{ n: number }>`
-        SELECT count(DISTINCT authority_id)::int AS n FROM tenders WHERE source = 'demo'`
+        SELECT count(DISTINCT authority_id)::int AS n FROM tenders
+        WHERE source = 'demo' AND source_notice_id LIKE 'CSV-%'`
         expect(authorities[0]!.n).toBe(2)
 
         const again = yield* importTenders(url, ["--format", "csv", fixturePath("native/tenders.csv")])
         expect(again.code).toBe(0)
         expect(summaryOf(again)).toMatchObject({ imported: 0, updated: 4, skipped: 2 })
-        expect(yield* tenderIds("demo")).toEqual(stored)
+        expect(yield* csvIds).toEqual(stored)
       }),
     CLI_TIMEOUT
   )
@@ -137,6 +145,71 @@ layer(TestDatabaseLive, { timeout: 120_000 })("tenders import (CLI, child proces
         const badFormat = yield* importTenders(url, ["--format", "xlsx", fixturePath("native/tenders.csv")])
         expect(badFormat.code).not.toBe(0)
         expect(badFormat.stdout).not.toMatch(/imported/)
+      }),
+    CLI_TIMEOUT
+  )
+
+  it.effect(
+    "a file no format reads, or invalid as a whole: one line naming the format tried and why, exit 1, nothing written",
+    () =>
+      Effect.gen(function* () {
+        const url = yield* TestDatabaseUrl
+        const sql = yield* SqlClient.SqlClient
+        const countTenders = Effect.map(sql<{ n: number }>`SELECT count(*)::int AS n FROM tenders`, (r) => r[0]!.n)
+        const before = yield* countTenders
+        const dir = mkdtempSync(join(tmpdir(), "tss-import-"))
+        const notes = join(dir, "notes.txt")
+        writeFileSync(notes, "Shopping list\nmilk, eggs\nbread\n")
+        const empty = join(dir, "empty.json")
+        writeFileSync(empty, "\n  \n")
+        const html = join(dir, "page.xml")
+        writeFileSync(html, "<html><body><p>Not a notice</p></body></html>")
+        const scalar = join(dir, "number.json")
+        writeFileSync(scalar, "42")
+        const cases = [
+          {
+            args: [notes],
+            expected:
+              /^Cannot import .*notes\.txt: tried csv \(auto-detected: .*\): the header row lacks the columns source, source_id, title, cpv_codes, contracting_authority_name, publish_date .*nothing was written$/
+          },
+          {
+            args: ["--format", "json", notes],
+            expected: /^Cannot import .*notes\.txt: tried json: not valid JSON: .*nothing was written$/
+          },
+          { args: ["--format", "ted-xml", html], expected: /tried ted-xml: no TED_EXPORT element/ },
+          {
+            args: [html],
+            expected:
+              /tried eforms \(auto-detected: XML without a TED_EXPORT root\): the root element <html> is not an eForms/
+          },
+          { args: [empty], expected: /^Cannot import .*empty\.json: tried auto-detection: the file is empty/ },
+          { args: ["--format", "json", scalar], expected: /tried json: the document is a number, not a record/ }
+        ]
+        const runs = yield* Effect.forEach(cases, ({ args }) => importTenders(url, args), { concurrency: 3 })
+        runs.forEach((run, i) => {
+          const what = cases[i]!.args.join(" ")
+          expect(run.code, what).toBe(1)
+          expect(run.stdout, what).toBe("")
+          const lines = run.stderr.trim().split("\n")
+          expect(lines, what).toHaveLength(1)
+          expect(lines[0], what).toMatch(cases[i]!.expected)
+        })
+        expect(yield* countTenders).toBe(before)
+        rmSync(dir, { recursive: true, force: true })
+      }),
+    2 * CLI_TIMEOUT // six child processes
+  )
+
+  it.effect(
+    "record-level skips stay: a valid file whose records are all invalid is imported with every record skipped, exit 0",
+    () =>
+      Effect.gen(function* () {
+        const url = yield* TestDatabaseUrl
+        const run = yield* importTenders(url, ["-"], JSON.stringify([{ source: "x" }, { title: "no id" }]))
+        expect(run.code).toBe(0)
+        expect(summaryOf(run)).toEqual({ imported: 0, updated: 0, skipped: 2, scored: 0 })
+        expect(run.stderr).toMatch(/^skipped record 1: /m)
+        expect(run.stderr).toMatch(/^skipped record 2: /m)
       }),
     CLI_TIMEOUT
   )

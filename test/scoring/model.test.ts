@@ -185,7 +185,7 @@ describe("overall score", () => {
     expect([verdictOf(70), verdictOf(69), verdictOf(40), verdictOf(39)]).toEqual(["GO", "RESEARCH", "RESEARCH", "SKIP"])
     // Changing a weight or threshold must come with a new model version.
     expect({ MODEL_VERSION, WEIGHTS, VERDICT_THRESHOLDS }).toEqual({
-      MODEL_VERSION: "tsm-1.0.0",
+      MODEL_VERSION: "tsm-1.1.0",
       WEIGHTS: { semantic: 0.25, keyword: 0.15, cpv: 0.3, value_fit: 0.1, historical: 0.2 },
       VERDICT_THRESHOLDS: { go: 70, research: 40 }
     })
@@ -234,7 +234,32 @@ describe("matching", () => {
     expect(candidate({ watchlists: [watchlist({ keywords: ["marcaje rutiere"] })] })).toBe(true)
     expect(candidate({ watchlists: [watchlist({ authorityId: "auth-1" })] })).toBe(true)
     expect(candidate({ history: [{ authorityId: "auth-1", mainCpv: "30200000-1", valueRon: null }] })).toBe(true)
-    expect(candidate({ description: "drumuri" })).toBe(false)
+  })
+
+  it("candidates by text: words shared with the description or won award titles, floor or coverage", () => {
+    const candidate = (c: Partial<CompanyInput>, stats = corpus) =>
+      isCandidate(prepareCompany(company({ watchlists: [], ...c })), t, stats)
+    // A short description: "asfaltare" is a third of its words' specificity (coverage ≥ 0.25).
+    expect(candidate({ description: "Executăm asfaltare de străzi" })).toBe(true)
+    // A long one that shares only that word covers too little of it.
+    expect(
+      candidate({
+        description:
+          "Executăm asfaltare, proiectare de poduri, curățenie de birouri, mobilier școlar, bănci și echipamente IT"
+      })
+    ).toBe(false)
+    expect(candidate({ description: "Executăm asfaltări" })).toBe(true) // stemmed: asfaltari ~ asfaltare
+    expect(candidate({ description: "Furnizăm mobilier de birou" })).toBe(false)
+    expect(candidate({ description: "" })).toBe(false)
+    // From won award titles (found by fiscal code), not only the description.
+    const award = { authorityId: "auth-9", mainCpv: "30200000-1", valueRon: null }
+    expect(candidate({ history: [{ ...award, title: "Marcaje rutiere pe drumuri comunale" }] })).toBe(true)
+    expect(candidate({ history: [{ ...award, title: "Furnizare hârtie" }] })).toBe(false)
+    // A word that most tenders contain (over 30% of them) draws no candidates.
+    const common = buildCorpusStats(
+      Array.from({ length: 100 }, (_, i) => prepareTender(tender({ id: `c${i}`, title: `Asfaltare lot ${i}` })))
+    )
+    expect(candidate({ description: "Executăm asfaltare de străzi" }, common)).toBe(false)
   })
 })
 

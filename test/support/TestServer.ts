@@ -3,16 +3,23 @@ import { createServer } from "node:http"
 import { HttpApiBuilder, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer, LogLevel, ManagedRuntime, Option, Redacted } from "effect"
+import { trustNone } from "../../src/domain/TrustProxy.js"
 import { RoutesLive } from "../../src/http/Server.js"
 import { AppConfig, type AppConfigShape } from "../../src/infra/AppConfig.js"
 import { Secrets } from "../../src/infra/auth/LocalSecrets.js"
 import { RateLimitingLive } from "../../src/infra/billing/RateLimits.js"
+import { projectFile } from "../../src/infra/ProjectFiles.js"
 import { RepositoriesLive } from "../../src/infra/Repositories.js"
 import { connectRedis, RedisConnection } from "../../src/infra/redis/RedisConnection.js"
 import { TestDatabaseLive, TestDatabaseUrl } from "./TestDatabase.js"
 
+/** Overrides of the test configuration; `rateLimits` may name only the limits a test cares about. */
+export type TestConfigOverrides = Omit<Partial<AppConfigShape>, "rateLimits"> & {
+  readonly rateLimits?: Partial<AppConfigShape["rateLimits"]>
+}
+
 /** Configuration for tests: loopback, the file's database, Redis from REDIS_URL when set. */
-export const testConfig = (overrides: Partial<AppConfigShape> = {}): AppConfigShape => ({
+export const testConfig = ({ rateLimits, ...overrides }: TestConfigOverrides = {}): AppConfigShape => ({
   databaseUrl: Option.none(),
   redisUrl: Option.map(Option.fromNullable(process.env.REDIS_URL), Redacted.make),
   port: 0,
@@ -25,9 +32,13 @@ export const testConfig = (overrides: Partial<AppConfigShape> = {}): AppConfigSh
   smtpUrl: Option.none(),
   mailFrom: "Tender Scoring <no-reply@example.test>",
   webhookAllowPrivateNetworks: true,
+  chromiumPath: Option.fromNullable(process.env.CHROMIUM_PATH),
   logLevel: LogLevel.Warning,
-  rateLimits: { generalPerMinute: 60, exportPerHour: 20 },
-  ...overrides
+  trustProxy: trustNone,
+  corsOrigins: [],
+  webDir: projectFile("dist/web"),
+  ...overrides,
+  rateLimits: { generalPerMinute: 60, exportPerHour: 20, reportsPerHour: 10, ...rateLimits }
 })
 
 export const TestSecretsLive = Layer.sync(Secrets, () => ({
@@ -44,7 +55,7 @@ export const TestRedisLive = Layer.scoped(
 )
 
 /** Everything a handler may need, on the test file's fresh database. */
-export const TestInfraLive = (overrides: Partial<AppConfigShape> = {}) =>
+export const TestInfraLive = (overrides: TestConfigOverrides = {}) =>
   Layer.mergeAll(
     RepositoriesLive,
     TestSecretsLive,
@@ -61,7 +72,7 @@ export const TestInfraLive = (overrides: Partial<AppConfigShape> = {}) =>
  * The real HTTP server on an ephemeral loopback port, over a fresh database. Tests call it with
  * `fetch(baseUrl + path)` and inspect the database through `run`.
  */
-export const startTestServer = async (overrides: Partial<AppConfigShape> = {}) => {
+export const startTestServer = async (overrides: TestConfigOverrides = {}) => {
   const infra = TestInfraLive(overrides)
   const server = HttpApiBuilder.serve().pipe(
     Layer.provide(RoutesLive),

@@ -1,6 +1,8 @@
 import { PgClient } from "@effect/sql-pg"
+import chromium from "@sparticuz/chromium"
 import { Effect, Exit, Layer, Redacted, Scope } from "effect"
 import type { TestProject } from "vitest/node"
+import { buildWeb } from "../../scripts/build-web.mjs"
 import { startEmbeddedPostgres } from "../../src/infra/db/EmbeddedPostgres.js"
 import { migrate } from "../../src/infra/db/Migrator.js"
 import { databaseUrl, TEST_DB_PREFIX } from "./databaseNames.js"
@@ -21,6 +23,10 @@ declare module "vitest" {
  * embedded one under `.data/test-pg`; then one migrated template database for the run.
  */
 export default async function setup(project: TestProject) {
+  // Inflate the shipped Chromium once, before test files race to do it in parallel.
+  if (!process.env.CHROMIUM_PATH) await chromium.executablePath()
+  // The browser tests drive the app as served from dist/web: build it once (a no-op when up to date).
+  await buildWeb()
   const scope = Effect.runSync(Scope.make())
   const adminUrl = process.env.DATABASE_URL
     ? process.env.DATABASE_URL

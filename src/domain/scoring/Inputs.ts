@@ -31,11 +31,15 @@ export interface AwardInput {
   readonly authorityId: string
   readonly mainCpv: string
   readonly valueRon: number | null
+  /** The award notice's title: its words join the company's text profile. */
+  readonly title?: string
 }
 
 export interface CompanyInput {
   readonly id: string
   readonly description: string
+  /** Digits of the company's fiscal code, when known (its awards are found by it). */
+  readonly fiscalCode?: string | null
   /** Active, not deleted watchlists. */
   readonly watchlists: ReadonlyArray<WatchlistInput>
   readonly history: ReadonlyArray<AwardInput>
@@ -88,8 +92,20 @@ export interface PreparedCompany {
   readonly watchlists: ReadonlyArray<PreparedWatchlist>
   /** Distinct keyword phrases over all watchlists. */
   readonly phrases: ReadonlyArray<KeywordPhrase>
-  /** Distinct stems of description + keywords: the semantic query. */
+  /** Distinct stems of description + keywords + won award titles: the semantic query. */
   readonly queryTerms: ReadonlyArray<string>
+  /**
+   * Weight of each query term: 1 for a word of the description or of a keyword; for a word found
+   * only in won award titles, the share of those titles that contain it (what the company
+   * repeatedly does weighs more than a one-off).
+   */
+  readonly queryWeights: ReadonlyMap<string, number>
+  /** Stems of the description and of won award titles, numbers left out: what the text rule compares. */
+  readonly textTerms: ReadonlyArray<string>
+  /** Where each query term comes from, for the reasons. */
+  readonly descriptionTerms: ReadonlySet<string>
+  readonly keywordTerms: ReadonlySet<string>
+  readonly awardTerms: ReadonlySet<string>
   /** Watchlist codes and the main codes of past awards. */
   readonly profileCodes: ReadonlyArray<string>
   /** Union of the watchlists' value bounds (RON); null when no watchlist sets that side. */
@@ -111,8 +127,22 @@ export const prepareCompany = (company: CompanyInput): PreparedCompany => {
     for (const phrase of phrases) phrasesByText.set(phrase.stems.join(" "), phrase)
   }
   const phrases = [...phrasesByText.values()]
-  const queryTerms = new Set(stems(company.description))
-  for (const phrase of phrases) for (const term of phrase.stems) queryTerms.add(term)
+  const descriptionTerms = new Set(stems(company.description))
+  const keywordTerms = new Set(phrases.flatMap((phrase) => phrase.stems))
+  const awardTitleCounts = new Map<string, number>()
+  let awardTitles = 0
+  for (const award of company.history) {
+    if (award.title === undefined || award.title.trim().length === 0) continue
+    awardTitles++
+    for (const term of new Set(stems(award.title))) awardTitleCounts.set(term, (awardTitleCounts.get(term) ?? 0) + 1)
+  }
+  const queryWeights = new Map<string, number>()
+  for (const [term, count] of awardTitleCounts) queryWeights.set(term, count / awardTitles)
+  for (const term of descriptionTerms) queryWeights.set(term, 1)
+  for (const term of keywordTerms) queryWeights.set(term, 1)
+  const queryTerms = new Set(queryWeights.keys())
+  // Numbers (lot numbers, years, amounts) say nothing about a trade: they never draw candidates.
+  const textTerms = new Set([...descriptionTerms, ...awardTitleCounts.keys()].filter((term) => !/^[0-9]+$/.test(term)))
   const profileCodes = new Set<string>()
   for (const { watchlist } of watchlists) for (const code of watchlist.cpvCodes) profileCodes.add(code.slice(0, 8))
   for (const award of company.history) profileCodes.add(award.mainCpv.slice(0, 8))
@@ -123,6 +153,11 @@ export const prepareCompany = (company: CompanyInput): PreparedCompany => {
     watchlists,
     phrases,
     queryTerms: [...queryTerms].sort(),
+    queryWeights,
+    textTerms: [...textTerms].sort(),
+    descriptionTerms,
+    keywordTerms,
+    awardTerms: new Set(awardTitleCounts.keys()),
     profileCodes: [...profileCodes].sort(),
     minValue: mins.length > 0 ? Math.min(...mins) : null,
     maxValue: maxs.length > 0 ? Math.max(...maxs) : null,

@@ -2,23 +2,68 @@ import { bestCpvMatch, digitsOf, withinCode } from "./CpvMatch.js"
 import type { PreparedCompany, PreparedTender, PreparedWatchlist } from "./Inputs.js"
 import { matchesAnyPhrase } from "./KeywordMatch.js"
 import type { TenderScore } from "./Model.js"
+import { type CorpusStats, emptyCorpusStats, isSpecific, specificity } from "./Semantic.js"
 
 /**
  * The candidate filter: which (company, tender) pairs get a stored score. A pair is a candidate
  * when the tender's CPV lies inside a watched or previously won code or shares at least its class
  * (4 digits) with one, when a watchlist keyword occurs in it, when a watchlist targets its
- * authority, or when the company has won an award from the same authority. Pairs outside it are
- * not scored: their keyword factor is 0 and their CPV factor at most 0.55 (same group), so only
- * an unusually strong text similarity could lift them above the RESEARCH threshold. The SQL prefilter returns a superset of this; this is the rule.
+ * authority, when the company has won an award from the same authority, or when the tender's title
+ * and description share specific words with the company's description or won award titles (text
+ * evidence, see isTextCandidate). Pairs outside it are not scored: their keyword factor
+ * is 0, their CPV factor at most 0.55 (same group) and their text similarity weak. The SQL
+ * prefilter returns a superset of this; this is the rule.
  */
 export const CANDIDATE_MIN_CPV = 0.75
 
-export const isCandidate = (company: PreparedCompany, tender: PreparedTender): boolean => {
+/**
+ * Text rule: let the evidence be the summed specificity (0-1 each, Semantic.specificity) of the
+ * words (not among the most common, Semantic.isSpecific) that the tender shares with the company's
+ * description and won award titles. The tender is a candidate when the evidence reaches
+ * TEXT_CANDIDATE_FLOOR, or covers TEXT_CANDIDATE_COVERAGE of the same sum over all of the company's
+ * words that the corpus knows (so a two-line description matches a tender about its trade, and a long one needs several
+ * rare shared words). In a 20,000-tender corpus the floor is two words that ~30 tenders contain,
+ * or three that ~300 do.
+ */
+export const TEXT_CANDIDATE_FLOOR = 1.2
+export const TEXT_CANDIDATE_COVERAGE = 0.25
+
+export interface TextEvidence {
+  /** Specificity of the shared words. */
+  readonly shared: number
+  /** Specificity of all the company's words found in the corpus. */
+  readonly total: number
+}
+
+export const textEvidence = (company: PreparedCompany, tender: PreparedTender, stats: CorpusStats): TextEvidence => {
+  let shared = 0
+  let total = 0
+  for (const term of company.textTerms) {
+    // A word no tender contains ("asigurăm", a misspelling) can match nothing: not counted.
+    if (!stats.documentFrequencies.has(term) || !isSpecific(stats, term)) continue
+    const weight = specificity(stats, term)
+    total += weight
+    if (tender.termFrequencies.has(term)) shared += weight
+  }
+  return { shared, total }
+}
+
+export const isTextCandidate = (company: PreparedCompany, tender: PreparedTender, stats: CorpusStats): boolean => {
+  const { shared, total } = textEvidence(company, tender, stats)
+  return shared > 0 && (shared >= TEXT_CANDIDATE_FLOOR || shared >= TEXT_CANDIDATE_COVERAGE * total)
+}
+
+export const isCandidate = (
+  company: PreparedCompany,
+  tender: PreparedTender,
+  stats: CorpusStats = emptyCorpusStats
+): boolean => {
   const t = tender.tender
   if (bestCpvMatch(t.mainCpv, t.additionalCpvs, company.profileCodes).score >= CANDIDATE_MIN_CPV) return true
   if (company.authorityIds.has(t.authorityId)) return true
   if (company.company.history.some((award) => award.authorityId === t.authorityId)) return true
-  return matchesAnyPhrase(company.phrases, tender)
+  if (matchesAnyPhrase(company.phrases, tender)) return true
+  return company.textTerms.length > 0 && isTextCandidate(company, tender, stats)
 }
 
 /**

@@ -10,7 +10,7 @@ import type { Verdict } from "./Verdict.js"
  * The tender scoring model. Its version names everything that changes a score: weights,
  * thresholds, factor constants. Change any of them and bump the version (a test pins them).
  */
-export const MODEL_VERSION = "tsm-1.0.0"
+export const MODEL_VERSION = "tsm-1.1.0"
 
 export const WEIGHTS = {
   semantic: 0.25,
@@ -29,7 +29,11 @@ export type Weights = { readonly [name in FactorName]: number }
  * factor scores; their weights and contributions are derived from their version, so a retired
  * version stays here until `scores.backfill` has rewritten its rows.
  */
-export const MODEL_WEIGHTS: { readonly [version: string]: Weights } = { [MODEL_VERSION]: WEIGHTS }
+export const MODEL_WEIGHTS: { readonly [version: string]: Weights } = {
+  [MODEL_VERSION]: WEIGHTS,
+  // tsm-1.0.0: same weights; its semantic query had no award titles and its candidates no text rule.
+  "tsm-1.0.0": WEIGHTS
+}
 
 export const VERDICT_THRESHOLDS = { go: 70, research: 40 } as const
 
@@ -112,7 +116,7 @@ export const scorePair = (company: PreparedCompany, tender: PreparedTender, corp
   const cpv = bestCpvMatch(tender.tender.mainCpv, tender.tender.additionalCpvs, company.profileCodes)
   // Four decimals: what the API shows (stored as real, read back rounded to four).
   const factors = factorBreakdown({
-    semantic: fraction(semanticScore(company.queryTerms, tender, corpus)),
+    semantic: fraction(semanticScore(company.queryTerms, tender, corpus, company.queryWeights)),
     keyword: fraction(keywordScore(company.phrases, tender)),
     cpv: fraction(cpv.score),
     value_fit: fraction(valueFitScore(tender.tender.valueRon, company.minValue, company.maxValue)),

@@ -3,13 +3,17 @@ import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
 import { Effect, Layer, Option } from "effect"
 import * as ApiError from "../../domain/ApiErrors.js"
 import type { RateLimitHit, RefreshRejected } from "../../domain/Errors.js"
+import { clientAddress } from "../../domain/TrustProxy.js"
+import { AppConfig } from "../../infra/AppConfig.js"
 import { normalizeEmail, UsersRepo } from "../../infra/accounts/UsersRepo.js"
 import { AuthSessions, AuthSessionsLive } from "../../infra/auth/AuthSessions.js"
 import { checkNotLocked, recordFailure } from "../../infra/auth/LoginThrottle.js"
 import { hashPassword, verifyPassword } from "../../infra/auth/PasswordHasher.js"
 import { RateLimitPoliciesTag } from "../../infra/billing/RateLimits.js"
-import { AccessTokenAuthLive, CurrentAccount } from "../AccessTokenAuth.js"
+import { CurrentAccount } from "../AccessTokenAuth.js"
+import { AccessTokenAuthLive } from "../AccessTokenAuthLive.js"
 import { Api } from "../Api.js"
+import { forwardedFor } from "../ClientAddress.js"
 import { tooManyRequests } from "../TooManyRequests.js"
 
 const refreshRejection = (error: RefreshRejected) => {
@@ -39,6 +43,7 @@ export const AuthHttpLive = HttpApiBuilder.group(Api, "auth", (handlers) =>
     const sessions = yield* AuthSessions
     const users = yield* UsersRepo
     const policies = yield* RateLimitPoliciesTag
+    const config = yield* AppConfig
     // Unknown e-mails are checked against this hash so they cost the same time as known ones.
     const dummyHash = yield* hashPassword("timing-equaliser: no account has this password")
 
@@ -47,7 +52,11 @@ export const AuthHttpLive = HttpApiBuilder.group(Api, "auth", (handlers) =>
         Effect.gen(function* () {
           const email = normalizeEmail(payload.email)
           const request = yield* HttpServerRequest.HttpServerRequest
-          const address = Option.getOrElse(request.remoteAddress, () => "unknown")
+          const address = clientAddress(
+            Option.getOrUndefined(request.remoteAddress),
+            forwardedFor(request),
+            config.trustProxy
+          )
           const subjects = [
             [policies.loginPerAddress, address],
             [policies.loginPerEmail, emailSubject(email)]
@@ -70,7 +79,8 @@ export const AuthHttpLive = HttpApiBuilder.group(Api, "auth", (handlers) =>
             if (hit !== undefined) return yield* rateLimited(hit.value)
             return yield* invalidCredentials
           }
-          return { data: yield* sessions.login(user.value) }
+          const data = yield* sessions.login(user.value)
+          return { data }
         })
       )
       .handle("refresh", ({ payload }) =>

@@ -1,14 +1,21 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { Schema } from "effect"
+import { ParseResult, Schema } from "effect"
 import * as ApiError from "../../domain/ApiErrors.js"
+import { normalizeFiscalCode } from "../../domain/tenders/FiscalCode.js"
 import { AccessTokenAuth } from "../AccessTokenAuth.js"
 import { NonEmptyText, Text } from "../Inputs.js"
 import { errors } from "../WireErrors.js"
+
+/** Stored digits of a Romanian fiscal code (CUI), or null when the company has none. */
+const StoredFiscalCode = Schema.NullOr(Schema.String).annotations({
+  description: "Romanian fiscal code (CUI) as stored: 2-10 digits without the RO prefix; null when unknown"
+})
 
 export const CompanyListItem = Schema.Struct({
   id: Schema.UUID,
   name: Schema.String,
   description: Schema.String,
+  fiscalCode: StoredFiscalCode,
   active: Schema.Boolean,
   watchlistCount: Schema.Int,
   createdAt: Schema.Date
@@ -18,17 +25,50 @@ export const CompanyDetail = Schema.Struct({
   id: Schema.UUID,
   name: Schema.String,
   description: Schema.String,
+  fiscalCode: StoredFiscalCode,
   active: Schema.Boolean,
   watchlists: Schema.Array(Schema.Struct({ id: Schema.UUID, name: Schema.String, active: Schema.Boolean })),
   createdAt: Schema.Date
 })
 
+/**
+ * A fiscal code as people write it (`RO 22505268`, `22.505.268`), decoded to its stored digits by
+ * the importer's rule (domain/tenders/FiscalCode.ts); anything else is a 400 naming the field.
+ */
+export const FiscalCodeInput = Schema.transformOrFail(Text.pipe(Schema.maxLength(40)), Schema.String, {
+  strict: true,
+  decode: (text, _options, ast) => {
+    const digits = normalizeFiscalCode(text)
+    return digits === null
+      ? ParseResult.fail(
+          new ParseResult.Type(ast, text, "must be a Romanian fiscal code: 2-10 digits, optionally prefixed by RO")
+        )
+      : ParseResult.succeed(digits)
+  },
+  encode: ParseResult.succeed
+}).annotations({
+  jsonSchema: {
+    type: "string",
+    maxLength: 40,
+    description: "Romanian fiscal code (CUI): 2-10 digits, with or without RO; spaces, dots and dashes are ignored"
+  }
+})
+
+const Description = Text.pipe(Schema.maxLength(10_000, { message: () => "must be at most 10000 characters" }))
+
+export const CreateCompany = Schema.Struct({
+  name: NonEmptyText(200),
+  description: Schema.optionalWith(Description, { exact: true }),
+  fiscalCode: Schema.optionalWith(Schema.NullOr(FiscalCodeInput), { exact: true })
+})
+
 export const UpdateCompany = Schema.Struct({
-  description: Schema.optionalWith(
-    Text.pipe(Schema.maxLength(10_000, { message: () => "must be at most 10000 characters" })),
-    { exact: true }
-  ),
-  name: Schema.optionalWith(NonEmptyText(200), { exact: true })
+  description: Schema.optionalWith(Description, { exact: true }),
+  name: Schema.optionalWith(NonEmptyText(200), { exact: true }),
+  fiscalCode: Schema.optionalWith(Schema.NullOr(FiscalCodeInput), { exact: true }).annotations({
+    description: "null clears it"
+  }),
+  active: Schema.optionalWith(Schema.Boolean, { exact: true })
 })
 
 const CompanyPath = Schema.Struct({ id: Schema.UUID })
@@ -41,6 +81,16 @@ export class CompaniesApi extends HttpApiGroup.make("companies")
       .addSuccess(Schema.Struct({ data: Schema.Array(CompanyListItem) }))
   )
   .add(
+    HttpApiEndpoint.post("create", "/")
+      .annotate(OpenApi.Summary, "Add a client company")
+      .setPayload(CreateCompany)
+      .addSuccess(Schema.Struct({ data: CompanyDetail }), { status: 201 })
+      .annotate(
+        OpenApi.Description,
+        "`name` required (1-200 characters, trimmed); `description` up to 10,000 characters; `fiscalCode` a Romanian fiscal code (stored as digits). The new company is scored against the open tenders (a `company.rescore` job)."
+      )
+  )
+  .add(
     HttpApiEndpoint.get("get", "/:id")
       .annotate(OpenApi.Summary, "One company with its watchlists")
       .setPath(CompanyPath)
@@ -48,17 +98,30 @@ export class CompaniesApi extends HttpApiGroup.make("companies")
   )
   .add(
     HttpApiEndpoint.patch("update", "/:id")
-      .annotate(OpenApi.Summary, "Change a company's description or name")
+      .annotate(OpenApi.Summary, "Change a company's name, description, fiscal code or active flag")
       .setPath(CompanyPath)
       .setPayload(UpdateCompany)
       .addSuccess(Schema.Struct({ data: CompanyDetail }))
-      .annotate(OpenApi.Description, "Writable: `description` and `name`. A changed description re-scores the company.")
+      .annotate(
+        OpenApi.Description,
+        "Writable: `name`, `description`, `fiscalCode` (null clears it) and `active`; absent fields stay unchanged. A changed description or fiscal code, or a reactivation, re-scores the company. An inactive company is no longer scored; its scores and watchlists are kept."
+      )
+  )
+  .add(
+    HttpApiEndpoint.del("deactivate", "/:id")
+      .annotate(OpenApi.Summary, "Deactivate a company (kept, no longer scored)")
+      .setPath(CompanyPath)
+      .addSuccess(Schema.Struct({ data: CompanyDetail }))
+      .annotate(
+        OpenApi.Description,
+        "Sets `active` to false and answers the company; idempotent. Nothing is deleted: PATCH `active: true` reactivates it."
+      )
   )
   .addError(errors(ApiError.PlanUpgradeRequired))
   .middleware(AccessTokenAuth)
   .prefix("/api/v1/companies")
   .annotate(
     OpenApi.Description,
-    "Only plans with the multi-client workspace (Consultant); others get 403 PLAN_UPGRADE_REQUIRED."
+    "Only plans with the multi-client workspace (Consultant); others get 403 PLAN_UPGRADE_REQUIRED. Another account's company, like an unknown one, is 404."
   )
   .annotate(OpenApi.Title, "Account: companies") {}

@@ -3,7 +3,8 @@ import { Effect, Layer } from "effect"
 import * as ApiError from "../../domain/ApiErrors.js"
 import { planRules } from "../../domain/Plan.js"
 import { CompanyProfilesRepo } from "../../infra/accounts/CompanyProfilesRepo.js"
-import { AccessTokenAuthLive, CurrentAccount } from "../AccessTokenAuth.js"
+import { CurrentAccount } from "../AccessTokenAuth.js"
+import { AccessTokenAuthLive } from "../AccessTokenAuthLive.js"
 import { Api } from "../Api.js"
 
 /** The tenant of the access token, if its plan has the multi-client workspace. */
@@ -29,6 +30,19 @@ export const CompaniesHttpLive = HttpApiBuilder.group(Api, "companies", (handler
           Effect.map((data) => ({ data }))
         )
       )
+      .handle("create", ({ payload }) =>
+        workspaceTenant.pipe(
+          Effect.flatMap((tenantId) =>
+            repo.create({
+              tenantId,
+              name: payload.name,
+              description: payload.description ?? "",
+              fiscalCode: payload.fiscalCode ?? null
+            })
+          ),
+          Effect.map((data) => ({ data }))
+        )
+      )
       .handle("get", ({ path }) =>
         workspaceTenant.pipe(
           Effect.flatMap((tenantId) => repo.get({ tenantId, id: path.id })),
@@ -39,6 +53,13 @@ export const CompaniesHttpLive = HttpApiBuilder.group(Api, "companies", (handler
       .handle("update", ({ path, payload }) =>
         workspaceTenant.pipe(
           Effect.flatMap((tenantId) => repo.update({ tenantId, id: path.id, ...payload })),
+          Effect.map((data) => ({ data })),
+          Effect.catchTag("CompanyNotFound", () => Effect.fail(notFound()))
+        )
+      )
+      .handle("deactivate", ({ path }) =>
+        workspaceTenant.pipe(
+          Effect.flatMap((tenantId) => repo.update({ tenantId, id: path.id, active: false })),
           Effect.map((data) => ({ data })),
           Effect.catchTag("CompanyNotFound", () => Effect.fail(notFound()))
         )

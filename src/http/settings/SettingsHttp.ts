@@ -3,7 +3,8 @@ import { Effect, Layer } from "effect"
 import * as ApiError from "../../domain/ApiErrors.js"
 import { planRules } from "../../domain/Plan.js"
 import { type ApiKeySummary, ApiKeysRepo } from "../../infra/auth/ApiKeysRepo.js"
-import { AccessTokenAuthLive, CurrentAccount } from "../AccessTokenAuth.js"
+import { CurrentAccount } from "../AccessTokenAuth.js"
+import { AccessTokenAuthLive } from "../AccessTokenAuthLive.js"
 import { Api } from "../Api.js"
 
 /** The tenant of the access token, if its plan has the key-authenticated API (Consultant). */

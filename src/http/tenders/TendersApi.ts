@@ -50,7 +50,15 @@ export const TenderList = Schema.Struct({
 
 const Fraction = Schema.Number.pipe(Schema.between(0, 1))
 
-const Factor = Schema.Struct({ score: Fraction, weight: Fraction, contribution: Schema.Number })
+const Factor = Schema.Struct({
+  score: Fraction,
+  weight: Fraction,
+  contribution: Schema.Number,
+  // Our addition to spec 2.3: one short sentence naming the evidence behind the factor.
+  reason: Schema.String.annotations({
+    description: 'One sentence naming the evidence, e.g. "keywords found: asfaltare, drum județean"'
+  })
+})
 
 /** Spec 2.3, under `data`, with `meta.credits`. */
 export const TenderScore = Schema.Struct({

@@ -3,14 +3,17 @@ import { Effect, Layer, Option } from "effect"
 import * as ApiError from "../../domain/ApiErrors.js"
 import { queryFingerprint } from "../../domain/Cursor.js"
 import { factorBreakdown, MODEL_WEIGHTS } from "../../domain/scoring/Model.js"
+import type { FactorReasons } from "../../domain/scoring/Reasons.js"
 import {
   type ListPosition,
   ScoredTendersRepo,
   type ScoreRow,
   type TenderListRow
 } from "../../infra/scoring/ScoredTendersRepo.js"
+import { ScoreReasons } from "../../infra/scoring/ScoreReasons.js"
 import { Api } from "../Api.js"
-import { ApiCaller, ApiKeyAuthLive, companyAccessDenied, requireOwnCompany } from "../ApiKeyAuth.js"
+import { ApiCaller } from "../ApiKeyAuth.js"
+import { ApiKeyAuthLive, companyAccessDenied, requireOwnCompany } from "../ApiKeyAuthLive.js"
 import { chargeCredits, creditsMeta } from "../credits/CreditsReport.js"
 import { makeCursors } from "../pagination/Cursors.js"
 import { servePaidPage } from "../pagination/PaidPage.js"
@@ -35,9 +38,10 @@ const toListItem = (row: TenderListRow) => ({
 
 /**
  * The `data` of a score answer (spec 2.3). A model version without known weights is our defect (see
- * MODEL_WEIGHTS): it dies here, before the caller is charged.
+ * MODEL_WEIGHTS): it dies here, before the caller is charged. Each factor carries its `reason`
+ * (our addition to spec 2.3): one sentence naming the evidence, from the company's current profile.
  */
-const toScoreData = (row: ScoreRow) => {
+const toScoreData = (row: ScoreRow, reasons: FactorReasons | undefined) => {
   const weights = MODEL_WEIGHTS[row.model_version]
   if (weights === undefined) return Effect.dieMessage(`No weights for model ${row.model_version}`)
   const scores = {
@@ -53,11 +57,22 @@ const toScoreData = (row: ScoreRow) => {
     overall_score: row.overall_score,
     overall_confidence: row.overall_confidence,
     verdict: row.verdict,
-    factors: factorBreakdown(scores, weights),
+    factors: withReasons(factorBreakdown(scores, weights), reasons),
     scoring_model_version: row.model_version,
     scored_at: row.scored_at
   })
 }
+
+/** A score whose tender is no longer a contract notice (or whose company was just removed) has no evidence to name. */
+const NO_REASON = "no evidence available: the tender or the company profile changed since scoring"
+
+const withReasons = (factors: ReturnType<typeof factorBreakdown>, reasons: FactorReasons | undefined) => ({
+  semantic: { ...factors.semantic, reason: reasons?.semantic ?? NO_REASON },
+  keyword: { ...factors.keyword, reason: reasons?.keyword ?? NO_REASON },
+  cpv: { ...factors.cpv, reason: reasons?.cpv ?? NO_REASON },
+  value_fit: { ...factors.value_fit, reason: reasons?.value_fit ?? NO_REASON },
+  historical: { ...factors.historical, reason: reasons?.historical ?? NO_REASON }
+})
 
 const listPosition = (key: ReadonlyArray<string | number>): Option.Option<ListPosition> => {
   const [score, publishKey, tenderId] = key
@@ -69,6 +84,7 @@ const listPosition = (key: ReadonlyArray<string | number>): Option.Option<ListPo
 export const TendersHttpLive = HttpApiBuilder.group(Api, "tenders", (handlers) =>
   Effect.gen(function* () {
     const repo = yield* ScoredTendersRepo
+    const explain = yield* ScoreReasons
     const cursors = yield* makeCursors
 
     return handlers
@@ -117,7 +133,8 @@ export const TendersHttpLive = HttpApiBuilder.group(Api, "tenders", (handlers) =
           if (Option.isNone(found)) {
             return yield* new ApiError.NotFound({ message: "No such tender scored for this company" })
           }
-          const data = yield* toScoreData(found.value)
+          const reasons = yield* explain.reasonsFor(urlParams.companyId, [path.id])
+          const data = yield* toScoreData(found.value, reasons.get(found.value.tender_id))
           const charge = yield* chargeCredits({
             tenantId: caller.tenantId,
             report: caller.credits,

@@ -4,7 +4,8 @@ import * as ApiError from "../../domain/ApiErrors.js"
 import type { WatchlistInvalid } from "../../domain/Errors.js"
 import { planRules } from "../../domain/Plan.js"
 import { type Watchlist, WatchlistsRepo } from "../../infra/accounts/WatchlistsRepo.js"
-import { AccessTokenAuthLive, CurrentAccount } from "../AccessTokenAuth.js"
+import { CurrentAccount } from "../AccessTokenAuth.js"
+import { AccessTokenAuthLive } from "../AccessTokenAuthLive.js"
 import { Api } from "../Api.js"
 
 const invalid = (error: WatchlistInvalid) =>

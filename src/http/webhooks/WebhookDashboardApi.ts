@@ -3,7 +3,7 @@ import { Schema } from "effect"
 import * as ApiError from "../../domain/ApiErrors.js"
 import { AccessTokenAuth } from "../AccessTokenAuth.js"
 import { errors } from "../WireErrors.js"
-import { WebhookEventName } from "./WebhooksApi.js"
+import { CreateWebhook, WebhookEventName } from "./WebhooksApi.js"
 
 /** What the dashboard shows of a delivery (spec 2.6): status, timestamp, HTTP response code. */
 export const DeliverySummary = Schema.Struct({
@@ -32,6 +32,32 @@ export class WebhookDashboardApi extends HttpApiGroup.make("webhookDashboard")
     HttpApiEndpoint.get("listWebhooks", "/webhooks")
       .annotate(OpenApi.Summary, "Active webhooks of the account with their last 10 deliveries")
       .addSuccess(Schema.Struct({ data: Schema.Array(DashboardWebhook) }))
+  )
+  .add(
+    HttpApiEndpoint.post("createWebhook", "/webhooks")
+      .annotate(OpenApi.Summary, "Register a webhook from the app")
+      .setPayload(CreateWebhook)
+      .addSuccess(Schema.Struct({ data: DashboardWebhook }), { status: 201 })
+      .addError(errors(ApiError.WebhookLimitExceeded))
+      .annotate(
+        OpenApi.Description,
+        "The same rules as POST /api/v1/webhooks (key API): `url` an https:// URL, `secret` 32-1,024 characters (write-only, never returned), `events` from [tender.matched]; 422 WEBHOOK_LIMIT_EXCEEDED for a sixth active webhook. Answered with `Cache-Control: no-store`."
+      )
+  )
+  .add(
+    HttpApiEndpoint.del("deleteWebhook", "/webhooks/:id")
+      .annotate(OpenApi.Summary, "Delete a webhook from the app")
+      .setPath(Schema.Struct({ id: Schema.UUID }))
+      .addSuccess(
+        Schema.Struct({
+          data: Schema.Struct({ id: Schema.UUID, active: Schema.Literal(false), deletedAt: Schema.Date })
+        })
+      )
+      .addError(errors(ApiError.NotFound))
+      .annotate(
+        OpenApi.Description,
+        "As DELETE /api/v1/webhooks/:id: pending deliveries end as `webhook_deleted`. Another account's, an unknown or an already deleted webhook is 404."
+      )
   )
   .add(
     HttpApiEndpoint.post("retryDelivery", "/webhooks/deliveries/:deliveryId/retry")

@@ -3,8 +3,10 @@ import { Effect, Layer } from "effect"
 import * as ApiError from "../../domain/ApiErrors.js"
 import { planRules } from "../../domain/Plan.js"
 import type { WebhookEvent } from "../../domain/webhooks/Registration.js"
+import { SecretBox, SecretBoxLive } from "../../infra/webhooks/SecretBox.js"
 import { type DeliverySummary, WebhooksRepo } from "../../infra/webhooks/WebhooksRepo.js"
-import { AccessTokenAuthLive, CurrentAccount } from "../AccessTokenAuth.js"
+import { CurrentAccount } from "../AccessTokenAuth.js"
+import { AccessTokenAuthLive } from "../AccessTokenAuthLive.js"
 import { Api } from "../Api.js"
 
 /** The tenant of the access token, if its plan has the key API and so webhooks (Consultant). */
@@ -23,6 +25,7 @@ const toWire = (delivery: DeliverySummary) => ({
 export const WebhookDashboardHttpLive = HttpApiBuilder.group(Api, "webhookDashboard", (handlers) =>
   Effect.gen(function* () {
     const repo = yield* WebhooksRepo
+    const box = yield* SecretBox
     return handlers
       .handle("listWebhooks", () =>
         consultantTenant.pipe(
@@ -37,6 +40,47 @@ export const WebhookDashboardHttpLive = HttpApiBuilder.group(Api, "webhookDashbo
               deliveries: webhook.deliveries.map(toWire)
             }))
           }))
+        )
+      )
+      .handle("createWebhook", ({ payload }) =>
+        consultantTenant.pipe(
+          Effect.flatMap((tenantId) =>
+            repo.create({
+              tenantId,
+              url: payload.url,
+              events: payload.events,
+              // Sealed here, so the plaintext goes no further than this request.
+              secretCiphertext: box.seal(payload.secret)
+            })
+          ),
+          Effect.map((webhook) => ({
+            data: {
+              id: webhook.id,
+              url: webhook.url,
+              events: webhook.events as ReadonlyArray<WebhookEvent>,
+              active: webhook.active,
+              createdAt: webhook.createdAt,
+              deliveries: []
+            }
+          })),
+          Effect.catchTags({
+            WebhookLimitExceeded: (error) =>
+              Effect.fail(
+                new ApiError.WebhookLimitExceeded({
+                  message: `At most ${error.limit} webhooks may be active; delete one first`
+                })
+              ),
+            TenantNotFound: () => Effect.die("the tenant of a live session vanished")
+          })
+        )
+      )
+      .handle("deleteWebhook", ({ path }) =>
+        consultantTenant.pipe(
+          Effect.flatMap((tenantId) => repo.remove({ tenantId, id: path.id.toLowerCase() })),
+          Effect.map((webhook) => ({
+            data: { id: webhook.id, active: false as const, deletedAt: webhook.deletedAt ?? new Date(0) }
+          })),
+          Effect.catchTag("WebhookNotFound", () => Effect.fail(new ApiError.NotFound({ message: "No such webhook" })))
         )
       )
       .handle("retryDelivery", ({ path }) =>
@@ -58,4 +102,4 @@ export const WebhookDashboardHttpLive = HttpApiBuilder.group(Api, "webhookDashbo
         )
       )
   })
-).pipe(Layer.provide(AccessTokenAuthLive))
+).pipe(Layer.provide([AccessTokenAuthLive, SecretBoxLive]))

@@ -5,7 +5,8 @@ import type { WebhookEvent } from "../../domain/webhooks/Registration.js"
 import { SecretBox, SecretBoxLive } from "../../infra/webhooks/SecretBox.js"
 import { type Webhook, WebhooksRepo } from "../../infra/webhooks/WebhooksRepo.js"
 import { Api } from "../Api.js"
-import { ApiCaller, ApiKeyAuthLive } from "../ApiKeyAuth.js"
+import { ApiCaller } from "../ApiKeyAuth.js"
+import { ApiKeyAuthLive } from "../ApiKeyAuthLive.js"
 
 /** The events column holds only names the create schema admitted. */
 const events = (webhook: Webhook) => webhook.events as ReadonlyArray<WebhookEvent>

@@ -1,6 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer } from "effect"
-import { TenantNotFound } from "../../domain/Errors.js"
+import { CompanyNotFound, TenantNotFound } from "../../domain/Errors.js"
+import { JobQueue, JobQueueLive } from "../jobs/JobQueue.js"
+import { RESCORE_JOB } from "./WatchlistsRepo.js"
 
 export interface Company {
   readonly id: string
@@ -12,6 +14,31 @@ export interface Company {
   readonly createdAt: Date
 }
 
+interface CompanyRow {
+  id: string
+  tenant_id: string
+  name: string
+  description: string
+  fiscal_code: string | null
+  active: boolean
+  created_at: Date
+}
+
+const toCompany = (row: CompanyRow): Company => ({
+  id: row.id,
+  tenantId: row.tenant_id,
+  name: row.name,
+  description: row.description,
+  fiscalCode: row.fiscal_code,
+  active: row.active,
+  createdAt: row.created_at
+})
+
+/**
+ * Companies as the operator creates and edits them (CLI). Creating a company, or changing its
+ * description or fiscal code, queues `company.rescore` in the same transaction: its open tenders
+ * are scored from the new profile by the worker, without alerts.
+ */
 export class CompaniesRepo extends Context.Tag("CompaniesRepo")<
   CompaniesRepo,
   {
@@ -21,6 +48,13 @@ export class CompaniesRepo extends Context.Tag("CompaniesRepo")<
       readonly description: string
       readonly fiscalCode: string | null
     }) => Effect.Effect<Company, TenantNotFound>
+    /** Changes the given fields (`fiscalCode: null` removes it). */
+    readonly update: (input: {
+      readonly id: string
+      readonly name?: string
+      readonly description?: string
+      readonly fiscalCode?: string | null
+    }) => Effect.Effect<Company, CompanyNotFound>
   }
 >() {}
 
@@ -28,33 +62,48 @@ export const CompaniesRepoLive = Layer.effect(
   CompaniesRepo,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const jobs = yield* JobQueue
     return {
       create: (input) =>
-        Effect.gen(function* () {
-          const tenant = yield* sql`SELECT 1 FROM tenants WHERE id = ${input.tenantId}`
-          if (tenant.length === 0) return yield* new TenantNotFound({ tenantId: input.tenantId })
-          const [row] = yield* sql<{
-            id: string
-            tenant_id: string
-            name: string
-            description: string
-            fiscal_code: string | null
-            active: boolean
-            created_at: Date
-          }>`
-            INSERT INTO companies (tenant_id, name, description, fiscal_code)
-            VALUES (${input.tenantId}, ${input.name}, ${input.description}, ${input.fiscalCode})
-            RETURNING id, tenant_id, name, description, fiscal_code, active, created_at`
-          return {
-            id: row!.id,
-            tenantId: row!.tenant_id,
-            name: row!.name,
-            description: row!.description,
-            fiscalCode: row!.fiscal_code,
-            active: row!.active,
-            createdAt: row!.created_at
-          }
-        }).pipe(Effect.catchTag("SqlError", Effect.die))
+        sql
+          .withTransaction(
+            Effect.gen(function* () {
+              const tenant = yield* sql`SELECT 1 FROM tenants WHERE id = ${input.tenantId}`
+              if (tenant.length === 0) return yield* new TenantNotFound({ tenantId: input.tenantId })
+              const [row] = yield* sql<CompanyRow>`
+                INSERT INTO companies (tenant_id, name, description, fiscal_code)
+                VALUES (${input.tenantId}, ${input.name}, ${input.description}, ${input.fiscalCode})
+                RETURNING id, tenant_id, name, description, fiscal_code, active, created_at`
+              yield* jobs.enqueue(RESCORE_JOB, { companyId: row!.id })
+              return toCompany(row!)
+            })
+          )
+          .pipe(Effect.catchTag("SqlError", Effect.die)),
+      update: (input) =>
+        sql
+          .withTransaction(
+            Effect.gen(function* () {
+              const [before] = yield* sql<CompanyRow>`
+                SELECT id, tenant_id, name, description, fiscal_code, active, created_at
+                FROM companies WHERE id = ${input.id} FOR UPDATE`
+              if (before === undefined) return yield* new CompanyNotFound({ id: input.id })
+              const next = {
+                name: input.name ?? before.name,
+                description: input.description ?? before.description,
+                fiscalCode: input.fiscalCode === undefined ? before.fiscal_code : input.fiscalCode
+              }
+              const [row] = yield* sql<CompanyRow>`
+                UPDATE companies SET name = ${next.name}, description = ${next.description},
+                                     fiscal_code = ${next.fiscalCode}, updated_at = now()
+                WHERE id = ${input.id}
+                RETURNING id, tenant_id, name, description, fiscal_code, active, created_at`
+              if (next.description !== before.description || next.fiscalCode !== before.fiscal_code) {
+                yield* jobs.enqueue(RESCORE_JOB, { companyId: input.id })
+              }
+              return toCompany(row!)
+            })
+          )
+          .pipe(Effect.catchTag("SqlError", Effect.die))
     }
   })
-)
+).pipe(Layer.provide(JobQueueLive))

@@ -10,6 +10,8 @@ export interface CompanyProfile {
   readonly id: string
   readonly name: string
   readonly description: string
+  /** Digits of the Romanian fiscal code, or null. */
+  readonly fiscalCode: string | null
   readonly active: boolean
   readonly createdAt: Date
 }
@@ -31,20 +33,35 @@ export class CompanyProfilesRepo extends Context.Tag("CompanyProfilesRepo")<
       readonly tenantId: string
       readonly id: string
     }) => Effect.Effect<CompanyDetail, CompanyNotFound>
-    /** Changes the given fields; a changed description queues `company.rescore`. */
-    readonly update: (input: {
+    /** Adds a company to the tenant and queues its first `company.rescore`. */
+    readonly create: (input: {
       readonly tenantId: string
-      readonly id: string
-      readonly name?: string
-      readonly description?: string
-    }) => Effect.Effect<CompanyDetail, CompanyNotFound>
+      readonly name: string
+      readonly description: string
+      readonly fiscalCode: string | null
+    }) => Effect.Effect<CompanyDetail>
+    /**
+     * Changes the given fields (`fiscalCode: null` clears it). A changed description or fiscal code,
+     * or a reactivation, queues `company.rescore` (an inactive company is not scored).
+     */
+    readonly update: (input: CompanyChanges) => Effect.Effect<CompanyDetail, CompanyNotFound>
   }
 >() {}
+
+export interface CompanyChanges {
+  readonly tenantId: string
+  readonly id: string
+  readonly name?: string
+  readonly description?: string
+  readonly fiscalCode?: string | null
+  readonly active?: boolean
+}
 
 interface CompanyRow {
   readonly id: string
   readonly name: string
   readonly description: string
+  readonly fiscal_code: string | null
   readonly active: boolean
   readonly created_at: Date
 }
@@ -53,6 +70,7 @@ const toProfile = (row: CompanyRow): CompanyProfile => ({
   id: row.id,
   name: row.name,
   description: row.description,
+  fiscalCode: row.fiscal_code,
   active: row.active,
   createdAt: row.created_at
 })
@@ -65,7 +83,7 @@ export const CompanyProfilesRepoLive = Layer.effect(
 
     const list = (tenantId: string) =>
       sql<CompanyRow & { watchlist_count: number }>`
-        SELECT c.id, c.name, c.description, c.active, c.created_at,
+        SELECT c.id, c.name, c.description, c.fiscal_code, c.active, c.created_at,
                (SELECT count(*)::int FROM watchlists w WHERE w.company_id = c.id AND w.deleted_at IS NULL)
                  AS watchlist_count
         FROM companies c WHERE c.tenant_id = ${tenantId}
@@ -81,7 +99,7 @@ export const CompanyProfilesRepoLive = Layer.effect(
 
     const get = (input: { readonly tenantId: string; readonly id: string }) =>
       sql<CompanyRow>`
-        SELECT id, name, description, active, created_at FROM companies
+        SELECT id, name, description, fiscal_code, active, created_at FROM companies
         WHERE id = ${input.id} AND tenant_id = ${input.tenantId}`.pipe(
         Effect.orDie,
         Effect.flatMap((rows) =>
@@ -92,32 +110,52 @@ export const CompanyProfilesRepoLive = Layer.effect(
         )
       )
 
-    const update = (input: {
+    const create = (input: {
       readonly tenantId: string
-      readonly id: string
-      readonly name?: string
-      readonly description?: string
+      readonly name: string
+      readonly description: string
+      readonly fiscalCode: string | null
     }) =>
       sql
         .withTransaction(
           Effect.gen(function* () {
-            const [before] = yield* sql<{ description: string }>`
-              SELECT description FROM companies WHERE id = ${input.id} AND tenant_id = ${input.tenantId} FOR UPDATE`
+            const [row] = yield* sql<CompanyRow>`
+              INSERT INTO companies (tenant_id, name, description, fiscal_code)
+              VALUES (${input.tenantId}, ${input.name}, ${input.description}, ${input.fiscalCode})
+              RETURNING id, name, description, fiscal_code, active, created_at`
+            yield* jobs.enqueue(RESCORE_JOB, { companyId: row!.id })
+            return { ...toProfile(row!), watchlists: [] }
+          })
+        )
+        .pipe(Effect.orDie)
+
+    const update = (input: CompanyChanges) =>
+      sql
+        .withTransaction(
+          Effect.gen(function* () {
+            const [before] = yield* sql<{ description: string; fiscal_code: string | null; active: boolean }>`
+              SELECT description, fiscal_code, active FROM companies
+              WHERE id = ${input.id} AND tenant_id = ${input.tenantId} FOR UPDATE`
             if (before === undefined) return yield* new CompanyNotFound({ id: input.id })
+            const fiscalCode = input.fiscalCode === undefined ? before.fiscal_code : input.fiscalCode
             const [row] = yield* sql<CompanyRow>`
               UPDATE companies SET
                 name = coalesce(${input.name ?? null}, name),
                 description = coalesce(${input.description ?? null}, description),
+                fiscal_code = ${fiscalCode},
+                active = coalesce(${input.active ?? null}::boolean, active),
                 updated_at = now()
               WHERE id = ${input.id}
-              RETURNING id, name, description, active, created_at`
-            if (input.description !== undefined && input.description !== before.description)
-              yield* jobs.enqueue(RESCORE_JOB, { companyId: input.id })
+              RETURNING id, name, description, fiscal_code, active, created_at`
+            const rescore =
+              row!.active &&
+              (row!.description !== before.description || row!.fiscal_code !== before.fiscal_code || !before.active)
+            if (rescore) yield* jobs.enqueue(RESCORE_JOB, { companyId: input.id })
             return yield* detail(row!)
           })
         )
         .pipe(Effect.catchTag("SqlError", Effect.die))
 
-    return { list, get, update }
+    return { list, get, create, update }
   })
 ).pipe(Layer.provide(JobQueueLive))

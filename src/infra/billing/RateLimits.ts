@@ -9,6 +9,7 @@ import {
   storeWindow
 } from "../../domain/RateLimitPolicy.js"
 import { AppConfig } from "../AppConfig.js"
+import { LoginLocksLive } from "../auth/LoginLocks.js"
 import { RateLimiterStoreLive } from "./RateLimitStore.js"
 
 /** The policies in force (configurable, so benchmarks can raise them). */
@@ -55,11 +56,19 @@ export const RateLimitPoliciesLive = Layer.effect(
     ({ rateLimits }): RateLimitPolicies => ({
       ...defaultRateLimitPolicies,
       general: { ...defaultRateLimitPolicies.general, limit: rateLimits.generalPerMinute },
-      export: { ...defaultRateLimitPolicies.export, limit: rateLimits.exportPerHour }
+      export: { ...defaultRateLimitPolicies.export, limit: rateLimits.exportPerHour },
+      reportCreation: { ...defaultRateLimitPolicies.reportCreation, limit: rateLimits.reportsPerHour }
     })
   )
 )
 
-/** Rate limiting for a process: the store on the process's Redis connection (or in-process) and the configured policies. */
+/**
+ * Rate limiting for a process: the store on the process's Redis connection (or in-process), the
+ * configured policies and the login locks (on the same connection).
+ */
 export const RateLimitingLive = (options: { readonly prefix?: string } = {}) =>
-  Layer.merge(RateLimitsLive.pipe(Layer.provide(RateLimiterStoreLive(options))), RateLimitPoliciesLive)
+  Layer.mergeAll(
+    RateLimitsLive.pipe(Layer.provide(RateLimiterStoreLive(options))),
+    RateLimitPoliciesLive,
+    LoginLocksLive(options)
+  )

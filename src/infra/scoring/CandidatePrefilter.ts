@@ -1,5 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { type CorpusStats, isSpecific } from "../../domain/scoring/Semantic.js"
+import { indexKey } from "../../domain/scoring/Text.js"
 import { loadCpvNeighbourhood } from "./CpvNeighbourhood.js"
 import type { LoadedTender } from "./ScoringReads.js"
 
@@ -13,7 +15,10 @@ export interface CandidatePair {
  * Candidate prefilter, through indexes only: one query for the watchlists whose CPV codes lie in
  * the batch's CPV neighbourhoods (GIN on cpv_codes), whose keyword anchors occur in its text (GIN
  * on scoring_keyword_anchors) or that target its authorities; one for the award notices of the
- * same CPV group, division code or authority and the companies that won them. The rows are then
+ * same CPV group, division code or authority and the companies that won them; one for the companies
+ * whose description, and one for the award notices whose title, contain a specific word of the
+ * batch (GIN on scoring_text_keys, migration 0010; "specific" as Semantic.isSpecific, so common
+ * words such as "lucrări" never fan out to every company). The rows are then
  * mapped to tenders in memory. Constant arrays let PostgreSQL combine the indexes (BitmapOr).
  * The result is a superset of the domain rule (Matching.isCandidate), applied afterwards.
  */
@@ -22,7 +27,7 @@ export const makeCandidatePrefilter = Effect.gen(function* () {
   // The CPV table is static reference data: read it on first use, then keep it.
   const neighbourhood = yield* Effect.cached(loadCpvNeighbourhood.pipe(Effect.provideService(SqlClient.SqlClient, sql)))
 
-  const candidatePairs = (tenders: ReadonlyArray<LoadedTender>) =>
+  const candidatePairs = (tenders: ReadonlyArray<LoadedTender>, stats: CorpusStats) =>
     Effect.gen(function* () {
       const cpv = yield* neighbourhood
       const codesOf = (t: LoadedTender) => [t.prepared.tender.mainCpv, ...t.prepared.tender.additionalCpvs]
@@ -32,6 +37,13 @@ export const makeCandidatePrefilter = Effect.gen(function* () {
       const allAuthorities = [...new Set(tenders.map((t) => t.row.authority_id))]
       const allGroups = [...new Set(tenders.flatMap((t) => codesOf(t).map((code) => code.slice(0, 3))))]
       const allDivisionCodes = allNear.filter((code) => code.slice(2, 8) === "000000")
+      const textKeys = new Map(
+        tenders.map((t) => [
+          t,
+          new Set([...t.prepared.termFrequencies.keys()].filter((term) => isSpecific(stats, term)).map(indexKey))
+        ])
+      )
+      const allTextKeys = [...new Set(tenders.flatMap((t) => [...textKeys.get(t)!]))]
 
       const watchlists = yield* sql<{
         company_id: string
@@ -53,6 +65,16 @@ export const makeCandidatePrefilter = Effect.gen(function* () {
           AND (left(a.main_cpv, 3) = ANY(${allGroups}::text[])
                OR a.main_cpv = ANY(${allDivisionCodes}::char(10)[])
                OR a.authority_id = ANY(${allAuthorities}::uuid[]))`
+
+      const described = yield* sql<{ company_id: string; keys: ReadonlyArray<string> }>`
+        SELECT id AS company_id, scoring_text_keys(description) AS keys
+        FROM companies
+        WHERE active AND scoring_text_keys(description) && ${allTextKeys}::text[]`
+      const wonTexts = yield* sql<{ company_id: string; keys: ReadonlyArray<string> }>`
+        SELECT c.id AS company_id, scoring_text_keys(a.title) AS keys
+        FROM tenders a
+        JOIN companies c ON c.fiscal_code = ANY(a.winner_fiscal_codes) AND c.active
+        WHERE a.notice_type = 'award' AND scoring_text_keys(a.title) && ${allTextKeys}::text[]`
 
       // Inverted maps: key → companies; a tender's candidates are the union over its keys.
       const byCode = new Map<string, Set<string>>()
@@ -76,6 +98,9 @@ export const makeCandidatePrefilter = Effect.gen(function* () {
         add(byAuthority, a.authority_id, a.company_id)
       }
 
+      const byTextKey = new Map<string, Set<string>>()
+      for (const row of [...described, ...wonTexts]) for (const key of row.keys) add(byTextKey, key, row.company_id)
+
       const pairs: Array<CandidatePair> = []
       for (const tender of tenders) {
         const companies = new Set<string>()
@@ -89,6 +114,7 @@ export const makeCandidatePrefilter = Effect.gen(function* () {
           collect(byAwardGroup.get(code.slice(0, 3)))
           collect(byAwardDivision.get(code.slice(0, 2)))
         }
+        for (const key of textKeys.get(tender)!) collect(byTextKey.get(key))
         for (const companyId of companies) pairs.push({ tender, companyId })
       }
       return pairs

@@ -22,6 +22,13 @@ export type StaleScope =
   | { readonly tenderIds: ReadonlyArray<string> }
   | { readonly companyId: string; readonly now: Date }
 
+/** (company, tender) pairs as two parallel id arrays. */
+interface PairKeys {
+  readonly company: ReadonlyArray<string>
+  readonly tender: ReadonlyArray<string>
+}
+const noPairs: PairKeys = { company: [], tender: [] }
+
 /**
  * Column arrays for one INSERT … unnest each: numbers travel as numeric arrays, not JSON text.
  * Alerts and events exist only for the new tenders among the pairs.
@@ -104,12 +111,23 @@ const rowsOf = (pairs: ReadonlyArray<ScoringPair>, stats: CorpusStats, isNew: Re
 export const makeScoreWriter = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
 
-  /** Removes a company's scores on tenders still open at `now` (those a rescore recomputes). */
-  const removeOpenScoresOf = (companyId: string, now: Date) =>
+  /**
+   * Removes a company's scores on tenders still open at `now` (those a rescore recomputes), except
+   * the pairs in `keep`, which the caller rewrites in place.
+   */
+  const removeOpenScoresOf = (companyId: string, now: Date, keep: PairKeys = noPairs) =>
     sql`
       DELETE FROM tender_scores s USING tenders t
       WHERE s.company_id = ${companyId} AND t.id = s.tender_id
-        AND (t.deadline IS NULL OR t.deadline > ${now.toISOString()}::timestamptz)`
+        AND (t.deadline IS NULL OR t.deadline > ${now.toISOString()}::timestamptz)
+        AND ${notIn(keep)}`
+
+  /** `s` (a tender_scores row) is none of the pairs in `keep`. */
+  const notIn = (keep: PairKeys) =>
+    keep.company.length === 0
+      ? sql`true`
+      : sql`NOT EXISTS (SELECT 1 FROM unnest(${keep.company}::uuid[], ${keep.tender}::uuid[]) AS k(company_id, tender_id)
+                        WHERE k.company_id = s.company_id AND k.tender_id = s.tender_id)`
 
   /** Removes the scores of these tenders that are still from another model version. */
   const removeOutdatedScores = (tenderIds: ReadonlyArray<string>) =>
@@ -133,14 +151,17 @@ export const makeScoreWriter = Effect.gen(function* () {
       const computedAt = yield* Clock.currentTimeMillis
       const written = yield* sql.withTransaction(
         Effect.gen(function* () {
-          // Earlier scores in scope are replaced, so pairs that stopped being candidates disappear
-          // and a list never shows a score computed from an outdated profile or tender.
+          // Earlier scores in scope that are not rewritten below are removed, so pairs that stopped
+          // being candidates disappear and a list never shows a score computed from an outdated
+          // profile or tender. Rewritten pairs are updated in place (the upsert), not deleted and
+          // re-inserted: a cursor's snapshot then keeps their earlier version (migration 0012).
           if ("tenderIds" in staleScope) {
             if (staleScope.tenderIds.length > 0) {
-              yield* sql`DELETE FROM tender_scores WHERE tender_id = ANY(${staleScope.tenderIds}::uuid[])`
+              yield* sql`DELETE FROM tender_scores s
+                         WHERE s.tender_id = ANY(${staleScope.tenderIds}::uuid[]) AND ${notIn(scores)}`
             }
           } else {
-            yield* removeOpenScoresOf(staleScope.companyId, staleScope.now)
+            yield* removeOpenScoresOf(staleScope.companyId, staleScope.now, scores)
           }
           if (scores.company.length > 0) {
             yield* sql`

@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient, type SqlError } from "@effect/sql"
 import { Context, Effect, Layer, Option } from "effect"
 import type { Verdict } from "../../domain/scoring/Verdict.js"
 import { KeyApiStatements, type ListPageRow, makeRunPrepared, type TenderListRow } from "../db/KeyApiFastPath.js"
@@ -30,7 +30,7 @@ export interface ListPageQuery {
   readonly tenantId: string
   readonly companyId: string
   readonly minScore: number
-  /** None on page 1: the page statement takes the snapshot itself. */
+  /** The snapshot of page 1 (pg_snapshot text); none on page 1: the page statement takes it itself. */
   readonly bound: Option.Option<string>
   readonly after: Option.Option<ListPosition>
   readonly take: number
@@ -88,11 +88,12 @@ export class ScoredTendersRepo extends Context.Tag("ScoredTendersRepo")<
   {
     /** The tenant owning a company, if the company exists. */
     readonly companyTenant: (companyId: string) => Effect.Effect<Option.Option<string>>
-    /** The highest tender ingestion sequence so far: the snapshot bound of a new pagination. */
+    /** The database's current snapshot (pg_snapshot text): the bound of a new export pagination. */
     readonly snapshotBound: Effect.Effect<string>
     /**
-     * Up to `take` rows after `after` (exclusive) and the total, within the snapshot `bound`, or
-     * (page 1, no bound yet) within a snapshot taken now, which is returned. `owned` is false, and
+     * Up to `take` rows after `after` (exclusive) and the total, within the snapshot `bound` (score
+     * versions as page 1 saw them, however rescored or removed since), or (page 1, no bound yet)
+     * within the statement's own snapshot, which is returned. `owned` is false, and
      * nothing is read, when the company is not of `tenantId` (or does not exist).
      */
     readonly listPage: (input: ListPageQuery) => Effect.Effect<{
@@ -107,6 +108,11 @@ export class ScoredTendersRepo extends Context.Tag("ScoredTendersRepo")<
     }) => Effect.Effect<Option.Option<ScoreRow>>
     /** Rows published in [from, to] (dates in Europe/Bucharest, both inclusive), oldest first. */
     readonly exportPage: (input: ExportPageQuery) => Effect.Effect<ReadonlyArray<ExportRow>>
+    /**
+     * Drops score versions replaced or removed more than `keepHours` ago (migration 0012): cursors
+     * older than that may then skip items rescored since. Returns how many were dropped.
+     */
+    readonly pruneReplacedVersions: (keepHours: number) => Effect.Effect<number, SqlError.SqlError>
   }
 >() {}
 
@@ -155,8 +161,22 @@ export const ScoredTendersRepoLive = Layer.effect(
         Effect.orDie
       )
 
-    const exportPage = (input: ExportPageQuery) =>
-      sql<ExportRow>`
+    const exportPage = (input: ExportPageQuery) => {
+      // The same row filter on both branches of the snapshot (current rows, then replaced versions).
+      const within = sql`
+          company_id = ${input.companyId}
+          AND tender_publish_date >= (${input.from}::date)::timestamp AT TIME ZONE 'Europe/Bucharest'
+          AND tender_publish_date < (${input.to}::date + 1)::timestamp AT TIME ZONE 'Europe/Bucharest'
+          AND pg_visible_in_snapshot(written_xid, ${input.bound}::pg_snapshot)
+          ${Option.match(input.after, {
+            onNone: () => sql``,
+            onSome: (p) =>
+              sql`AND (tender_publish_date, tender_id) > (${p.publishKey}::timestamptz, ${p.tenderId}::uuid)`
+          })}`
+      const columns = sql.literal(
+        "tender_id, overall_score, verdict, score_cpv, score_semantic, score_keyword, score_value_fit, score_historical, tender_publish_date"
+      )
+      return sql<ExportRow>`
         SELECT s.tender_id, t.title,
                array_prepend(rtrim(t.main_cpv), t.additional_cpvs::text[]) AS cpv_codes,
                a.name AS contracting_authority, a.county AS authority_county,
@@ -172,21 +192,28 @@ export const ScoredTendersRepoLive = Layer.effect(
                ${factorPercent("score_historical")} AS score_historical,
                t.source_url,
                ${isoMicros("s.tender_publish_date")} AS publish_key
-        FROM tender_scores s
+        FROM (
+          (SELECT ${columns} FROM tender_scores WHERE ${within}
+           ORDER BY tender_publish_date, tender_id LIMIT ${input.take})
+          UNION ALL
+          (SELECT ${columns} FROM tender_score_history
+           WHERE ${within} AND NOT pg_visible_in_snapshot(superseded_xid, ${input.bound}::pg_snapshot)
+           ORDER BY tender_publish_date, tender_id LIMIT ${input.take})
+        ) s
         JOIN tenders t ON t.id = s.tender_id
         JOIN contracting_authorities a ON a.id = t.authority_id
-        WHERE s.company_id = ${input.companyId}
-          AND s.tender_publish_date >= (${input.from}::date)::timestamp AT TIME ZONE 'Europe/Bucharest'
-          AND s.tender_publish_date < (${input.to}::date + 1)::timestamp AT TIME ZONE 'Europe/Bucharest'
-          AND s.tender_ingest_seq <= ${input.bound}
-          ${Option.match(input.after, {
-            onNone: () => sql``,
-            onSome: (p) =>
-              sql`AND (s.tender_publish_date, s.tender_id) > (${p.publishKey}::timestamptz, ${p.tenderId}::uuid)`
-          })}
         ORDER BY s.tender_publish_date, s.tender_id
         LIMIT ${input.take}`.pipe(Effect.orDie)
+    }
 
-    return { companyTenant, snapshotBound, listPage, findScore, exportPage }
+    const pruneReplacedVersions = (keepHours: number) =>
+      sql<{ n: number }>`
+        WITH gone AS (
+          DELETE FROM tender_score_history WHERE superseded_at < now() - make_interval(hours => ${keepHours})
+          RETURNING 1
+        )
+        SELECT count(*)::int AS n FROM gone`.pipe(Effect.map((rows) => rows[0]!.n))
+
+    return { companyTenant, snapshotBound, listPage, findScore, exportPage, pruneReplacedVersions }
   })
 )

@@ -10,6 +10,8 @@ import {
   type WatchlistInput
 } from "../../domain/scoring/Inputs.js"
 import { MODEL_VERSION } from "../../domain/scoring/Model.js"
+import { explainPair, type FactorReasons } from "../../domain/scoring/Reasons.js"
+import type { CorpusStats } from "../../domain/scoring/Semantic.js"
 
 /** A contract tender as scoring reads it; values in RON (EUR converted at EUR_RON). */
 export interface TenderRow {
@@ -113,8 +115,8 @@ export const makeScoringReads = Effect.gen(function* () {
 
   /** The award notices naming each company's fiscal code as a winner, by company, in ingest order. */
   const awardHistoryOf = (companyIds: ReadonlyArray<string>) =>
-    sql<{ company_id: string; authority_id: string; main_cpv: string; value_ron: number | null }>`
-      SELECT c.id AS company_id, a.authority_id, a.main_cpv,
+    sql<{ company_id: string; authority_id: string; main_cpv: string; value_ron: number | null; title: string }>`
+      SELECT c.id AS company_id, a.authority_id, a.main_cpv, a.title,
              coalesce(a.estimated_value_ron, a.estimated_value_eur * ${EUR_RON}::numeric)::float8 AS value_ron
       FROM companies c
       JOIN tenders a ON a.notice_type = 'award' AND a.winner_fiscal_codes @> ARRAY[c.fiscal_code]::text[]
@@ -124,7 +126,7 @@ export const makeScoringReads = Effect.gen(function* () {
         const byCompany = new Map<string, Array<AwardInput>>()
         for (const a of rows) {
           const list = byCompany.get(a.company_id) ?? []
-          list.push({ authorityId: a.authority_id, mainCpv: a.main_cpv.trim(), valueRon: a.value_ron })
+          list.push({ authorityId: a.authority_id, mainCpv: a.main_cpv.trim(), valueRon: a.value_ron, title: a.title })
           byCompany.set(a.company_id, list)
         }
         return byCompany
@@ -136,14 +138,15 @@ export const makeScoringReads = Effect.gen(function* () {
     Effect.gen(function* () {
       const result = new Map<string, LoadedCompany>()
       if (companyIds.length === 0) return result
-      const companies = yield* sql<{ id: string; tenant_id: string; description: string }>`
-        SELECT id, tenant_id, description FROM companies WHERE id = ANY(${companyIds}::uuid[]) AND active`
+      const companies = yield* sql<{ id: string; tenant_id: string; description: string; fiscal_code: string | null }>`
+        SELECT id, tenant_id, description, fiscal_code FROM companies WHERE id = ANY(${companyIds}::uuid[]) AND active`
       const watchlists = yield* watchlistsOf(companyIds)
       const history = yield* awardHistoryOf(companyIds)
       for (const c of companies) {
         const prepared = prepareCompany({
           id: c.id,
           description: c.description,
+          fiscalCode: c.fiscal_code,
           watchlists: watchlists.get(c.id) ?? [],
           history: history.get(c.id) ?? []
         })
@@ -158,7 +161,37 @@ export const makeScoringReads = Effect.gen(function* () {
     Effect.map((rows) => rows.map((r) => r.tender_id))
   )
 
-  return { contractTenders, openContractTendersAfter, companyProfiles, tendersScoredByOtherModels }
+  /** Active companies named as winners by the award notices among `ids`: their history just changed. */
+  const winnersOfAwards = (ids: ReadonlyArray<string>) =>
+    sql<{ id: string }>`
+      SELECT DISTINCT c.id FROM tenders a
+      JOIN companies c ON c.fiscal_code = ANY(a.winner_fiscal_codes) AND c.active
+      WHERE a.id = ANY(${ids}::uuid[]) AND a.notice_type = 'award'`.pipe(Effect.map((rows) => rows.map((r) => r.id)))
+
+  /**
+   * The reason of each factor (domain/scoring/Reasons) for a company's scores on these tenders,
+   * from its current profile: what the API's score breakdown and the browser app show. Tenders
+   * that are not contract notices, and an inactive or unknown company, give no entry.
+   */
+  const reasonsFor = (companyId: string, tenderIds: ReadonlyArray<string>, stats: CorpusStats) =>
+    Effect.gen(function* () {
+      const result = new Map<string, FactorReasons>()
+      const company = (yield* companyProfiles([companyId])).get(companyId)
+      if (company === undefined || tenderIds.length === 0) return result
+      for (const tender of yield* contractTenders(tenderIds)) {
+        result.set(tender.row.id, explainPair(company.prepared, tender.prepared, stats))
+      }
+      return result
+    })
+
+  return {
+    contractTenders,
+    openContractTendersAfter,
+    companyProfiles,
+    tendersScoredByOtherModels,
+    winnersOfAwards,
+    reasonsFor
+  }
 })
 
 export type ScoringReads = Effect.Effect.Success<typeof makeScoringReads>

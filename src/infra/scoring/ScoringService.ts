@@ -2,6 +2,8 @@ import type { SqlError } from "@effect/sql"
 import { Clock, Context, Effect, Layer } from "effect"
 import { isCandidate } from "../../domain/scoring/Matching.js"
 import type { CorpusStats } from "../../domain/scoring/Semantic.js"
+import { RESCORE_JOB } from "../accounts/WatchlistsRepo.js"
+import { JobQueue, JobQueueLive } from "../jobs/JobQueue.js"
 import { makeCandidatePrefilter } from "./CandidatePrefilter.js"
 import { makeCorpusStatsCache } from "./CorpusStatsCache.js"
 import { makeScoreWriter, type ScoringPair } from "./ScoreWriter.js"
@@ -16,7 +18,8 @@ export interface ScoreTendersResult {
 export interface ScoringServiceShape {
   /**
    * Scores tenders for every company they may concern and raises alerts and tender.matched events
-   * for newly inserted tenders. Only ids listed in `isNew` may raise alerts or events.
+   * for newly inserted tenders. Only ids listed in `isNew` may raise alerts or events. Award
+   * notices among the ids queue `company.rescore` for the companies they name as winners.
    */
   readonly scoreTenders: (
     tenderIds: ReadonlyArray<string>,
@@ -65,6 +68,7 @@ export const makeScoringService = Effect.gen(function* () {
   const reads = yield* makeScoringReads
   const prefilter = yield* makeCandidatePrefilter
   const writer = yield* makeScoreWriter
+  const jobs = yield* JobQueue
 
   const scoreBatch = (
     tenderIds: ReadonlyArray<string>,
@@ -76,14 +80,14 @@ export const makeScoringService = Effect.gen(function* () {
       const startedAt = yield* Clock.currentTimeMillis
       const tenders = yield* reads.contractTenders(tenderIds)
       if (tenders.length === 0) return { scored: 0, alerts: 0, events: 0 }
-      const candidates = yield* prefilter.candidatePairs(tenders)
+      const candidates = yield* prefilter.candidatePairs(tenders, stats)
       const missing = [...new Set(candidates.map((c) => c.companyId))].filter((id) => !companyCache.has(id))
       const loaded = yield* reads.companyProfiles(missing)
       for (const id of missing) companyCache.set(id, loaded.get(id) ?? null)
       const pairs: Array<ScoringPair> = []
       for (const { tender, companyId } of candidates) {
         const company = companyCache.get(companyId)
-        if (company != null && isCandidate(company.prepared, tender.prepared)) pairs.push({ tender, company })
+        if (company != null && isCandidate(company.prepared, tender.prepared, stats)) pairs.push({ tender, company })
       }
       yield* Effect.logDebug(
         `scoring: prefilter of ${tenders.length} tenders found ${pairs.length} pairs in ${(yield* Clock.currentTimeMillis) - startedAt} ms`
@@ -110,6 +114,11 @@ export const makeScoringService = Effect.gen(function* () {
           }),
         { concurrency: 2, discard: true }
       )
+      // Award notices among them change their winners' history: rescore those companies' open
+      // tenders in the worker (no alerts).
+      for (const companyId of yield* reads.winnersOfAwards(tenderIds)) {
+        yield* jobs.enqueue(RESCORE_JOB, { companyId })
+      }
       return total
     }).pipe(Effect.orDie, Effect.withSpan("ScoringService.scoreTenders"))
 
@@ -131,15 +140,30 @@ export const makeScoringService = Effect.gen(function* () {
         if (tenders.length === 0) break
         afterSeq = tenders[tenders.length - 1]!.row.ingest_seq
         for (const tender of tenders) {
-          if (isCandidate(company.prepared, tender.prepared)) pairs.push({ tender, company })
+          if (isCandidate(company.prepared, tender.prepared, stats)) pairs.push({ tender, company })
         }
       }
       const result = yield* writer.scoreAndWrite(pairs, stats, new Set(), { companyId, now })
       return { scored: result.scored }
     }).pipe(Effect.orDie, Effect.withSpan("ScoringService.rescoreCompany"))
 
+  // A new model version may also store pairs the old one never did (issue 11: text candidates), so
+  // the open tenders are scored afresh first; then whatever still carries another version (closed
+  // tenders) is rescored, so every stored row has weights in MODEL_WEIGHTS.
   const backfillModelVersion = Effect.gen(function* () {
     let total = 0
+    if ((yield* reads.tendersScoredByOtherModels).length === 0) return total
+    const now = new Date(yield* Clock.currentTimeMillis)
+    let afterSeq = "0"
+    while (true) {
+      const open = yield* reads.openContractTendersAfter(now, afterSeq)
+      if (open.length === 0) break
+      afterSeq = open[open.length - 1]!.row.ingest_seq
+      total += (yield* scoreTenders(
+        open.map((t) => t.row.id),
+        { isNew: [] }
+      )).scored
+    }
     while (true) {
       const tenderIds = yield* reads.tendersScoredByOtherModels
       if (tenderIds.length === 0) return total
@@ -153,4 +177,4 @@ export const makeScoringService = Effect.gen(function* () {
   return ScoringService.of({ scoreTenders, rescoreCompany, backfillModelVersion })
 })
 
-export const ScoringServiceLive = Layer.effect(ScoringService, makeScoringService)
+export const ScoringServiceLive = Layer.effect(ScoringService, makeScoringService).pipe(Layer.provide(JobQueueLive))

@@ -35,6 +35,18 @@ export const readCsv = (
   }
 }
 
+/** The column names of a CSV text's header row, or why it has none. */
+export const readCsvHeader = (text: string): ReadonlyArray<string> | string => {
+  try {
+    const [header] = parse(text, { bom: true, to_line: 1, trim: true, relax_column_count: true }) as Array<
+      Array<string>
+    >
+    return header === undefined ? "no header row" : header
+  } catch (error) {
+    return `not readable as CSV: ${errorMessage(error)}`
+  }
+}
+
 /** "a; b ;c" → ["a", "b", "c"] ("" → []). */
 export const splitList = (value: string | undefined): Array<string> =>
   (value ?? "")

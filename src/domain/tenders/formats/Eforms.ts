@@ -137,7 +137,12 @@ export const parseEforms = (text_: string): ReadonlyArray<ParsedItem> => {
   // "c4c415ee-…-01": the changed notice's id with its version suffix.
   const noticeId = changed?.replace(/-\d{2}$/, "") ?? ownId
   const ref = `notice ${ownId ?? "?"}`
-  if (notice === undefined || noticeId === undefined) return [skipped(ref, "no eForms notice with an ID")]
+  // No root element, or one no format reads: the file as a whole is not a notice.
+  if (rootName === undefined || notice === undefined) return [skipped("file", "no root element")]
+  if (rootName !== "PriorInformationNotice" && !(rootName in ROOTS)) {
+    return [skipped("file", `the root element <${rootName}> is not an eForms ContractNotice or ContractAwardNotice`)]
+  }
+  if (noticeId === undefined) return [skipped(ref, "no eForms notice with an ID")]
   if (rootName === "PriorInformationNotice") return [skipped(ref, "a prior information notice is not a tender")]
   const noticeType = ROOTS[rootName as keyof typeof ROOTS]
   if (noticeType === undefined) return [skipped(ref, `unsupported eForms root element ${rootName}`)]

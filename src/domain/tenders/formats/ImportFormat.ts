@@ -1,8 +1,9 @@
 import { Either } from "effect"
 import type { CpvCatalog } from "../Cpv.js"
 import { normalizeTenderRecord, type Tender } from "../TenderRecord.js"
+import { readCsvHeader } from "./Csv.js"
 import { parseEforms } from "./Eforms.js"
-import { parseNativeCsv } from "./NativeCsv.js"
+import { NATIVE_CSV_REQUIRED_COLUMNS, parseNativeCsv } from "./NativeCsv.js"
 import { parseNativeJson, parseNativeJsonLines } from "./NativeJson.js"
 import type { ParsedItem } from "./ParsedItem.js"
 import { parseSicapDirectAwardsCsv, parseSicapJson, SICAP_DIRECT_AWARDS_HEADER } from "./Sicap.js"
@@ -77,4 +78,64 @@ export const readTenders = (
     else skips.push({ ref: item.ref, reason: tender.left })
   }
   return { tenders, skips }
+}
+
+/**
+ * Why a whole file is refused: `format` is the format that was tried (`csv (auto-detected: …)` when
+ * detection chose it), `reason` what made the file unreadable in it. Nothing of such a file is stored.
+ */
+export interface FileRejected {
+  readonly format: string
+  readonly reason: string
+}
+
+/** Why detection chose a format, for the operator reading a refusal. */
+const detectedBecause = (format: ConcreteFormat): string => {
+  switch (format) {
+    case "ted-xml":
+      return "XML with a TED_EXPORT root"
+    case "eforms":
+      return "XML without a TED_EXPORT root"
+    case "sicap":
+      return "SICAP keys or header"
+    case "json":
+      return "starts with { or ["
+    case "csv":
+      return "neither XML nor JSON, so read as CSV"
+  }
+}
+
+/**
+ * The import of a whole file: the tenders and record-level skips, as readTenders gives them, or the
+ * refusal of a file no format recognises or that is invalid as a whole: empty; not JSON / not XML
+ * in the format named or detected; a CSV whose header lacks the required columns (a text file that
+ * is not CSV reads as a header row of one unknown column); XML whose root no format reads; a JSON
+ * document that is not a record, a list or `{"tenders": [...]}`. A refused file's message names the
+ * format tried and why; record-level skips stay skips.
+ */
+export const readImport = (
+  text: string,
+  format: ImportFormat,
+  catalog: CpvCatalog
+): Either.Either<ReturnType<typeof readTenders>, FileRejected> => {
+  const body = text.replace(/^\uFEFF/, "").trim()
+  if (body === "")
+    return Either.left({ format: format === "auto" ? "auto-detection" : format, reason: "the file is empty" })
+  const concrete = format === "auto" ? detectFormat(text) : format
+  const tried = format === "auto" ? `${concrete} (auto-detected: ${detectedBecause(concrete)})` : concrete
+  const reject = (reason: string) => Either.left({ format: tried, reason })
+  if (concrete === "csv") {
+    const header = readCsvHeader(text)
+    if (typeof header === "string") return reject(header)
+    const missing = NATIVE_CSV_REQUIRED_COLUMNS.filter((column) => !header.includes(column))
+    if (missing.length > 0) {
+      const found = header.slice(0, 5).map((column) => JSON.stringify(column.slice(0, 40)))
+      return reject(
+        `the header row lacks the column${missing.length > 1 ? "s" : ""} ${missing.join(", ")} (it has ${found.join(", ")}${header.length > 5 ? ", …" : ""})`
+      )
+    }
+  }
+  const fileLevel = parseInput(text, format).find((item) => item._tag === "Skipped" && item.ref === "file")
+  if (fileLevel !== undefined && fileLevel._tag === "Skipped") return reject(fileLevel.reason)
+  return Either.right(readTenders(text, format, catalog))
 }

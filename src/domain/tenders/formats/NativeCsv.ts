@@ -23,6 +23,16 @@ export const NATIVE_CSV_COLUMNS = [
   "winner_fiscal_codes"
 ] as const
 
+/** The columns a native CSV file must have (a record without them cannot be valid). */
+export const NATIVE_CSV_REQUIRED_COLUMNS = [
+  "source",
+  "source_id",
+  "title",
+  "cpv_codes",
+  "contracting_authority_name",
+  "publish_date"
+] as const
+
 /** Native CSV: one record per row; only `source`, `source_id`, `title`, `cpv_codes`, `contracting_authority_name` and `publish_date` are required. */
 export const parseNativeCsv = (text: string): ReadonlyArray<ParsedItem> => {
   const { rows, skips } = readCsv(text)

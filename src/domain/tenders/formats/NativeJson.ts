@@ -1,5 +1,5 @@
 import { Either } from "effect"
-import { type ParsedItem, parsed, parseJson } from "./ParsedItem.js"
+import { type ParsedItem, parsed, parseJson, skipped } from "./ParsedItem.js"
 
 /**
  * Native JSON: an array of records, `{"tenders": [...]}`, or one record object. Records are
@@ -9,6 +9,14 @@ export const parseNativeJson = (text: string): ReadonlyArray<ParsedItem> => {
   const file = parseJson("file", text)
   if (Either.isLeft(file)) return [file.left]
   const document = file.right
+  if (typeof document !== "object" || document === null) {
+    return [
+      skipped(
+        "file",
+        `the document is ${document === null ? "null" : `a ${typeof document}`}, not a record, a list of records or {"tenders": [...]}`
+      )
+    ]
+  }
   const records = Array.isArray(document)
     ? document
     : typeof document === "object" && document !== null && Array.isArray((document as { tenders?: unknown }).tenders)

@@ -1,0 +1,78 @@
+/**
+ * The comparison rankings, computed in the harness over the same pool of notices the service sees.
+ * - `Bm25Index`: full-text search as a search-based tender portal gives it: BM25 (k1 1.2, b 0.75,
+ *   Lucene's idf) over each notice's title + description, terms from `searchTerms` (folded, stop
+ *   words out, light Romanian stemming); the query is the company's description, each distinct
+ *   term counted once.
+ * - `cpvPrefixScore`: naive CPV matching: the longest leading run of digits the notice's main code
+ *   shares with any code of the profile; below a division (2 digits) it is no match.
+ * - `wordOverlapScore`: naive text matching: how many distinct plain words (`plainWords`) the
+ *   description and the notice's text share.
+ */
+import { plainWords, searchTerms } from "./text.js"
+
+export interface Notice {
+  readonly key: string
+  readonly title: string
+  readonly description: string
+  readonly mainCpv: string
+}
+
+const K1 = 1.2
+const B = 0.75
+
+export class Bm25Index {
+  private readonly docs: Array<Map<string, number>>
+  private readonly lengths: Array<number>
+  private readonly df = new Map<string, number>()
+  private readonly avgLength: number
+
+  constructor(readonly notices: ReadonlyArray<Notice>) {
+    this.docs = notices.map((n) => {
+      const tf = new Map<string, number>()
+      for (const term of searchTerms(`${n.title} ${n.description}`)) tf.set(term, (tf.get(term) ?? 0) + 1)
+      return tf
+    })
+    this.lengths = this.docs.map((tf) => [...tf.values()].reduce((a, b) => a + b, 0))
+    for (const tf of this.docs) for (const term of tf.keys()) this.df.set(term, (this.df.get(term) ?? 0) + 1)
+    this.avgLength = this.lengths.reduce((a, b) => a + b, 0) / Math.max(1, this.lengths.length)
+  }
+
+  /** BM25 score of every notice (pool order) for the query text. */
+  scores(query: string): Array<number> {
+    const terms = [...new Set(searchTerms(query))]
+    const n = this.docs.length
+    return this.docs.map((tf, i) => {
+      let score = 0
+      for (const term of terms) {
+        const f = tf.get(term)
+        if (f === undefined) continue
+        const df = this.df.get(term)!
+        const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5))
+        score += (idf * f * (K1 + 1)) / (f + K1 * (1 - B + (B * this.lengths[i]!) / this.avgLength))
+      }
+      return score
+    })
+  }
+}
+
+const digitsOf = (cpv: string) => cpv.replace(/\D/g, "").slice(0, 8)
+
+export const cpvPrefixScore = (noticeCpv: string, profileCpvs: ReadonlyArray<string>): number => {
+  const a = digitsOf(noticeCpv)
+  let best = 0
+  for (const code of profileCpvs) {
+    const b = digitsOf(code)
+    let shared = 0
+    while (shared < 8 && a[shared] === b[shared]) shared++
+    best = Math.max(best, shared)
+  }
+  return best >= 2 ? best : 0
+}
+
+export const wordOverlapScore = (description: string, notice: Notice): number => {
+  const words = new Set(plainWords(description))
+  let shared = 0
+  for (const w of new Set(plainWords(`${notice.title} ${notice.description}`))) if (words.has(w)) shared++
+  return shared
+}

@@ -1,0 +1,69 @@
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import * as ApiError from "../../domain/ApiErrors.js"
+import { REPORT_CREDIT_COST } from "../../domain/reports/ReportJob.js"
+import { AccessTokenAuth } from "../AccessTokenAuth.js"
+import { CreateReport, ReportStatus } from "../reports/ReportsApi.js"
+import { errors } from "../WireErrors.js"
+
+/** A report job as the settings screen lists it. */
+export const AppReport = Schema.Struct({
+  id: Schema.UUID,
+  companyId: Schema.UUID,
+  companyName: Schema.String,
+  status: ReportStatus,
+  dateFrom: Schema.String,
+  dateTo: Schema.String,
+  minScore: Schema.Int,
+  watchlistId: Schema.NullOr(Schema.UUID),
+  createdAt: Schema.Date,
+  completedAt: Schema.NullOr(Schema.Date)
+})
+
+const JobPath = Schema.Struct({ jobId: Schema.UUID })
+
+/**
+ * PDF reports from the browser app (access token, Consultant plan), under /api/v1/app: the same
+ * jobs, credits and download links as the key API's /api/v1/reports (spec 4.3), so the settings
+ * screen needs no API key.
+ */
+export class AppReportsApi extends HttpApiGroup.make("appReports")
+  .add(
+    HttpApiEndpoint.get("list", "/reports")
+      .annotate(OpenApi.Summary, "The account's latest report jobs (50), newest first")
+      .addSuccess(Schema.Struct({ data: Schema.Array(AppReport) }))
+  )
+  .add(
+    HttpApiEndpoint.post("create", "/companies/:companyId/reports")
+      .annotate(OpenApi.Summary, "Request a PDF report of a company's scored tenders")
+      .setPath(Schema.Struct({ companyId: Schema.UUID }))
+      .setPayload(CreateReport)
+      .addSuccess(Schema.Struct({ data: AppReport }), { status: 202 })
+      .addError(errors(ApiError.ApiCreditsExhausted, ApiError.RateLimitExceeded))
+      .annotate(
+        OpenApi.Description,
+        `The body of POST /api/v1/reports/:companyId/pdf (date_from, date_to, min_score, watchlist_id). ${REPORT_CREDIT_COST} credits, held now and charged when the job completes (402 API_CREDITS_EXHAUSTED when fewer remain); shares the key API's report limit (10 per hour per tenant, 429). Another account's company is 404.`
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/reports/:jobId")
+      .annotate(OpenApi.Summary, "One report job and its status")
+      .setPath(JobPath)
+      .addSuccess(Schema.Struct({ data: AppReport }))
+  )
+  .add(
+    HttpApiEndpoint.post("downloadUrl", "/reports/:jobId/download-url")
+      .annotate(OpenApi.Summary, "A fresh download URL for a completed report")
+      .setPath(JobPath)
+      .addSuccess(Schema.Struct({ data: Schema.Struct({ downloadUrl: Schema.String, expiresAt: Schema.Date }) }))
+      .addError(errors(ApiError.ReportNotReady))
+      .annotate(
+        OpenApi.Description,
+        "As GET /api/v1/reports/jobs/:jobId/download: a URL with a 64-character token, valid 15 minutes and for 3 downloads; 409 REPORT_NOT_READY before the job is completed. A POST, since each call issues a new token. Answered with `Cache-Control: no-store`."
+      )
+  )
+  .addError(errors(ApiError.PlanUpgradeRequired, ApiError.NotFound))
+  .middleware(AccessTokenAuth)
+  .prefix("/api/v1/app")
+  .annotate(OpenApi.Description, "Consultant plan only (reports cost credits); others get 403 PLAN_UPGRADE_REQUIRED.")
+  .annotate(OpenApi.Title, "Account: PDF reports") {}

@@ -1,0 +1,106 @@
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import * as ApiError from "../../domain/ApiErrors.js"
+import { DOWNLOAD_TOKEN_MAX_DOWNLOADS } from "../../domain/reports/DownloadTokenRules.js"
+import { REPORT_CREDIT_COST, REPORT_STATUSES } from "../../domain/reports/ReportJob.js"
+import { ApiKeyAuth, ApiKeyAuthReports } from "../ApiKeyAuth.js"
+import { isCalendarDate } from "../Inputs.js"
+import { UtcTimestamp } from "../tenders/TendersApi.js"
+import { errors } from "../WireErrors.js"
+
+const ReportDate = Schema.String.pipe(
+  Schema.filter(isCalendarDate, {
+    message: () => "must be a date YYYY-MM-DD",
+    jsonSchema: { format: "date", pattern: "^\\d{4}-\\d{2}-\\d{2}$" }
+  })
+)
+
+/** Spec 4.3: the creation body. Dates are Europe/Bucharest calendar days, both inclusive. */
+export const CreateReport = Schema.Struct({
+  date_from: ReportDate.annotations({ description: "First publication day, YYYY-MM-DD (Europe/Bucharest)" }),
+  date_to: ReportDate.annotations({ description: "Last publication day, YYYY-MM-DD, not before date_from" }),
+  min_score: Schema.optionalWith(
+    Schema.Int.pipe(Schema.between(0, 100)).annotations({ description: "0-100, default 0" }),
+    { exact: true }
+  ),
+  watchlist_id: Schema.optionalWith(
+    Schema.NullOr(Schema.UUID).annotations({
+      description: "A watchlist of this company: only the tenders it alerted on"
+    }),
+    { exact: true }
+  )
+}).pipe(
+  Schema.filter((body) =>
+    body.date_from <= body.date_to ? true : { path: ["date_to"], message: "must not be before date_from" }
+  )
+)
+
+export const ReportStatus = Schema.Literal(...REPORT_STATUSES)
+
+const JobId = Schema.Struct({ jobId: Schema.UUID })
+
+const general = "Counts against the general rate limit (60 per minute per tenant); costs 0 credits."
+
+/** PDF reports (spec 4.3): creation (report rate limit), job status and download URL (general), the download (no key). */
+export class ReportsApi extends HttpApiGroup.make("reports")
+  .add(
+    HttpApiEndpoint.post("create", "/reports/:companyId/pdf")
+      .setPath(Schema.Struct({ companyId: Schema.UUID }))
+      .setPayload(CreateReport)
+      .addSuccess(
+        Schema.Struct({
+          job_id: Schema.UUID,
+          status: Schema.Literal("generating"),
+          estimated_seconds: Schema.Int
+        }),
+        { status: 202 }
+      )
+      .addError(errors(ApiError.CompanyAccessDenied, ApiError.ApiCreditsExhausted))
+      .middleware(ApiKeyAuthReports)
+      .annotate(OpenApi.Summary, "Request a branded PDF report of a company's scored tenders")
+      .annotate(
+        OpenApi.Description,
+        `Queues the report; poll the job status (every 5 s). ${REPORT_CREDIT_COST} credits, charged when the job reaches completed: they are held on the balance at creation (X-API-Credits-Remaining already excludes them) and released if the job fails. 402 API_CREDITS_EXHAUSTED when fewer than ${REPORT_CREDIT_COST} remain; 400 VALIDATION_ERROR for a bad body (date_from after date_to, or a watchlist_id that is not this company's); 429 over the report limit (10 per hour per tenant).`
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("status", "/reports/jobs/:jobId/status")
+      .setPath(JobId)
+      .addSuccess(Schema.Struct({ job_id: Schema.UUID, status: ReportStatus }))
+      .addError(errors(ApiError.NotFound))
+      .middleware(ApiKeyAuth)
+      .annotate(OpenApi.Summary, "Status of a report job")
+      .annotate(
+        OpenApi.Description,
+        `pending (waiting for a worker or a retry), generating, completed, failed (send a new request). Another tenant's job is 404. ${general}`
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("downloadUrl", "/reports/jobs/:jobId/download")
+      .setPath(JobId)
+      .addSuccess(Schema.Struct({ download_url: Schema.String, expires_at: UtcTimestamp }))
+      .addError(errors(ApiError.NotFound, ApiError.ReportNotReady))
+      .middleware(ApiKeyAuth)
+      .annotate(OpenApi.Summary, "A download URL for a completed report")
+      .annotate(
+        OpenApi.Description,
+        `Each call issues a fresh URL carrying a 64-character token, valid 15 minutes and for ${DOWNLOAD_TOKEN_MAX_DOWNLOADS} downloads. 409 REPORT_NOT_READY (with the job's status) until the job is completed. ${general}`
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("download", "/reports/download/:token")
+      .setPath(Schema.Struct({ token: Schema.String }))
+      .addSuccess(HttpApiSchema.Uint8Array({ contentType: "application/pdf" }))
+      .addError(errors(ApiError.DownloadTokenExpired))
+      .annotate(OpenApi.Summary, "Download a report PDF (no authentication: the token is the credential)")
+      .annotate(
+        OpenApi.Description,
+        `The PDF, as an attachment. 410 DOWNLOAD_TOKEN_EXPIRED once the token is 15 minutes old, after its ${DOWNLOAD_TOKEN_MAX_DOWNLOADS} downloads, or for an unknown token.`
+      )
+  )
+  .prefix("/api/v1")
+  .annotate(
+    OpenApi.Description,
+    "Asynchronous branded PDF reports (`Authorization: Bearer <API_KEY>`, Consultant plan), except the token download."
+  )
+  .annotate(OpenApi.Title, "PDF reports") {}

@@ -1,0 +1,121 @@
+import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { Effect, Layer, Option } from "effect"
+import * as ApiError from "../../domain/ApiErrors.js"
+import { REPORT_ESTIMATED_SECONDS, reportFileName } from "../../domain/reports/ReportJob.js"
+import { AppConfig } from "../../infra/AppConfig.js"
+import { AppReportReads, AppReportReadsLive } from "../../infra/reports/AppReportReads.js"
+import { DownloadTokens, DownloadTokensLive } from "../../infra/reports/DownloadTokens.js"
+import { ReportJobsRepo, ReportJobsRepoLive } from "../../infra/reports/ReportJobsRepo.js"
+import { DatabaseReportStorageLive, ReportStorage } from "../../infra/reports/ReportStorage.js"
+import { Api } from "../Api.js"
+import { ApiCaller } from "../ApiKeyAuth.js"
+import { ApiKeyAuthLive, ApiKeyAuthReportsLive, requireOwnCompany } from "../ApiKeyAuthLive.js"
+
+const notFound = () => new ApiError.NotFound({ message: "No such report job" })
+const gone = () =>
+  new ApiError.DownloadTokenExpired({
+    message: "This download link has expired or was used 3 times; request a new one from the job's download endpoint"
+  })
+
+export const ReportsHttpLive = HttpApiBuilder.group(Api, "reports", (handlers) =>
+  Effect.gen(function* () {
+    const jobs = yield* ReportJobsRepo
+    const tokens = yield* DownloadTokens
+    const storage = yield* ReportStorage
+    const config = yield* AppConfig
+    const targets = yield* AppReportReads
+    return handlers
+      .handle("create", ({ path, payload }) =>
+        Effect.gen(function* () {
+          const companyId = path.companyId.toLowerCase()
+          const caller = yield* requireOwnCompany(companyId)
+          const watchlistId = payload.watchlist_id?.toLowerCase() ?? null
+          const target = yield* targets.checkTarget({ tenantId: caller.tenantId, companyId, watchlistId })
+          if (!target.watchlist) {
+            return yield* new ApiError.ValidationError({
+              message: "watchlist_id is not a watchlist of this company",
+              details: [{ path: "watchlist_id", message: "must be a watchlist of this company" }]
+            })
+          }
+          const created = yield* jobs
+            .create({
+              tenantId: caller.tenantId,
+              companyId,
+              params: {
+                date_from: payload.date_from,
+                date_to: payload.date_to,
+                min_score: payload.min_score ?? 0,
+                watchlist_id: watchlistId
+              }
+            })
+            .pipe(
+              Effect.catchTags({
+                InsufficientCredits: (error) => {
+                  caller.credits.record(0, { remaining: error.remaining, periodEndsAt: error.periodEndsAt })
+                  return Effect.fail(
+                    new ApiError.ApiCreditsExhausted({
+                      message: `A report costs ${error.required} credits; ${error.remaining} remain until ${error.periodEndsAt}`,
+                      credits_remaining: error.remaining,
+                      credits_required: error.required,
+                      period_ends_at: error.periodEndsAt
+                    })
+                  )
+                },
+                TenantNotFound: () => Effect.die("the tenant of a valid API key vanished")
+              })
+            )
+          // Charged at completion: cost 0 now, the balance without the held credits.
+          caller.credits.record(0, created)
+          return { job_id: created.id, status: "generating" as const, estimated_seconds: REPORT_ESTIMATED_SECONDS }
+        })
+      )
+      .handle("status", ({ path }) =>
+        Effect.gen(function* () {
+          const caller = yield* ApiCaller
+          const job = yield* jobs.find(caller.tenantId, path.jobId.toLowerCase())
+          if (Option.isNone(job)) return yield* notFound()
+          return { job_id: job.value.id, status: job.value.status }
+        })
+      )
+      .handle("downloadUrl", ({ path }) =>
+        Effect.gen(function* () {
+          const caller = yield* ApiCaller
+          const job = yield* jobs.find(caller.tenantId, path.jobId.toLowerCase())
+          if (Option.isNone(job)) return yield* notFound()
+          const { status } = job.value
+          if (status !== "completed") {
+            return yield* new ApiError.ReportNotReady({
+              message: `The report is ${status}; a download URL exists once it is completed`,
+              status
+            })
+          }
+          const issued = yield* tokens.issue(job.value.id)
+          return {
+            download_url: `${config.publicBaseUrl}/api/v1/reports/download/${issued.token}`,
+            expires_at: issued.expiresAt.toISOString()
+          }
+        })
+      )
+      .handle("download", ({ path }) =>
+        Effect.gen(function* () {
+          const jobId = yield* tokens.redeem(path.token)
+          if (Option.isNone(jobId)) return yield* gone()
+          const [pdf, job] = yield* Effect.all([storage.get(jobId.value), jobs.findById(jobId.value)])
+          if (Option.isNone(pdf) || Option.isNone(job)) return yield* gone()
+          return HttpServerResponse.uint8Array(pdf.value, {
+            contentType: "application/pdf",
+            headers: {
+              "content-disposition": `attachment; filename="${reportFileName(job.value.params)}"`,
+              "cache-control": "no-store"
+            }
+          })
+        })
+      )
+  })
+)
+
+/** The group with its key authentication (report and general limits), the job store and the PDF storage. */
+export const ReportsLive = ReportsHttpLive.pipe(
+  Layer.provide([ApiKeyAuthLive, ApiKeyAuthReportsLive, AppReportReadsLive, DownloadTokensLive, ReportJobsRepoLive]),
+  Layer.provide(DatabaseReportStorageLive)
+)

@@ -1,0 +1,56 @@
+import { SqlClient } from "@effect/sql"
+import { Clock, Context, Effect, Layer, Option } from "effect"
+import {
+  DOWNLOAD_TOKEN_MAX_DOWNLOADS,
+  DOWNLOAD_TOKEN_PATTERN,
+  downloadTokenExpiry,
+  generateDownloadToken,
+  hashDownloadToken
+} from "../../domain/reports/DownloadToken.js"
+
+/**
+ * Download tokens of finished reports: issued fresh on every download-URL request, stored as
+ * SHA-256 only. Expiry is written and compared from Effect's Clock (TestClock in tests); each
+ * download takes one use in a single conditional UPDATE, so concurrent downloads can never exceed 3.
+ */
+export class DownloadTokens extends Context.Tag("DownloadTokens")<
+  DownloadTokens,
+  {
+    readonly issue: (jobId: string) => Effect.Effect<{ readonly token: string; readonly expiresAt: Date }>
+    /** Takes one download of the token: the job it opens, or none (unknown, expired, used up). */
+    readonly redeem: (token: string) => Effect.Effect<Option.Option<string>>
+  }
+>() {}
+
+export const DownloadTokensLive = Layer.effect(
+  DownloadTokens,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    return {
+      issue: (jobId) =>
+        Effect.gen(function* () {
+          const now = yield* Clock.currentTimeMillis
+          const token = generateDownloadToken()
+          const expiresAt = downloadTokenExpiry(now)
+          yield* sql`
+            INSERT INTO download_tokens (token_hash, job_id, expires_at, created_at)
+            VALUES (${hashDownloadToken(token)}, ${jobId}, ${expiresAt}, ${new Date(now)})`
+          return { token, expiresAt }
+        }).pipe(Effect.orDie),
+      redeem: (token) =>
+        DOWNLOAD_TOKEN_PATTERN.test(token)
+          ? Effect.flatMap(
+              Clock.currentTimeMillis,
+              (now) => sql<{ job_id: string }>`
+                UPDATE download_tokens SET downloads = downloads + 1
+                WHERE token_hash = ${hashDownloadToken(token)} AND expires_at > ${new Date(now)}
+                  AND downloads < ${DOWNLOAD_TOKEN_MAX_DOWNLOADS}
+                RETURNING job_id`
+            ).pipe(
+              Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (row) => row.job_id)),
+              Effect.orDie
+            )
+          : Effect.succeedNone
+    }
+  })
+)

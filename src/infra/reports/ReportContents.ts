@@ -1,0 +1,151 @@
+import { SqlClient } from "@effect/sql"
+import { Clock, Context, Effect, Layer } from "effect"
+import type { ReportData, ReportTender } from "../../domain/reports/ReportData.js"
+import { REPORT_BREAKDOWN_TENDERS, REPORT_MAX_TENDERS, type ReportParams } from "../../domain/reports/ReportJob.js"
+import type { CpvType } from "../../domain/scoring/CpvMatch.js"
+import { factorBreakdown, MODEL_WEIGHTS, WEIGHTS } from "../../domain/scoring/Model.js"
+import type { Verdict } from "../../domain/scoring/Verdict.js"
+
+/**
+ * What a report shows, read from the scores: the company's scored tenders published in the period
+ * (Bucharest dates, both inclusive) with at least `min_score`; with `watchlist_id`, only the tenders
+ * that watchlist alerted on. The table lists the best REPORT_MAX_TENDERS; the summary counts all.
+ */
+export class ReportContents extends Context.Tag("ReportContents")<
+  ReportContents,
+  {
+    readonly load: (input: { readonly companyId: string; readonly params: ReportParams }) => Effect.Effect<ReportData>
+  }
+>() {}
+
+interface TenderRow {
+  readonly tender_id: string
+  readonly title: string
+  readonly overall_score: number
+  readonly verdict: Verdict
+  readonly main_cpv: string
+  readonly label_ro: string | null
+  readonly authority: string
+  readonly county: string | null
+  readonly deadline: Date | null
+  readonly publish_date: Date
+  readonly value_ron: number | null
+  readonly model_version: string
+  readonly score_semantic: number
+  readonly score_keyword: number
+  readonly score_cpv: number
+  readonly score_value_fit: number
+  readonly score_historical: number
+  readonly cpv_type: CpvType
+}
+
+export const ReportContentsLive = Layer.effect(
+  ReportContents,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+
+    const load = (input: { readonly companyId: string; readonly params: ReportParams }) =>
+      Effect.gen(function* () {
+        const { params } = input
+        const [names] = yield* sql<{ tenant_name: string; company_name: string }>`
+          SELECT t.name AS tenant_name, c.name AS company_name
+          FROM companies c JOIN tenants t ON t.id = c.tenant_id WHERE c.id = ${input.companyId}`
+        const watchlistName =
+          params.watchlist_id === null
+            ? null
+            : ((yield* sql<{ name: string }>`SELECT name FROM watchlists WHERE id = ${params.watchlist_id}`)[0]?.name ??
+              null)
+        const matching = sql`
+          FROM tender_scores s
+          WHERE s.company_id = ${input.companyId}
+            AND s.tender_publish_date >= (${params.date_from}::date)::timestamp AT TIME ZONE 'Europe/Bucharest'
+            AND s.tender_publish_date < (${params.date_to}::date + 1)::timestamp AT TIME ZONE 'Europe/Bucharest'
+            AND s.overall_score >= ${params.min_score}
+            ${
+              params.watchlist_id === null
+                ? sql``
+                : sql`AND EXISTS (SELECT 1 FROM alerts al
+                                  WHERE al.watchlist_id = ${params.watchlist_id} AND al.tender_id = s.tender_id)`
+            }`
+        const [summary] = yield* sql<{
+          total: number
+          go: number
+          research: number
+          skip: number
+          average: number | null
+          value_ron: number
+        }>`
+          SELECT count(*)::int AS total,
+                 (count(*) FILTER (WHERE s.verdict = 'GO'))::int AS go,
+                 (count(*) FILTER (WHERE s.verdict = 'RESEARCH'))::int AS research,
+                 (count(*) FILTER (WHERE s.verdict = 'SKIP'))::int AS skip,
+                 avg(s.overall_score)::float8 AS average,
+                 coalesce((SELECT sum(t.estimated_value_ron) FROM tenders t WHERE t.id IN (SELECT s.tender_id ${matching})), 0)::float8 AS value_ron
+          ${matching}`
+        const rows = yield* sql<TenderRow>`
+          SELECT s.tender_id, t.title, s.overall_score, s.verdict, rtrim(t.main_cpv) AS main_cpv, cc.label_ro,
+                 a.name AS authority, a.county, t.deadline, t.publish_date,
+                 t.estimated_value_ron::float8 AS value_ron, s.model_version,
+                 s.score_semantic, s.score_keyword, s.score_cpv, s.score_value_fit, s.score_historical, s.cpv_type
+          FROM (SELECT s.* ${matching}
+                ORDER BY s.overall_score DESC, s.tender_publish_date DESC, s.tender_id
+                LIMIT ${REPORT_MAX_TENDERS}) s
+          JOIN tenders t ON t.id = s.tender_id
+          JOIN contracting_authorities a ON a.id = t.authority_id
+          LEFT JOIN cpv_codes cc ON cc.code_full = t.main_cpv
+          ORDER BY s.overall_score DESC, s.tender_publish_date DESC, s.tender_id`
+        const tenders: Array<ReportTender> = rows.map((r) => ({
+          tenderId: r.tender_id,
+          title: r.title,
+          score: r.overall_score,
+          verdict: r.verdict,
+          cpvCode: r.main_cpv,
+          cpvLabel: r.label_ro ?? "",
+          authority: r.authority,
+          county: r.county,
+          deadline: r.deadline?.getTime() ?? null,
+          publishDate: r.publish_date.getTime(),
+          valueRon: r.value_ron
+        }))
+        const breakdowns = rows.slice(0, REPORT_BREAKDOWN_TENDERS).map((r) => {
+          const factors = factorBreakdown(
+            {
+              semantic: r.score_semantic,
+              keyword: r.score_keyword,
+              cpv: r.score_cpv,
+              value_fit: r.score_value_fit,
+              historical: r.score_historical,
+              cpvType: r.cpv_type
+            },
+            MODEL_WEIGHTS[r.model_version] ?? WEIGHTS
+          )
+          return {
+            tenderId: r.tender_id,
+            title: r.title,
+            score: r.overall_score,
+            factors: (Object.keys(WEIGHTS) as Array<keyof typeof WEIGHTS>).map((name) => ({
+              name,
+              score: factors[name].score,
+              weight: factors[name].weight,
+              contribution: factors[name].contribution
+            }))
+          }
+        })
+        return {
+          tenantName: names?.tenant_name ?? "",
+          companyName: names?.company_name ?? "",
+          watchlistName,
+          params,
+          generatedAt: yield* Clock.currentTimeMillis,
+          totalTenders: summary?.total ?? 0,
+          verdictCounts: { GO: summary?.go ?? 0, RESEARCH: summary?.research ?? 0, SKIP: summary?.skip ?? 0 },
+          averageScore: summary?.average ?? null,
+          totalValueRon: summary?.value_ron ?? 0,
+          tenders,
+          breakdowns
+        } satisfies ReportData
+      }).pipe(Effect.orDie)
+
+    return { load }
+  })
+)

@@ -1,0 +1,163 @@
+import { SqlClient } from "@effect/sql"
+import { Context, Effect, Layer, Option } from "effect"
+import type { Verdict } from "../../domain/scoring/Verdict.js"
+import { isoMicrosText } from "../db/TimestampText.js"
+import type { ListPosition } from "./ScoredTendersRepo.js"
+
+/**
+ * Reads of scored tenders for the browser app (access tokens, no credits): the ranked list of a
+ * company with an open/closed filter, and one tender with its breakdown and CPV labels. The order
+ * and snapshot are the key API's (ScoredTendersRepo), so both cursors mean the same thing; these
+ * reads are not on the key API's measured hot path, so they run through SqlClient.
+ */
+
+export type TenderStatus = "open" | "closed"
+
+export interface AppTenderRow {
+  readonly id: string
+  readonly title: string
+  readonly score: number
+  readonly verdict: Verdict
+  readonly cpv_codes: ReadonlyArray<string>
+  readonly authority: string
+  readonly authority_county: string | null
+  readonly deadline: Date | null
+  readonly estimated_value_ron: number | null
+  readonly estimated_value_eur: number | null
+  readonly publish_date: Date
+  readonly source_url: string
+  /** The exact sort position (microseconds) for cursors. */
+  readonly publish_key: string
+}
+
+export interface AppTenderDetailRow extends AppTenderRow {
+  readonly description: string
+  readonly cpv_labels: ReadonlyArray<{ readonly code: string; readonly label_ro: string; readonly label_en: string }>
+  readonly overall_confidence: number
+  readonly score_semantic: number
+  readonly score_keyword: number
+  readonly score_cpv: number
+  readonly score_value_fit: number
+  readonly score_historical: number
+  readonly cpv_type: "primary" | "additional" | "none"
+  readonly model_version: string
+  readonly scored_at: Date
+}
+
+export interface AppListQuery {
+  readonly tenantId: string
+  readonly companyId: string
+  readonly minScore: number
+  readonly status: Option.Option<TenderStatus>
+  /** The instant that separates open from closed tenders (the service's clock). */
+  readonly now: Date
+  /** None on page 1: the snapshot is taken now and returned. */
+  readonly bound: Option.Option<string>
+  readonly after: Option.Option<ListPosition>
+  readonly take: number
+}
+
+export class AppTenderReads extends Context.Tag("AppTenderReads")<
+  AppTenderReads,
+  {
+    /** `owned` false (nothing read) when the company is not of the tenant or does not exist. */
+    readonly listPage: (input: AppListQuery) => Effect.Effect<{
+      readonly owned: boolean
+      readonly bound: string
+      readonly total: number
+      readonly rows: ReadonlyArray<AppTenderRow>
+    }>
+    /** The tender as scored for the company, if the company is the tenant's and the pair is scored. */
+    readonly detail: (input: {
+      readonly tenantId: string
+      readonly companyId: string
+      readonly tenderId: string
+    }) => Effect.Effect<Option.Option<AppTenderDetailRow>>
+  }
+>() {}
+
+export const AppTenderReadsLive = Layer.effect(
+  AppTenderReads,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const fraction = (column: string) => sql.literal(`round(s.${column}::numeric, 4)::float8 AS ${column}`)
+
+    const tenderColumns = sql.literal(`
+      t.id, t.title, s.overall_score AS score, s.verdict,
+      array_prepend(rtrim(t.main_cpv), t.additional_cpvs::text[]) AS cpv_codes,
+      a.name AS authority, a.county AS authority_county, t.deadline,
+      t.estimated_value_ron::float8 AS estimated_value_ron, t.estimated_value_eur::float8 AS estimated_value_eur,
+      s.tender_publish_date AS publish_date, t.source_url,
+      ${isoMicrosText("s.tender_publish_date")} AS publish_key`)
+
+    const listPage = (input: AppListQuery) =>
+      Effect.gen(function* () {
+        // The bound is page 1's snapshot (as the key API's list): later pages read the score rows as
+        // page 1 saw them, current rows written before it and versions replaced since.
+        const [head] = yield* sql<{ owned: boolean; bound: string }>`
+          SELECT EXISTS (SELECT 1 FROM companies WHERE id = ${input.companyId} AND tenant_id = ${input.tenantId})
+                   AS owned,
+                 coalesce(${Option.getOrNull(input.bound)}, pg_current_snapshot()::text) AS bound`
+        if (!head!.owned) return { owned: false, bound: head!.bound, total: 0, rows: [] }
+        const snapshot = sql`${head!.bound}::pg_snapshot`
+        const within = sql`company_id = ${input.companyId} AND overall_score >= ${input.minScore}
+          AND pg_visible_in_snapshot(written_xid, ${snapshot})`
+        const columns = sql.literal("company_id, tender_id, overall_score, verdict, tender_publish_date")
+        const scores = sql`(
+          (SELECT ${columns} FROM tender_scores WHERE ${within})
+          UNION ALL
+          (SELECT ${columns} FROM tender_score_history
+           WHERE ${within} AND NOT pg_visible_in_snapshot(superseded_xid, ${snapshot}))
+        )`
+        const status = Option.match(input.status, {
+          onNone: () => sql``,
+          onSome: (status) =>
+            status === "open"
+              ? sql`AND (t.deadline IS NULL OR t.deadline > ${input.now})`
+              : sql`AND t.deadline <= ${input.now}`
+        })
+        const [count] = yield* sql<{ total: number }>`
+          SELECT count(*)::int AS total FROM ${scores} s JOIN tenders t ON t.id = s.tender_id
+          WHERE true ${status}`
+        const total = count!.total
+        const rows = yield* sql<AppTenderRow>`
+          SELECT ${tenderColumns}
+          FROM ${scores} s
+          JOIN tenders t ON t.id = s.tender_id
+          JOIN contracting_authorities a ON a.id = t.authority_id
+          WHERE true ${status}
+          ${Option.match(input.after, {
+            onNone: () => sql``,
+            onSome: (p) => sql`
+              AND s.overall_score <= ${p.score}
+              AND (s.overall_score < ${p.score} OR s.tender_publish_date < ${p.publishKey}::timestamptz
+                   OR (s.tender_publish_date = ${p.publishKey}::timestamptz AND s.tender_id > ${p.tenderId}::uuid))`
+          })}
+          ORDER BY s.overall_score DESC, s.tender_publish_date DESC, s.tender_id
+          LIMIT ${input.take}`
+        return { owned: true, bound: head!.bound, total, rows }
+      }).pipe(Effect.orDie)
+
+    const detail = (input: { readonly tenantId: string; readonly companyId: string; readonly tenderId: string }) =>
+      sql<AppTenderDetailRow>`
+        SELECT ${tenderColumns}, t.description,
+               round(s.overall_confidence::numeric, 2)::float8 AS overall_confidence,
+               ${fraction("score_semantic")}, ${fraction("score_keyword")}, ${fraction("score_cpv")},
+               ${fraction("score_value_fit")}, ${fraction("score_historical")}, s.cpv_type,
+               s.model_version, s.scored_at,
+               (SELECT coalesce(json_agg(json_build_object('code', rtrim(c.code_full), 'label_ro', c.label_ro,
+                                                           'label_en', c.label_en) ORDER BY x.n), '[]')
+                FROM unnest(array_prepend(t.main_cpv, t.additional_cpvs)) WITH ORDINALITY AS x(code, n)
+                JOIN cpv_codes c ON c.code_full = x.code) AS cpv_labels
+        FROM tender_scores s
+        JOIN companies co ON co.id = s.company_id AND co.tenant_id = ${input.tenantId}
+        JOIN tenders t ON t.id = s.tender_id
+        JOIN contracting_authorities a ON a.id = t.authority_id
+        WHERE s.company_id = ${input.companyId} AND s.tender_id = ${input.tenderId}`.pipe(
+        Effect.map((rows) => Option.fromNullable(rows[0])),
+        Effect.orDie
+      )
+
+    return { listPage, detail }
+  })
+)

@@ -1,0 +1,126 @@
+import { useCallback, useEffect, useState } from "react"
+import { AppProvider, useServices, useSessionStatus } from "./AppContext.js"
+import { Loading } from "./components/ui.js"
+import { Link, matchRoute, paths, Redirect, useLocation } from "./router.js"
+import { AlertsScreen } from "./screens/Alerts.js"
+import { CompaniesScreen } from "./screens/Companies.js"
+import { LoginScreen } from "./screens/Login.js"
+import { SettingsScreen } from "./screens/Settings.js"
+import { TenderDetailScreen } from "./screens/TenderDetail.js"
+import { TendersScreen } from "./screens/Tenders.js"
+import { WatchlistsScreen } from "./screens/Watchlists.js"
+import { t } from "./strings.js"
+import { UnreadContext } from "./unread.js"
+
+export const App = () => (
+  <AppProvider>
+    <Root />
+  </AppProvider>
+)
+
+const Root = () => {
+  const { session } = useServices()
+  const status = useSessionStatus()
+  useEffect(() => {
+    session.restore()
+  }, [session])
+  if (status === "restoring") return <Loading />
+  if (status === "anonymous") return <LoginScreen />
+  return <Shell />
+}
+
+const UNREAD_POLL_MS = 60_000
+
+const Shell = () => {
+  const { session, call } = useServices()
+  const location = useLocation()
+  const [unread, setUnread] = useState<number | undefined>(undefined)
+  const [menuOpen, setMenuOpen] = useState(false)
+  const refresh = useCallback(() => {
+    call((c) => c.alerts.list({ urlParams: { unread: "true", limit: 1 } })).then(
+      (page) => setUnread(page.meta.total),
+      () => {}
+    )
+  }, [call])
+  useEffect(() => {
+    refresh()
+    const timer = window.setInterval(refresh, UNREAD_POLL_MS)
+    return () => window.clearInterval(timer)
+  }, [refresh])
+  // biome-ignore lint/correctness/useExhaustiveDependencies: close the menu on every navigation.
+  useEffect(() => setMenuOpen(false), [location])
+
+  const route = matchRoute(location.split("?")[0]!)
+  const section = route.name === "alerts" ? "alerts" : route.name === "settings" ? "settings" : "companies"
+  return (
+    <UnreadContext.Provider value={{ count: unread, refresh }}>
+      <header className="topbar">
+        <Link to={paths.companies()} className="brand">
+          {t.appName}
+        </Link>
+        <button
+          type="button"
+          className="menu-toggle"
+          aria-expanded={menuOpen}
+          onClick={() => setMenuOpen((open) => !open)}
+        >
+          {t.nav.menu}
+          {unread !== undefined && unread > 0 && <span className="count">{unread}</span>}
+        </button>
+        <nav className={menuOpen ? "nav open" : "nav"}>
+          <Link to={paths.companies()} className={section === "companies" ? "active" : undefined}>
+            {t.nav.companies}
+          </Link>
+          <Link to={paths.alerts()} className={section === "alerts" ? "active" : undefined} testId="nav-alerts">
+            {t.nav.alerts}
+            {unread !== undefined && (
+              <span
+                className={unread > 0 ? "count" : "count zero"}
+                data-testid="unread-count"
+                title={t.nav.unreadAlerts(unread)}
+              >
+                {unread}
+              </span>
+            )}
+          </Link>
+          <Link to={paths.settings()} className={section === "settings" ? "active" : undefined}>
+            {t.nav.settings}
+          </Link>
+          <button type="button" className="link" onClick={() => session.logout()} data-testid="logout">
+            {t.nav.logout}
+          </button>
+        </nav>
+      </header>
+      <main className="content">
+        <Screen location={location} />
+      </main>
+    </UnreadContext.Provider>
+  )
+}
+
+const Screen = ({ location }: { readonly location: string }) => {
+  const pathname = location.split("?")[0]!
+  if (pathname === "/") return <Redirect to={paths.companies()} />
+  const route = matchRoute(pathname)
+  switch (route.name) {
+    case "companies":
+      return <CompaniesScreen />
+    case "tenders":
+      return <TendersScreen key={route.companyId} companyId={route.companyId} />
+    case "tender":
+      return <TenderDetailScreen companyId={route.companyId} tenderId={route.tenderId} />
+    case "watchlists":
+      return <WatchlistsScreen key={route.companyId} companyId={route.companyId} />
+    case "alerts":
+      return <AlertsScreen />
+    case "settings":
+      return <SettingsScreen />
+    case "notFound":
+      return (
+        <section>
+          <p>{t.notFoundPage}</p>
+          <Link to={paths.companies()}>{t.toHome}</Link>
+        </section>
+      )
+  }
+}

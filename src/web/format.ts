@@ -1,0 +1,44 @@
+import { formatNumber } from "./strings.js"
+
+/** Dates and times as the consultants read them: Romanian order, Bucharest time. */
+const ZONE = "Europe/Bucharest"
+const dateFormat = new Intl.DateTimeFormat("ro-RO", {
+  timeZone: ZONE,
+  day: "2-digit",
+  month: "2-digit",
+  year: "numeric"
+})
+const dateTimeFormat = new Intl.DateTimeFormat("ro-RO", {
+  timeZone: ZONE,
+  day: "2-digit",
+  month: "2-digit",
+  year: "numeric",
+  hour: "2-digit",
+  minute: "2-digit"
+})
+
+export const formatDate = (date: Date) => dateFormat.format(date)
+export const formatDateTime = (date: Date) => dateTimeFormat.format(date)
+
+const DAY_MS = 86_400_000
+
+/**
+ * Whole days until a deadline: 0 on its last day (under 24 h left), negative once it has passed.
+ * `now` is passed in so the rule is testable and one render uses one instant.
+ */
+export const daysLeft = (deadline: Date, now: Date) => {
+  const ms = deadline.getTime() - now.getTime()
+  return ms < 0 ? -1 : Math.floor(ms / DAY_MS)
+}
+
+/** "1.250.000 RON"; amounts in the list are whole currency units. */
+export const formatMoney = (value: number, currency: "RON" | "EUR") => `${formatNumber(value, 0)} ${currency}`
+
+/** A 0-1 fraction as a whole percentage. */
+export const percent = (fraction: number) => Math.round(fraction * 100)
+
+/** A `YYYY-MM-DD` local date (credits' daily use) as `DD.MM`. */
+export const shortDay = (isoDate: string) => {
+  const [, month, day] = isoDate.split("-")
+  return `${day}.${month}`
+}

@@ -1,0 +1,92 @@
+import { type MouseEvent, type ReactNode, useEffect, useSyncExternalStore } from "react"
+
+/**
+ * A small history router: the app's few paths need no library. Deep links work because the server
+ * answers any non-API path that asks for HTML with the app's page.
+ */
+const listeners = new Set<() => void>()
+const notify = () => {
+  for (const listener of listeners) listener()
+}
+window.addEventListener("popstate", notify)
+
+export const navigate = (to: string, options: { replace?: boolean } = {}) => {
+  if (options.replace) window.history.replaceState(null, "", to)
+  else window.history.pushState(null, "", to)
+  window.scrollTo(0, 0)
+  notify()
+}
+
+/** The current path and query, re-rendering on navigation. */
+export const useLocation = () =>
+  useSyncExternalStore(
+    (listener) => {
+      listeners.add(listener)
+      return () => listeners.delete(listener)
+    },
+    () => window.location.pathname + window.location.search
+  )
+
+export type Route =
+  | { readonly name: "companies" }
+  | { readonly name: "tenders"; readonly companyId: string }
+  | { readonly name: "tender"; readonly companyId: string; readonly tenderId: string }
+  | { readonly name: "watchlists"; readonly companyId: string }
+  | { readonly name: "alerts" }
+  | { readonly name: "settings" }
+  | { readonly name: "notFound" }
+
+const UUID = "[0-9a-fA-F-]{36}"
+const patterns: ReadonlyArray<[RegExp, (m: RegExpMatchArray) => Route]> = [
+  [/^\/(companies\/?)?$/, () => ({ name: "companies" })],
+  [new RegExp(`^/companies/(${UUID})/tenders/?$`), (m) => ({ name: "tenders", companyId: m[1]! })],
+  [
+    new RegExp(`^/companies/(${UUID})/tenders/(${UUID})/?$`),
+    (m) => ({ name: "tender", companyId: m[1]!, tenderId: m[2]! })
+  ],
+  [new RegExp(`^/companies/(${UUID})/watchlists/?$`), (m) => ({ name: "watchlists", companyId: m[1]! })],
+  [/^\/alerts\/?$/, () => ({ name: "alerts" })],
+  [/^\/settings\/?$/, () => ({ name: "settings" })]
+]
+
+/** Which screen a path shows. */
+export const matchRoute = (pathname: string): Route => {
+  for (const [pattern, route] of patterns) {
+    const match = pathname.match(pattern)
+    if (match) return route(match)
+  }
+  return { name: "notFound" }
+}
+
+export const paths = {
+  companies: () => "/companies",
+  tenders: (companyId: string) => `/companies/${companyId}/tenders`,
+  tender: (companyId: string, tenderId: string) => `/companies/${companyId}/tenders/${tenderId}`,
+  watchlists: (companyId: string) => `/companies/${companyId}/watchlists`,
+  alerts: () => "/alerts",
+  settings: () => "/settings"
+}
+
+export const Link = (props: {
+  readonly to: string
+  readonly children: ReactNode
+  readonly className?: string | undefined
+  readonly testId?: string | undefined
+}) => {
+  const onClick = (event: MouseEvent<HTMLAnchorElement>) => {
+    if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return
+    event.preventDefault()
+    navigate(props.to)
+  }
+  return (
+    <a href={props.to} onClick={onClick} className={props.className} data-testid={props.testId}>
+      {props.children}
+    </a>
+  )
+}
+
+/** Replaces the current entry (e.g. `/` → `/companies`). */
+export const Redirect = ({ to }: { readonly to: string }) => {
+  useEffect(() => navigate(to, { replace: true }), [to])
+  return null
+}

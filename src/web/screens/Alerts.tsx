@@ -1,0 +1,170 @@
+import { useState } from "react"
+import { useServices } from "../AppContext.js"
+import { Empty, ErrorBox, Loading, Notice, ScoreBadge, VerdictBadge } from "../components/ui.js"
+import { formatDateTime } from "../format.js"
+import { useAction, useLoad } from "../hooks.js"
+import { Link, paths } from "../router.js"
+import { t } from "../strings.js"
+import { useUnread } from "../unread.js"
+
+type ReadFilter = "all" | "true" | "false"
+type VerdictFilter = "" | "GO" | "RESEARCH" | "SKIP"
+
+const PAGE_SIZE = 20
+
+/** Spec 4.8: the filters (read state, watchlist, verdict, from date), pages, read/unread, mark all read. */
+export const AlertsScreen = () => {
+  const { call } = useServices()
+  const unread = useUnread()
+  const [readFilter, setReadFilter] = useState<ReadFilter>("all")
+  const [watchlistId, setWatchlistId] = useState("")
+  const [verdict, setVerdict] = useState<VerdictFilter>("")
+  const [dateFrom, setDateFrom] = useState("")
+  const [page, setPage] = useState(1)
+  const [notice, setNotice] = useState<string | undefined>(undefined)
+  const action = useAction()
+  const watchlists = useLoad(() => call((c) => c.watchlists.list()).then((r) => r.data), [])
+  const alerts = useLoad(
+    () =>
+      call((c) =>
+        c.alerts.list({
+          urlParams: {
+            page,
+            limit: PAGE_SIZE,
+            ...(readFilter === "all" ? {} : { unread: readFilter }),
+            ...(watchlistId === "" ? {} : { watchlistId }),
+            ...(verdict === "" ? {} : { verdict }),
+            ...(dateFrom === "" ? {} : { dateFrom: new Date(`${dateFrom}T00:00:00`) })
+          }
+        })
+      ),
+    [page, readFilter, watchlistId, verdict, dateFrom]
+  )
+  const companyOf = new Map((watchlists.data ?? []).map((w) => [w.id, w.companyId]))
+  const filtered = readFilter !== "all" || watchlistId !== "" || verdict !== "" || dateFrom !== ""
+  const filter =
+    <A,>(set: (value: A) => void) =>
+    (value: A) => {
+      set(value)
+      setPage(1)
+    }
+
+  const setRead = async (id: string, read: boolean) => {
+    const done = await action.run(() => call((c) => c.alerts.setRead({ path: { id }, payload: { read } })))
+    if (done) {
+      alerts.reload()
+      unread.refresh()
+    }
+  }
+  const markAll = async () => {
+    const done = await action.run(() => call((c) => c.alerts.markAllRead()))
+    if (done) {
+      setNotice(t.alerts.markedAll(done.data.updated))
+      alerts.reload()
+      unread.refresh()
+    }
+  }
+
+  const meta = alerts.data?.meta
+  return (
+    <section>
+      <div className="heading">
+        <h1>{t.alerts.title}</h1>
+        <button type="button" onClick={markAll} disabled={action.pending} data-testid="mark-all-read">
+          {t.alerts.markAllRead}
+        </button>
+      </div>
+      <div className="filters">
+        <label className="field inline">
+          <span className="field-label">{t.alerts.filterRead}</span>
+          <select value={readFilter} onChange={(e) => filter(setReadFilter)(e.target.value as ReadFilter)}>
+            <option value="all">{t.alerts.all}</option>
+            <option value="true">{t.alerts.unreadOnly}</option>
+            <option value="false">{t.alerts.readOnly}</option>
+          </select>
+        </label>
+        <label className="field inline">
+          <span className="field-label">{t.alerts.watchlist}</span>
+          <select value={watchlistId} onChange={(e) => filter(setWatchlistId)(e.target.value)}>
+            <option value="">{t.alerts.anyWatchlist}</option>
+            {(watchlists.data ?? []).map((w) => (
+              <option key={w.id} value={w.id}>
+                {w.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="field inline">
+          <span className="field-label">{t.alerts.verdict}</span>
+          <select value={verdict} onChange={(e) => filter(setVerdict)(e.target.value as VerdictFilter)}>
+            <option value="">{t.alerts.anyVerdict}</option>
+            <option value="GO">{t.verdict.GO}</option>
+            <option value="RESEARCH">{t.verdict.RESEARCH}</option>
+            <option value="SKIP">{t.verdict.SKIP}</option>
+          </select>
+        </label>
+        <label className="field inline">
+          <span className="field-label">{t.alerts.dateFrom}</span>
+          <input type="date" value={dateFrom} onChange={(e) => filter(setDateFrom)(e.target.value)} />
+        </label>
+      </div>
+      <Notice text={notice} />
+      <ErrorBox error={action.error} />
+      <ErrorBox error={alerts.error} onRetry={alerts.reload} />
+      {alerts.data === undefined ? (
+        alerts.loading && <Loading />
+      ) : alerts.data.data.length === 0 ? (
+        <Empty>{filtered ? t.alerts.emptyFiltered : t.alerts.empty}</Empty>
+      ) : (
+        <ul className="alerts" data-testid="alerts">
+          {alerts.data.data.map((alert) => {
+            const companyId = companyOf.get(alert.watchlistId)
+            return (
+              <li
+                key={alert.id}
+                className={alert.read ? "alert" : "alert unread"}
+                data-testid="alert"
+                data-read={alert.read}
+              >
+                <ScoreBadge score={alert.score} verdict={alert.verdict} />
+                <div className="alert-body">
+                  {companyId ? (
+                    <Link to={paths.tender(companyId, alert.tenderId)} className="title">
+                      {alert.tenderTitle}
+                    </Link>
+                  ) : (
+                    <span className="title">{alert.tenderTitle}</span>
+                  )}
+                  <p className="muted small">
+                    <VerdictBadge verdict={alert.verdict} /> {alert.watchlistName} · {formatDateTime(alert.createdAt)}
+                    {!alert.read && <strong> · {t.alerts.unread}</strong>}
+                  </p>
+                </div>
+                <button
+                  type="button"
+                  className="link"
+                  onClick={() => setRead(alert.id, !alert.read)}
+                  disabled={action.pending}
+                  data-testid={alert.read ? "mark-unread" : "mark-read"}
+                >
+                  {alert.read ? t.alerts.markUnread : t.alerts.markRead}
+                </button>
+              </li>
+            )
+          })}
+        </ul>
+      )}
+      {meta && meta.totalPages > 1 && (
+        <div className="pager">
+          <button type="button" disabled={page <= 1} onClick={() => setPage(page - 1)}>
+            {t.alerts.previous}
+          </button>
+          <span>{t.alerts.page(meta.page, meta.totalPages)}</span>
+          <button type="button" disabled={page >= meta.totalPages} onClick={() => setPage(page + 1)}>
+            {t.alerts.next}
+          </button>
+        </div>
+      )}
+    </section>
+  )
+}

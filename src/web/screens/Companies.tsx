@@ -1,0 +1,170 @@
+import { type FormEvent, useState } from "react"
+import { useServices } from "../AppContext.js"
+import { Empty, ErrorBox, Field, Loading, Notice } from "../components/ui.js"
+import { useAction, useLoad } from "../hooks.js"
+import { Link, paths } from "../router.js"
+import { t } from "../strings.js"
+
+interface CompanyDraft {
+  readonly name: string
+  readonly fiscalCode: string
+  readonly description: string
+}
+
+interface Company {
+  readonly id: string
+  readonly name: string
+  readonly description: string
+  readonly fiscalCode: string | null
+  readonly active: boolean
+  readonly watchlistCount: number
+}
+
+export const CompaniesScreen = () => {
+  const { call } = useServices()
+  const companies = useLoad(() => call((c) => c.companies.list()).then((r) => r.data), [])
+  const [editing, setEditing] = useState<Company | "new" | undefined>(undefined)
+  const [notice, setNotice] = useState<string | undefined>(undefined)
+  const action = useAction()
+
+  const toggleActive = async (company: Company) => {
+    if (company.active && !window.confirm(t.companies.confirmDeactivate(company.name))) return
+    const done = await action.run(() =>
+      company.active
+        ? call((c) => c.companies.deactivate({ path: { id: company.id } }))
+        : call((c) => c.companies.update({ path: { id: company.id }, payload: { active: true } }))
+    )
+    if (done) companies.reload()
+  }
+
+  return (
+    <section>
+      <div className="heading">
+        <div>
+          <h1>{t.companies.title}</h1>
+          <p className="muted">{t.companies.intro}</p>
+        </div>
+        {editing === undefined && (
+          <button type="button" className="primary" onClick={() => setEditing("new")} data-testid="add-company">
+            {t.companies.add}
+          </button>
+        )}
+      </div>
+      <Notice text={notice} />
+      <ErrorBox error={action.error} />
+      {editing !== undefined && (
+        <CompanyForm
+          company={editing === "new" ? undefined : editing}
+          onDone={(message) => {
+            setEditing(undefined)
+            setNotice(message)
+            if (message) companies.reload()
+          }}
+        />
+      )}
+      <ErrorBox error={companies.error} onRetry={companies.reload} />
+      {companies.data === undefined ? (
+        companies.loading && <Loading />
+      ) : companies.data.length === 0 ? (
+        <Empty>{t.companies.empty}</Empty>
+      ) : (
+        <ul className="cards" data-testid="companies">
+          {companies.data.map((company) => (
+            <li key={company.id} className={company.active ? "card" : "card inactive"} data-testid="company">
+              <div className="card-head">
+                <Link to={paths.tenders(company.id)} className="title">
+                  {company.name}
+                </Link>
+                {!company.active && <span className="badge">{t.companies.inactive}</span>}
+              </div>
+              {company.fiscalCode && (
+                <p className="muted small">
+                  {t.companies.fiscalCode}: {company.fiscalCode}
+                </p>
+              )}
+              <p className="clamp">{company.description || t.none}</p>
+              <div className="actions">
+                <Link to={paths.tenders(company.id)} testId="company-tenders">
+                  {t.companies.tenders}
+                </Link>
+                <Link to={paths.watchlists(company.id)}>{t.companies.watchlists(company.watchlistCount)}</Link>
+                <button type="button" className="link" onClick={() => setEditing(company)}>
+                  {t.edit}
+                </button>
+                <button type="button" className="link" onClick={() => toggleActive(company)} disabled={action.pending}>
+                  {company.active ? t.companies.deactivate : t.companies.reactivate}
+                </button>
+              </div>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  )
+}
+
+/** Create (no `company`) or edit a company; `onDone(message)` closes the form. */
+export const CompanyForm = (props: {
+  readonly company: Company | undefined
+  readonly onDone: (message: string | undefined) => void
+}) => {
+  const { call } = useServices()
+  const [draft, setDraft] = useState<CompanyDraft>({
+    name: props.company?.name ?? "",
+    fiscalCode: props.company?.fiscalCode ?? "",
+    description: props.company?.description ?? ""
+  })
+  const action = useAction()
+  const set = (field: keyof CompanyDraft) => (value: string) => setDraft((d) => ({ ...d, [field]: value }))
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault()
+    const fiscalCode = draft.fiscalCode.trim() === "" ? null : draft.fiscalCode.trim()
+    const company = props.company
+    const saved = await action.run(() =>
+      company === undefined
+        ? call((c) =>
+            c.companies.create({
+              payload: { name: draft.name, description: draft.description, fiscalCode }
+            })
+          )
+        : call((c) =>
+            c.companies.update({
+              path: { id: company.id },
+              payload: { name: draft.name, description: draft.description, fiscalCode }
+            })
+          )
+    )
+    if (saved) props.onDone(company === undefined ? t.companies.created : t.companies.saved)
+  }
+
+  return (
+    <form className="card form" onSubmit={submit} data-testid="company-form">
+      <h2>{props.company ? t.companies.editTitle(props.company.name) : t.companies.newTitle}</h2>
+      <Field label={t.companies.name}>
+        <input name="name" required maxLength={200} value={draft.name} onChange={(e) => set("name")(e.target.value)} />
+      </Field>
+      <Field label={t.companies.fiscalCode} hint={t.companies.fiscalCodeHint}>
+        <input name="fiscalCode" value={draft.fiscalCode} onChange={(e) => set("fiscalCode")(e.target.value)} />
+      </Field>
+      <Field label={t.companies.description} hint={t.companies.descriptionHint}>
+        <textarea
+          name="description"
+          rows={5}
+          maxLength={10_000}
+          value={draft.description}
+          onChange={(e) => set("description")(e.target.value)}
+        />
+      </Field>
+      <ErrorBox error={action.error} />
+      <div className="actions">
+        <button type="submit" className="primary" disabled={action.pending}>
+          {t.save}
+        </button>
+        <button type="button" onClick={() => props.onDone(undefined)}>
+          {t.cancel}
+        </button>
+      </div>
+    </form>
+  )
+}

@@ -1,0 +1,77 @@
+import { useEffect, useState } from "react"
+import { useServices } from "../AppContext.js"
+import { ErrorBox } from "../components/ui.js"
+import { useLoad } from "../hooks.js"
+import { t } from "../strings.js"
+
+const SEARCH_DELAY_MS = 250
+
+/**
+ * Picks CPV codes by searching the Romanian and English labels (or a code's first digits) over the
+ * server's CPV table; the chosen codes show as removable chips.
+ */
+export const CpvPicker = (props: {
+  readonly value: ReadonlyArray<string>
+  readonly onChange: (codes: ReadonlyArray<string>) => void
+}) => {
+  const { call } = useServices()
+  const [query, setQuery] = useState("")
+  const [debounced, setDebounced] = useState("")
+  useEffect(() => {
+    const timer = window.setTimeout(() => setDebounced(query.trim()), SEARCH_DELAY_MS)
+    return () => window.clearTimeout(timer)
+  }, [query])
+  const results = useLoad(
+    () =>
+      debounced === ""
+        ? Promise.resolve(undefined)
+        : call((c) => c.cpv.search({ urlParams: { q: debounced, limit: 12 } })).then((r) => r.data),
+    [debounced]
+  )
+  const add = (code: string) => {
+    if (!props.value.includes(code)) props.onChange([...props.value, code])
+    setQuery("")
+  }
+  return (
+    <div className="cpv-picker">
+      {props.value.length > 0 && (
+        <ul className="chips" data-testid="cpv-chosen">
+          {props.value.map((code) => (
+            <li key={code} className="chip">
+              <code>{code}</code>
+              <button
+                type="button"
+                aria-label={t.watchlists.cpvRemove(code)}
+                onClick={() => props.onChange(props.value.filter((c) => c !== code))}
+              >
+                ×
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      <input
+        type="search"
+        value={query}
+        placeholder={t.watchlists.cpvSearchPlaceholder}
+        aria-label={t.watchlists.cpvSearch}
+        onChange={(e) => setQuery(e.target.value)}
+        data-testid="cpv-search"
+      />
+      <ErrorBox error={results.error} />
+      {debounced !== "" && results.data !== undefined && (
+        <ul className="cpv-results" data-testid="cpv-results">
+          {results.data.length === 0 && <li className="muted">{t.watchlists.cpvNoResults}</li>}
+          {results.data.map((entry) => (
+            <li key={entry.code}>
+              <button type="button" onClick={() => add(entry.code)} data-testid="cpv-result" data-code={entry.code}>
+                <code>{entry.code}</code> <span>{entry.labelRo}</span>
+                <span className="muted small"> · {entry.labelEn}</span>
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  )
+}

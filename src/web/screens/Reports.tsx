@@ -1,0 +1,105 @@
+import { type FormEvent, useEffect, useState } from "react"
+import { useServices } from "../AppContext.js"
+import { Empty, ErrorBox, Field, Loading } from "../components/ui.js"
+import { formatDateTime } from "../format.js"
+import { useAction, useLoad } from "../hooks.js"
+import { t } from "../strings.js"
+
+/** Spec 4.3 recommends polling a job every 5 seconds. */
+const POLL_MS = 5_000
+
+const today = () => new Date().toISOString().slice(0, 10)
+const daysAgo = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString().slice(0, 10)
+
+/** PDF reports: request one for a company and period, follow its status, download it when completed. */
+export const Reports = () => {
+  const { call } = useServices()
+  const companies = useLoad(() => call((c) => c.companies.list()).then((r) => r.data.filter((co) => co.active)), [])
+  const reports = useLoad(() => call((c) => c.appReports.list()).then((r) => r.data), [])
+  const [companyId, setCompanyId] = useState("")
+  const [dateFrom, setDateFrom] = useState(daysAgo(30))
+  const [dateTo, setDateTo] = useState(today())
+  const [minScore, setMinScore] = useState("40")
+  const action = useAction()
+
+  const busy = (reports.data ?? []).some((r) => r.status === "pending" || r.status === "generating")
+  // biome-ignore lint/correctness/useExhaustiveDependencies: each fresh answer (data) arms the next poll.
+  useEffect(() => {
+    if (!busy) return
+    const timer = window.setTimeout(reports.reload, POLL_MS)
+    return () => window.clearTimeout(timer)
+  }, [busy, reports.reload, reports.data])
+
+  const request = async (event: FormEvent) => {
+    event.preventDefault()
+    const chosen = companyId || companies.data?.[0]?.id
+    if (chosen === undefined) return
+    const done = await action.run(() =>
+      call((c) =>
+        c.appReports.create({
+          path: { companyId: chosen },
+          payload: { date_from: dateFrom, date_to: dateTo, min_score: Number(minScore) }
+        })
+      )
+    )
+    if (done) reports.reload()
+  }
+  const download = async (jobId: string) => {
+    const link = await action.run(() => call((c) => c.appReports.downloadUrl({ path: { jobId } })))
+    if (link) window.location.assign(link.data.downloadUrl)
+  }
+
+  return (
+    <section className="card" data-testid="reports">
+      <h2>{t.reports.title}</h2>
+      <p className="muted small">{t.reports.intro}</p>
+      <form className="inline-form" onSubmit={request}>
+        <Field label={t.reports.company}>
+          <select value={companyId} onChange={(e) => setCompanyId(e.target.value)}>
+            {(companies.data ?? []).map((co) => (
+              <option key={co.id} value={co.id}>
+                {co.name}
+              </option>
+            ))}
+          </select>
+        </Field>
+        <Field label={t.reports.dateFrom}>
+          <input type="date" required value={dateFrom} onChange={(e) => setDateFrom(e.target.value)} />
+        </Field>
+        <Field label={t.reports.dateTo}>
+          <input type="date" required value={dateTo} onChange={(e) => setDateTo(e.target.value)} />
+        </Field>
+        <Field label={t.tenders.minScore}>
+          <input type="number" min={0} max={100} value={minScore} onChange={(e) => setMinScore(e.target.value)} />
+        </Field>
+        <button type="submit" className="primary" disabled={action.pending || !companies.data?.length}>
+          {t.reports.request}
+        </button>
+      </form>
+      <ErrorBox error={action.error} />
+      <ErrorBox error={reports.error} onRetry={reports.reload} />
+      {reports.data === undefined ? (
+        reports.loading && <Loading />
+      ) : reports.data.length === 0 ? (
+        <Empty>{t.reports.empty}</Empty>
+      ) : (
+        <ul className="rows" data-testid="report-list">
+          {reports.data.map((report) => (
+            <li key={report.id} data-testid="report" data-status={report.status}>
+              <span>{report.companyName}</span>
+              <span className="muted small">
+                {report.dateFrom} – {report.dateTo} · {formatDateTime(report.createdAt)}
+              </span>
+              <span className="badge">{t.reports.status[report.status] ?? report.status}</span>
+              {report.status === "completed" && (
+                <button type="button" className="link" onClick={() => download(report.id)}>
+                  {t.reports.download}
+                </button>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  )
+}

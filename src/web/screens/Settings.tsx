@@ -1,0 +1,246 @@
+import { type FormEvent, useState } from "react"
+import { useServices } from "../AppContext.js"
+import { Empty, ErrorBox, Field, Loading, Notice } from "../components/ui.js"
+import { formatDate, formatDateTime, shortDay } from "../format.js"
+import { useAction, useLoad } from "../hooks.js"
+import { t } from "../strings.js"
+import { Reports } from "./Reports.js"
+
+export const SettingsScreen = () => (
+  <section>
+    <h1>{t.settings.title}</h1>
+    <ApiKeys />
+    <Credits />
+    <Webhooks />
+    <Reports />
+  </section>
+)
+
+const ApiKeys = () => {
+  const { call } = useServices()
+  const keys = useLoad(() => call((c) => c.settings.listApiKeys()).then((r) => r.data), [])
+  const [name, setName] = useState("")
+  const [created, setCreated] = useState<{ readonly name: string; readonly key: string } | undefined>(undefined)
+  const [copied, setCopied] = useState(false)
+  const action = useAction()
+
+  const create = async (event: FormEvent) => {
+    event.preventDefault()
+    const result = await action.run(() =>
+      call((c) => c.settings.createApiKey({ payload: name.trim() === "" ? {} : { name: name.trim() } }))
+    )
+    if (result) {
+      setCreated({ name: result.data.name, key: result.data.key })
+      setCopied(false)
+      setName("")
+      keys.reload()
+    }
+  }
+  const revoke = async (id: string, keyName: string) => {
+    if (!window.confirm(t.settings.confirmRevoke(keyName))) return
+    if (await action.run(() => call((c) => c.settings.revokeApiKey({ path: { id } })))) keys.reload()
+  }
+  const copy = async (key: string) => {
+    await navigator.clipboard.writeText(key).then(
+      () => setCopied(true),
+      () => setCopied(false)
+    )
+  }
+
+  return (
+    <section className="card" data-testid="api-keys">
+      <h2>{t.settings.apiKeys}</h2>
+      <p className="muted small">{t.settings.apiKeysIntro}</p>
+      {created && (
+        <div className="secret" data-testid="new-key">
+          <strong>{t.settings.newKeyTitle}</strong>
+          <p className="small">{t.settings.newKeyWarning}</p>
+          <div className="copy-row">
+            <code data-testid="new-key-value">{created.key}</code>
+            <button type="button" onClick={() => copy(created.key)} data-testid="copy-key">
+              {copied ? t.settings.copied : t.settings.copy}
+            </button>
+            <button type="button" className="link" onClick={() => setCreated(undefined)} data-testid="close-key">
+              {t.close}
+            </button>
+          </div>
+        </div>
+      )}
+      <form className="inline-form" onSubmit={create}>
+        <Field label={t.settings.keyName}>
+          <input name="keyName" maxLength={100} value={name} onChange={(e) => setName(e.target.value)} />
+        </Field>
+        <button type="submit" className="primary" disabled={action.pending} data-testid="create-key">
+          {t.settings.createKey}
+        </button>
+      </form>
+      <ErrorBox error={action.error} />
+      <ErrorBox error={keys.error} onRetry={keys.reload} />
+      {keys.data === undefined ? (
+        keys.loading && <Loading />
+      ) : keys.data.length === 0 ? (
+        <Empty>{t.settings.noKeys}</Empty>
+      ) : (
+        <ul className="rows" data-testid="key-list">
+          {keys.data.map((key) => (
+            <li key={key.id} data-testid="key" data-active={key.active}>
+              <code>{key.maskedKey}</code> <span>{key.name}</span>
+              <span className="muted small">
+                {t.settings.createdAt} {formatDate(key.createdAt)}
+              </span>
+              {key.active ? (
+                <button
+                  type="button"
+                  className="link danger"
+                  onClick={() => revoke(key.id, key.name)}
+                  disabled={action.pending}
+                  data-testid="revoke-key"
+                >
+                  {t.settings.revoke}
+                </button>
+              ) : (
+                <span className="badge">{t.settings.revoked}</span>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  )
+}
+
+const Credits = () => {
+  const { call } = useServices()
+  const credits = useLoad(() => call((c) => c.credits.summary()).then((r) => r.data), [])
+  const data = credits.data
+  const peak = Math.max(1, ...(data?.daily ?? []).map((day) => day.used))
+  return (
+    <section className="card" data-testid="credits">
+      <h2>{t.settings.credits}</h2>
+      <ErrorBox error={credits.error} onRetry={credits.reload} />
+      {data === undefined ? (
+        credits.loading && <Loading />
+      ) : (
+        <>
+          <p className="big" data-testid="credits-remaining">
+            {t.settings.creditsRemaining(data.remaining, data.granted)}
+          </p>
+          <p className="muted small">
+            {t.settings.creditsUsed(data.used)} · {t.settings.periodEnds(formatDateTime(new Date(data.periodEndsAt)))}
+          </p>
+          <h3>{t.settings.dailyUse}</h3>
+          <ol className="day-chart" data-testid="daily-use">
+            {data.daily.map((day) => (
+              <li key={day.date} title={t.settings.dailyUseDay(shortDay(day.date), day.used)}>
+                <span className="day-bar" style={{ height: `${(day.used / peak) * 100}%` }} />
+                <span className="day-label">{shortDay(day.date)}</span>
+              </li>
+            ))}
+          </ol>
+        </>
+      )}
+    </section>
+  )
+}
+
+const Webhooks = () => {
+  const { call } = useServices()
+  const webhooks = useLoad(() => call((c) => c.webhookDashboard.listWebhooks()).then((r) => r.data), [])
+  const [url, setUrl] = useState("")
+  const [secret, setSecret] = useState("")
+  const [notice, setNotice] = useState<string | undefined>(undefined)
+  const action = useAction()
+
+  const create = async (event: FormEvent) => {
+    event.preventDefault()
+    const done = await action.run(() =>
+      call((c) => c.webhookDashboard.createWebhook({ payload: { url, secret, events: ["tender.matched"] } }))
+    )
+    if (done) {
+      setUrl("")
+      setSecret("")
+      webhooks.reload()
+    }
+  }
+  const remove = async (id: string, hookUrl: string) => {
+    if (!window.confirm(t.settings.confirmDeleteWebhook(hookUrl))) return
+    if (await action.run(() => call((c) => c.webhookDashboard.deleteWebhook({ path: { id } })))) webhooks.reload()
+  }
+  const retry = async (deliveryId: string) => {
+    const done = await action.run(() => call((c) => c.webhookDashboard.retryDelivery({ path: { deliveryId } })))
+    if (done) {
+      setNotice(t.settings.deliveryStatus[done.data.status])
+      webhooks.reload()
+    }
+  }
+
+  return (
+    <section className="card" data-testid="webhooks">
+      <h2>{t.settings.webhooks}</h2>
+      <p className="muted small">{t.settings.webhooksIntro}</p>
+      <form className="inline-form" onSubmit={create}>
+        <Field label={t.settings.webhookUrl}>
+          <input name="url" type="url" required value={url} onChange={(e) => setUrl(e.target.value)} />
+        </Field>
+        <Field label={t.settings.webhookSecret}>
+          <input
+            name="secret"
+            type="password"
+            autoComplete="off"
+            required
+            minLength={32}
+            value={secret}
+            onChange={(e) => setSecret(e.target.value)}
+          />
+        </Field>
+        <button type="submit" className="primary" disabled={action.pending}>
+          {t.settings.addWebhook}
+        </button>
+      </form>
+      <Notice text={notice} />
+      <ErrorBox error={action.error} />
+      <ErrorBox error={webhooks.error} onRetry={webhooks.reload} />
+      {webhooks.data === undefined ? (
+        webhooks.loading && <Loading />
+      ) : webhooks.data.length === 0 ? (
+        <Empty>{t.settings.noWebhooks}</Empty>
+      ) : (
+        <ul className="rows">
+          {webhooks.data.map((hook) => (
+            <li key={hook.id} className="webhook" data-testid="webhook">
+              <div className="card-head">
+                <code className="wrap">{hook.url}</code>
+                <button type="button" className="link danger" onClick={() => remove(hook.id, hook.url)}>
+                  {t.delete}
+                </button>
+              </div>
+              <h3 className="small">{t.settings.deliveries}</h3>
+              {hook.deliveries.length === 0 ? (
+                <p className="muted small">{t.settings.noDeliveries}</p>
+              ) : (
+                <table className="deliveries">
+                  <tbody>
+                    {hook.deliveries.map((delivery) => (
+                      <tr key={delivery.id} data-status={delivery.status}>
+                        <td>{formatDateTime(delivery.timestamp)}</td>
+                        <td>{t.settings.deliveryStatus[delivery.status] ?? delivery.status}</td>
+                        <td>{t.settings.responseCode(delivery.responseCode)}</td>
+                        <td>
+                          {delivery.status === "failed" && (
+                            <button type="button" className="link" onClick={() => retry(delivery.id)}>
+                              {t.settings.retryDelivery}
+                            </button>
+                          )}
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  )
+}

@@ -1,0 +1,220 @@
+import { type FormEvent, useState } from "react"
+import { useServices } from "../AppContext.js"
+import { Empty, ErrorBox, Field, Loading, Notice } from "../components/ui.js"
+import { formatMoney } from "../format.js"
+import { useAction, useLoad } from "../hooks.js"
+import { Link, paths } from "../router.js"
+import { t } from "../strings.js"
+import { CpvPicker } from "./CpvPicker.js"
+
+interface Watchlist {
+  readonly id: string
+  readonly name: string
+  readonly cpvCodes: ReadonlyArray<string>
+  readonly keywords: ReadonlyArray<string>
+  readonly minValue: number | null
+  readonly maxValue: number | null
+  readonly authorityId: string | null
+  readonly minScore: number
+  readonly companyId: string
+}
+
+export const WatchlistsScreen = ({ companyId }: { readonly companyId: string }) => {
+  const { call } = useServices()
+  const company = useLoad(
+    () => call((c) => c.companies.get({ path: { id: companyId } })).then((r) => r.data),
+    [companyId]
+  )
+  const watchlists = useLoad(
+    () => call((c) => c.watchlists.list()).then((r) => r.data.filter((w) => w.companyId === companyId)),
+    [companyId]
+  )
+  const [editing, setEditing] = useState<Watchlist | "new" | undefined>(undefined)
+  const [notice, setNotice] = useState<string | undefined>(undefined)
+  const action = useAction()
+
+  const remove = async (watchlist: Watchlist) => {
+    if (!window.confirm(t.watchlists.confirmDelete(watchlist.name))) return
+    const done = await action.run(() =>
+      call((c) => c.watchlists.remove({ path: { id: watchlist.id } })).then(() => true)
+    )
+    if (done) {
+      setNotice(t.watchlists.deleted)
+      watchlists.reload()
+    }
+  }
+
+  return (
+    <section>
+      <div className="heading">
+        <div>
+          <h1>{company.data ? t.watchlists.title(company.data.name) : t.loading}</h1>
+          <p className="muted">{t.watchlists.intro}</p>
+        </div>
+        {editing === undefined && (
+          <button type="button" className="primary" onClick={() => setEditing("new")} data-testid="add-watchlist">
+            {t.watchlists.add}
+          </button>
+        )}
+      </div>
+      <p>
+        <Link to={paths.tenders(companyId)}>← {t.tenders.back}</Link>
+      </p>
+      <ErrorBox error={company.error} onRetry={company.reload} />
+      <Notice text={notice} />
+      <ErrorBox error={action.error} />
+      {editing !== undefined && (
+        <WatchlistForm
+          companyId={companyId}
+          watchlist={editing === "new" ? undefined : editing}
+          onDone={(saved) => {
+            setEditing(undefined)
+            if (saved) {
+              setNotice(t.watchlists.saved)
+              watchlists.reload()
+            }
+          }}
+        />
+      )}
+      <ErrorBox error={watchlists.error} onRetry={watchlists.reload} />
+      {watchlists.data === undefined ? (
+        watchlists.loading && <Loading />
+      ) : watchlists.data.length === 0 ? (
+        <Empty>{t.watchlists.empty}</Empty>
+      ) : (
+        <ul className="cards" data-testid="watchlists">
+          {watchlists.data.map((w) => (
+            <li key={w.id} className="card" data-testid="watchlist">
+              <div className="card-head">
+                <span className="title">{w.name}</span>
+                <span className="muted small">
+                  {t.watchlists.minScore}: {w.minScore}
+                </span>
+              </div>
+              {w.cpvCodes.length > 0 && (
+                <p className="small">
+                  {t.watchlists.cpv}:{" "}
+                  {w.cpvCodes.map((code) => (
+                    <code key={code}>{code} </code>
+                  ))}
+                </p>
+              )}
+              {w.keywords.length > 0 && (
+                <p className="small">
+                  {t.watchlists.keywords}: {w.keywords.join(", ")}
+                </p>
+              )}
+              <p className="small muted">
+                {w.minValue === null && w.maxValue === null
+                  ? t.watchlists.anyValue
+                  : t.watchlists.valueRange(
+                      w.minValue === null ? "0" : formatMoney(w.minValue, "RON"),
+                      w.maxValue === null ? "∞" : formatMoney(w.maxValue, "RON")
+                    )}
+              </p>
+              <div className="actions">
+                <button type="button" className="link" onClick={() => setEditing(w)}>
+                  {t.edit}
+                </button>
+                <button type="button" className="link danger" onClick={() => remove(w)} disabled={action.pending}>
+                  {t.delete}
+                </button>
+              </div>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  )
+}
+
+const parseAmount = (text: string): number | null => {
+  const cleaned = text.replace(/[\s.]/g, "").replace(",", ".")
+  return cleaned === "" ? null : Number(cleaned)
+}
+
+const WatchlistForm = (props: {
+  readonly companyId: string
+  readonly watchlist: Watchlist | undefined
+  readonly onDone: (saved: boolean) => void
+}) => {
+  const { call } = useServices()
+  const w = props.watchlist
+  const [name, setName] = useState(w?.name ?? "")
+  const [cpvCodes, setCpvCodes] = useState<ReadonlyArray<string>>(w?.cpvCodes ?? [])
+  const [keywords, setKeywords] = useState(w?.keywords.join(", ") ?? "")
+  const [minValue, setMinValue] = useState(w?.minValue?.toString() ?? "")
+  const [maxValue, setMaxValue] = useState(w?.maxValue?.toString() ?? "")
+  const [authorityId, setAuthorityId] = useState(w?.authorityId ?? "")
+  const [minScore, setMinScore] = useState(String(w?.minScore ?? 60))
+  const action = useAction()
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault()
+    const fields = {
+      name,
+      cpvCodes: [...cpvCodes],
+      keywords: keywords
+        .split(",")
+        .map((k) => k.trim())
+        .filter((k) => k !== ""),
+      minValue: parseAmount(minValue),
+      maxValue: parseAmount(maxValue),
+      authorityId: authorityId.trim() === "" ? null : authorityId.trim(),
+      minScore: Number(minScore)
+    }
+    const saved = await action.run(() =>
+      w === undefined
+        ? call((c) => c.watchlists.create({ payload: { ...fields, companyId: props.companyId } }))
+        : call((c) => c.watchlists.update({ path: { id: w.id }, payload: fields }))
+    )
+    if (saved) props.onDone(true)
+  }
+
+  return (
+    <form className="card form" onSubmit={submit} data-testid="watchlist-form">
+      <Field label={t.watchlists.name}>
+        <input name="name" required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} />
+      </Field>
+      <div className="field">
+        <span className="field-label">{t.watchlists.cpv}</span>
+        <CpvPicker value={cpvCodes} onChange={setCpvCodes} />
+      </div>
+      <Field label={t.watchlists.keywords} hint={t.watchlists.keywordsHint}>
+        <input name="keywords" value={keywords} onChange={(e) => setKeywords(e.target.value)} />
+      </Field>
+      <div className="row">
+        <Field label={t.watchlists.minValue}>
+          <input name="minValue" inputMode="decimal" value={minValue} onChange={(e) => setMinValue(e.target.value)} />
+        </Field>
+        <Field label={t.watchlists.maxValue}>
+          <input name="maxValue" inputMode="decimal" value={maxValue} onChange={(e) => setMaxValue(e.target.value)} />
+        </Field>
+      </div>
+      <div className="row">
+        <Field label={t.watchlists.minScore}>
+          <input
+            name="minScore"
+            type="number"
+            min={0}
+            max={100}
+            value={minScore}
+            onChange={(e) => setMinScore(e.target.value)}
+          />
+        </Field>
+        <Field label={t.watchlists.authority}>
+          <input name="authorityId" value={authorityId} onChange={(e) => setAuthorityId(e.target.value)} />
+        </Field>
+      </div>
+      <ErrorBox error={action.error} />
+      <div className="actions">
+        <button type="submit" className="primary" disabled={action.pending} data-testid="save-watchlist">
+          {t.save}
+        </button>
+        <button type="button" onClick={() => props.onDone(false)}>
+          {t.cancel}
+        </button>
+      </div>
+    </form>
+  )
+}

@@ -1,0 +1,167 @@
+import { AppError, SESSION_ENDED_CODES, toAppError } from "../api/errors.js"
+import { t } from "../strings.js"
+
+/** What login and refresh answer (spec 4.5): `expiresIn` seconds of the access token. */
+export interface TokenPair {
+  readonly accessToken: string
+  readonly refreshToken: string
+  readonly expiresIn: number
+}
+
+/** The three auth calls; failures are rejected promises (any value: they go through toAppError). */
+export interface AuthCalls {
+  readonly login: (email: string, password: string) => Promise<TokenPair>
+  readonly refresh: (refreshToken: string) => Promise<TokenPair>
+  /** Sent with the current access token. */
+  readonly logout: () => Promise<void>
+}
+
+/** Where the refresh token lives between page loads (sessionStorage in the app; see README). */
+export interface TokenStore {
+  readonly read: () => string | null
+  readonly write: (refreshToken: string | null) => void
+}
+
+export interface Timers {
+  readonly setTimeout: (run: () => void, ms: number) => unknown
+  readonly clearTimeout: (handle: unknown) => void
+}
+
+export type SessionStatus = "restoring" | "anonymous" | "authenticated"
+
+/** Refresh this long before the access token expires, so a request never carries a stale one. */
+export const REFRESH_AHEAD_SECONDS = 60
+
+/**
+ * The browser session: the access token in memory only, the refresh token in `store` so a reload
+ * stays logged in. Refreshes silently before expiry and, once, on a 401 ACCESS_TOKEN_EXPIRED (a
+ * laptop that slept past the timer); concurrent refreshes share one request, because the server
+ * rotates the refresh token and treats a replayed one as theft. A refresh the server refuses ends
+ * the session (status `anonymous`, with `endedReason`).
+ */
+export class Session {
+  status: SessionStatus = "restoring"
+  /** Why the last session ended without a logout (shown above the login form). */
+  endedReason: string | undefined
+  private accessToken: string | undefined
+  private refreshTimer: unknown
+  private refreshing: Promise<void> | undefined
+  private readonly listeners = new Set<() => void>()
+
+  constructor(
+    private readonly auth: AuthCalls,
+    private readonly store: TokenStore,
+    private readonly timers: Timers
+  ) {}
+
+  /** The access token for the next request (undefined when logged out). */
+  readonly currentAccessToken = () => this.accessToken
+
+  subscribe(listener: () => void) {
+    this.listeners.add(listener)
+    return () => {
+      this.listeners.delete(listener)
+    }
+  }
+
+  /** At page load: trade a stored refresh token for a fresh pair, or show the login form. */
+  async restore() {
+    if (this.store.read() === null) return this.setStatus("anonymous")
+    try {
+      await this.refresh()
+    } catch {
+      // refresh() already ended the session when the token was refused; a network failure lands here too.
+      if (this.status !== "authenticated") this.setStatus("anonymous")
+    }
+  }
+
+  async login(email: string, password: string) {
+    const pair = await this.auth.login(email, password).catch((error) => {
+      throw toAppError(error)
+    })
+    this.endedReason = undefined
+    this.accept(pair)
+  }
+
+  async logout() {
+    try {
+      if (this.accessToken !== undefined) await this.auth.logout()
+    } catch {
+      // The session ends here whatever the server said (it may already be over).
+    }
+    this.end(undefined)
+  }
+
+  /** One refresh at a time: callers arriving during a refresh wait for it. */
+  refresh(): Promise<void> {
+    if (this.refreshing !== undefined) return this.refreshing
+    const refreshToken = this.store.read()
+    if (refreshToken === null) {
+      this.end(undefined)
+      return Promise.reject(new AppError(t.login.sessionEnded, "REFRESH_TOKEN_INVALID"))
+    }
+    this.refreshing = this.auth
+      .refresh(refreshToken)
+      .then(
+        (pair) => this.accept(pair),
+        (failure) => {
+          const error = toAppError(failure)
+          if (error.code !== undefined && SESSION_ENDED_CODES.has(error.code)) this.end(error.message)
+          throw error
+        }
+      )
+      .finally(() => {
+        this.refreshing = undefined
+      })
+    return this.refreshing
+  }
+
+  /**
+   * Runs an API call; when it fails with ACCESS_TOKEN_EXPIRED, refreshes and runs it once more. Any
+   * failure comes out as an AppError; one that means the session is over also ends it.
+   */
+  async call<A>(request: () => Promise<A>): Promise<A> {
+    try {
+      return await request()
+    } catch (failure) {
+      const error = toAppError(failure)
+      if (error.code === "ACCESS_TOKEN_EXPIRED") {
+        await this.refresh()
+        return await request().catch((again) => {
+          throw this.checkEnded(toAppError(again))
+        })
+      }
+      throw this.checkEnded(error)
+    }
+  }
+
+  private checkEnded(error: AppError) {
+    if (error.code !== undefined && SESSION_ENDED_CODES.has(error.code)) this.end(error.message)
+    return error
+  }
+
+  private accept(pair: TokenPair) {
+    this.accessToken = pair.accessToken
+    this.store.write(pair.refreshToken)
+    this.timers.clearTimeout(this.refreshTimer)
+    const inSeconds = Math.max(5, pair.expiresIn - REFRESH_AHEAD_SECONDS)
+    this.refreshTimer = this.timers.setTimeout(() => {
+      // A failed silent refresh is retried by the next request's 401 path; nothing to show here.
+      this.refresh().catch(() => undefined)
+    }, inSeconds * 1000)
+    this.setStatus("authenticated")
+  }
+
+  private end(reason: string | undefined) {
+    this.timers.clearTimeout(this.refreshTimer)
+    this.accessToken = undefined
+    this.store.write(null)
+    this.endedReason = reason
+    this.setStatus("anonymous")
+  }
+
+  private setStatus(status: SessionStatus) {
+    this.status = status
+    for (const listener of this.listeners) listener()
+  }
+}

@@ -1,0 +1,302 @@
+/**
+ * Every text the browser app shows, in Romanian (its users are Romanian consultants). Components take
+ * their words from here only, so a wording change or a second language touches one module.
+ */
+export const t = {
+  appName: "Licitații punctate",
+  loading: "Se încarcă…",
+  retry: "Reîncearcă",
+  save: "Salvează",
+  cancel: "Renunță",
+  edit: "Modifică",
+  delete: "Șterge",
+  close: "Închide",
+  create: "Adaugă",
+  yes: "Da",
+  no: "Nu",
+  none: "—",
+
+  nav: {
+    companies: "Companii",
+    alerts: "Alerte",
+    settings: "Setări",
+    logout: "Ieșire",
+    unreadAlerts: (n: number) => (n === 1 ? "1 alertă necitită" : `${n} alerte necitite`),
+    menu: "Meniu"
+  },
+
+  login: {
+    title: "Autentificare",
+    subtitle: "Licitațiile potrivite pentru clienții dumneavoastră, punctate și explicate.",
+    email: "E-mail",
+    password: "Parolă",
+    submit: "Intră în cont",
+    submitting: "Se verifică…",
+    throttled: (seconds: number) =>
+      `Prea multe încercări nereușite. Puteți încerca din nou peste ${formatWait(seconds)}.`,
+    sessionEnded: "Sesiunea s-a încheiat. Autentificați-vă din nou."
+  },
+
+  companies: {
+    title: "Companii",
+    intro: "Clienții pentru care urmăriți licitații.",
+    add: "Adaugă o companie",
+    name: "Denumire",
+    fiscalCode: "Cod fiscal (CUI)",
+    fiscalCodeHint: "Opțional, de exemplu RO22505268",
+    description: "Descrierea activității",
+    descriptionHint:
+      "Ce face compania, în cuvintele ei: lucrări, produse, servicii. Licitațiile sunt punctate după această descriere și după listele de urmărire.",
+    active: "Activă",
+    inactive: "Inactivă",
+    watchlists: (n: number) => (n === 1 ? "1 listă de urmărire" : `${n} liste de urmărire`),
+    tenders: "Licitații",
+    watchlistsLink: "Liste de urmărire",
+    deactivate: "Dezactivează",
+    reactivate: "Reactivează",
+    confirmDeactivate: (name: string) =>
+      `Dezactivați compania „${name}”? Nu va mai fi punctată; datele rămân și o puteți reactiva.`,
+    empty: "Nu aveți încă nicio companie. Adăugați primul client cu o descriere a activității lui.",
+    created: "Compania a fost adăugată. Licitațiile se punctează în câteva secunde.",
+    saved: "Modificările au fost salvate.",
+    editTitle: (name: string) => `Modifică: ${name}`,
+    newTitle: "Companie nouă"
+  },
+
+  tenders: {
+    title: (company: string) => `Licitații pentru ${company}`,
+    minScore: "Scor minim",
+    status: "Stare",
+    statusAll: "Toate",
+    statusOpen: "Deschise",
+    statusClosed: "Închise",
+    total: (n: number) => (n === 1 ? "1 licitație" : `${n} licitații`),
+    score: "Scor",
+    authority: "Autoritate contractantă",
+    county: "Județ",
+    deadline: "Termen",
+    value: "Valoare estimată",
+    daysLeft: (days: number) =>
+      days < 0 ? "închisă" : days === 0 ? "ultima zi" : days === 1 ? "mai are o zi" : `mai are ${days} zile`,
+    noDeadline: "fără termen",
+    noValue: "valoare necunoscută",
+    loadMore: "Mai multe",
+    end: "Ați văzut toate licitațiile.",
+    empty:
+      "Nicio licitație punctată încă pentru această companie. Adăugați o descriere a activității sau o listă de urmărire ca să vedeți licitații.",
+    emptyFiltered: "Nicio licitație nu trece de filtre. Micșorați scorul minim sau alegeți altă stare.",
+    addDescription: "Modifică descrierea",
+    addWatchlist: "Adaugă o listă de urmărire",
+    back: "Înapoi la licitații"
+  },
+
+  verdict: {
+    GO: "MERITĂ",
+    RESEARCH: "DE ANALIZAT",
+    SKIP: "NU MERITĂ"
+  } as Record<"GO" | "RESEARCH" | "SKIP", string>,
+
+  detail: {
+    breakdown: "De ce acest scor",
+    confidence: (pct: number) => `Încredere: ${pct}%`,
+    factor: {
+      semantic: "Potrivire cu descrierea",
+      keyword: "Cuvinte cheie",
+      cpv: "Coduri CPV",
+      valueFit: "Valoare",
+      historical: "Istoric de câștiguri"
+    } as Record<"semantic" | "keyword" | "cpv" | "valueFit" | "historical", string>,
+    points: (points: number) => `${formatNumber(points, 1)} puncte`,
+    weight: (pct: number) => `pondere ${pct}%`,
+    factorScore: (pct: number) => `${pct}%`,
+    cpvType: {
+      primary: "codul principal se potrivește",
+      additional: "un cod secundar se potrivește",
+      none: "niciun cod nu se potrivește"
+    } as Record<"primary" | "additional" | "none", string>,
+    original: "Anunțul original",
+    published: "Publicată",
+    description: "Descriere",
+    cpvCodes: "Coduri CPV",
+    model: (version: string, at: string) => `Model ${version}, punctat la ${at}`
+  },
+
+  watchlists: {
+    title: (company: string) => `Liste de urmărire: ${company}`,
+    intro: "Ce caută compania: coduri CPV, cuvinte cheie, valori, o autoritate anume.",
+    add: "Listă nouă",
+    name: "Denumire",
+    cpv: "Coduri CPV",
+    cpvSearch: "Caută un cod CPV (română sau engleză)",
+    cpvSearchPlaceholder: "ex. asfalt, software, 4523",
+    cpvNoResults: "Niciun cod CPV nu se potrivește căutării.",
+    cpvRemove: (code: string) => `Elimină ${code}`,
+    keywords: "Cuvinte cheie",
+    keywordsHint: "Separate prin virgulă",
+    minValue: "Valoare minimă (RON)",
+    maxValue: "Valoare maximă (RON)",
+    authority: "ID autoritate contractantă (opțional)",
+    minScore: "Scor minim pentru alertă",
+    empty: "Compania nu are liste de urmărire. Adăugați una ca să primiți alerte pentru licitațiile noi.",
+    confirmDelete: (name: string) => `Ștergeți lista „${name}”? Alertele deja primite rămân.`,
+    saved: "Lista a fost salvată.",
+    deleted: "Lista a fost ștearsă.",
+    valueRange: (min: string, max: string) => `${min} – ${max}`,
+    anyValue: "orice valoare"
+  },
+
+  alerts: {
+    title: "Alerte",
+    filterRead: "Afișează",
+    all: "Toate",
+    unreadOnly: "Necitite",
+    readOnly: "Citite",
+    watchlist: "Listă de urmărire",
+    anyWatchlist: "Toate listele",
+    verdict: "Verdict",
+    anyVerdict: "Toate",
+    dateFrom: "De la data",
+    markAllRead: "Marchează toate ca citite",
+    markedAll: (n: number) => (n === 1 ? "O alertă marcată ca citită." : `${n} alerte marcate ca citite.`),
+    markRead: "Marchează citită",
+    markUnread: "Marchează necitită",
+    unread: "necitită",
+    empty: "Nicio alertă. Alertele apar când o licitație nouă trece de scorul minim al unei liste de urmărire.",
+    emptyFiltered: "Nicio alertă nu trece de filtre.",
+    page: (page: number, pages: number) => `Pagina ${page} din ${pages}`,
+    previous: "Înapoi",
+    next: "Înainte"
+  },
+
+  settings: {
+    title: "Setări",
+    apiKeys: "Chei API",
+    apiKeysIntro: "Pentru integrări: cheile dau acces la API-ul de licitații (cel mult 3 active).",
+    keyName: "Nume (opțional)",
+    createKey: "Creează o cheie",
+    newKeyTitle: "Cheia nouă",
+    newKeyWarning: "Copiați-o acum: nu va mai fi afișată niciodată.",
+    copy: "Copiază",
+    copied: "Copiată",
+    revoke: "Revocă",
+    revoked: "revocată",
+    confirmRevoke: (name: string) => `Revocați cheia „${name}”? Aplicațiile care o folosesc se opresc imediat.`,
+    noKeys: "Nicio cheie API. Creați una ca să folosiți API-ul din alte aplicații.",
+    createdAt: "Creată",
+    credits: "Credite luna aceasta",
+    creditsRemaining: (n: number, total: number) => `${formatNumber(n, 0)} din ${formatNumber(total, 0)} rămase`,
+    creditsUsed: (n: number) => `${formatNumber(n, 0)} folosite`,
+    periodEnds: (at: string) => `Perioada se încheie la ${at}`,
+    dailyUse: "Consum zilnic",
+    dailyUseDay: (date: string, used: number) => `${date}: ${used} credite`,
+    webhooks: "Webhook-uri",
+    webhooksIntro: "Adrese HTTPS care primesc licitațiile noi potrivite (evenimentul tender.matched).",
+    webhookUrl: "URL (https://…)",
+    webhookSecret: "Secret (cel puțin 32 de caractere)",
+    addWebhook: "Adaugă webhook",
+    noWebhooks: "Niciun webhook. Adăugați o adresă HTTPS ca să primiți licitațiile potrivite automat.",
+    deliveries: "Ultimele livrări",
+    noDeliveries: "Nicio livrare încă.",
+    deliveryStatus: {
+      pending: "în așteptare",
+      delivering: "în curs",
+      succeeded: "livrată",
+      failed: "eșuată",
+      webhook_deleted: "webhook șters"
+    } as Record<string, string>,
+    responseCode: (code: number | null) => (code === null ? "fără răspuns" : `HTTP ${code}`),
+    retryDelivery: "Retrimite",
+    confirmDeleteWebhook: (url: string) => `Ștergeți webhook-ul ${url}?`
+  },
+
+  errors: {
+    network: "Serverul nu răspunde. Verificați conexiunea și încercați din nou.",
+    unexpected: "A apărut o eroare neașteptată. Încercați din nou.",
+    server: "Eroare pe server. Încercați din nou peste câteva momente.",
+    invalidInput: "Datele trimise nu sunt valide.",
+    notFound: "Nu există (sau nu mai există) ori nu aparține contului dumneavoastră.",
+    byCode: {
+      INVALID_CREDENTIALS: "E-mailul sau parola nu sunt corecte.",
+      ACCESS_TOKEN_MISSING: "Sesiunea s-a încheiat. Autentificați-vă din nou.",
+      ACCESS_TOKEN_INVALID: "Sesiunea nu mai este validă. Autentificați-vă din nou.",
+      ACCESS_TOKEN_EXPIRED: "Sesiunea a expirat. Autentificați-vă din nou.",
+      REFRESH_TOKEN_INVALID: "Sesiunea nu mai este validă. Autentificați-vă din nou.",
+      REFRESH_TOKEN_EXPIRED: "Sesiunea a expirat. Autentificați-vă din nou.",
+      REFRESH_TOKEN_REUSED: "Sesiunea a fost închisă din motive de siguranță. Autentificați-vă din nou.",
+      SESSION_REVOKED: "Sesiunea a fost închisă. Autentificați-vă din nou.",
+      PLAN_UPGRADE_REQUIRED: "Această funcție este disponibilă doar în planul Consultant.",
+      WATCHLIST_LIMIT_REACHED: "Ați atins numărul maxim de liste de urmărire al planului.",
+      API_KEY_LIMIT_EXCEEDED: "Aveți deja 3 chei API active. Revocați una ca să creați alta.",
+      WEBHOOK_LIMIT_EXCEEDED: "Aveți deja 5 webhook-uri active. Ștergeți unul ca să adăugați altul.",
+      DELIVERY_NOT_RETRYABLE: "Doar o livrare eșuată poate fi retrimisă.",
+      INVALID_CURSOR: "Lista s-a schimbat între timp. Reîncărcați pagina.",
+      NOT_FOUND: "Nu există (sau nu mai există) ori nu aparține contului dumneavoastră.",
+      INTERNAL_ERROR: "Eroare pe server. Încercați din nou peste câteva momente.",
+      REPORT_NOT_READY: "Raportul nu este gata încă.",
+      API_CREDITS_EXHAUSTED: "Nu mai aveți destule credite luna aceasta.",
+      SERVICE_UNAVAILABLE: "Serviciul este temporar indisponibil. Încercați din nou peste câteva momente."
+    } as Record<string, string>,
+    rateLimited: (seconds: number) => `Prea multe cereri. Încercați din nou peste ${formatWait(seconds)}.`,
+    field: (field: string, message: string) => `${fieldName(field)}: ${message}`
+  },
+
+  fields: {
+    name: "Denumire",
+    description: "Descriere",
+    fiscalCode: "Cod fiscal",
+    email: "E-mail",
+    password: "Parolă",
+    cpvCodes: "Coduri CPV",
+    keywords: "Cuvinte cheie",
+    minValue: "Valoare minimă",
+    maxValue: "Valoare maximă",
+    authorityId: "Autoritate",
+    minScore: "Scor minim",
+    url: "URL",
+    secret: "Secret",
+    events: "Evenimente"
+  } as Record<string, string>,
+
+  reports: {
+    title: "Rapoarte PDF",
+    intro: "Raportul unei companii pe o perioadă: licitațiile punctate, cu verdictul lor. Costă 10 credite.",
+    company: "Companie",
+    dateFrom: "De la",
+    dateTo: "Până la",
+    request: "Cere raportul",
+    download: "Descarcă",
+    empty: "Niciun raport cerut încă. Alegeți o companie și o perioadă.",
+    status: {
+      pending: "în așteptare",
+      generating: "se generează",
+      completed: "gata",
+      failed: "eșuat (cereți altul)"
+    } as Record<string, string>
+  },
+
+  notFoundPage: "Pagina nu există.",
+  toHome: "Înapoi la companii"
+}
+
+/** The label of a request field named in a validation error (`details[].path`), else the path itself. */
+export const fieldName = (path: string) => t.fields[path.split(".")[0] ?? path] ?? path
+
+/** "45 de secunde", "3 minute": the wait of a throttled request. */
+export const formatWait = (seconds: number) => {
+  const s = Math.max(1, Math.ceil(seconds))
+  if (s < 60) return s === 1 ? "o secundă" : s < 20 ? `${s} secunde` : `${s} de secunde`
+  const m = Math.ceil(s / 60)
+  return m === 1 ? "un minut" : m < 20 ? `${m} minute` : `${m} de minute`
+}
+
+const numberFormats = new Map<number, Intl.NumberFormat>()
+
+/** Romanian digit grouping and decimal comma: 1.234.567,5. */
+export const formatNumber = (value: number, decimals: number) => {
+  let format = numberFormats.get(decimals)
+  if (format === undefined) {
+    format = new Intl.NumberFormat("ro-RO", { minimumFractionDigits: 0, maximumFractionDigits: decimals })
+    numberFormats.set(decimals, format)
+  }
+  return format.format(value)
+}

@@ -1,0 +1,55 @@
+import { extractText, getDocumentProxy } from "unpdf"
+import type { ReportData, ReportTender } from "../../src/domain/reports/ReportData.js"
+
+/** A report's data as the template takes it, without a database: `tenders` rows with Romanian text. */
+export const sampleReport = (tenders: number, overrides: Partial<ReportData> = {}): ReportData => {
+  const rows: Array<ReportTender> = Array.from({ length: tenders }, (_, i) => ({
+    tenderId: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`,
+    title: `Reabilitare drum județean DJ ${100 + i} și poduri în comuna Florești`,
+    score: 95 - (i % 90),
+    verdict: 95 - (i % 90) >= 70 ? "GO" : 95 - (i % 90) >= 40 ? "RESEARCH" : "SKIP",
+    cpvCode: "45233120-6",
+    cpvLabel: "Lucrări de construcţii de drumuri",
+    authority: "Consiliul Județean Cluj",
+    county: "Cluj",
+    deadline: Date.UTC(2026, 11, 15, 10),
+    publishDate: Date.UTC(2026, 10, 1, 8),
+    valueRon: 1_250_000 + i * 1000
+  }))
+  return {
+    tenantName: "Demo Consultanță Achiziții SRL",
+    companyName: "Drumuri și Poduri Transilvania SRL",
+    watchlistName: null,
+    params: { date_from: "2026-11-01", date_to: "2026-11-30", min_score: 0, watchlist_id: null },
+    generatedAt: Date.UTC(2026, 10, 23, 15, 0),
+    totalTenders: tenders,
+    verdictCounts: {
+      GO: rows.filter((r) => r.verdict === "GO").length,
+      RESEARCH: rows.filter((r) => r.verdict === "RESEARCH").length,
+      SKIP: rows.filter((r) => r.verdict === "SKIP").length
+    },
+    averageScore: tenders === 0 ? null : rows.reduce((a, r) => a + r.score, 0) / tenders,
+    totalValueRon: rows.reduce((a, r) => a + (r.valueRon ?? 0), 0),
+    tenders: rows,
+    breakdowns: rows.slice(0, 5).map((r) => ({
+      tenderId: r.tenderId,
+      title: r.title,
+      score: r.score,
+      factors: [
+        { name: "semantic", score: 0.8, weight: 0.25, contribution: 20 },
+        { name: "keyword", score: 0.5, weight: 0.15, contribution: 7.5 },
+        { name: "cpv", score: 1, weight: 0.3, contribution: 30 },
+        { name: "value_fit", score: 1, weight: 0.1, contribution: 10 },
+        { name: "historical", score: 0.5, weight: 0.2, contribution: 10 }
+      ]
+    })),
+    ...overrides
+  }
+}
+
+/** Page count and text of a PDF, read with unpdf (pdf.js). */
+export const readPdf = async (bytes: Uint8Array) => {
+  const document = await getDocumentProxy(new Uint8Array(bytes))
+  const { totalPages, text } = await extractText(document, { mergePages: true })
+  return { pages: totalPages, text }
+}

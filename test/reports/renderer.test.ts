@@ -1,0 +1,124 @@
+import { describe, expect, layer } from "@effect/vitest"
+import { Duration, Effect, Option } from "effect"
+import { reportFooterHtml, reportHtml } from "../../src/domain/reports/ReportTemplate.js"
+import { PdfRenderer, RendererProcessLive } from "../../src/infra/reports/PdfRenderer.js"
+import { readPdf, sampleReport } from "./fixtures.js"
+
+/** The renderer actor for real: its own process, a real Chromium, typed RPC over IPC. */
+const Renderer = RendererProcessLive({
+  chromiumPath: Option.fromNullable(process.env.CHROMIUM_PATH),
+  concurrency: 2,
+  renderTimeout: Duration.seconds(20)
+})
+
+/** Per test: the first render starts the renderer process and Chromium (most of a minute on a busy machine). */
+const TIMEOUT = { timeout: 180_000 }
+
+const page = (tenders: number) => {
+  const data = sampleReport(tenders)
+  return { html: reportHtml(data), footerHtml: reportFooterHtml(data) }
+}
+
+const pidOf = (effect: Effect.Effect<Option.Option<number>>) =>
+  Effect.flatMap(effect, (pid) => (Option.isSome(pid) ? Effect.succeed(pid.value) : Effect.dieMessage("no pid")))
+
+const exited = (pid: number) =>
+  Effect.promise(async () => {
+    for (let i = 0; i < 100; i++) {
+      try {
+        process.kill(pid, 0)
+      } catch {
+        return true
+      }
+      await new Promise((r) => setTimeout(r, 50))
+    }
+    return false
+  })
+
+describe("the renderer actor (child process, real Chromium)", () => {
+  layer(Renderer, { excludeTestServices: true, timeout: 120_000 })((it) => {
+    it.effect(
+      "renders a 100-tender report: pages, company name, diacritics, page numbers",
+      () =>
+        Effect.gen(function* () {
+          const renderer = yield* PdfRenderer
+          const pdf = yield* renderer.render(page(100))
+          expect(Buffer.from(pdf.subarray(0, 5)).toString()).toBe("%PDF-")
+          const { pages, text } = yield* Effect.promise(() => readPdf(pdf))
+          expect(pages).toBeGreaterThan(1)
+          expect(text).toContain("Drumuri și Poduri Transilvania SRL")
+          expect(text).toContain("Florești")
+          expect(text).toContain("Consultanță")
+          expect(text).toContain(`Pagina 1 din ${pages}`)
+        }),
+      TIMEOUT
+    )
+
+    it.effect(
+      "renders concurrently on one warm browser",
+      () =>
+        Effect.gen(function* () {
+          const renderer = yield* PdfRenderer
+          const before = yield* pidOf(renderer.browserPid)
+          const pdfs = yield* Effect.all(
+            Array.from({ length: 4 }, () => renderer.render(page(10))),
+            { concurrency: "unbounded" }
+          )
+          expect(pdfs.every((pdf) => pdf.byteLength > 1000)).toBe(true)
+          expect(yield* pidOf(renderer.browserPid)).toBe(before)
+        }),
+      TIMEOUT
+    )
+
+    it.effect(
+      "a killed browser is relaunched by the next render, in the same renderer process",
+      () =>
+        Effect.gen(function* () {
+          const renderer = yield* PdfRenderer
+          const rendererPid = yield* pidOf(renderer.rendererPid)
+          const browserPid = yield* pidOf(renderer.browserPid)
+          process.kill(browserPid, "SIGKILL")
+          expect(yield* exited(browserPid)).toBe(true)
+          // The render that meets the dead browser may fail (one failed attempt); the next one works.
+          yield* renderer.render(page(3)).pipe(Effect.retry({ times: 1 }))
+          expect(yield* pidOf(renderer.rendererPid)).toBe(rendererPid)
+          expect(yield* pidOf(renderer.browserPid)).not.toBe(browserPid)
+        }),
+      TIMEOUT
+    )
+
+    it.effect(
+      "a killed renderer process is replaced, and its Chromium goes with it",
+      () =>
+        Effect.gen(function* () {
+          const renderer = yield* PdfRenderer
+          yield* renderer.render(page(1))
+          const rendererPid = yield* pidOf(renderer.rendererPid)
+          const browserPid = yield* pidOf(renderer.browserPid)
+          process.kill(rendererPid, "SIGKILL")
+          expect(yield* exited(rendererPid)).toBe(true)
+          // Chromium is attached by a pipe: it exits with the process that launched it.
+          expect(yield* exited(browserPid)).toBe(true)
+          const pdf = yield* renderer.render(page(2))
+          const { text } = yield* Effect.promise(() => readPdf(pdf))
+          expect(text).toContain("Drumuri și Poduri Transilvania SRL")
+          expect(yield* pidOf(renderer.rendererPid)).not.toBe(rendererPid)
+        }),
+      TIMEOUT
+    )
+
+    it.effect(
+      "a page that never finishes loading is cut off at the timeout; the next render works",
+      () =>
+        Effect.gen(function* () {
+          const renderer = yield* PdfRenderer
+          const hung = { html: "<html><body><script>for(;;){}</script></body></html>", footerHtml: "<span></span>" }
+          const failed = yield* Effect.flip(renderer.render(hung))
+          expect(failed._tag).toBe("RenderFailed")
+          const pdf = yield* renderer.render(page(1))
+          expect(pdf.byteLength).toBeGreaterThan(1000)
+        }),
+      TIMEOUT
+    )
+  })
+})

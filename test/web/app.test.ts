@@ -1,0 +1,318 @@
+import { mkdirSync } from "node:fs"
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import type { Browser, Page } from "puppeteer-core"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { projectFile } from "../../src/infra/ProjectFiles.js"
+import { type AppServer, launchBrowser, logIn, openPage, startAppServer, texts } from "./support/AppServer.js"
+
+/**
+ * The browser app in a real Chromium (puppeteer-core) against the real API process, job worker and
+ * database, seeded with the demo data as `npm start` seeds it. Each test opens its own browser
+ * context (own sessionStorage) and logs in through the form.
+ */
+
+const DOCS = projectFile("docs")
+
+describe("the browser app", () => {
+  let server: AppServer
+  let browser: Browser
+  const pages: Array<{ close: () => Promise<void>; problems: Array<string> }> = []
+
+  beforeAll(async () => {
+    ;[server, browser] = await Promise.all([startAppServer(), launchBrowser()])
+  })
+  afterAll(async () => {
+    await browser?.close()
+    await server?.close()
+  })
+
+  /** A logged-in page; the test fails if the page logged a console error or threw (CSP refusals included). */
+  const session = async (viewport?: { width: number; height: number }) => {
+    const opened = await openPage(browser, viewport)
+    pages.push(opened)
+    await logIn(opened.page, server.baseUrl, server.demo.email, server.demo.password)
+    return opened
+  }
+  const expectNoProblems = (problems: Array<string>) => expect(problems).toEqual([])
+
+  const companyPage = async (page: Page, name: RegExp) => {
+    const links = await page.$$("[data-testid=company] a.title")
+    for (const link of links) {
+      const text = await link.evaluate((a) => a.textContent ?? "")
+      if (name.test(text)) return link
+    }
+    throw new Error(`no company matching ${name}`)
+  }
+
+  const sql = <A>(query: (sql: SqlClient.SqlClient) => Effect.Effect<A, unknown>) =>
+    server.run(Effect.flatMap(SqlClient.SqlClient, (client) => query(client).pipe(Effect.orDie)))
+
+  it("logs in with e-mail and password and lists the workspace's companies", async () => {
+    const { page, problems } = await session()
+    const names = await texts(page, "[data-testid=company] a.title")
+    expect(names.sort()).toEqual(["Drumuri și Poduri Transilvania SRL", "Soft Integrator Public SRL"])
+    // The access token stays in memory; only the refresh token is stored, in sessionStorage.
+    const stored = await page.evaluate(() => ({ ...window.sessionStorage }))
+    expect(Object.keys(stored)).toEqual(["tss.refreshToken"])
+    expect(await page.evaluate(() => JSON.stringify(window.localStorage))).toBe("{}")
+    expectNoProblems(problems)
+  })
+
+  it("a reload keeps the session; logout ends it", async () => {
+    const { page, problems } = await session()
+    await (await companyPage(page, /Drumuri/)).click()
+    await page.waitForSelector("[data-testid=tender]")
+    const url = page.url()
+    await page.reload()
+    // Back on the same deep link, logged in, without the form.
+    await page.waitForSelector("[data-testid=tender]")
+    expect(page.url()).toBe(url)
+    expect(await page.$("[data-testid=login-form]")).toBeNull()
+
+    await page.click("[data-testid=logout]")
+    await page.waitForSelector("[data-testid=login-form]")
+    expect(await page.evaluate(() => window.sessionStorage.length)).toBe(0)
+    await page.reload()
+    await page.waitForSelector("[data-testid=login-form]")
+    expectNoProblems(problems)
+  })
+
+  it("lists a company's scored tenders with their facts, filters them and loads more on scroll", async () => {
+    const { page, problems } = await session({ width: 1280, height: 900 })
+    await (await companyPage(page, /Drumuri/)).click()
+    await page.waitForSelector("[data-testid=tender]")
+    const first = await page.$eval("[data-testid=tender]", (li) => ({
+      score: li.querySelector("[data-testid=score]")?.textContent ?? "",
+      verdict: li.querySelector("[data-testid=verdict]")?.getAttribute("data-verdict") ?? "",
+      text: li.textContent ?? ""
+    }))
+    expect(Number(first.score)).toBeGreaterThanOrEqual(0)
+    expect(["GO", "RESEARCH", "SKIP"]).toContain(first.verdict)
+    // Deadline with days left, value in RON and EUR (open tenders by default).
+    expect(first.text).toMatch(/Termen: \d{2}\.\d{2}\.\d{4} \((mai are|ultima zi)/)
+    expect(first.text).toMatch(/\d RON · [\d.]+ EUR/)
+    const scores = (await texts(page, "[data-testid=tender] [data-testid=score]")).map(Number)
+    expect(scores).toEqual([...scores].sort((a, b) => b - a))
+    expect(scores.length).toBe(20)
+
+    mkdirSync(DOCS, { recursive: true })
+    await page.screenshot({ path: `${DOCS}/tender-list.png` })
+
+    // More pages on scroll.
+    await page.evaluate(() => document.querySelector(".sentinel")?.scrollIntoView())
+    await page.waitForFunction(() => document.querySelectorAll("[data-testid=tender]").length > 20)
+
+    // Minimum score filter: every listed score reaches it.
+    await page.select("[data-testid=min-score]", "50")
+    await page.waitForFunction(
+      () =>
+        [...document.querySelectorAll("[data-testid=tender] [data-testid=score]")].every(
+          (el) => Number(el.textContent) >= 50
+        ) && !document.querySelector("[aria-busy=true]")
+    )
+    // Closed tenders: their deadline says so.
+    await page.select("[data-testid=min-score]", "0")
+    await page.select("[data-testid=status]", "closed")
+    await page.waitForFunction(() => {
+      const items = [...document.querySelectorAll("[data-testid=tender]")]
+      return items.length > 0 && items.every((el) => el.textContent?.includes("închisă"))
+    })
+    expectNoProblems(problems)
+  })
+
+  it("opens a tender: the five factors as a bar chart, each with its reason, and the original notice", async () => {
+    const { page, problems } = await session({ width: 1000, height: 1100 })
+    await (await companyPage(page, /Drumuri/)).click()
+    await page.waitForSelector("[data-testid=tender-link]")
+    await page.click("[data-testid=tender-link]")
+    await page.waitForSelector("[data-testid=tender-detail]")
+    const factors = await page.$$eval("[data-testid=factor]", (items) =>
+      items.map((item) => ({
+        name: item.getAttribute("data-factor"),
+        width: (item.querySelector(".bar-fill") as HTMLElement | null)?.style.width ?? "",
+        reason: item.querySelector("[data-testid=factor-reason]")?.textContent?.trim() ?? ""
+      }))
+    )
+    expect(factors.map((f) => f.name)).toEqual(["semantic", "keyword", "cpv", "valueFit", "historical"])
+    for (const factor of factors) expect(factor.width).toMatch(/^\d+%$/)
+    const href = await page.$eval("[data-testid=source-link]", (a) => a.getAttribute("href"))
+    expect(href).toMatch(/^https?:\/\//)
+    await page.screenshot({ path: `${DOCS}/tender-breakdown.png`, fullPage: true })
+    // Each factor says why it scored so: the `reason` of the model (branch `reasons`/`matching`).
+    for (const factor of factors) expect(factor.reason, `reason of ${factor.name}`).not.toBe("")
+    expectNoProblems(problems)
+  })
+
+  it("creates a company with a description and shows its scored tenders", async () => {
+    const { page, problems } = await session()
+    await page.click("[data-testid=add-company]")
+    await page.type("[data-testid=company-form] input[name=name]", "Asfaltări Nord SRL")
+    await page.type("[data-testid=company-form] input[name=fiscalCode]", "RO 14399840")
+    await page.type(
+      "[data-testid=company-form] textarea[name=description]",
+      "Lucrări de asfaltare și reabilitare a drumurilor județene și comunale, covoare asfaltice, poduri și podețe."
+    )
+    await page.click("[data-testid=company-form] button[type=submit]")
+    await page.waitForSelector("[data-testid=notice]")
+    // The notice shows at once; the list reloads after it.
+    await page.waitForFunction(
+      () =>
+        [...document.querySelectorAll("[data-testid=company] a.title")].some((a) =>
+          a.textContent?.includes("Asfaltări Nord")
+        ),
+      { timeout: 10_000 }
+    )
+    const created = await companyPage(page, /Asfaltări Nord/)
+    const [row] = await sql(
+      (q) => q<{ fiscal_code: string }>`SELECT fiscal_code FROM companies WHERE name = 'Asfaltări Nord SRL'`
+    )
+    expect(row?.fiscal_code).toBe("14399840")
+    await created.click()
+    // Scoring runs in the worker (a company.rescore job): the list fills once it has run; reload until then.
+    await page.waitForSelector("[data-testid=tender], [data-testid=empty]")
+    for (let attempt = 0; attempt < 20 && (await page.$("[data-testid=tender]")) === null; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 1000))
+      await page.reload()
+      await page.waitForSelector("[data-testid=tender], [data-testid=empty]")
+    }
+    // A company with a description and no watchlist is matched by its description (branch `matching`).
+    expect(await texts(page, "[data-testid=tender] a.title"), "tenders scored for the description").not.toEqual([])
+    expectNoProblems(problems)
+  }, 90_000)
+
+  it("creates a watchlist with a CPV code picked from the search", async () => {
+    const { page, problems } = await session()
+    await (await companyPage(page, /Soft Integrator/)).click()
+    await page.waitForSelector("[data-testid=tender-filters]")
+    await page.click("a[href$='/watchlists']")
+    await page.waitForSelector("[data-testid=watchlist]")
+    const before = (await page.$$("[data-testid=watchlist]")).length
+    await page.click("[data-testid=add-watchlist]")
+    await page.type("[data-testid=watchlist-form] input[name=name]", "Echipamente de rețea")
+    // English words find the code as well as Romanian ones.
+    await page.type("[data-testid=cpv-search]", "network equipment")
+    await page.waitForSelector("[data-testid=cpv-result]")
+    const code = await page.$eval("[data-testid=cpv-result]", (b) => b.getAttribute("data-code"))
+    expect(code).toMatch(/^\d{8}-\d$/)
+    await page.click("[data-testid=cpv-result]")
+    await page.waitForSelector("[data-testid=cpv-chosen]")
+    await page.type("[data-testid=watchlist-form] input[name=keywords]", "switch, router")
+    await page.click("[data-testid=save-watchlist]")
+    await page.waitForFunction((n) => document.querySelectorAll("[data-testid=watchlist]").length === n + 1, {}, before)
+    const stored = await sql(
+      (q) =>
+        q<{ cpv_codes: Array<string>; keywords: Array<string> }>`
+          SELECT cpv_codes, keywords FROM watchlists WHERE name = 'Echipamente de rețea'`
+    )
+    expect(stored).toEqual([{ cpv_codes: [code], keywords: ["switch", "router"] }])
+    expectNoProblems(problems)
+  })
+
+  it("marks an alert read and the unread count in the navigation falls", async () => {
+    const { page, problems } = await session()
+    await page.waitForSelector("[data-testid=unread-count]")
+    const before = Number(await page.$eval("[data-testid=unread-count]", (el) => el.textContent))
+    expect(before).toBeGreaterThan(0)
+    await page.click("[data-testid=nav-alerts]")
+    await page.waitForSelector("[data-testid=mark-read]")
+    await page.click("[data-testid=mark-read]")
+    await page.waitForFunction(
+      (n) => Number(document.querySelector("[data-testid=unread-count]")?.textContent) === n - 1,
+      {},
+      before
+    )
+    const [{ unread }] = (await sql(
+      (q) => q<{ unread: number }>`SELECT count(*)::int AS unread FROM alerts WHERE NOT read`
+    )) as [{ unread: number }]
+    expect(unread).toBe(before - 1)
+    expectNoProblems(problems)
+  })
+
+  it("creates an API key, shows it once with a copy button, lists it masked and revokes it", async () => {
+    const { page, problems } = await session()
+    await page.click("a[href='/settings']")
+    await page.waitForSelector("[data-testid=key]")
+    await page.type("input[name=keyName]", "integrare CRM")
+    await page.click("[data-testid=create-key]")
+    await page.waitForSelector("[data-testid=new-key-value]")
+    const key = await page.$eval("[data-testid=new-key-value]", (el) => el.textContent ?? "")
+    expect(key).toMatch(/^svc_[0-9a-f]{64}$/)
+    expect(await page.$("[data-testid=copy-key]")).not.toBeNull()
+    // The key works on the key API.
+    const ok = await fetch(`${server.baseUrl}/api/v1/webhooks`, { headers: { authorization: `Bearer ${key}` } })
+    expect(ok.status).toBe(200)
+
+    // Once: gone from the page after closing it, and after a reload; the list shows it masked.
+    await page.click("[data-testid=close-key]")
+    expect(await page.content()).not.toContain(key)
+    await page.reload()
+    await page.waitForSelector("[data-testid=key]")
+    expect(await page.content()).not.toContain(key)
+    const masked = await texts(page, "[data-testid=key] code")
+    expect(masked).toContain(`${key.slice(0, 12)}…`)
+
+    page.once("dialog", (dialog) => dialog.accept())
+    const rows = await page.$$("[data-testid=key]")
+    for (const row of rows) {
+      if ((await row.evaluate((li) => li.textContent ?? "")).includes("integrare CRM")) {
+        await (await row.$("[data-testid=revoke-key]"))!.click()
+        await row.waitForSelector(".badge")
+      }
+    }
+    const revoked = await fetch(`${server.baseUrl}/api/v1/webhooks`, { headers: { authorization: `Bearer ${key}` } })
+    expect(revoked.status).toBe(401)
+    expect(((await revoked.json()) as { code: string }).code).toBe("API_KEY_REVOKED")
+    expectNoProblems(problems)
+  })
+
+  it("refreshes an expired access token without the user noticing", async () => {
+    const { page, problems } = await session()
+    const seen: Array<string> = []
+    page.on("response", (response) => {
+      const path = new URL(response.url()).pathname
+      if (path.startsWith("/api/")) seen.push(`${response.status()} ${path}`)
+    })
+    // 16 minutes later on the server's clock: the in-memory access token (15 min) has expired.
+    server.advanceClock("16 minutes")
+    await page.click("[data-testid=nav-alerts]")
+    await page.waitForSelector("[data-testid=alert]")
+    expect(await page.$("[data-testid=login-form]")).toBeNull()
+    expect(await page.$("[data-testid=error]")).toBeNull()
+    expect(seen).toContain("401 /api/v1/alerts")
+    expect(seen).toContain("200 /api/v1/auth/refresh")
+    expect(seen.filter((line) => line.endsWith("/api/v1/alerts")).at(-1)).toMatch(/^200 /)
+    expectNoProblems(problems)
+  })
+
+  it("a throttled login says how long to wait", async () => {
+    const { page, problems } = await openPage(browser)
+    await page.goto(`${server.baseUrl}/`)
+    await page.waitForSelector("[data-testid=login-form]")
+    await page.type("input[name=email]", "nimeni@example.test")
+    await page.type("input[name=password]", "parola-gresita")
+    for (let attempt = 0; attempt < 6; attempt++) {
+      await page.click("button[type=submit]")
+      await page.waitForSelector("[role=alert]")
+      if (await page.$("[data-testid=login-throttled]")) break
+      // Wait for the button to be usable again before the next attempt.
+      await page.waitForSelector("button[type=submit]:not([disabled])")
+    }
+    const message = await page.$eval("[data-testid=login-throttled]", (el) => el.textContent ?? "")
+    expect(message).toMatch(/Puteți încerca din nou peste \d+ (de )?(secunde|minute)|un minut/)
+    expect(await page.$eval("button[type=submit]", (b) => (b as HTMLButtonElement).disabled)).toBe(true)
+    expect(problems.filter((p) => !/status of 429/.test(p))).toEqual([])
+  })
+
+  it("fits a 360 px wide phone screen", async () => {
+    const { page, problems } = await session({ width: 360, height: 740 })
+    await (await companyPage(page, /Drumuri/)).click()
+    await page.waitForSelector("[data-testid=tender]")
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)
+    expect(overflow).toBeLessThanOrEqual(0)
+    await page.click("[data-testid=tender-link]")
+    await page.waitForSelector("[data-testid=factor]")
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0)
+    expectNoProblems(problems)
+  })
+})

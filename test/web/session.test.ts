@@ -1,0 +1,186 @@
+import { describe, expect, it } from "vitest"
+import {
+  AccessTokenExpired,
+  InvalidCredentials,
+  RateLimitExceeded,
+  RefreshTokenReused
+} from "../../src/domain/ApiErrors.js"
+import { AppError, toAppError } from "../../src/web/api/errors.js"
+import { daysLeft } from "../../src/web/format.js"
+import { type AuthCalls, REFRESH_AHEAD_SECONDS, Session, type TokenPair } from "../../src/web/session/Session.js"
+import { formatWait } from "../../src/web/strings.js"
+
+/**
+ * The browser session's rules, with the auth calls, the storage and the timers replaced by
+ * recording fakes (the browser tests drive the same class against the real server).
+ */
+
+const pair = (n: number, expiresIn = 900): TokenPair => ({
+  accessToken: `access-${n}`,
+  refreshToken: `refresh-${n}`,
+  expiresIn
+})
+
+const setup = (stored: string | null = null) => {
+  let storedToken = stored
+  const timers: Array<{ run: () => void; ms: number; cleared: boolean }> = []
+  const calls: Array<string> = []
+  let next = 1
+  let refreshResult: (token: string) => Promise<TokenPair> = async () => pair(++next)
+  const auth: AuthCalls = {
+    login: async (email, password) => {
+      calls.push(`login ${email}`)
+      if (password !== "right") throw new InvalidCredentials({ message: "no" })
+      return pair(1)
+    },
+    refresh: (token) => {
+      calls.push(`refresh ${token}`)
+      return refreshResult(token)
+    },
+    logout: async () => {
+      calls.push("logout")
+    }
+  }
+  const session = new Session(
+    auth,
+    { read: () => storedToken, write: (token) => (storedToken = token) },
+    {
+      setTimeout: (run, ms) => {
+        const timer = { run, ms, cleared: false }
+        timers.push(timer)
+        return timer
+      },
+      clearTimeout: (handle) => {
+        if (handle) (handle as { cleared: boolean }).cleared = true
+      }
+    }
+  )
+  return {
+    session,
+    calls,
+    timers,
+    stored: () => storedToken,
+    failRefreshWith: (make: () => unknown) => {
+      refreshResult = async () => {
+        throw make()
+      }
+    }
+  }
+}
+
+describe("the browser session", () => {
+  it("keeps the access token in memory, stores the refresh token, and refreshes a minute before expiry", async () => {
+    const { session, timers, stored, calls } = setup()
+    await session.login("a@b.ro", "right")
+    expect(session.status).toBe("authenticated")
+    expect(session.currentAccessToken()).toBe("access-1")
+    expect(stored()).toBe("refresh-1")
+    expect(timers.at(-1)?.ms).toBe((900 - REFRESH_AHEAD_SECONDS) * 1000)
+    timers.at(-1)!.run()
+    await Promise.resolve()
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    expect(calls).toEqual(["login a@b.ro", "refresh refresh-1"])
+    expect(session.currentAccessToken()).toBe("access-2")
+    expect(stored()).toBe("refresh-2")
+    expect(timers.at(-2)?.cleared).toBe(true)
+  })
+
+  it("a wrong password is a readable error and leaves the session anonymous", async () => {
+    const { session } = setup()
+    await session.restore()
+    await expect(session.login("a@b.ro", "wrong")).rejects.toMatchObject({ code: "INVALID_CREDENTIALS" })
+    expect(session.status).toBe("anonymous")
+  })
+
+  it("restores a stored session at page load with one refresh", async () => {
+    const { session, calls } = setup("refresh-7")
+    await session.restore()
+    expect(session.status).toBe("authenticated")
+    expect(calls).toEqual(["refresh refresh-7"])
+  })
+
+  it("on ACCESS_TOKEN_EXPIRED refreshes once and repeats the call; concurrent calls share one refresh", async () => {
+    const { session, calls } = setup()
+    await session.login("a@b.ro", "right")
+    const seen: Array<string | undefined> = []
+    const request = async () => {
+      seen.push(session.currentAccessToken())
+      if (session.currentAccessToken() === "access-1") throw new AccessTokenExpired({ message: "expired" })
+      return "data"
+    }
+    const results = await Promise.all([session.call(request), session.call(request), session.call(request)])
+    expect(results).toEqual(["data", "data", "data"])
+    // The refresh token rotates on use: a second refresh with it would be a replay, so only one is sent.
+    expect(calls.filter((call) => call.startsWith("refresh"))).toEqual(["refresh refresh-1"])
+    expect(seen.filter((token) => token === "access-2")).toHaveLength(3)
+  })
+
+  it("a refused refresh ends the session with its reason and forgets the stored token", async () => {
+    const { session, stored, failRefreshWith } = setup("refresh-1")
+    failRefreshWith(() => new RefreshTokenReused({ message: "reused" }))
+    await session.restore()
+    expect(session.status).toBe("anonymous")
+    expect(session.endedReason).toMatch(/siguranță/)
+    expect(stored()).toBeNull()
+  })
+
+  it("a refresh that cannot reach the server keeps the stored token for the next try", async () => {
+    const { session, stored, failRefreshWith } = setup("refresh-1")
+    failRefreshWith(() => ({ _tag: "RequestError", reason: "Transport" }))
+    await session.restore()
+    expect(session.status).toBe("anonymous")
+    expect(stored()).toBe("refresh-1")
+  })
+
+  it("logout ends the session even when the server does not answer", async () => {
+    const { session, stored, calls } = setup()
+    await session.login("a@b.ro", "right")
+    await session.logout()
+    expect(calls.at(-1)).toBe("logout")
+    expect(session.status).toBe("anonymous")
+    expect(stored()).toBeNull()
+    expect(session.currentAccessToken()).toBeUndefined()
+  })
+})
+
+describe("API failures as readable messages", () => {
+  it("maps each kind of failure to a Romanian sentence with its code", () => {
+    expect(toAppError(new InvalidCredentials({ message: "x" }))).toMatchObject({
+      code: "INVALID_CREDENTIALS",
+      message: "E-mailul sau parola nu sunt corecte."
+    })
+    const throttled = toAppError(new RateLimitExceeded({ message: "x", retry_after_seconds: 120 }))
+    expect(throttled.retryAfterSeconds).toBe(120)
+    expect(throttled.message).toContain("2 minute")
+    expect(toAppError({ _tag: "RequestError", reason: "Transport" }).message).toMatch(/Serverul nu răspunde/)
+    expect(toAppError({ _tag: "ResponseError", response: { status: 502 } }).message).toMatch(/Eroare pe server/)
+    const invalid = toAppError({
+      _tag: "HttpApiDecodeError",
+      issues: [{ path: ["name"], message: "must not be empty" }],
+      message: "x"
+    })
+    expect(invalid.code).toBe("VALIDATION_ERROR")
+    expect(invalid.message).toContain("Denumire: must not be empty")
+    // A code without a sentence here still says something: the server's message.
+    expect(toAppError({ _tag: "SOME_NEW_CODE", message: "Something new" }).message).toBe("Something new")
+    expect(toAppError(new Error("boom"))).toBeInstanceOf(AppError)
+    expect(toAppError(undefined).message).toMatch(/neașteptată/)
+  })
+
+  it("words waits in Romanian", () => {
+    expect(formatWait(1)).toBe("o secundă")
+    expect(formatWait(5)).toBe("5 secunde")
+    expect(formatWait(45)).toBe("45 de secunde")
+    expect(formatWait(60)).toBe("un minut")
+    expect(formatWait(899)).toBe("15 minute")
+    expect(formatWait(1500)).toBe("25 de minute")
+  })
+
+  it("counts whole days left to a deadline", () => {
+    const now = new Date("2026-11-23T10:00:00Z")
+    expect(daysLeft(new Date("2026-11-23T18:00:00Z"), now)).toBe(0)
+    expect(daysLeft(new Date("2026-11-24T10:00:00Z"), now)).toBe(1)
+    expect(daysLeft(new Date("2026-12-03T09:59:59Z"), now)).toBe(9)
+    expect(daysLeft(new Date("2026-11-23T09:59:59Z"), now)).toBe(-1)
+  })
+})

@@ -1,0 +1,103 @@
+import { createServer } from "node:http"
+import { HttpApiBuilder, HttpServer } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { Clock, Duration, Effect, Layer, ManagedRuntime, Option } from "effect"
+import puppeteer, { type Browser, type Page } from "puppeteer-core"
+import { type DemoSeedResult, seedDemoAndScore } from "../../../src/demo/seedDemo.js"
+import { RoutesLive } from "../../../src/http/Server.js"
+import { chromiumLaunchOptions } from "../../../src/infra/browser/Chromium.js"
+import { projectFile } from "../../../src/infra/ProjectFiles.js"
+import { jobHandlers } from "../../../src/workers/handlers.js"
+import { WorkerLive } from "../../../src/workers/Worker.js"
+import { TestInfraLive } from "../../support/TestServer.js"
+
+/**
+ * A clock that tests can move forward: the server reads every time (token expiry, refresh-token
+ * lifetime, job times) through Effect's Clock, so moving it past 15 minutes expires the browser's
+ * access token for real, without waiting.
+ */
+export const makeShiftedClock = () => {
+  const base = Clock.make()
+  let offsetMs = 0
+  const millis = () => base.unsafeCurrentTimeMillis() + offsetMs
+  const clock: Clock.Clock = {
+    [Clock.ClockTypeId]: Clock.ClockTypeId,
+    unsafeCurrentTimeMillis: millis,
+    currentTimeMillis: Effect.sync(millis),
+    unsafeCurrentTimeNanos: () => base.unsafeCurrentTimeNanos() + BigInt(offsetMs) * 1_000_000n,
+    currentTimeNanos: Effect.sync(() => base.unsafeCurrentTimeNanos() + BigInt(offsetMs) * 1_000_000n),
+    sleep: (duration) => base.sleep(duration)
+  }
+  return {
+    clock,
+    advance: (duration: Duration.DurationInput) => {
+      offsetMs += Duration.toMillis(duration)
+    }
+  }
+}
+
+/**
+ * The API process as `npm run api` serves it (API routes and the built app at `/`) plus the job
+ * worker, in this test file's fresh database, seeded with the demo data (`npm start`'s first run).
+ * The app is served from `dist/web`, built by the test global setup.
+ */
+export const startAppServer = async () => {
+  const shifted = makeShiftedClock()
+  const infra = TestInfraLive({ webDir: projectFile("dist/web") })
+  const layer = HttpApiBuilder.serve().pipe(
+    Layer.provide(RoutesLive),
+    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
+    Layer.provideMerge(WorkerLive({ handlers: jobHandlers, pollEvery: "200 millis" })),
+    Layer.provideMerge(infra),
+    Layer.provide(Layer.setClock(shifted.clock))
+  )
+  const runtime = ManagedRuntime.make(layer)
+  const address = await runtime.runPromise(Effect.map(HttpServer.HttpServer, (s) => s.address))
+  if (address._tag !== "TcpAddress") throw new Error("expected a TCP address")
+  const demo: DemoSeedResult = await runtime.runPromise(seedDemoAndScore)
+  return {
+    baseUrl: `http://127.0.0.1:${address.port}`,
+    demo,
+    run: runtime.runPromise,
+    advanceClock: shifted.advance,
+    close: () => runtime.dispose()
+  }
+}
+
+export type AppServer = Awaited<ReturnType<typeof startAppServer>>
+
+export const launchBrowser = async (): Promise<Browser> =>
+  puppeteer.launch(
+    await Effect.runPromise(chromiumLaunchOptions(Option.fromNullable(process.env.CHROMIUM_PATH || undefined)))
+  )
+
+/**
+ * A page in its own browser context (own sessionStorage), collecting what a user would never see
+ * but a test must: console errors (a CSP refusal lands there) and uncaught exceptions.
+ */
+export const openPage = async (browser: Browser, viewport = { width: 1280, height: 900 }) => {
+  const context = await browser.createBrowserContext()
+  const page = await context.newPage()
+  await page.setViewport(viewport)
+  const problems: Array<string> = []
+  page.on("console", (message) => {
+    // A 401 answer the app handles (an expired token it refreshes) is logged by Chromium as a failed resource.
+    if (message.type() === "error" && !/status of 401/.test(message.text())) problems.push(message.text())
+  })
+  page.on("pageerror", (error) => problems.push(String(error)))
+  return { page, problems, close: () => context.close() }
+}
+
+/** Logs in through the form and waits for the companies screen. */
+export const logIn = async (page: Page, baseUrl: string, email: string, password: string) => {
+  await page.goto(`${baseUrl}/`)
+  await page.waitForSelector("[data-testid=login-form]")
+  await page.type("input[name=email]", email)
+  await page.type("input[name=password]", password)
+  await page.click("button[type=submit]")
+  await page.waitForSelector("[data-testid=company]")
+}
+
+/** Texts of every element matching `selector`. */
+export const texts = (page: Page, selector: string) =>
+  page.$$eval(selector, (elements) => elements.map((element) => element.textContent?.trim() ?? ""))
