@@ -133,11 +133,11 @@ describe("faults on real processes", () => {
     await load.stop()
 
     const during = load.outcomes.filter((o) => o.at > stoppedAt && o.at <= recovered.at)
-    // A request already in flight when the server went down may get no answer at all (see
-    // BENCHMARKS.md, Reliability: an open finding); every request sent after that is answered.
-    const inFlightAtStop = (o: Outcome) => o.at - o.ms < stoppedAt
+    // Every request is answered, also those in flight when the server went down (they once hung:
+    // the credit-header lookup of a failed request died on its lost connection, and a pre-response
+    // handler that dies leaves the request unanswered).
     const unanswered = load.outcomes.filter((o) => o.status === 0)
-    for (const o of unanswered) expect(inFlightAtStop(o), JSON.stringify(o)).toBe(true)
+    expect(unanswered).toEqual([])
     const failed = load.outcomes.filter((o) => o.status !== 200 && o.status !== 0)
     // Every failure is the uniform 503; none is a 500.
     expect(failed.length).toBeGreaterThan(0)
@@ -147,7 +147,7 @@ describe("faults on real processes", () => {
     }
     // After the first success everything succeeds again: recovered, not flapping.
     expect(
-      load.outcomes.slice(settleFrom).every((o) => o.status === 200 || (o.status === 0 && inFlightAtStop(o)))
+      load.outcomes.slice(settleFrom).every((o) => o.status === 200)
     ).toBe(true)
     expect(api.child.exitCode).toBeNull()
     expect((await fetch(`${baseUrl}/ready`)).status).toBe(200)
@@ -156,7 +156,7 @@ describe("faults on real processes", () => {
       ok: load.outcomes.filter((o) => o.status === 200).length,
       answered503: failed.length,
       answered500: load.outcomes.filter((o) => o.status === 500).length,
-      noAnswerInFlightAtStop: unanswered.length,
+      unanswered: unanswered.length,
       firstRefusalAfterStopMs: firstRefusal.at - stoppedAt,
       downMs: startedAt - stoppedAt,
       recoveryAfterStartMs: recovered.at - startedAt,

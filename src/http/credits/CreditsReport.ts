@@ -41,8 +41,11 @@ export class CreditsReport {
       if (report.known) return Effect.succeed(write(report.known.cost, report.known.remaining))
       return ledger.balance(tenantId).pipe(
         Effect.map((balance) => write(0, balance.remaining)),
-        // Headers are a courtesy on an already failed request: never let them turn it into a 500.
-        Effect.orElseSucceed(() => response)
+        // Headers are a courtesy on an already failed request: whatever the lookup ends with, the
+        // response leaves without them. Defects too: the transaction dies when its ROLLBACK fails on
+        // a lost connection (PostgreSQL restarting), and a pre-response handler that dies leaves the
+        // request unanswered (the platform never writes it; test/hardening/faults.test.ts).
+        Effect.catchAllCause(() => Effect.succeed(response))
       )
     })
   }
