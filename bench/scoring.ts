@@ -316,7 +316,11 @@ await Effect.runPromise(
           )
         )
       ),
-    () => Effect.orDie(admin(`DROP DATABASE IF EXISTS "${databaseName}" WITH (FORCE)`))
+    // SCORING_BENCH_KEEP=1 keeps the database for EXPLAIN and the like (drop it by hand).
+    () =>
+      process.env.SCORING_BENCH_KEEP === "1"
+        ? Effect.log(`kept database ${databaseName}`)
+        : Effect.orDie(admin(`DROP DATABASE IF EXISTS "${databaseName}" WITH (FORCE)`))
   ).pipe(
     Effect.orDie,
     Logger.withMinimumLogLevel(process.env.SCORING_BENCH_DEBUG === "1" ? LogLevel.Debug : LogLevel.Info)

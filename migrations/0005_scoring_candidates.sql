@@ -2,7 +2,7 @@
 -- tender grows with its candidate companies, not with all companies.
 
 -- Anchor of each watchlist keyword: the first 5 letters of its longest content word, folded like
--- src/domain/scoring/Text.ts keywordAnchor (test/scoring/candidates.test.ts keeps the two equal).
+-- src/domain/scoring/Text.ts keywordAnchor (test/scoring/service.test.ts keeps the two equal).
 CREATE FUNCTION scoring_keyword_anchors(keywords text[]) RETURNS text[]
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
   SELECT coalesce(array_agg(DISTINCT anchor ORDER BY anchor), '{}')

@@ -2,7 +2,7 @@
 -- share specific words with it. The index keys of a text are the first 5 letters of its folded
 -- content words, as src/domain/scoring/Text.ts indexKey computes them (a stem never changes its
 -- first 5 letters, so a key lookup finds a superset of the stem matches; the scorer decides).
--- test/scoring/textCandidates.test.ts keeps the SQL and TypeScript keys equal.
+-- test/scoring/candidateKeys.test.ts keeps the SQL and TypeScript keys equal.
 CREATE FUNCTION scoring_text_keys(body text) RETURNS text[]
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
   SELECT coalesce(array_agg(DISTINCT left(word, 5) ORDER BY left(word, 5)), '{}')

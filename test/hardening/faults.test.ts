@@ -146,9 +146,7 @@ describe("faults on real processes", () => {
       expect(o.body).toEqual({ statusCode: 503, code: "SERVICE_UNAVAILABLE", message: expect.any(String) })
     }
     // After the first success everything succeeds again: recovered, not flapping.
-    expect(
-      load.outcomes.slice(settleFrom).every((o) => o.status === 200)
-    ).toBe(true)
+    expect(load.outcomes.slice(settleFrom).every((o) => o.status === 200)).toBe(true)
     expect(api.child.exitCode).toBeNull()
     expect((await fetch(`${baseUrl}/ready`)).status).toBe(200)
     figures("postgres-restart", {

@@ -72,3 +72,17 @@ export const bestCpvMatch = (
 /** True when the tender code lies inside the watched code's subtree (a watchlist's CPV filter). */
 export const withinCode = (tenderCode: string, watchedCode: string): boolean =>
   digitsOf(tenderCode).startsWith(significantDigits(watchedCode))
+
+/**
+ * Candidate-index keys of CPV codes (migration 0013 `scoring_cpv_keys` computes the watched side in
+ * SQL). A watched code's key is its significant digits cut to the class (4 digits); a tender code's
+ * keys are its division, group and class prefixes. They overlap whenever the tender code lies inside
+ * the watched code or shares its class with it, i.e. whenever codeMatch reaches the class score
+ * (0.75) that makes a pair a candidate (Matching.CANDIDATE_MIN_CPV).
+ */
+export const watchedCpvKey = (watchedCode: string): string => significantDigits(watchedCode).slice(0, 4)
+
+export const tenderCpvKeys = (tenderCode: string): ReadonlyArray<string> => {
+  const digits = digitsOf(tenderCode)
+  return [digits.slice(0, 2), digits.slice(0, 3), digits.slice(0, 4)]
+}

@@ -18,10 +18,18 @@ export const DESCRIPTION_HIT = 0.6
 /** Saturation rate: one title hit gives 0.55, two 0.80, three 0.91. */
 export const KEYWORD_RATE = 0.8
 
+/**
+ * A phrase can only occur where all its stems do: one map lookup per stem rules most tenders out
+ * before the text is scanned (the candidate rule and the scorer ask this for every pair).
+ */
+const mayContain = (phrase: KeywordPhrase, tender: PreparedTender): boolean =>
+  phrase.stems.every((stem) => tender.termFrequencies.has(stem))
+
 /** Weighted number of the phrases the tender contains. */
 export const keywordHits = (phrases: ReadonlyArray<KeywordPhrase>, tender: PreparedTender): number => {
   let hits = 0
   for (const phrase of phrases) {
+    if (!mayContain(phrase, tender)) continue
     if (containsPhrase(tender.titleStems, phrase.stems)) hits += TITLE_HIT
     else if (containsPhrase(tender.descriptionStems, phrase.stems)) hits += DESCRIPTION_HIT
   }
@@ -34,5 +42,7 @@ export const keywordScore = (phrases: ReadonlyArray<KeywordPhrase>, tender: Prep
 
 export const matchesAnyPhrase = (phrases: ReadonlyArray<KeywordPhrase>, tender: PreparedTender): boolean =>
   phrases.some(
-    (phrase) => containsPhrase(tender.titleStems, phrase.stems) || containsPhrase(tender.descriptionStems, phrase.stems)
+    (phrase) =>
+      mayContain(phrase, tender) &&
+      (containsPhrase(tender.titleStems, phrase.stems) || containsPhrase(tender.descriptionStems, phrase.stems))
   )

@@ -35,16 +35,44 @@ export interface TextEvidence {
   readonly total: number
 }
 
-export const textEvidence = (company: PreparedCompany, tender: PreparedTender, stats: CorpusStats): TextEvidence => {
-  let shared = 0
+/** The company's countable words with their specificity, and their sum: what textEvidence compares. */
+interface TextProfile {
+  readonly terms: ReadonlyArray<string>
+  readonly weights: ReadonlyArray<number>
+  readonly total: number
+}
+
+// Computed once per company and corpus snapshot: the candidate rule asks for it for every pair.
+const textProfiles = new WeakMap<CorpusStats, WeakMap<PreparedCompany, TextProfile>>()
+
+const textProfileOf = (company: PreparedCompany, stats: CorpusStats): TextProfile => {
+  let byCompany = textProfiles.get(stats)
+  if (byCompany === undefined) {
+    byCompany = new WeakMap()
+    textProfiles.set(stats, byCompany)
+  }
+  const cached = byCompany.get(company)
+  if (cached !== undefined) return cached
+  const terms: Array<string> = []
+  const weights: Array<number> = []
   let total = 0
   for (const term of company.textTerms) {
     // A word no tender contains ("asigurăm", a misspelling) can match nothing: not counted.
     if (!stats.documentFrequencies.has(term) || !isSpecific(stats, term)) continue
     const weight = specificity(stats, term)
+    terms.push(term)
+    weights.push(weight)
     total += weight
-    if (tender.termFrequencies.has(term)) shared += weight
   }
+  const profile = { terms, weights, total }
+  byCompany.set(company, profile)
+  return profile
+}
+
+export const textEvidence = (company: PreparedCompany, tender: PreparedTender, stats: CorpusStats): TextEvidence => {
+  const { terms, weights, total } = textProfileOf(company, stats)
+  let shared = 0
+  for (let i = 0; i < terms.length; i++) if (tender.termFrequencies.has(terms[i]!)) shared += weights[i]!
   return { shared, total }
 }
 

@@ -1,8 +1,9 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { tenderCpvKeys } from "../../domain/scoring/CpvMatch.js"
 import { type CorpusStats, isSpecific } from "../../domain/scoring/Semantic.js"
 import { indexKey } from "../../domain/scoring/Text.js"
-import { loadCpvNeighbourhood } from "./CpvNeighbourhood.js"
+import { loadCpvDivisions } from "./CpvDivisions.js"
 import type { LoadedTender } from "./ScoringReads.js"
 
 /** A company that may be concerned by a tender, before the domain rule (Matching.isCandidate) decides. */
@@ -12,31 +13,31 @@ export interface CandidatePair {
 }
 
 /**
- * Candidate prefilter, through indexes only: one query for the watchlists whose CPV codes lie in
- * the batch's CPV neighbourhoods (GIN on cpv_codes), whose keyword anchors occur in its text (GIN
- * on scoring_keyword_anchors) or that target its authorities; one for the award notices of the
- * same CPV group, division code or authority and the companies that won them; one for the companies
- * whose description, and one for the award notices whose title, contain a specific word of the
- * batch (GIN on scoring_text_keys, migration 0010; "specific" as Semantic.isSpecific, so common
- * words such as "lucrări" never fan out to every company). The rows are then
+ * Candidate prefilter, through indexes only: one query for the watchlists whose CPV keys meet the
+ * batch's (CpvMatch.tenderCpvKeys: a watched code containing a tender code or sharing its class),
+ * whose keyword anchors occur in its text or that target its authorities; one for the award notices
+ * of the same CPV group, division code or authority and the companies that won them; one for the
+ * companies whose description, and one for the award notices whose title, contain a specific word
+ * of the batch ("specific" as Semantic.isSpecific, so common words such as "lucrări" never fan out
+ * to every company). Keys are stored columns with GIN indexes (migration 0013). The rows are then
  * mapped to tenders in memory. Constant arrays let PostgreSQL combine the indexes (BitmapOr).
  * The result is a superset of the domain rule (Matching.isCandidate), applied afterwards.
  */
 export const makeCandidatePrefilter = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   // The CPV table is static reference data: read it on first use, then keep it.
-  const neighbourhood = yield* Effect.cached(loadCpvNeighbourhood.pipe(Effect.provideService(SqlClient.SqlClient, sql)))
+  const divisions = yield* Effect.cached(loadCpvDivisions.pipe(Effect.provideService(SqlClient.SqlClient, sql)))
 
   const candidatePairs = (tenders: ReadonlyArray<LoadedTender>, stats: CorpusStats) =>
     Effect.gen(function* () {
-      const cpv = yield* neighbourhood
+      const cpv = yield* divisions
       const codesOf = (t: LoadedTender) => [t.prepared.tender.mainCpv, ...t.prepared.tender.additionalCpvs]
-      const nearCodes = new Map(tenders.map((t) => [t, new Set(codesOf(t).flatMap((code) => cpv.codesNear(code)))]))
-      const allNear = [...new Set(tenders.flatMap((t) => [...nearCodes.get(t)!]))]
+      const cpvKeys = new Map(tenders.map((t) => [t, new Set(codesOf(t).flatMap(tenderCpvKeys))]))
+      const allCpvKeys = [...new Set(tenders.flatMap((t) => [...cpvKeys.get(t)!]))]
       const allKeys = [...new Set(tenders.flatMap((t) => [...t.prepared.indexKeys]))]
       const allAuthorities = [...new Set(tenders.map((t) => t.row.authority_id))]
       const allGroups = [...new Set(tenders.flatMap((t) => codesOf(t).map((code) => code.slice(0, 3))))]
-      const allDivisionCodes = allNear.filter((code) => code.slice(2, 8) === "000000")
+      const allDivisionCodes = [...new Set(tenders.flatMap((t) => codesOf(t).flatMap(cpv.divisionCodeOf)))]
       const textKeys = new Map(
         tenders.map((t) => [
           t,
@@ -47,15 +48,15 @@ export const makeCandidatePrefilter = Effect.gen(function* () {
 
       const watchlists = yield* sql<{
         company_id: string
-        cpv_codes: ReadonlyArray<string>
+        cpv_keys: ReadonlyArray<string>
         anchors: ReadonlyArray<string>
         authority_id: string | null
       }>`
-        SELECT company_id, cpv_codes::text[] AS cpv_codes, scoring_keyword_anchors(keywords) AS anchors, authority_id
+        SELECT company_id, cpv_keys, keyword_anchors AS anchors, authority_id
         FROM watchlists
         WHERE deleted_at IS NULL AND active
-          AND (cpv_codes && ${allNear}::char(10)[]
-               OR scoring_keyword_anchors(keywords) && ${allKeys}::text[]
+          AND (cpv_keys && ${allCpvKeys}::text[]
+               OR keyword_anchors && ${allKeys}::text[]
                OR authority_id = ANY(${allAuthorities}::uuid[]))`
       const awards = yield* sql<{ company_id: string; main_cpv: string; authority_id: string }>`
         SELECT c.id AS company_id, a.main_cpv::text AS main_cpv, a.authority_id
@@ -67,17 +68,17 @@ export const makeCandidatePrefilter = Effect.gen(function* () {
                OR a.authority_id = ANY(${allAuthorities}::uuid[]))`
 
       const described = yield* sql<{ company_id: string; keys: ReadonlyArray<string> }>`
-        SELECT id AS company_id, scoring_text_keys(description) AS keys
+        SELECT id AS company_id, description_keys AS keys
         FROM companies
-        WHERE active AND scoring_text_keys(description) && ${allTextKeys}::text[]`
+        WHERE active AND description_keys && ${allTextKeys}::text[]`
       const wonTexts = yield* sql<{ company_id: string; keys: ReadonlyArray<string> }>`
-        SELECT c.id AS company_id, scoring_text_keys(a.title) AS keys
+        SELECT c.id AS company_id, a.award_title_keys AS keys
         FROM tenders a
         JOIN companies c ON c.fiscal_code = ANY(a.winner_fiscal_codes) AND c.active
-        WHERE a.notice_type = 'award' AND scoring_text_keys(a.title) && ${allTextKeys}::text[]`
+        WHERE a.notice_type = 'award' AND a.award_title_keys && ${allTextKeys}::text[]`
 
       // Inverted maps: key → companies; a tender's candidates are the union over its keys.
-      const byCode = new Map<string, Set<string>>()
+      const byCpvKey = new Map<string, Set<string>>()
       const byAnchor = new Map<string, Set<string>>()
       const byAuthority = new Map<string, Set<string>>()
       const add = (map: Map<string, Set<string>>, key: string, companyId: string) => {
@@ -86,7 +87,7 @@ export const makeCandidatePrefilter = Effect.gen(function* () {
         else set.add(companyId)
       }
       for (const w of watchlists) {
-        for (const code of w.cpv_codes) add(byCode, code.trim(), w.company_id)
+        for (const key of w.cpv_keys) add(byCpvKey, key, w.company_id)
         for (const anchor of w.anchors) add(byAnchor, anchor, w.company_id)
         if (w.authority_id !== null) add(byAuthority, w.authority_id, w.company_id)
       }
@@ -107,7 +108,7 @@ export const makeCandidatePrefilter = Effect.gen(function* () {
         const collect = (set: Set<string> | undefined) => {
           if (set !== undefined) for (const id of set) companies.add(id)
         }
-        for (const code of nearCodes.get(tender)!) collect(byCode.get(code))
+        for (const key of cpvKeys.get(tender)!) collect(byCpvKey.get(key))
         for (const key of tender.prepared.indexKeys) collect(byAnchor.get(key))
         collect(byAuthority.get(tender.row.authority_id))
         for (const code of codesOf(tender)) {
