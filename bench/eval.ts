@@ -28,7 +28,7 @@
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { type Award, awardNoticesCsv, awards, awardsByWinner, openNoticesJsonl } from "./eval/data.js"
+import { type Award, awardNoticesCsv, awards, awardsByWinner, cpvLabelOf, openNoticesJsonl } from "./eval/data.js"
 import { legacyWatchlistCase } from "./eval/legacy.js"
 import {
   K,
@@ -272,6 +272,7 @@ const main = async () => {
 
   const descriptionRun = await runDescriptionCase()
   const index2 = new Bm25Index(awards)
+  const index2Labels = new Bm25Index(awards.map((a) => ({ ...a, description: cpvLabelOf(a.mainCpv) })))
   const case2Rows = TRADE_PROFILES.map((p, i) => {
     const relevant = awards.map((a) => inTrade(p, a.mainCpv))
     const relevantKeys = new Set(awards.filter((a) => inTrade(p, a.mainCpv)).map((a) => a.key))
@@ -294,7 +295,8 @@ const main = async () => {
         awards.map((a) => wordOverlapScore(p.description, a)),
         relevant
       ),
-      bm25: precisionByScores(index2.scores(p.description), relevant)
+      bm25: precisionByScores(index2.scores(p.description), relevant),
+      bm25Labels: precisionByScores(index2Labels.scores(p.description), relevant)
     }
   })
   const case2 = {
@@ -306,6 +308,7 @@ const main = async () => {
       service_ties_random: round3(mean(case2Rows.map((r) => r.serviceTies))),
       baseline_word_overlap: round3(mean(case2Rows.map((r) => r.baseline))),
       bm25: round3(mean(case2Rows.map((r) => r.bm25))),
+      bm25_with_cpv_labels: round3(mean(case2Rows.map((r) => r.bm25Labels))),
       ideal: round3(mean(case2Rows.map((r) => r.ideal)))
     }
   }
@@ -368,7 +371,7 @@ const main = async () => {
       fmt(case2.p_at_10.service_ties_random),
       fmt(case2.p_at_10.baseline_word_overlap),
       fmt(case2.p_at_10.bm25),
-      `baseline: word overlap; ideal ${fmt(case2.p_at_10.ideal)}; mean list size ${case2.mean_list_size.toFixed(1)}`
+      `baseline: word overlap; BM25 + CPV label ${fmt(case2.p_at_10.bm25_with_cpv_labels)}; ideal ${fmt(case2.p_at_10.ideal)}; mean list size ${case2.mean_list_size.toFixed(1)}`
     ]),
     pad([
       `3a. watchlist + history, in process (${legacy.companies} companies, pool ${legacy.poolSize})`,
@@ -393,8 +396,18 @@ const main = async () => {
       )
     ].join("\n")
   const perProfile = [
-    pad(["trade", "relevant in pool", "listed", "service P@10", "ties random", "word overlap", "BM25", "ideal"]),
-    pad(["---", "---", "---", "---", "---", "---", "---", "---"]),
+    pad([
+      "trade",
+      "relevant in pool",
+      "listed",
+      "service P@10",
+      "ties random",
+      "word overlap",
+      "BM25",
+      "BM25 + CPV label",
+      "ideal"
+    ]),
+    pad(["---", "---", "---", "---", "---", "---", "---", "---", "---"]),
     ...case2Rows.map((r) =>
       pad([
         r.trade,
@@ -404,6 +417,7 @@ const main = async () => {
         fmt(r.serviceTies),
         fmt(r.baseline),
         fmt(r.bm25),
+        fmt(r.bm25Labels),
         fmt(r.ideal)
       ])
     )

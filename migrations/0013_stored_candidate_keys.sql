@@ -51,3 +51,10 @@ ALTER TABLE tenders
 DROP INDEX tenders_award_text_keys_idx;
 CREATE INDEX tenders_award_title_keys_idx ON tenders USING gin (award_title_keys) WITH (fastupdate = off)
   WHERE notice_type = 'award';
+
+-- Model tsm-1.2.0 (a company known by its description alone is matched by one specific shared word,
+-- Matching.TEXT_ONLY_CANDIDATE_FLOOR) stores pairs the earlier model did not: when scores exist, the
+-- worker backfills (scores every open tender afresh, then rescores the rest).
+INSERT INTO jobs (kind, payload)
+SELECT 'scores.backfill', '{}'::jsonb
+WHERE EXISTS (SELECT 1 FROM tender_scores);

@@ -95,3 +95,13 @@ export const openNoticesJsonl = (list: ReadonlyArray<Award>, deadline: string) =
       })
     )
     .join("\n")
+
+/**
+ * The Romanian label of each CPV code (the service's own reference table, data/cpv), for the
+ * "BM25 + CPV label" reference ranking of case 2: what a search portal would give if it indexed the
+ * label of each notice's code beside its text, as the service's scorer does.
+ */
+const CPV_TABLE = fileURLToPath(new URL("../../data/cpv/cpv2008_ro_en.csv", import.meta.url))
+const cpvRows = parse(fs.readFileSync(CPV_TABLE, "utf8"), { columns: true }) as Array<Record<string, string>>
+const cpvLabels = new Map(cpvRows.map((row) => [row.code_full ?? "", row.label_ro ?? ""]))
+export const cpvLabelOf = (code: string): string => cpvLabels.get(code) ?? ""

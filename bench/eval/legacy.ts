@@ -17,7 +17,7 @@ import {
 } from "../../src/domain/scoring/Inputs.js"
 import { MODEL_VERSION, scorePair } from "../../src/domain/scoring/Model.js"
 import { buildCorpusStats } from "../../src/domain/scoring/Semantic.js"
-import { type Award, awards, awardsByWinner } from "./data.js"
+import { type Award, awards, awardsByWinner, cpvLabelOf } from "./data.js"
 import { mean, targetByScores } from "./metrics.js"
 
 const tenderOf = (a: Award): TenderInput => ({
@@ -27,7 +27,9 @@ const tenderOf = (a: Award): TenderInput => ({
   mainCpv: a.mainCpv,
   additionalCpvs: [],
   authorityId: a.authorityFiscalCode,
-  valueRon: a.valueRon
+  valueRon: a.valueRon,
+  // As the service reads a tender (ScoringReads): its main code's label is part of its text.
+  cpvLabel: cpvLabelOf(a.mainCpv)
 })
 
 export const legacyWatchlistCase = () => {

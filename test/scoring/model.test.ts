@@ -185,7 +185,7 @@ describe("overall score", () => {
     expect([verdictOf(70), verdictOf(69), verdictOf(40), verdictOf(39)]).toEqual(["GO", "RESEARCH", "RESEARCH", "SKIP"])
     // Changing a weight or threshold must come with a new model version.
     expect({ MODEL_VERSION, WEIGHTS, VERDICT_THRESHOLDS }).toEqual({
-      MODEL_VERSION: "tsm-1.1.0",
+      MODEL_VERSION: "tsm-1.2.0",
       WEIGHTS: { semantic: 0.25, keyword: 0.15, cpv: 0.3, value_fit: 0.1, historical: 0.2 },
       VERDICT_THRESHOLDS: { go: 70, research: 40 }
     })
@@ -241,13 +241,14 @@ describe("matching", () => {
       isCandidate(prepareCompany(company({ watchlists: [], ...c })), t, stats)
     // A short description: "asfaltare" is a third of its words' specificity (coverage ≥ 0.25).
     expect(candidate({ description: "Executăm asfaltare de străzi" })).toBe(true)
-    // A long one that shares only that word covers too little of it.
-    expect(
-      candidate({
-        description:
-          "Executăm asfaltare, proiectare de poduri, curățenie de birouri, mobilier școlar, bănci și echipamente IT"
-      })
-    ).toBe(false)
+    // A long one that shares only that word covers too little of it, once a watchlist (on another
+    // trade) says more about the company than its words.
+    const long =
+      "Executăm asfaltare, proiectare de poduri, curățenie de birouri, mobilier școlar, bănci și echipamente IT"
+    const elsewhere = [watchlist({ cpvCodes: ["30200000-1"] })]
+    expect(candidate({ description: long, watchlists: elsewhere })).toBe(false)
+    // Known by its words alone, the company is matched by one specific shared word, as a search would.
+    expect(candidate({ description: long })).toBe(true)
     expect(candidate({ description: "Executăm asfaltări" })).toBe(true) // stemmed: asfaltari ~ asfaltare
     expect(candidate({ description: "Furnizăm mobilier de birou" })).toBe(false)
     expect(candidate({ description: "" })).toBe(false)

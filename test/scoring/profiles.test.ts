@@ -175,9 +175,13 @@ describe("every company is matched from what we know of it (issue 11, real SEAP 
           // those that do are its trade: site supervision is CPV division 71 (engineering services).
           expect(describedList.length).toBeGreaterThanOrEqual(3)
           expect(describedList.length).toBeLessThan(later.length / 4)
+          // Known by its words alone, it is matched by any specific shared word (a search's recall), so
+          // its list also holds notices that only share "lucrări de construcții"; the ranking puts its
+          // trade first: the top 5 are all site supervision, and most of the top 10.
           const top = describedList.slice(0, 10)
+          expect(top.slice(0, 5).map(division)).toEqual(["71", "71", "71", "71", "71"])
           const inTrade = top.filter((r) => division(r) === "71").length
-          expect(inTrade / top.length).toBeGreaterThanOrEqual(0.75)
+          expect(inTrade / top.length).toBeGreaterThanOrEqual(0.6)
           const first = describedList[0]!
           const firstReasons = (yield* explain.reasonsFor(described.id, [first.tender_id])).get(first.tender_id)!
           expect(firstReasons.semantic).toMatch(/^description shares: /)

@@ -9,6 +9,12 @@ export interface TenderInput {
   readonly additionalCpvs: ReadonlyArray<string>
   readonly authorityId: string
   readonly valueRon: number | null
+  /**
+   * The Romanian label of the main CPV code (CPV 2008 table): part of the tender's text for the
+   * semantic factor and text matching, so a notice with a generic title ("Achiziție în cadrul
+   * proiectului …") still says what it buys. Keywords are matched in the title and description only.
+   */
+  readonly cpvLabel?: string
 }
 
 /** What a watchlist asks for: the criteria scoring and alerts read, stored and edited as such. */
@@ -50,7 +56,7 @@ export interface PreparedTender {
   readonly tender: TenderInput
   readonly titleStems: ReadonlyArray<string>
   readonly descriptionStems: ReadonlyArray<string>
-  /** Stem → occurrences in title + description. */
+  /** Stem → occurrences in title + description + CPV label. */
   readonly termFrequencies: ReadonlyMap<string, number>
   readonly length: number
   /** Index keys of every word (see Text.indexKey): what the keyword prefilter looks up. */
@@ -60,9 +66,11 @@ export interface PreparedTender {
 export const prepareTender = (tender: TenderInput): PreparedTender => {
   const titleStems = stems(tender.title)
   const descriptionStems = stems(tender.description)
+  const labelStems = stems(tender.cpvLabel ?? "")
   const termFrequencies = new Map<string, number>()
-  for (const term of titleStems) termFrequencies.set(term, (termFrequencies.get(term) ?? 0) + 1)
-  for (const term of descriptionStems) termFrequencies.set(term, (termFrequencies.get(term) ?? 0) + 1)
+  for (const term of [...titleStems, ...descriptionStems, ...labelStems]) {
+    termFrequencies.set(term, (termFrequencies.get(term) ?? 0) + 1)
+  }
   const indexKeys = new Set<string>()
   for (const word of words(`${tender.title} ${tender.description}`)) indexKeys.add(indexKey(word))
   return {
@@ -70,7 +78,7 @@ export const prepareTender = (tender: TenderInput): PreparedTender => {
     titleStems,
     descriptionStems,
     termFrequencies,
-    length: titleStems.length + descriptionStems.length,
+    length: titleStems.length + descriptionStems.length + labelStems.length,
     indexKeys
   }
 }

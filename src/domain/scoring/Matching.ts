@@ -28,6 +28,19 @@ export const CANDIDATE_MIN_CPV = 0.75
 export const TEXT_CANDIDATE_FLOOR = 1.2
 export const TEXT_CANDIDATE_COVERAGE = 0.25
 
+/**
+ * When its words are all we know of a company (no watchlist, no award won), text is its only source
+ * of candidates, and the rule asks what a search does: one shared word specific enough, i.e. one
+ * that at most about √(N/2) of N tenders contain (specificity 0.5: ~13 of 358, ~100 of 20,000). Its
+ * list is then ranked by the semantic factor. Companies with a watchlist or a history keep the
+ * stricter floor: there the text only adds to what the other signals already find.
+ */
+export const TEXT_ONLY_CANDIDATE_FLOOR = 0.5
+
+/** Whether the company's description is all we know of it: no watchlist, no award history. */
+export const knownByTextOnly = (company: PreparedCompany): boolean =>
+  company.watchlists.length === 0 && company.company.history.length === 0
+
 export interface TextEvidence {
   /** Specificity of the shared words. */
   readonly shared: number
@@ -78,7 +91,8 @@ export const textEvidence = (company: PreparedCompany, tender: PreparedTender, s
 
 export const isTextCandidate = (company: PreparedCompany, tender: PreparedTender, stats: CorpusStats): boolean => {
   const { shared, total } = textEvidence(company, tender, stats)
-  return shared > 0 && (shared >= TEXT_CANDIDATE_FLOOR || shared >= TEXT_CANDIDATE_COVERAGE * total)
+  const floor = knownByTextOnly(company) ? TEXT_ONLY_CANDIDATE_FLOOR : TEXT_CANDIDATE_FLOOR
+  return shared > 0 && (shared >= floor || shared >= TEXT_CANDIDATE_COVERAGE * total)
 }
 
 export const isCandidate = (

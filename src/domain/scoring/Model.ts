@@ -10,7 +10,7 @@ import type { Verdict } from "./Verdict.js"
  * The tender scoring model. Its version names everything that changes a score: weights,
  * thresholds, factor constants. Change any of them and bump the version (a test pins them).
  */
-export const MODEL_VERSION = "tsm-1.1.0"
+export const MODEL_VERSION = "tsm-1.2.0"
 
 export const WEIGHTS = {
   semantic: 0.25,
@@ -31,6 +31,8 @@ export type Weights = { readonly [name in FactorName]: number }
  */
 export const MODEL_WEIGHTS: { readonly [version: string]: Weights } = {
   [MODEL_VERSION]: WEIGHTS,
+  // tsm-1.1.0: same weights; a company known by its description alone needed the stricter text floor.
+  "tsm-1.1.0": WEIGHTS,
   // tsm-1.0.0: same weights; its semantic query had no award titles and its candidates no text rule.
   "tsm-1.0.0": WEIGHTS
 }

@@ -24,8 +24,11 @@ export const makeCorpusStatsCache = Effect.gen(function* () {
 
   const build = (latestSeq: number) =>
     Effect.gen(function* () {
-      const rows = yield* sql<{ title: string; description: string }>`
-        SELECT title, description FROM tenders ORDER BY ingest_seq DESC LIMIT ${CORPUS_SAMPLE_SIZE}`
+      // With the CPV label, as scoring prepares a tender (ScoringReads), so its words are counted too.
+      const rows = yield* sql<{ title: string; description: string; cpv_label: string }>`
+        SELECT t.title, t.description,
+               coalesce((SELECT c.label_ro FROM cpv_codes c WHERE c.code_full = t.main_cpv), '') AS cpv_label
+        FROM tenders t ORDER BY t.ingest_seq DESC LIMIT ${CORPUS_SAMPLE_SIZE}`
       const stats = buildCorpusStats(
         rows.map((row) =>
           prepareTender({
@@ -35,7 +38,8 @@ export const makeCorpusStatsCache = Effect.gen(function* () {
             mainCpv: "",
             additionalCpvs: [],
             authorityId: "",
-            valueRon: null
+            valueRon: null,
+            cpvLabel: row.cpv_label
           })
         )
       )

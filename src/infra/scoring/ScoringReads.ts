@@ -26,6 +26,8 @@ export interface TenderRow {
   readonly publish_date: Date
   readonly ingest_seq: string
   readonly source_url: string
+  /** Romanian label of the main CPV code; "" when the table lacks it. */
+  readonly cpv_label: string
 }
 
 /** A tender row with its text prepared once for every company it is scored against. */
@@ -49,7 +51,8 @@ const toLoadedTender = (row: TenderRow): LoadedTender => ({
     mainCpv: row.main_cpv.trim(),
     additionalCpvs: row.additional_cpvs.map((code) => code.trim()),
     authorityId: row.authority_id,
-    valueRon: row.value_ron
+    valueRon: row.value_ron,
+    cpvLabel: row.cpv_label
   })
 })
 
@@ -60,7 +63,8 @@ export const makeScoringReads = Effect.gen(function* () {
   const TENDER_COLUMNS = sql`
     t.id, t.title, t.description, t.main_cpv, t.additional_cpvs::text[] AS additional_cpvs, t.authority_id,
     coalesce(t.estimated_value_ron, t.estimated_value_eur * ${EUR_RON}::numeric)::float8 AS value_ron,
-    t.deadline, t.publish_date, t.ingest_seq::text AS ingest_seq, t.source_url`
+    t.deadline, t.publish_date, t.ingest_seq::text AS ingest_seq, t.source_url,
+    coalesce((SELECT c.label_ro FROM cpv_codes c WHERE c.code_full = t.main_cpv), '') AS cpv_label`
 
   /** The contract notices among `ids`, in ingest order (award notices are never scored). */
   const contractTenders = (ids: ReadonlyArray<string>) =>
