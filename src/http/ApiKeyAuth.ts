@@ -39,11 +39,11 @@ const options = {
  * through `Api`); the checks are in ApiKeyAuthLive.ts. One tag per rate-limit group:
  */
 
-/** Tenders, scores, webhooks, job status: the `general` limit (60/min). */
+/**
+ * Tenders, scores, webhooks, reports: the `general` limit (60/min). A report creation also counts
+ * against `reportCreation` (10/h), in its handler once the request is valid (ReportsHttp.ts).
+ */
 export class ApiKeyAuth extends HttpApiMiddleware.Tag<ApiKeyAuth>()("ApiKeyAuth", options) {}
 
 /** Bulk export: the `export` limit (20/h). */
 export class ApiKeyAuthExport extends HttpApiMiddleware.Tag<ApiKeyAuthExport>()("ApiKeyAuthExport", options) {}
-
-/** PDF report creation: the `reportCreation` limit (10/h). */
-export class ApiKeyAuthReports extends HttpApiMiddleware.Tag<ApiKeyAuthReports>()("ApiKeyAuthReports", options) {}

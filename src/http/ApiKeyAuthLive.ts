@@ -8,7 +8,7 @@ import { ApiKeysRepo } from "../infra/auth/ApiKeysRepo.js"
 import { CreditLedger } from "../infra/billing/CreditLedger.js"
 import { RateLimitPoliciesTag, RateLimits } from "../infra/billing/RateLimits.js"
 import { ScoredTendersRepo } from "../infra/scoring/ScoredTendersRepo.js"
-import { ApiCaller, ApiKeyAuth, ApiKeyAuthExport, ApiKeyAuthReports } from "./ApiKeyAuth.js"
+import { ApiCaller, ApiKeyAuth, ApiKeyAuthExport } from "./ApiKeyAuth.js"
 import { CreditsReport } from "./credits/CreditsReport.js"
 import { tooManyRequests } from "./TooManyRequests.js"
 
@@ -63,7 +63,6 @@ export const makeApiKeyAuth = (policy: keyof RateLimitPolicies) =>
 
 export const ApiKeyAuthLive = Layer.effect(ApiKeyAuth, makeApiKeyAuth("general"))
 export const ApiKeyAuthExportLive = Layer.effect(ApiKeyAuthExport, makeApiKeyAuth("export"))
-export const ApiKeyAuthReportsLive = Layer.effect(ApiKeyAuthReports, makeApiKeyAuth("reportCreation"))
 
 /**
  * 403 COMPANY_ACCESS_DENIED: the company is not of the caller's tenant. A company that does not

@@ -17,6 +17,17 @@ const dateTimeFormat = new Intl.DateTimeFormat("ro-RO", {
   minute: "2-digit"
 })
 
+// en-CA formats a date as YYYY-MM-DD: the calendar day in Bucharest, as the API's date fields read it.
+const isoDayFormat = new Intl.DateTimeFormat("en-CA", {
+  timeZone: ZONE,
+  year: "numeric",
+  month: "2-digit",
+  day: "2-digit"
+})
+
+/** The Bucharest calendar day of an instant, `YYYY-MM-DD` (not the UTC day, which lags until 02:00/03:00). */
+export const bucharestDay = (date: Date) => isoDayFormat.format(date)
+
 export const formatDate = (date: Date) => dateFormat.format(date)
 export const formatDateTime = (date: Date) => dateTimeFormat.format(date)
 

@@ -300,4 +300,19 @@ describe("report creation rate limit (RATE_LIMIT_REPORTS_PER_HOUR)", { timeout: 
     expect(Number(limited.headers.get("retry-after"))).toBe(limited.body.retry_after_seconds)
     expect((await ledgerState(server, account.tenantId)).remaining).toBe(80)
   })
+
+  it("refused requests (invalid body, foreign company) do not count: the hour's creations stay available", async () => {
+    const account = await createAccount(server, { credits: 100 })
+    const other = await createAccount(server, { credits: 100 })
+    const post = (companyId: string, body: unknown) =>
+      request(`${server.baseUrl}/api/v1/reports/${companyId}/pdf`, { method: "POST", token: account.key, body })
+    const refused = await Promise.all([
+      ...Array.from({ length: 3 }, () => post(account.companyId, { ...BODY, date_from: "2026-12-01" })),
+      ...Array.from({ length: 3 }, () => post(other.companyId, BODY))
+    ])
+    expect(refused.map((r) => r.status).sort()).toEqual([400, 400, 400, 403, 403, 403])
+    expect((await post(account.companyId, BODY)).status).toBe(202)
+    expect((await post(account.companyId, BODY)).status).toBe(202)
+    expect((await post(account.companyId, BODY)).status).toBe(429)
+  })
 })

@@ -6,7 +6,7 @@ import {
   RefreshTokenReused
 } from "../../src/domain/ApiErrors.js"
 import { AppError, toAppError } from "../../src/web/api/errors.js"
-import { daysLeft } from "../../src/web/format.js"
+import { bucharestDay, daysLeft } from "../../src/web/format.js"
 import { type AuthCalls, REFRESH_AHEAD_SECONDS, Session, type TokenPair } from "../../src/web/session/Session.js"
 import { formatWait } from "../../src/web/strings.js"
 
@@ -182,5 +182,13 @@ describe("API failures as readable messages", () => {
     expect(daysLeft(new Date("2026-11-24T10:00:00Z"), now)).toBe(1)
     expect(daysLeft(new Date("2026-12-03T09:59:59Z"), now)).toBe(9)
     expect(daysLeft(new Date("2026-11-23T09:59:59Z"), now)).toBe(-1)
+  })
+
+  it("takes a report's default dates as Bucharest calendar days, not UTC ones", () => {
+    // 00:30 in Bucharest on 24 November (UTC+2 in winter) is still the 23rd in UTC.
+    expect(bucharestDay(new Date("2026-11-23T22:30:00Z"))).toBe("2026-11-24")
+    // 02:30 in Bucharest on 1 July (UTC+3 in summer).
+    expect(bucharestDay(new Date("2026-06-30T23:30:00Z"))).toBe("2026-07-01")
+    expect(bucharestDay(new Date("2026-11-24T12:00:00Z"))).toBe("2026-11-24")
   })
 })

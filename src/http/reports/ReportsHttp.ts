@@ -3,13 +3,15 @@ import { Effect, Layer, Option } from "effect"
 import * as ApiError from "../../domain/ApiErrors.js"
 import { REPORT_ESTIMATED_SECONDS, reportFileName } from "../../domain/reports/ReportJob.js"
 import { AppConfig } from "../../infra/AppConfig.js"
+import { RateLimitPoliciesTag, RateLimits } from "../../infra/billing/RateLimits.js"
 import { AppReportReads, AppReportReadsLive } from "../../infra/reports/AppReportReads.js"
 import { DownloadTokens, DownloadTokensLive } from "../../infra/reports/DownloadTokens.js"
 import { ReportJobsRepo, ReportJobsRepoLive } from "../../infra/reports/ReportJobsRepo.js"
 import { DatabaseReportStorageLive, ReportStorage } from "../../infra/reports/ReportStorage.js"
 import { Api } from "../Api.js"
 import { ApiCaller } from "../ApiKeyAuth.js"
-import { ApiKeyAuthLive, ApiKeyAuthReportsLive, requireOwnCompany } from "../ApiKeyAuthLive.js"
+import { ApiKeyAuthLive, requireOwnCompany } from "../ApiKeyAuthLive.js"
+import { tooManyRequests } from "../TooManyRequests.js"
 
 const notFound = () => new ApiError.NotFound({ message: "No such report job" })
 const gone = () =>
@@ -24,6 +26,8 @@ export const ReportsHttpLive = HttpApiBuilder.group(Api, "reports", (handlers) =
     const storage = yield* ReportStorage
     const config = yield* AppConfig
     const targets = yield* AppReportReads
+    const limits = yield* RateLimits
+    const policies = yield* RateLimitPoliciesTag
     return handlers
       .handle("create", ({ path, payload }) =>
         Effect.gen(function* () {
@@ -37,6 +41,15 @@ export const ReportsHttpLive = HttpApiBuilder.group(Api, "reports", (handlers) =
               details: [{ path: "watchlist_id", message: "must be a watchlist of this company" }]
             })
           }
+          // Creations per tenant and hour, counted once the request is valid: a refused body or a
+          // foreign company does not use up the hour's reports (the app's route counts the same way).
+          yield* limits
+            .consume(policies.reportCreation, caller.tenantId)
+            .pipe(
+              Effect.catchTag("RateLimitHit", (hit) =>
+                tooManyRequests(hit, `Report limit exceeded; retry in ${hit.retryAfterSeconds} seconds`)
+              )
+            )
           const created = yield* jobs
             .create({
               tenantId: caller.tenantId,
@@ -116,6 +129,6 @@ export const ReportsHttpLive = HttpApiBuilder.group(Api, "reports", (handlers) =
 
 /** The group with its key authentication (report and general limits), the job store and the PDF storage. */
 export const ReportsLive = ReportsHttpLive.pipe(
-  Layer.provide([ApiKeyAuthLive, ApiKeyAuthReportsLive, AppReportReadsLive, DownloadTokensLive, ReportJobsRepoLive]),
+  Layer.provide([ApiKeyAuthLive, AppReportReadsLive, DownloadTokensLive, ReportJobsRepoLive]),
   Layer.provide(DatabaseReportStorageLive)
 )

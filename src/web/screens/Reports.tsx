@@ -1,15 +1,15 @@
 import { type FormEvent, useEffect, useState } from "react"
 import { useServices } from "../AppContext.js"
 import { Empty, ErrorBox, Field, Loading } from "../components/ui.js"
-import { formatDateTime } from "../format.js"
+import { bucharestDay, formatDateTime } from "../format.js"
 import { useAction, useLoad } from "../hooks.js"
 import { t } from "../strings.js"
 
 /** Spec 4.3 recommends polling a job every 5 seconds. */
 const POLL_MS = 5_000
 
-const today = () => new Date().toISOString().slice(0, 10)
-const daysAgo = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString().slice(0, 10)
+const today = () => bucharestDay(new Date())
+const daysAgo = (days: number) => bucharestDay(new Date(Date.now() - days * 86_400_000))
 
 /** PDF reports: request one for a company and period, follow its status, download it when completed. */
 export const Reports = () => {
