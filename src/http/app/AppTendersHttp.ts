@@ -124,7 +124,8 @@ export const AppTendersHttpLive = HttpApiBuilder.group(Api, "appTenders", (handl
           if (Option.isNone(found)) {
             return yield* new ApiError.NotFound({ message: "No such tender scored for this company" })
           }
-          const reasons = yield* explain.reasonsFor(companyId, [found.value.id])
+          // The browser app speaks Romanian: its reasons too (the key API's are English).
+          const reasons = yield* explain.reasonsFor(companyId, [found.value.id], "ro")
           return { data: yield* toDetail(found.value, reasons.get(found.value.id)) }
         })
       )

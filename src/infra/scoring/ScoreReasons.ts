@@ -1,11 +1,11 @@
 import { Context, Effect, Layer } from "effect"
-import type { FactorReasons } from "../../domain/scoring/Reasons.js"
+import type { FactorReasons, ReasonLanguage } from "../../domain/scoring/Reasons.js"
 import { makeCorpusStatsCache } from "./CorpusStatsCache.js"
 import { makeScoringReads } from "./ScoringReads.js"
 
 /**
  * Why each factor of a stored score is what it is: one sentence per factor (spec 2.3 `reason`),
- * for the key API's score breakdown and the browser app. Computed on read from the company's
+ * for the key API's score breakdown (English) and the browser app (Romanian). Computed on read from the company's
  * current profile and the tender (ScoringReads.reasonsFor) with the same corpus statistics as
  * scoring, instead of being stored with every score row (which would slow the scoring writes).
  */
@@ -15,7 +15,8 @@ export class ScoreReasons extends Context.Tag("ScoreReasons")<
     /** Reasons by tender id; a tender that is not a contract notice, or an unknown company, has none. */
     readonly reasonsFor: (
       companyId: string,
-      tenderIds: ReadonlyArray<string>
+      tenderIds: ReadonlyArray<string>,
+      language?: ReasonLanguage
     ) => Effect.Effect<ReadonlyMap<string, FactorReasons>>
   }
 >() {}
@@ -26,8 +27,8 @@ export const ScoreReasonsLive = Layer.effect(
     const corpus = yield* makeCorpusStatsCache
     const reads = yield* makeScoringReads
     return {
-      reasonsFor: (companyId, tenderIds) =>
-        Effect.flatMap(corpus.current, (stats) => reads.reasonsFor(companyId, tenderIds, stats)).pipe(
+      reasonsFor: (companyId, tenderIds, language = "en") =>
+        Effect.flatMap(corpus.current, (stats) => reads.reasonsFor(companyId, tenderIds, stats, language)).pipe(
           Effect.orDie,
           Effect.withSpan("ScoreReasons.reasonsFor")
         )

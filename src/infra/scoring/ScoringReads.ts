@@ -10,7 +10,7 @@ import {
   type WatchlistInput
 } from "../../domain/scoring/Inputs.js"
 import { MODEL_VERSION } from "../../domain/scoring/Model.js"
-import { explainPair, type FactorReasons } from "../../domain/scoring/Reasons.js"
+import { explainPair, type FactorReasons, type ReasonLanguage } from "../../domain/scoring/Reasons.js"
 import type { CorpusStats } from "../../domain/scoring/Semantic.js"
 
 /** A contract tender as scoring reads it; values in RON (EUR converted at EUR_RON). */
@@ -177,13 +177,18 @@ export const makeScoringReads = Effect.gen(function* () {
    * from its current profile: what the API's score breakdown and the browser app show. Tenders
    * that are not contract notices, and an inactive or unknown company, give no entry.
    */
-  const reasonsFor = (companyId: string, tenderIds: ReadonlyArray<string>, stats: CorpusStats) =>
+  const reasonsFor = (
+    companyId: string,
+    tenderIds: ReadonlyArray<string>,
+    stats: CorpusStats,
+    language: ReasonLanguage
+  ) =>
     Effect.gen(function* () {
       const result = new Map<string, FactorReasons>()
       const company = (yield* companyProfiles([companyId])).get(companyId)
       if (company === undefined || tenderIds.length === 0) return result
       for (const tender of yield* contractTenders(tenderIds)) {
-        result.set(tender.row.id, explainPair(company.prepared, tender.prepared, stats))
+        result.set(tender.row.id, explainPair(company.prepared, tender.prepared, stats, language))
       }
       return result
     })
