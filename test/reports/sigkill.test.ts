@@ -38,7 +38,10 @@ describe("a worker killed mid-report (SIGKILL)", { timeout: 300_000 }, () => {
     await addScoredTenders(
       server,
       account,
-      Array.from({ length: 40 }, (_, i) => ({ score: 30 + i, publishDate: "2026-11-10T09:00:00Z" }))
+      Array.from({ length: 200 }, (_, i) => ({
+        score: Math.min(100, 20 + (i % 80)),
+        publishDate: "2026-11-10T09:00:00Z"
+      }))
     )
   })
   afterAll(async () => {
@@ -58,17 +61,20 @@ describe("a worker killed mid-report (SIGKILL)", { timeout: 300_000 }, () => {
     expect(created.status).toBe(202)
     const jobId: string = created.body.job_id
 
-    // Killed as soon as it holds the job: loading the data, starting the renderer or printing.
-    const claimed = await eventually(async () => {
-      const [row] = await query<{ status: string; locked_by: string | null; lease_until: Date | null }>(
+    // Killed mid-render: it holds the job and its renderer process has started Chromium (the first
+    // report starts both; a cold Chromium takes a second or more before it can print anything).
+    const { claimed, descendants } = await eventually(async () => {
+      const [row] = await query<{ status: string; locked_by: string | null }>(
         server,
-        "SELECT status, locked_by, lease_until FROM report_jobs WHERE id = $1",
+        "SELECT status, locked_by FROM report_jobs WHERE id = $1",
         [jobId]
       )
-      return row?.locked_by ? row : undefined
-    })
-    // Its renderer process (when started) and that process's Chromium go with it.
-    const descendants = childrenOf(first.pid!).flatMap((pid) => [pid, ...childrenOf(pid)])
+      const renderers = childrenOf(first.pid!)
+      const browsers = renderers.flatMap(childrenOf)
+      return row?.locked_by && browsers.length > 0
+        ? { claimed: row, descendants: [...renderers, ...browsers] }
+        : undefined
+    }, 120_000)
     await killHard(first)
     expect(claimed.status).toBe("generating")
     const [held] = await query<{ status: string; attempts: number }>(
