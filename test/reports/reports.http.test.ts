@@ -316,3 +316,57 @@ describe("report creation rate limit (RATE_LIMIT_REPORTS_PER_HOUR)", { timeout: 
     expect((await post(account.companyId, BODY)).status).toBe(429)
   })
 })
+
+describe("a report the worker cannot render", { timeout: 180_000 }, () => {
+  let server: TestServer
+  let worker: ChildProcess
+
+  beforeAll(async () => {
+    server = await startTestServer({ rateLimits: { generalPerMinute: 100_000, reportsPerHour: 1_000 } })
+  })
+  afterAll(async () => {
+    if (worker) await killHard(worker)
+    await server.close()
+  })
+
+  it("ends failed after its attempts, costs nothing and releases its hold; its download URL stays 409", async () => {
+    const account = await createAccount(server, { credits: 100 })
+    await addScoredTenders(server, account, [{ score: 80, publishDate: "2026-11-10T09:00:00Z" }])
+    // A browser that cannot start: every attempt fails in the real worker's renderer.
+    worker = startWorker(server.databaseUrl, { CHROMIUM_PATH: "/nonexistent/chromium" })
+    const created = await request(`${server.baseUrl}/api/v1/reports/${account.companyId}/pdf`, {
+      method: "POST",
+      token: account.key,
+      body: BODY
+    })
+    expect(created.status).toBe(202)
+    expect((await ledgerState(server, account.tenantId)).remaining).toBe(90)
+    const jobId: string = created.body.job_id
+    const statuses = new Set<string>()
+    await eventually(async () => {
+      const answer = await request(`${server.baseUrl}/api/v1/reports/jobs/${jobId}/status`, { token: account.key })
+      statuses.add(answer.body.status)
+      return answer.body.status === "failed" ? true : undefined
+    }, 150_000)
+    expect(statuses.has("completed")).toBe(false)
+    const [job] = await query<{ attempts: number; credits_held: number }>(
+      server,
+      "SELECT attempts, credits_held FROM report_jobs WHERE id = $1",
+      [jobId]
+    )
+    expect(job).toEqual({ attempts: 3, credits_held: 0 })
+    const kinds = await query<{ kind: string; delta: number }>(
+      server,
+      "SELECT kind, delta FROM credit_ledger WHERE tenant_id = $1 AND reason LIKE $2 ORDER BY id",
+      [account.tenantId, `report ${jobId}%`]
+    )
+    expect(kinds).toEqual([
+      { kind: "hold", delta: -10 },
+      { kind: "release", delta: 10 }
+    ])
+    expect((await ledgerState(server, account.tenantId)).remaining).toBe(100)
+    const link = await request(`${server.baseUrl}/api/v1/reports/jobs/${jobId}/download`, { token: account.key })
+    expect(link.status).toBe(409)
+    expect(link.body).toMatchObject({ code: "REPORT_NOT_READY", status: "failed" })
+  })
+})
