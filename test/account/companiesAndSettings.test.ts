@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { startTestServer, type TestServer } from "../support/TestServer.js"
 import { addCompany, client, query, rescoreJobs, type SeededAccount, seedAccount, signIn } from "./fixtures.js"
 
@@ -8,6 +8,9 @@ describe("companies (spec 2.9, 4.7)", () => {
   let api: ReturnType<typeof client>
   beforeAll(async () => {
     server = await startTestServer()
+  })
+  // Each test has an account of its own, so it sees only what it made (tests run in any order).
+  beforeEach(async () => {
     account = await seedAccount(server, "consultant")
     api = client(server, (await signIn(server, account)).accessToken)
   })
@@ -36,6 +39,7 @@ describe("companies (spec 2.9, 4.7)", () => {
   })
 
   it("GET /api/v1/companies/:id gives the detail with its watchlists", async () => {
+    await api.post("/api/v1/watchlists", { name: "A1" })
     const { status, body } = await api.get(`/api/v1/companies/${account.companyId}`)
     expect(status).toBe(200)
     expect(Object.keys(body.data).sort()).toEqual([
@@ -51,6 +55,7 @@ describe("companies (spec 2.9, 4.7)", () => {
   })
 
   it("PATCH /api/v1/companies/:id changes the description (re-scoring the company) and the name", async () => {
+    await api.post("/api/v1/watchlists", { name: "A1" })
     const before = await rescoreJobs(server, account.companyId)
     const { status, body } = await api.patch(`/api/v1/companies/${account.companyId}`, {
       description: "Lucrări de drumuri și poduri"
@@ -112,6 +117,9 @@ describe("API-key settings (spec 5.3)", () => {
   let api: ReturnType<typeof client>
   beforeAll(async () => {
     server = await startTestServer()
+  })
+  // An account per test: key counts (3 active at most) must not carry over (tests run in any order).
+  beforeEach(async () => {
     const account = await seedAccount(server, "consultant")
     api = client(server, (await signIn(server, account)).accessToken)
   })

@@ -59,7 +59,14 @@ describe("watchlists (spec 2.7, 4.6)", () => {
   })
 
   it("GET lists the active watchlists of the account", async () => {
-    const { status, body } = await api.get("/api/v1/watchlists")
+    // An account of its own, so the list is exactly what this test created (tests run in any order).
+    const own = await seedAccount(server, "consultant")
+    const ownApi = client(server, (await signIn(server, own)).accessToken)
+    await ownApi.post("/api/v1/watchlists", { name: "Drumuri judetene" })
+    await ownApi.post("/api/v1/watchlists", { name: "Minimal" })
+    const removed = (await ownApi.post("/api/v1/watchlists", { name: "Removed" })).body.data
+    await ownApi.delete(`/api/v1/watchlists/${removed.id}`)
+    const { status, body } = await ownApi.get("/api/v1/watchlists")
     expect(status).toBe(200)
     expect(body.data.map((w: any) => w.name)).toEqual(["Drumuri judetene", "Minimal"])
   })

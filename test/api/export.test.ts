@@ -36,12 +36,10 @@ describe("GET /api/v1/export/tenders", () => {
   let server: TestServer
   let account: Account
   let ids: Array<string>
-  beforeAll(async () => {
-    server = await startTestServer({
-      rateLimits: { generalPerMinute: 10_000, exportPerHour: 10_000 }
-    })
-    account = await createAccount(server)
-    ids = await addScoredTenders(server, account, [
+  /** An account with the export fixtures' tenders: the shared one, or a test's own when it adds or spends. */
+  const seedExportAccount = async () => {
+    const seeded = await createAccount(server)
+    const tenderIds = await addScoredTenders(server, seeded, [
       // 2026-04-01 00:30 in Bucharest (UTC+3): inside an export starting 2026-04-01.
       { score: 81, publishDate: "2026-03-31T21:30:00Z", title: TRICKY_TITLE, additionalCpvs: ["71000000-8"] },
       // 2026-03-31 23:30 in Bucharest: outside it.
@@ -53,12 +51,23 @@ describe("GET /api/v1/export/tenders", () => {
       // 2026-05-01 00:00 in Bucharest: after it.
       { score: 70, publishDate: "2026-04-30T21:00:00Z" }
     ])
+    // The month's credit period is opened up front (the first request of the month opens it, even a
+    // refused one, for its credit headers), so `remaining` compares as a number in any test order.
+    await server.run(Effect.flatMap(CreditLedger, (ledger) => ledger.balance(seeded.tenantId)))
+    return { account: seeded, ids: tenderIds }
+  }
+
+  beforeAll(async () => {
+    server = await startTestServer({
+      rateLimits: { generalPerMinute: 10_000, exportPerHour: 10_000 }
+    })
+    ;({ account, ids } = await seedExportAccount())
   })
   afterAll(() => server.close())
 
   const april = { from: "2026-04-01", to: "2026-04-30" }
-  const exportUrl = (params: Record<string, string | number>) =>
-    api(server, "/api/v1/export/tenders", { companyId: account.companyId, ...params })
+  const exportUrl = (params: Record<string, string | number>, owner: Account = account) =>
+    api(server, "/api/v1/export/tenders", { companyId: owner.companyId, ...params })
 
   it("JSON: every field of 2.4, factor scores as integers 0-100, beta fields null, publish dates in Bucharest days", async () => {
     const before = await ledgerState(server, account.tenantId)
@@ -94,12 +103,14 @@ describe("GET /api/v1/export/tenders", () => {
   })
 
   it("pages with a cursor that works across formats and is stable against new tenders", async () => {
-    const first = await request(exportUrl({ ...april, limit: 2 }), { token: account.key })
+    // Its own account: the tender it adds must not show in the other tests' exports.
+    const { account, ids } = await seedExportAccount()
+    const first = await request(exportUrl({ ...april, limit: 2 }, account), { token: account.key })
     expect(first.body.data.map((r: any) => r.tender_id)).toEqual([ids[0], ids[2]])
     expect(first.body.meta.has_more).toBe(true)
     await addScoredTenders(server, account, [{ score: 99, publishDate: "2026-04-15T08:00:00Z" }])
     const second = await request(
-      exportUrl({ ...april, limit: 2, cursor: first.body.meta.next_cursor, format: "csv" }),
+      exportUrl({ ...april, limit: 2, cursor: first.body.meta.next_cursor, format: "csv" }, account),
       {
         token: account.key
       }
@@ -111,7 +122,7 @@ describe("GET /api/v1/export/tenders", () => {
     expect(second.headers.get("x-next-cursor")).toBeNull()
     // The cursor is bound to the date range.
     const moved = await request(
-      exportUrl({ from: "2026-04-02", to: "2026-04-30", cursor: first.body.meta.next_cursor }),
+      exportUrl({ from: "2026-04-02", to: "2026-04-30", cursor: first.body.meta.next_cursor }, account),
       {
         token: account.key
       }
@@ -223,12 +234,17 @@ describe("GET /api/v1/export/tenders", () => {
   })
 
   it("a balance short of the page serves what it pays for; none → 402", async () => {
-    await server.run(
-      Effect.flatMap(CreditLedger, (l) => l.set({ tenantId: account.tenantId, remaining: 2, reason: "t" }))
-    )
-    const res = await request(exportUrl(april), { token: account.key })
+    // An account of its own: spending its balance must not starve the other tests (any order).
+    const poor = await createAccount(server)
+    await addScoredTenders(server, poor, [
+      { score: 60, publishDate: "2026-04-10T08:00:00Z" },
+      { score: 50, publishDate: "2026-04-11T08:00:00Z" },
+      { score: 40, publishDate: "2026-04-12T08:00:00Z" }
+    ])
+    await server.run(Effect.flatMap(CreditLedger, (l) => l.set({ tenantId: poor.tenantId, remaining: 2, reason: "t" })))
+    const res = await request(exportUrl(april, poor), { token: poor.key })
     expect(res.body.meta).toMatchObject({ count: 2, has_more: true })
-    const none = await request(exportUrl({ ...april, format: "csv" }), { token: account.key })
+    const none = await request(exportUrl({ ...april, format: "csv" }, poor), { token: poor.key })
     expect(none.status).toBe(402)
     expect(none.headers.get("content-type")).toContain("application/json")
     expect(none.body).toMatchObject({ code: "API_CREDITS_EXHAUSTED", credits_remaining: 0 })
