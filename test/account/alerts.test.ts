@@ -199,14 +199,28 @@ describe("alerts (spec 2.10, 3, 4.8)", () => {
   })
 
   it("PATCH /api/v1/alerts/mark-all-read is never taken for an id and returns the number updated", async () => {
-    const unreadBefore = (await api.get("/api/v1/alerts?unread=true")).body.meta.total
-    expect(unreadBefore).toBeGreaterThan(0)
-    const { status, body } = await api.patch("/api/v1/alerts/mark-all-read")
+    // An account of its own: marking everything read must not change the other tests' alerts.
+    const own = await seedAccount(server, "activ")
+    const ownApi = client(server, (await signIn(server, own)).accessToken)
+    const watchlist = (await ownApi.post("/api/v1/watchlists", { name: "Own" })).body.data
+    for (const [i, read] of [false, false, true].entries()) {
+      await addAlert(server, {
+        tenantId: own.tenantId,
+        companyId: own.companyId,
+        watchlistId: watchlist.id,
+        tenderId: await addTender(server, `Own tender ${i}`),
+        read,
+        createdAt: at(i)
+      })
+    }
+    expect((await ownApi.get("/api/v1/alerts?unread=true")).body.meta.total).toBe(2)
+    const { status, body } = await ownApi.patch("/api/v1/alerts/mark-all-read")
     expect(status).toBe(200)
-    expect(body).toEqual({ data: { updated: unreadBefore } })
-    expect((await api.get("/api/v1/alerts?unread=true")).body.meta.total).toBe(0)
-    // Nothing left to update the second time.
-    expect((await api.patch("/api/v1/alerts/mark-all-read")).body).toEqual({ data: { updated: 0 } })
+    expect(body).toEqual({ data: { updated: 2 } })
+    expect((await ownApi.get("/api/v1/alerts?unread=true")).body.meta.total).toBe(0)
+    // Nothing left to update the second time; the other account's alerts are untouched.
+    expect((await ownApi.patch("/api/v1/alerts/mark-all-read")).body).toEqual({ data: { updated: 0 } })
+    expect((await api.get("/api/v1/alerts?unread=true")).body.meta.total).toBe(16)
   })
 
   it("every endpoint needs an access token", async () => {

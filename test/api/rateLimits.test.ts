@@ -11,13 +11,17 @@ import { type Account, addScoredTenders, api, createAccount, ledgerState } from 
 
 describe("rate limits over HTTP (per tenant and group)", () => {
   let server: TestServer
-  let account: Account
   beforeAll(async () => {
     server = await startTestServer({ rateLimits: { generalPerMinute: 3, exportPerHour: 2 } })
-    account = await createAccount(server)
-    await addScoredTenders(server, account, [{ score: 80, publishDate: "2026-05-05T08:00:00Z" }])
   })
   afterAll(() => server.close())
+
+  /** A tenant per test: the windows are per tenant, so no test inherits another's spent requests. */
+  const freshAccount = async () => {
+    const account = await createAccount(server)
+    await addScoredTenders(server, account, [{ score: 80, publishDate: "2026-05-05T08:00:00Z" }])
+    return account
+  }
 
   const list = (a: Account) => request(api(server, "/api/v1/tenders", { companyId: a.companyId }), { token: a.key })
   const exportPage = (a: Account) =>
@@ -26,6 +30,7 @@ describe("rate limits over HTTP (per tenant and group)", () => {
     })
 
   it("429 RATE_LIMIT_EXCEEDED past the limit, Retry-After equal to retry_after_seconds, nothing charged", async () => {
+    const account = await freshAccount()
     for (let i = 0; i < 3; i++) expect((await list(account)).status).toBe(200)
     const before = await ledgerState(server, account.tenantId)
     const res = await list(account)
@@ -53,6 +58,10 @@ describe("rate limits over HTTP (per tenant and group)", () => {
   })
 
   it("the export group has its own window", async () => {
+    const account = await freshAccount()
+    // The general window spent does not touch the export one.
+    for (let i = 0; i < 3; i++) expect((await list(account)).status).toBe(200)
+    expect((await list(account)).status).toBe(429)
     expect((await exportPage(account)).status).toBe(200)
     expect((await exportPage(account)).status).toBe(200)
     const res = await exportPage(account)
@@ -64,6 +73,8 @@ describe("rate limits over HTTP (per tenant and group)", () => {
   })
 
   it("counts per tenant, shared by the tenant's keys", async () => {
+    const account = await freshAccount()
+    for (let i = 0; i < 3; i++) expect((await list(account)).status).toBe(200)
     const other = await createAccount(server)
     expect((await list(other)).status).toBe(200)
     // A second key of the first tenant is limited too: the window belongs to the tenant.

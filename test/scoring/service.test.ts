@@ -12,6 +12,9 @@ const TestLayer = ScoringServiceLive.pipe(Layer.provideMerge(TestDatabaseLive))
 /** Fixtures written with plain SQL, independent of the importer. */
 const fixtures = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
+  // Scoring considers every active company of the database, and this file's tests share one: each
+  // starts from a clean slate, so it sees its own companies only (tests run in any order).
+  yield* sql`UPDATE companies SET active = false WHERE active`
   const one = <A extends object>(rows: ReadonlyArray<A>) => rows[0]!
   const tenant = one(yield* sql<{ id: string }>`INSERT INTO tenants (name, plan) VALUES ('T', 'activ') RETURNING id`).id
   const authority = (name: string, fiscalCode: string) =>
@@ -234,7 +237,8 @@ describe("scoring service on PostgreSQL", () => {
         yield* f.sql`UPDATE watchlists SET cpv_codes = '{30200000-1}' WHERE company_id = ${company}`
         expect(yield* scoring.rescoreCompany(company)).toEqual({ scored: 1 })
         expect((yield* scoresOf(open))[0]!.factors.cpv.score).toBe(0)
-        yield* f.sql`UPDATE companies SET description = 'Servicii de contabilitate' WHERE id = ${company}`
+        // (Words no tender of this file has: a rescore considers every open tender of the database.)
+        yield* f.sql`UPDATE companies SET description = 'Contabilitate și audit financiar' WHERE id = ${company}`
         expect(yield* scoring.rescoreCompany(company)).toEqual({ scored: 0 })
         expect(yield* scoresOf(open)).toEqual([])
       })
