@@ -3,15 +3,14 @@ import { Effect, Layer, Option } from "effect"
 import * as ApiError from "../../domain/ApiErrors.js"
 import { planRules } from "../../domain/Plan.js"
 import { AppConfig } from "../../infra/AppConfig.js"
-import { RateLimitPoliciesTag, RateLimits } from "../../infra/billing/RateLimits.js"
 import { AppReportReads, AppReportReadsLive, type AppReportRow } from "../../infra/reports/AppReportReads.js"
 import { DownloadTokens, DownloadTokensLive } from "../../infra/reports/DownloadTokens.js"
-import { ReportJobsRepo, ReportJobsRepoLive } from "../../infra/reports/ReportJobsRepo.js"
+import { ReportJobsRepoLive } from "../../infra/reports/ReportJobsRepo.js"
 import { DatabaseReportStorageLive } from "../../infra/reports/ReportStorage.js"
 import { CurrentAccount } from "../AccessTokenAuth.js"
 import { AccessTokenAuthLive } from "../AccessTokenAuthLive.js"
 import { Api } from "../Api.js"
-import { tooManyRequests } from "../TooManyRequests.js"
+import { queueReport } from "../reports/QueueReport.js"
 
 /** The tenant of the access token, if its plan has reports (Consultant). */
 const consultantTenant = Effect.flatMap(CurrentAccount, (account) =>
@@ -38,10 +37,7 @@ const noJob = () => new ApiError.NotFound({ message: "No such report job" })
 export const AppReportsHttpLive = HttpApiBuilder.group(Api, "appReports", (handlers) =>
   Effect.gen(function* () {
     const reads = yield* AppReportReads
-    const jobs = yield* ReportJobsRepo
     const tokens = yield* DownloadTokens
-    const limits = yield* RateLimits
-    const policies = yield* RateLimitPoliciesTag
     const config = yield* AppConfig
 
     const findJob = (tenantId: string, jobId: string) =>
@@ -60,47 +56,12 @@ export const AppReportsHttpLive = HttpApiBuilder.group(Api, "appReports", (handl
       .handle("create", ({ path, payload }) =>
         Effect.gen(function* () {
           const tenantId = yield* consultantTenant
-          const companyId = path.companyId.toLowerCase()
-          const watchlistId = payload.watchlist_id?.toLowerCase() ?? null
-          const target = yield* reads.checkTarget({ tenantId, companyId, watchlistId })
-          if (!target.company) return yield* new ApiError.NotFound({ message: "No such company" })
-          if (!target.watchlist) {
-            return yield* new ApiError.ValidationError({
-              message: "watchlist_id is not a watchlist of this company",
-              details: [{ path: "watchlist_id", message: "must be a watchlist of this company" }]
-            })
-          }
-          // The key API's report limit, per tenant: the app and the API share it.
-          yield* limits
-            .consume(policies.reportCreation, tenantId)
-            .pipe(
-              Effect.catchTag("RateLimitHit", (hit) => tooManyRequests(hit, "Too many reports requested; retry later"))
-            )
-          const created = yield* jobs
-            .create({
-              tenantId,
-              companyId,
-              params: {
-                date_from: payload.date_from,
-                date_to: payload.date_to,
-                min_score: payload.min_score ?? 0,
-                watchlist_id: watchlistId
-              }
-            })
-            .pipe(
-              Effect.catchTags({
-                InsufficientCredits: (error) =>
-                  Effect.fail(
-                    new ApiError.ApiCreditsExhausted({
-                      message: `A report costs ${error.required} credits; ${error.remaining} remain until ${error.periodEndsAt}`,
-                      credits_remaining: error.remaining,
-                      credits_required: error.required,
-                      period_ends_at: error.periodEndsAt
-                    })
-                  ),
-                TenantNotFound: () => Effect.die("the tenant of a live session vanished")
-              })
-            )
+          const created = yield* queueReport({
+            unknownCompany: () => new ApiError.NotFound({ message: "No such company" }),
+            tenantId,
+            companyId: path.companyId.toLowerCase(),
+            payload
+          })
           return { data: toWire(yield* findJob(tenantId, created.id)) }
         })
       )

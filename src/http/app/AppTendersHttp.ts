@@ -2,11 +2,11 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Clock, Effect, Layer, Option } from "effect"
 import * as ApiError from "../../domain/ApiErrors.js"
 import { queryFingerprint } from "../../domain/Cursor.js"
-import { factorBreakdown, MODEL_WEIGHTS } from "../../domain/scoring/Model.js"
 import type { FactorReasons } from "../../domain/scoring/Reasons.js"
 import { type AppTenderDetailRow, AppTenderReads, type AppTenderRow } from "../../infra/scoring/AppTenderReads.js"
 import type { ListPosition } from "../../infra/scoring/ScoredTendersRepo.js"
 import { ScoreReasons } from "../../infra/scoring/ScoreReasons.js"
+import { storedBreakdown } from "../../infra/scoring/StoredFactors.js"
 import { CurrentAccount } from "../AccessTokenAuth.js"
 import { AccessTokenAuthLive } from "../AccessTokenAuthLive.js"
 import { Api } from "../Api.js"
@@ -28,44 +28,29 @@ const toItem = (row: AppTenderRow) => ({
   sourceUrl: row.source_url
 })
 
-/**
- * The breakdown under the row's model weights, each factor with its reason when there is one;
- * unknown weights are our defect (see MODEL_WEIGHTS).
- */
-const toDetail = (row: AppTenderDetailRow, reasons: FactorReasons | undefined) => {
-  const weights = MODEL_WEIGHTS[row.model_version]
-  if (weights === undefined) return Effect.dieMessage(`No weights for model ${row.model_version}`)
-  const factors = factorBreakdown(
-    {
-      semantic: row.score_semantic,
-      keyword: row.score_keyword,
-      cpv: row.score_cpv,
-      value_fit: row.score_value_fit,
-      historical: row.score_historical,
-      cpvType: row.cpv_type
-    },
-    weights
-  )
-  const { cpv_type, ...cpv } = factors.cpv
-  const why = (name: keyof FactorReasons) => (reasons === undefined ? {} : { reason: reasons[name] })
-  return Effect.succeed({
-    ...toItem(row),
-    description: row.description,
-    cpv: row.cpv_labels.map((label) => ({ code: label.code, labelRo: label.label_ro, labelEn: label.label_en })),
-    breakdown: {
-      overallConfidence: row.overall_confidence,
-      factors: {
-        semantic: { ...factors.semantic, ...why("semantic") },
-        keyword: { ...factors.keyword, ...why("keyword") },
-        cpv: { ...cpv, cpvType: cpv_type as "primary" | "additional" | "none", ...why("cpv") },
-        valueFit: { ...factors.value_fit, ...why("value_fit") },
-        historical: { ...factors.historical, ...why("historical") }
-      },
-      modelVersion: row.model_version,
-      scoredAt: row.scored_at
+/** The breakdown under the row's model weights, each factor with its reason when there is one. */
+const toDetail = (row: AppTenderDetailRow, reasons: FactorReasons | undefined) =>
+  Effect.map(storedBreakdown(row), (factors) => {
+    const { cpv_type, ...cpv } = factors.cpv
+    const why = (name: keyof FactorReasons) => (reasons === undefined ? {} : { reason: reasons[name] })
+    return {
+      ...toItem(row),
+      description: row.description,
+      cpv: row.cpv_labels.map((label) => ({ code: label.code, labelRo: label.label_ro, labelEn: label.label_en })),
+      breakdown: {
+        overallConfidence: row.overall_confidence,
+        factors: {
+          semantic: { ...factors.semantic, ...why("semantic") },
+          keyword: { ...factors.keyword, ...why("keyword") },
+          cpv: { ...cpv, cpvType: cpv_type as "primary" | "additional" | "none", ...why("cpv") },
+          valueFit: { ...factors.value_fit, ...why("value_fit") },
+          historical: { ...factors.historical, ...why("historical") }
+        },
+        modelVersion: row.model_version,
+        scoredAt: row.scored_at
+      }
     }
   })
-}
 
 const listPosition = (key: ReadonlyArray<string | number>): Option.Option<ListPosition> => {
   const [score, publishKey, tenderId] = key

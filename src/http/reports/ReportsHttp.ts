@@ -3,15 +3,14 @@ import { Effect, Layer, Option } from "effect"
 import * as ApiError from "../../domain/ApiErrors.js"
 import { REPORT_ESTIMATED_SECONDS, reportFileName } from "../../domain/reports/ReportJob.js"
 import { AppConfig } from "../../infra/AppConfig.js"
-import { RateLimitPoliciesTag, RateLimits } from "../../infra/billing/RateLimits.js"
-import { AppReportReads, AppReportReadsLive } from "../../infra/reports/AppReportReads.js"
+import { AppReportReadsLive } from "../../infra/reports/AppReportReads.js"
 import { DownloadTokens, DownloadTokensLive } from "../../infra/reports/DownloadTokens.js"
 import { ReportJobsRepo, ReportJobsRepoLive } from "../../infra/reports/ReportJobsRepo.js"
 import { DatabaseReportStorageLive, ReportStorage } from "../../infra/reports/ReportStorage.js"
 import { Api } from "../Api.js"
 import { ApiCaller } from "../ApiKeyAuth.js"
-import { ApiKeyAuthLive, requireOwnCompany } from "../ApiKeyAuthLive.js"
-import { tooManyRequests } from "../TooManyRequests.js"
+import { ApiKeyAuthLive, companyAccessDenied } from "../ApiKeyAuthLive.js"
+import { queueReport } from "./QueueReport.js"
 
 const notFound = () => new ApiError.NotFound({ message: "No such report job" })
 const gone = () =>
@@ -25,58 +24,23 @@ export const ReportsHttpLive = HttpApiBuilder.group(Api, "reports", (handlers) =
     const tokens = yield* DownloadTokens
     const storage = yield* ReportStorage
     const config = yield* AppConfig
-    const targets = yield* AppReportReads
-    const limits = yield* RateLimits
-    const policies = yield* RateLimitPoliciesTag
     return handlers
       .handle("create", ({ path, payload }) =>
         Effect.gen(function* () {
-          const companyId = path.companyId.toLowerCase()
-          const caller = yield* requireOwnCompany(companyId)
-          const watchlistId = payload.watchlist_id?.toLowerCase() ?? null
-          const target = yield* targets.checkTarget({ tenantId: caller.tenantId, companyId, watchlistId })
-          if (!target.watchlist) {
-            return yield* new ApiError.ValidationError({
-              message: "watchlist_id is not a watchlist of this company",
-              details: [{ path: "watchlist_id", message: "must be a watchlist of this company" }]
-            })
-          }
-          // Creations per tenant and hour, counted once the request is valid: a refused body or a
-          // foreign company does not use up the hour's reports (the app's route counts the same way).
-          yield* limits
-            .consume(policies.reportCreation, caller.tenantId)
-            .pipe(
-              Effect.catchTag("RateLimitHit", (hit) =>
-                tooManyRequests(hit, `Report limit exceeded; retry in ${hit.retryAfterSeconds} seconds`)
+          const caller = yield* ApiCaller
+          const created = yield* queueReport({
+            unknownCompany: companyAccessDenied,
+            tenantId: caller.tenantId,
+            companyId: path.companyId.toLowerCase(),
+            payload
+          }).pipe(
+            // A refusal for credits reports the balance in the credit headers, as every 402 does.
+            Effect.tapErrorTag("API_CREDITS_EXHAUSTED", (error) =>
+              Effect.sync(() =>
+                caller.credits.record(0, { remaining: error.credits_remaining, periodEndsAt: error.period_ends_at })
               )
             )
-          const created = yield* jobs
-            .create({
-              tenantId: caller.tenantId,
-              companyId,
-              params: {
-                date_from: payload.date_from,
-                date_to: payload.date_to,
-                min_score: payload.min_score ?? 0,
-                watchlist_id: watchlistId
-              }
-            })
-            .pipe(
-              Effect.catchTags({
-                InsufficientCredits: (error) => {
-                  caller.credits.record(0, { remaining: error.remaining, periodEndsAt: error.periodEndsAt })
-                  return Effect.fail(
-                    new ApiError.ApiCreditsExhausted({
-                      message: `A report costs ${error.required} credits; ${error.remaining} remain until ${error.periodEndsAt}`,
-                      credits_remaining: error.remaining,
-                      credits_required: error.required,
-                      period_ends_at: error.periodEndsAt
-                    })
-                  )
-                },
-                TenantNotFound: () => Effect.die("the tenant of a valid API key vanished")
-              })
-            )
+          )
           // Charged at completion: cost 0 now, the balance without the held credits.
           caller.credits.record(0, created)
           return { job_id: created.id, status: "generating" as const, estimated_seconds: REPORT_ESTIMATED_SECONDS }

@@ -2,7 +2,7 @@ import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Effect, Layer, Option } from "effect"
 import * as ApiError from "../../domain/ApiErrors.js"
 import { queryFingerprint } from "../../domain/Cursor.js"
-import { factorBreakdown, MODEL_WEIGHTS } from "../../domain/scoring/Model.js"
+import type { Factors } from "../../domain/scoring/Model.js"
 import type { FactorReasons } from "../../domain/scoring/Reasons.js"
 import {
   type ListPosition,
@@ -11,6 +11,7 @@ import {
   type TenderListRow
 } from "../../infra/scoring/ScoredTendersRepo.js"
 import { ScoreReasons } from "../../infra/scoring/ScoreReasons.js"
+import { storedBreakdown } from "../../infra/scoring/StoredFactors.js"
 import { Api } from "../Api.js"
 import { ApiCaller } from "../ApiKeyAuth.js"
 import { ApiKeyAuthLive, companyAccessDenied, requireOwnCompany } from "../ApiKeyAuthLive.js"
@@ -37,36 +38,25 @@ const toListItem = (row: TenderListRow) => ({
 })
 
 /**
- * The `data` of a score answer (spec 2.3). A model version without known weights is our defect (see
- * MODEL_WEIGHTS): it dies here, before the caller is charged. Each factor carries its `reason`
- * (our addition to spec 2.3): one sentence naming the evidence, from the company's current profile.
+ * The `data` of a score answer (spec 2.3), built before the caller is charged (an unknown model
+ * version dies in storedBreakdown). Each factor carries its `reason` (our addition to spec 2.3): one
+ * sentence naming the evidence, from the company's current profile.
  */
-const toScoreData = (row: ScoreRow, reasons: FactorReasons | undefined) => {
-  const weights = MODEL_WEIGHTS[row.model_version]
-  if (weights === undefined) return Effect.dieMessage(`No weights for model ${row.model_version}`)
-  const scores = {
-    semantic: row.score_semantic,
-    keyword: row.score_keyword,
-    cpv: row.score_cpv,
-    value_fit: row.score_value_fit,
-    historical: row.score_historical,
-    cpvType: row.cpv_type
-  }
-  return Effect.succeed({
+const toScoreData = (row: ScoreRow, reasons: FactorReasons | undefined) =>
+  Effect.map(storedBreakdown(row), (factors) => ({
     tender_id: row.tender_id,
     overall_score: row.overall_score,
     overall_confidence: row.overall_confidence,
     verdict: row.verdict,
-    factors: withReasons(factorBreakdown(scores, weights), reasons),
+    factors: withReasons(factors, reasons),
     scoring_model_version: row.model_version,
     scored_at: row.scored_at
-  })
-}
+  }))
 
 /** A score whose tender is no longer a contract notice (or whose company was just removed) has no evidence to name. */
 const NO_REASON = "no evidence available: the tender or the company profile changed since scoring"
 
-const withReasons = (factors: ReturnType<typeof factorBreakdown>, reasons: FactorReasons | undefined) => ({
+const withReasons = (factors: Factors, reasons: FactorReasons | undefined) => ({
   semantic: { ...factors.semantic, reason: reasons?.semantic ?? NO_REASON },
   keyword: { ...factors.keyword, reason: reasons?.keyword ?? NO_REASON },
   cpv: { ...factors.cpv, reason: reasons?.cpv ?? NO_REASON },

@@ -3,6 +3,7 @@ import { Context, Effect, Layer, Option } from "effect"
 import type { Verdict } from "../../domain/scoring/Verdict.js"
 import { isoMicrosText } from "../db/TimestampText.js"
 import type { ListPosition } from "./ScoredTendersRepo.js"
+import type { StoredFactors } from "./StoredFactors.js"
 
 /**
  * Reads of scored tenders for the browser app (access tokens, no credits): the ranked list of a
@@ -30,17 +31,10 @@ export interface AppTenderRow {
   readonly publish_key: string
 }
 
-export interface AppTenderDetailRow extends AppTenderRow {
+export interface AppTenderDetailRow extends AppTenderRow, StoredFactors {
   readonly description: string
   readonly cpv_labels: ReadonlyArray<{ readonly code: string; readonly label_ro: string; readonly label_en: string }>
   readonly overall_confidence: number
-  readonly score_semantic: number
-  readonly score_keyword: number
-  readonly score_cpv: number
-  readonly score_value_fit: number
-  readonly score_historical: number
-  readonly cpv_type: "primary" | "additional" | "none"
-  readonly model_version: string
   readonly scored_at: Date
 }
 

@@ -3,6 +3,7 @@ import { Context, Effect, Layer, Option } from "effect"
 import type { Verdict } from "../../domain/scoring/Verdict.js"
 import { KeyApiStatements, type ListPageRow, makeRunPrepared, type TenderListRow } from "../db/KeyApiFastPath.js"
 import { isoMicrosText, isoMillisText } from "../db/TimestampText.js"
+import type { StoredFactors } from "./StoredFactors.js"
 
 export type { TenderListRow }
 
@@ -46,19 +47,11 @@ export interface ExportPageQuery {
   readonly take: number
 }
 
-export interface ScoreRow {
+export interface ScoreRow extends StoredFactors {
   readonly tender_id: string
   readonly overall_score: number
   readonly overall_confidence: number
   readonly verdict: Verdict
-  /** The factor scores (0-1, four decimals); weights and contributions follow from the model version. */
-  readonly score_semantic: number
-  readonly score_keyword: number
-  readonly score_cpv: number
-  readonly score_value_fit: number
-  readonly score_historical: number
-  readonly cpv_type: "primary" | "additional" | "none"
-  readonly model_version: string
   readonly scored_at: string
 }
 
