@@ -2,9 +2,9 @@ import { SqlClient } from "@effect/sql"
 import { Clock, Context, Effect, Layer } from "effect"
 import type { ReportData, ReportTender } from "../../domain/reports/ReportData.js"
 import { REPORT_BREAKDOWN_TENDERS, REPORT_MAX_TENDERS, type ReportParams } from "../../domain/reports/ReportJob.js"
-import type { CpvType } from "../../domain/scoring/CpvMatch.js"
-import { factorBreakdown, MODEL_WEIGHTS, WEIGHTS } from "../../domain/scoring/Model.js"
+import { WEIGHTS } from "../../domain/scoring/Model.js"
 import type { Verdict } from "../../domain/scoring/Verdict.js"
+import { type StoredFactors, storedBreakdown } from "../scoring/StoredFactors.js"
 
 /**
  * What a report shows, read from the scores: the company's scored tenders published in the period
@@ -18,7 +18,7 @@ export class ReportContents extends Context.Tag("ReportContents")<
   }
 >() {}
 
-interface TenderRow {
+interface TenderRow extends StoredFactors {
   readonly tender_id: string
   readonly title: string
   readonly overall_score: number
@@ -30,13 +30,6 @@ interface TenderRow {
   readonly deadline: Date | null
   readonly publish_date: Date
   readonly value_ron: number | null
-  readonly model_version: string
-  readonly score_semantic: number
-  readonly score_keyword: number
-  readonly score_cpv: number
-  readonly score_value_fit: number
-  readonly score_historical: number
-  readonly cpv_type: CpvType
 }
 
 export const ReportContentsLive = Layer.effect(
@@ -107,19 +100,8 @@ export const ReportContentsLive = Layer.effect(
           publishDate: r.publish_date.getTime(),
           valueRon: r.value_ron
         }))
-        const breakdowns = rows.slice(0, REPORT_BREAKDOWN_TENDERS).map((r) => {
-          const factors = factorBreakdown(
-            {
-              semantic: r.score_semantic,
-              keyword: r.score_keyword,
-              cpv: r.score_cpv,
-              value_fit: r.score_value_fit,
-              historical: r.score_historical,
-              cpvType: r.cpv_type
-            },
-            MODEL_WEIGHTS[r.model_version] ?? WEIGHTS
-          )
-          return {
+        const breakdowns = yield* Effect.forEach(rows.slice(0, REPORT_BREAKDOWN_TENDERS), (r) =>
+          Effect.map(storedBreakdown(r), (factors) => ({
             tenderId: r.tender_id,
             title: r.title,
             score: r.overall_score,
@@ -129,8 +111,8 @@ export const ReportContentsLive = Layer.effect(
               weight: factors[name].weight,
               contribution: factors[name].contribution
             }))
-          }
-        })
+          }))
+        )
         return {
           tenantName: names?.tenant_name ?? "",
           companyName: names?.company_name ?? "",
