@@ -24,8 +24,8 @@ import { Effect, Layer, Redacted } from "effect"
 import pg from "pg"
 import { generateApiKey, hashApiKey, maskApiKey } from "../src/domain/ApiKey.js"
 import { CreditLedger, CreditLedgerLive } from "../src/infra/billing/CreditLedger.js"
-import { PgLive } from "../src/infra/db/KeyApiFastPath.js"
-import { migrate } from "../src/infra/db/Migrator.js"
+import { migrate } from "../src/infra/DatabaseSetup.js"
+import { PgLive } from "../src/infra/db/PgPool.js"
 
 const ADMIN_URL = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
 const TENANTS = 50

@@ -1,6 +1,6 @@
 /**
  * The benchmark's baseline: GET /api/v1/tenders on bare node:http + pg, with no framework.
- * It runs the service's own named prepared statements (src/infra/db/KeyApiFastPath: the key
+ * It runs the service's own named prepared statements (src/infra/auth/ApiKeyStatements, billing/CreditStatements, scoring/ScoreListStatements: the key
  * lookup, the page with its company check, snapshot bound and total, the credit charge) and writes
  * the same JSON and headers. Rate limiting runs the service's Redis script (with REDIS_URL), else an
  * in-memory fixed window.
@@ -15,8 +15,11 @@ import { hashApiKey, isWellFormedApiKey } from "../src/domain/ApiKey.js"
 import { creditPeriodAt } from "../src/domain/CreditPeriod.js"
 import { decodeCursor, encodeCursor, queryFingerprint } from "../src/domain/Cursor.js"
 import { type Plan, planRules } from "../src/domain/Plan.js"
-import { defineFixedWindow } from "../src/infra/billing/RateLimitStore.js"
-import { KeyApiStatements, type Statement } from "../src/infra/db/KeyApiFastPath.js"
+import { ApiKeyStatements } from "../src/infra/auth/ApiKeyStatements.js"
+import { CreditStatements } from "../src/infra/billing/CreditStatements.js"
+import type { Statement } from "../src/infra/db/PreparedStatements.js"
+import { defineFixedWindow } from "../src/infra/limits/RateLimitStore.js"
+import { ScoreListStatements } from "../src/infra/scoring/ScoreListStatements.js"
 
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 20 })
 const secret = Buffer.from(process.env.CURSOR_SECRET ?? "", "hex")
@@ -48,7 +51,7 @@ const run = async <Params extends ReadonlyArray<unknown>, Row>(
 const chargeUpTo = async (tenantId: string, cost: number) => {
   const period = creditPeriodAt(Date.now())
   if (cost > 0) {
-    const rows = await run(pool, KeyApiStatements.creditCharge, [
+    const rows = await run(pool, CreditStatements.creditCharge, [
       tenantId,
       period.start,
       cost,
@@ -77,7 +80,7 @@ const chargeUpTo = async (tenantId: string, cost: number) => {
       ])
       result = { charged: 0, remaining: rows[0]?.remaining ?? 0 }
     } else {
-      const rows = await run(client, KeyApiStatements.creditCharge, [
+      const rows = await run(client, CreditStatements.creditCharge, [
         tenantId,
         period.start,
         cost,
@@ -98,7 +101,7 @@ const chargeUpTo = async (tenantId: string, cost: number) => {
 
 /**
  * The service's rate-limit round trip: with REDIS_URL, the service's fixed-window script
- * (infra/billing/RateLimitStore), same key shape and arguments; without, an in-memory window.
+ * (infra/limits/RateLimitStore), same key shape and arguments; without, an in-memory window.
  */
 const fixedWindow = process.env.REDIS_URL ? defineFixedWindow(new Redis(process.env.REDIS_URL)) : undefined
 const windows = new Map<string, { start: number; count: number }>()
@@ -148,7 +151,7 @@ const server = createServer(async (req, res) => {
     const presented = header.slice(7).trim()
     if (!isWellFormedApiKey(presented)) return error(res, 401, "API_KEY_INVALID", "Invalid key")
     const hash = hashApiKey(presented)
-    const [owner] = await run(pool, KeyApiStatements.apiKeyOwner, [hash])
+    const [owner] = await run(pool, ApiKeyStatements.apiKeyOwner, [hash])
     if (!owner || !timingSafeEqual(owner.key_hash, hash)) return error(res, 401, "API_KEY_INVALID", "Invalid key")
     if (owner.revoked) return error(res, 401, "API_KEY_REVOKED", "Revoked")
     if (!planRules[owner.plan].apiAccess) return error(res, 403, "PLAN_UPGRADE_REQUIRED", "Upgrade")
@@ -173,8 +176,8 @@ const server = createServer(async (req, res) => {
     const head = [companyId, minScore, cursorBound, limit + 1, owner.tenant_id] as const
     const pageRows =
       after === undefined
-        ? await run(pool, KeyApiStatements.listPage, head)
-        : await run(pool, KeyApiStatements.listPageAfter, [...head, ...after])
+        ? await run(pool, ScoreListStatements.listPage, head)
+        : await run(pool, ScoreListStatements.listPageAfter, [...head, ...after])
     const { owned, bound, total } = pageRows[0]!
     if (!owned) return error(res, 403, "COMPANY_ACCESS_DENIED", "Not yours")
     const rows = pageRows.filter((row): row is Extract<typeof row, { tender_id: string }> => row.tender_id !== null)

@@ -18,7 +18,7 @@ import { scorePair } from "../src/domain/scoring/Model.js"
 import { buildCorpusStats } from "../src/domain/scoring/Semantic.js"
 import { STOP_WORDS, words } from "../src/domain/scoring/Text.js"
 import type { Tender } from "../src/domain/tenders/TenderRecord.js"
-import { migrate } from "../src/infra/db/Migrator.js"
+import { migrate } from "../src/infra/DatabaseSetup.js"
 import { ScoringService, ScoringServiceLive } from "../src/infra/scoring/ScoringService.js"
 import { TenderStore, TenderStoreLive } from "../src/infra/tenders/TenderStore.js"
 

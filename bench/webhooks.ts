@@ -28,7 +28,7 @@ import * as path from "node:path"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Redacted } from "effect"
 import pg from "pg"
-import { migrate } from "../src/infra/db/Migrator.js"
+import { migrate } from "../src/infra/DatabaseSetup.js"
 import { makeSecretBox } from "../src/infra/webhooks/SecretBox.js"
 import { makeSelfSignedCertificate } from "../test/support/HttpsReceiver.js"
 

@@ -2,7 +2,7 @@ import { Console, Context, Effect, Layer, Option } from "effect"
 import { DEMO_EMAIL, DEMO_PASSWORD } from "../demo/DemoData.js"
 import { type DemoSeedResult, databaseIsEmpty, seedDemoAndScore } from "../demo/seedDemo.js"
 import { HttpServerLive } from "../http/Server.js"
-import { AppConfig } from "../infra/AppConfig.js"
+import { AppConfig } from "../infra/config/AppConfig.js"
 import { RepositoriesLive } from "../infra/Repositories.js"
 import { BackgroundWorkLive, InfraLive, launch, MigrateOnStart, runProcess } from "./Main.js"
 

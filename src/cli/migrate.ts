@@ -1,6 +1,6 @@
 import { Command } from "@effect/cli"
 import { Effect } from "effect"
-import { migrate } from "../infra/db/Migrator.js"
+import { migrate } from "../infra/DatabaseSetup.js"
 import { printJson } from "./CliSupport.js"
 
 /** `migrate` → {"applied": [file names applied by this run]} (empty when the schema is current). */

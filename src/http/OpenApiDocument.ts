@@ -1,6 +1,6 @@
 import { HttpApiBuilder, HttpServerResponse, OpenApi } from "@effect/platform"
 import { Effect } from "effect"
-import { AppConfig } from "../infra/AppConfig.js"
+import { AppConfig } from "../infra/config/AppConfig.js"
 import { Api } from "./Api.js"
 
 export const OPENAPI_PATH = "/api/v1/openapi.json"

@@ -1,6 +1,6 @@
 import { HttpApiBuilder, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
-import { AppConfig } from "../infra/AppConfig.js"
+import { AppConfig } from "../infra/config/AppConfig.js"
 
 /**
  * Routes whose responses carry tokens, keys or download URLs: never stored by a browser or a shared

@@ -1,7 +1,7 @@
 import { HttpApiBuilder, HttpApiScalar, HttpMiddleware, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
-import { AppConfig } from "../infra/AppConfig.js"
+import { AppConfig } from "../infra/config/AppConfig.js"
 import { Api } from "./Api.js"
 import { AlertsHttpLive } from "./alerts/AlertsHttp.js"
 import { AppReportsHttpLive } from "./app/AppReportsHttp.js"

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto"
 import { Config, Duration, Effect, Layer, Schedule } from "effect"
-import { type Job, JobQueue } from "../infra/jobs/JobQueue.js"
+import { type Job, JobQueue } from "../infra/queue/JobQueue.js"
 import { runOnWakeups } from "./WakeLoop.js"
 
 /**

@@ -3,8 +3,8 @@ import * as RateLimiter from "@effect/experimental/RateLimiter"
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Either, Layer, Option, TestClock } from "effect"
 import type { RateLimitPolicy } from "../../src/domain/RateLimitPolicy.js"
-import { RateLimiterStoreLive } from "../../src/infra/billing/RateLimitStore.js"
-import { RateLimits, RateLimitsLive } from "../../src/infra/billing/RateLimits.js"
+import { RateLimiterStoreLive } from "../../src/infra/limits/RateLimitStore.js"
+import { RateLimits, RateLimitsLive } from "../../src/infra/limits/RateLimits.js"
 import { connectRedis, RedisConnection } from "../../src/infra/redis/RedisConnection.js"
 
 const perMinute: RateLimitPolicy = { name: "general", limit: 3, window: Duration.minutes(1) }

@@ -15,7 +15,7 @@ import {
   TestClock
 } from "effect"
 import { delayAfterFailure, MailRetrySchedule } from "../../src/domain/Retries.js"
-import { appConfig } from "../../src/infra/AppConfig.js"
+import { appConfig } from "../../src/infra/config/AppConfig.js"
 import { EmailOutbox } from "../../src/infra/mail/EmailOutbox.js"
 import { LoggingMailer, SmtpMailer } from "../../src/infra/mail/Mailer.js"
 import { RepositoriesLive } from "../../src/infra/Repositories.js"

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit } from "effect"
-import type { Job } from "../../src/infra/jobs/JobQueue.js"
+import type { Job } from "../../src/infra/queue/JobQueue.js"
 import { ScoringService } from "../../src/infra/scoring/ScoringService.js"
 import { jobHandlers } from "../../src/workers/handlers.js"
 

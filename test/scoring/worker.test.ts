@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer, Schedule } from "effect"
-import { JobQueue } from "../../src/infra/jobs/JobQueue.js"
+import { JobQueue } from "../../src/infra/queue/JobQueue.js"
 import { RepositoriesLive } from "../../src/infra/Repositories.js"
 import { jobHandlers } from "../../src/workers/handlers.js"
 import { WorkerLive } from "../../src/workers/Worker.js"

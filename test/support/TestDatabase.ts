@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto"
 import { PgClient } from "@effect/sql-pg"
 import { Context, Effect, Layer, Redacted } from "effect"
 import { inject } from "vitest"
-import { PgLive } from "../../src/infra/db/KeyApiFastPath.js"
+import { PgLive } from "../../src/infra/db/PgPool.js"
 import { databaseUrl } from "./databaseNames.js"
 
 /** The URL of this test file's own database (for spawning processes against it). */

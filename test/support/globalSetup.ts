@@ -3,8 +3,8 @@ import chromium from "@sparticuz/chromium"
 import { Effect, Exit, Layer, Redacted, Scope } from "effect"
 import type { TestProject } from "vitest/node"
 import { buildWeb } from "../../scripts/build-web.mjs"
+import { migrate } from "../../src/infra/DatabaseSetup.js"
 import { startEmbeddedPostgres } from "../../src/infra/db/EmbeddedPostgres.js"
-import { migrate } from "../../src/infra/db/Migrator.js"
 import { databaseUrl, TEST_DB_PREFIX } from "./databaseNames.js"
 
 declare module "vitest" {

@@ -3,7 +3,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { Browser, Page } from "puppeteer-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { projectFile } from "../../src/infra/ProjectFiles.js"
+import { projectFile } from "../../src/infra/config/ProjectFiles.js"
 import { type AppServer, launchBrowser, logIn, openPage, startAppServer, texts } from "./support/AppServer.js"
 
 /**

@@ -1,7 +1,7 @@
 import { createHmac, randomBytes } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Schedule } from "effect"
-import { AppConfig } from "../../src/infra/AppConfig.js"
+import { AppConfig } from "../../src/infra/config/AppConfig.js"
 import { EmailOutboxLive } from "../../src/infra/mail/EmailOutbox.js"
 import { RepositoriesLive } from "../../src/infra/Repositories.js"
 import { ScoringService } from "../../src/infra/scoring/ScoringService.js"

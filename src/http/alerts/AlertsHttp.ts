@@ -1,7 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Layer } from "effect"
 import * as ApiError from "../../domain/ApiErrors.js"
-import { AlertsRepo } from "../../infra/accounts/AlertsRepo.js"
+import { AlertsRepo } from "../../infra/alerts/AlertsRepo.js"
 import { CurrentAccount } from "../AccessTokenAuth.js"
 import { AccessTokenAuthLive } from "../AccessTokenAuthLive.js"
 import { Api } from "../Api.js"

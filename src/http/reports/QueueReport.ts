@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import * as ApiError from "../../domain/ApiErrors.js"
-import { RateLimitPoliciesTag, RateLimits } from "../../infra/billing/RateLimits.js"
+import { RateLimitPoliciesTag, RateLimits } from "../../infra/limits/RateLimits.js"
 import { AppReportReads } from "../../infra/reports/AppReportReads.js"
 import { ReportJobsRepo } from "../../infra/reports/ReportJobsRepo.js"
 import { tooManyRequests } from "../TooManyRequests.js"

@@ -2,7 +2,7 @@ import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { HttpApiBuilder, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Option } from "effect"
-import { AppConfig } from "../../infra/AppConfig.js"
+import { AppConfig } from "../../infra/config/AppConfig.js"
 
 /**
  * Serves the browser app (its build in WEB_DIR, `dist/web` by default) from the API process, in the

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer } from "effect"
 import { CompanyNotFound, TenantNotFound } from "../../domain/Errors.js"
-import { JobQueue, JobQueueLive } from "../jobs/JobQueue.js"
+import { JobQueue, JobQueueLive } from "../queue/JobQueue.js"
 import { RESCORE_JOB } from "./WatchlistsRepo.js"
 
 export interface Company {

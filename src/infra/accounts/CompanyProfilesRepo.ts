@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer, Option } from "effect"
 import { CompanyNotFound } from "../../domain/Errors.js"
-import { JobQueue, JobQueueLive } from "../jobs/JobQueue.js"
+import { JobQueue, JobQueueLive } from "../queue/JobQueue.js"
 import { RESCORE_JOB } from "./WatchlistsRepo.js"
 
 /** Companies as the browser app shows and edits them (the multi-client workspace). */

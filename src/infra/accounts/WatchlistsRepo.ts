@@ -3,7 +3,7 @@ import { Context, Effect, Layer } from "effect"
 import { type FieldProblem, WatchlistInvalid, WatchlistLimitReached, WatchlistNotFound } from "../../domain/Errors.js"
 import type { WatchlistCriteria } from "../../domain/scoring/Inputs.js"
 import { type CpvCodeProblem, checkCpvCode, cpvCatalogKey, makeCpvCatalog } from "../../domain/tenders/Cpv.js"
-import { JobQueue, JobQueueLive } from "../jobs/JobQueue.js"
+import { JobQueue, JobQueueLive } from "../queue/JobQueue.js"
 
 /**
  * Watchlists of a tenant: what a company watches for, and the alert threshold (`minScore`).

@@ -4,8 +4,9 @@ import { Context, Effect, Layer, Option } from "effect"
 import { generateApiKey, hashApiKey, MAX_ACTIVE_API_KEYS, maskApiKey } from "../../domain/ApiKey.js"
 import { ApiKeyLimitExceeded, ApiKeyNotFound, type TenantNotFound } from "../../domain/Errors.js"
 import type { Plan } from "../../domain/Plan.js"
-import { lockTenant } from "../accounts/TenantLock.js"
-import { KeyApiStatements, makeRunPrepared } from "../db/KeyApiFastPath.js"
+import { makeRunPrepared } from "../db/PreparedStatements.js"
+import { lockTenant } from "../db/TenantLock.js"
+import { ApiKeyStatements } from "./ApiKeyStatements.js"
 
 export interface ApiKeySummary {
   readonly id: string
@@ -104,7 +105,7 @@ export const ApiKeysRepoLive = Layer.effect(
 
     const findOwner = (presentedKey: string) => {
       const presentedHash = hashApiKey(presentedKey)
-      return runPrepared(KeyApiStatements.apiKeyOwner, [presentedHash]).pipe(
+      return runPrepared(ApiKeyStatements.apiKeyOwner, [presentedHash]).pipe(
         Effect.map((rows) =>
           Option.map(
             // The index finds the row; the final equality is checked in constant time.

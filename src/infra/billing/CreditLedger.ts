@@ -3,7 +3,8 @@ import { Clock, Context, Effect, Layer, Option } from "effect"
 import { type CreditPeriod, creditPeriodAt } from "../../domain/CreditPeriod.js"
 import { InsufficientCredits, TenantNotFound } from "../../domain/Errors.js"
 import { type Plan, planRules } from "../../domain/Plan.js"
-import { KeyApiStatements, makeRunPrepared, runOnSqlClient } from "../db/KeyApiFastPath.js"
+import { makeRunPrepared, runOnSqlClient } from "../db/PreparedStatements.js"
+import { CreditStatements } from "./CreditStatements.js"
 
 export interface CreditBalance {
   readonly remaining: number
@@ -92,7 +93,7 @@ export const CreditLedgerLive = Layer.effect(
     const chargeOpenPeriod = (input: ChargeRequest) =>
       Effect.gen(function* () {
         const period = creditPeriodAt(yield* Clock.currentTimeMillis)
-        const [row] = yield* runPrepared(KeyApiStatements.creditCharge, chargeParams(input, period))
+        const [row] = yield* runPrepared(CreditStatements.creditCharge, chargeParams(input, period))
         return Option.map(Option.fromNullable(row), (charged) => ({ ...charged, periodEndsAt: period.endsAtText }))
       })
 
@@ -104,7 +105,7 @@ export const CreditLedgerLive = Layer.effect(
             const period = yield* openPeriod(input.tenantId)
             if (input.cost <= 0) return { charged: 0, ...(yield* balanceOf(input.tenantId, period)) }
             // The same charge statement, on the transaction's connection.
-            const [row] = yield* runOnSqlClient(sql, KeyApiStatements.creditCharge, chargeParams(input, period))
+            const [row] = yield* runOnSqlClient(sql, CreditStatements.creditCharge, chargeParams(input, period))
             if (!row) {
               const { remaining } = yield* balanceOf(input.tenantId, period)
               return yield* new InsufficientCredits({

@@ -1,8 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { Duration, Effect, Layer, Option } from "effect"
-import { AppConfig } from "../AppConfig.js"
+import { AppConfig } from "../config/AppConfig.js"
 import { startEmbeddedPostgres } from "./EmbeddedPostgres.js"
-import { PgLive } from "./KeyApiFastPath.js"
+import { PgLive } from "./PgPool.js"
 
 /** The database the embedded cluster creates and serves. */
 export const EMBEDDED_DATABASE = "tenders"

@@ -3,7 +3,7 @@ import { PgClient } from "@effect/sql-pg"
 import { Context, Duration, Effect, Layer, Option, type Stream } from "effect"
 import { delayAfterFailure, MailRetrySchedule } from "../../domain/Retries.js"
 import { clockNow } from "../db/ClockNow.js"
-import { wakeupsOn } from "../db/Wakeups.js"
+import { wakeupsOn } from "../queue/Wakeups.js"
 import type { MailOutcome } from "./Mailer.js"
 
 export interface OutgoingMessage {

@@ -1,6 +1,6 @@
 import { Context, Data, Effect, Layer, Option, Redacted } from "effect"
 import nodemailer from "nodemailer"
-import { AppConfig } from "../AppConfig.js"
+import { AppConfig } from "../config/AppConfig.js"
 
 export interface MailMessage {
   readonly to: string

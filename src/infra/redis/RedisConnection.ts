@@ -1,6 +1,6 @@
 import { Context, Data, Duration, Effect, Layer, Option, Redacted } from "effect"
 import { Redis as IORedis } from "ioredis"
-import { AppConfig } from "../AppConfig.js"
+import { AppConfig } from "../config/AppConfig.js"
 
 export class RedisError extends Data.TaggedError("RedisError")<{ readonly cause: unknown }> {}
 

@@ -2,8 +2,8 @@ import { type ChildProcess, fork } from "node:child_process"
 import { NodeWorker } from "@effect/platform-node"
 import { RpcClient, type RpcClientError, type RpcGroup } from "@effect/rpc"
 import { Context, Deferred, Duration, Effect, ExecutionStrategy, Exit, Layer, Option, Scope } from "effect"
-import { AppConfig } from "../AppConfig.js"
-import { projectFile } from "../ProjectFiles.js"
+import { AppConfig } from "../config/AppConfig.js"
+import { projectFile } from "../config/ProjectFiles.js"
 import { RENDERER_OPTIONS_VARIABLE, RendererRpcs, RenderFailed } from "./RendererRpc.js"
 
 /** One report page as the template made it: the HTML and the footer template (page numbers). */

@@ -11,7 +11,7 @@ import {
   type ReportStatus
 } from "../../domain/reports/ReportJob.js"
 import { CreditLedger } from "../billing/CreditLedger.js"
-import { wakeupsOn } from "../db/Wakeups.js"
+import { wakeupsOn } from "../queue/Wakeups.js"
 import { ReportStorage } from "./ReportStorage.js"
 
 export const REPORTS_CHANNEL = "reports"

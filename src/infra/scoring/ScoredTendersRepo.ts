@@ -1,8 +1,9 @@
 import { SqlClient, type SqlError } from "@effect/sql"
 import { Context, Effect, Layer, Option } from "effect"
 import type { Verdict } from "../../domain/scoring/Verdict.js"
-import { KeyApiStatements, type ListPageRow, makeRunPrepared, type TenderListRow } from "../db/KeyApiFastPath.js"
+import { makeRunPrepared } from "../db/PreparedStatements.js"
 import { isoMicrosText, isoMillisText } from "../db/TimestampText.js"
+import { type ListPageRow, ScoreListStatements, type TenderListRow } from "./ScoreListStatements.js"
 import type { StoredFactors } from "./StoredFactors.js"
 
 export type { TenderListRow }
@@ -11,7 +12,7 @@ export type { TenderListRow }
  * Reads of scored tenders for the key API: the ranked list, one score breakdown, the export.
  * Timestamps leave PostgreSQL already formatted as ISO 8601 UTC text (what the wire carries), and
  * each row also carries its exact sort position (`publish_key`, microseconds) for cursors. The
- * list path runs the named statements of db/KeyApiFastPath; the rarer reads go through SqlClient.
+ * list path runs the named statements of ScoreListStatements; the rarer reads go through SqlClient.
  */
 
 /** Sort position of a list row: (overall_score desc, tender_publish_date desc, tender_id). */
@@ -121,17 +122,17 @@ export const ScoredTendersRepoLive = Layer.effect(
     const factorPercent = (column: string) => sql.literal(`round(s.${column}::numeric * 100)::int`)
 
     const companyTenant = (companyId: string) =>
-      runPrepared(KeyApiStatements.companyTenant, [companyId]).pipe(
+      runPrepared(ScoreListStatements.companyTenant, [companyId]).pipe(
         Effect.map((rows) => Option.fromNullable(rows[0]?.tenant_id))
       )
 
-    const snapshotBound = runPrepared(KeyApiStatements.snapshotBound, []).pipe(Effect.map((rows) => rows[0]!.bound))
+    const snapshotBound = runPrepared(ScoreListStatements.snapshotBound, []).pipe(Effect.map((rows) => rows[0]!.bound))
 
     const listPage = (input: ListPageQuery) => {
       const head = [input.companyId, input.minScore, Option.getOrNull(input.bound), input.take, input.tenantId] as const
       return Option.match(input.after, {
-        onNone: () => runPrepared(KeyApiStatements.listPage, head),
-        onSome: (p) => runPrepared(KeyApiStatements.listPageAfter, [...head, p.score, p.publishKey, p.tenderId])
+        onNone: () => runPrepared(ScoreListStatements.listPage, head),
+        onSome: (p) => runPrepared(ScoreListStatements.listPageAfter, [...head, p.score, p.publishKey, p.tenderId])
       }).pipe(
         Effect.map((rows) => ({
           // The statement always returns at least one row.

@@ -1,5 +1,5 @@
 import { Effect, Schema } from "effect"
-import type { Job } from "../jobs/JobQueue.js"
+import type { Job } from "../queue/JobQueue.js"
 import { ScoringService } from "./ScoringService.js"
 
 /** Payload of "tenders.score": tenders to score; those in isNew may raise alerts and events. */

@@ -2,7 +2,7 @@ import * as fs from "node:fs/promises"
 import { SqlClient } from "@effect/sql"
 import { parse } from "csv-parse/sync"
 import { Effect } from "effect"
-import { projectFile } from "../ProjectFiles.js"
+import { projectFile } from "../config/ProjectFiles.js"
 
 /** The project's copy of the CPV 2008 table (Apache-2.0, licence beside it). */
 export const CPV_CSV = projectFile("data/cpv/cpv2008_ro_en.csv")

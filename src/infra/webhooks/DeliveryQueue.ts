@@ -8,8 +8,8 @@ import {
   TENDER_MATCHED
 } from "../../domain/webhooks/DeliverySchedule.js"
 import { clockNow } from "../db/ClockNow.js"
-import { wakeupsOn } from "../db/Wakeups.js"
 import { EmailOutbox } from "../mail/EmailOutbox.js"
+import { wakeupsOn } from "../queue/Wakeups.js"
 
 /**
  * NOTIFY channel woken when deliveries are written (by scoring, or a manual retry). The payload must

@@ -3,7 +3,7 @@ import * as https from "node:https"
 import * as tls from "node:tls"
 import { Config, Duration, Effect, Layer, Option } from "effect"
 import { classifyAddress } from "../../domain/webhooks/SpecialAddresses.js"
-import { AppConfig } from "../AppConfig.js"
+import { AppConfig } from "../config/AppConfig.js"
 import { checkedLookup, systemResolveAll } from "./CheckedLookup.js"
 import { type WebhookRequest, type WebhookResponse, WebhookSendFailed, WebhookTransport } from "./WebhookTransport.js"
 

@@ -8,7 +8,7 @@ import {
   WebhookNotFound
 } from "../../domain/Errors.js"
 import { MAX_ACTIVE_WEBHOOKS } from "../../domain/webhooks/Registration.js"
-import { lockTenant } from "../accounts/TenantLock.js"
+import { lockTenant } from "../db/TenantLock.js"
 import { DELIVERIES_CHANNEL } from "./DeliveryQueue.js"
 
 /** How many deliveries of each webhook the dashboard shows (spec 2.6). */

@@ -1,6 +1,6 @@
 import { isIP } from "node:net"
 import { Config, ConfigError, Context, Data, Effect, Either, Layer, LogLevel, Option, Redacted } from "effect"
-import { parseTrustProxy, type TrustProxy, trustNone } from "../domain/TrustProxy.js"
+import { parseTrustProxy, type TrustProxy, trustNone } from "../../domain/TrustProxy.js"
 import { projectFile } from "./ProjectFiles.js"
 
 /** Everything the processes read from the environment. Each field is documented in the README. */

@@ -1,8 +1,8 @@
 import { Clock, Duration, Effect, Option } from "effect"
 import { RateLimitHit } from "../../domain/Errors.js"
 import { type RateLimitPolicy, retryAfterSeconds } from "../../domain/RateLimitPolicy.js"
-import { RateLimits } from "../billing/RateLimits.js"
 import { LoginLocks } from "./LoginLocks.js"
+import { RateLimits } from "./RateLimits.js"
 
 /**
  * Failed-login throttling. Failures are counted per subject (an e-mail, a client address) against

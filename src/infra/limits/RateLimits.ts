@@ -8,8 +8,8 @@ import {
   retryAfterSeconds,
   storeWindow
 } from "../../domain/RateLimitPolicy.js"
-import { AppConfig } from "../AppConfig.js"
-import { LoginLocksLive } from "../auth/LoginLocks.js"
+import { AppConfig } from "../config/AppConfig.js"
+import { LoginLocksLive } from "./LoginLocks.js"
 import { RateLimiterStoreLive } from "./RateLimitStore.js"
 
 /** The policies in force (configurable, so benchmarks can raise them). */

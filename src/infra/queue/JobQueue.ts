@@ -3,7 +3,7 @@ import { PgClient } from "@effect/sql-pg"
 import { Context, Duration, Effect, Layer, Option, type Stream } from "effect"
 import { delayAfterFailure, JobRetrySchedule } from "../../domain/Retries.js"
 import { clockNow } from "../db/ClockNow.js"
-import { wakeupsOn } from "../db/Wakeups.js"
+import { wakeupsOn } from "./Wakeups.js"
 
 export interface Job {
   readonly id: string

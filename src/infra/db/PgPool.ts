@@ -1,0 +1,51 @@
+import { SqlError } from "@effect/sql"
+import { PgClient } from "@effect/sql-pg"
+import { Context, Effect, Layer, Redacted } from "effect"
+import pg from "pg"
+
+/** The `pg` pool under the process's PgClient; `PgLive` provides both, so they share the connections. */
+export class PgPool extends Context.Tag("PgPool")<PgPool, pg.Pool>() {}
+
+/** PgPool, PgClient and SqlClient over one pool of `maxConnections`, ended with the layer. */
+export const PgLive = (options: {
+  readonly url: Redacted.Redacted
+  readonly maxConnections: number
+  readonly applicationName?: string
+}) =>
+  Layer.unwrapScoped(
+    Effect.gen(function* () {
+      const pool = yield* Effect.acquireRelease(
+        Effect.sync(() => {
+          const pool = new pg.Pool({
+            connectionString: Redacted.value(options.url),
+            max: options.maxConnections,
+            application_name: options.applicationName ?? "tender-scoring-service",
+            // A connection attempt caught by a server restart can otherwise wait forever (a request
+            // hung through a PostgreSQL restart in test/hardening/faults.test.ts); bounded, it is a
+            // 503 the client may retry.
+            connectionTimeoutMillis: 5_000,
+            keepAlive: true
+          })
+          // An idle client's error (server restart) is reported on its next use, not here.
+          pool.on("error", () => {})
+          return pool
+        }),
+        (pool) => Effect.promise(() => pool.end()).pipe(Effect.timeoutOption("1 second"))
+      )
+      // Fail at start, as PgClient.layer does, when the server cannot be reached.
+      yield* Effect.tryPromise({
+        try: () => pool.query("SELECT 1"),
+        catch: (cause) => new SqlError.SqlError({ cause, message: "PgClient: Failed to connect" })
+      }).pipe(
+        Effect.timeoutFail({
+          duration: "5 seconds",
+          onTimeout: () =>
+            new SqlError.SqlError({
+              cause: new Error("Connection timed out"),
+              message: "PgClient: Connection timed out"
+            })
+        })
+      )
+      return Layer.merge(Layer.succeed(PgPool, pool), PgClient.layerFromPool({ acquire: Effect.succeed(pool) }))
+    })
+  )
