@@ -19,7 +19,8 @@ import { buildCorpusStats } from "../src/domain/scoring/Semantic.js"
 import { STOP_WORDS, words } from "../src/domain/scoring/Text.js"
 import type { Tender } from "../src/domain/tenders/TenderRecord.js"
 import { migrate } from "../src/infra/DatabaseSetup.js"
-import { ScoringService, ScoringServiceLive } from "../src/infra/scoring/ScoringService.js"
+import { ScoringLive } from "../src/infra/Repositories.js"
+import { ScoringService } from "../src/infra/scoring/ScoringService.js"
 import { TenderStore, TenderStoreLive } from "../src/infra/tenders/TenderStore.js"
 
 const COMPANIES = 5_000
@@ -311,7 +312,7 @@ await Effect.runPromise(
     () =>
       program.pipe(
         Effect.provide(
-          Layer.mergeAll(ScoringServiceLive, TenderStoreLive).pipe(
+          Layer.mergeAll(ScoringLive, TenderStoreLive).pipe(
             Layer.provideMerge(PgClient.layer({ url: Redacted.make(urlOf(databaseName)), maxConnections: 4 }))
           )
         )

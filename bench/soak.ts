@@ -47,6 +47,7 @@ import { migrate } from "../src/infra/DatabaseSetup.js"
 import { PgLive } from "../src/infra/db/PgPool.js"
 import { JobQueue } from "../src/infra/queue/JobQueue.js"
 import { RepositoriesLive } from "../src/infra/Repositories.js"
+import { ScoreTenders } from "../src/infra/scoring/ScoringJobKinds.js"
 import { readCpvTable } from "../src/infra/tenders/CpvTable.js"
 import { TenderStore } from "../src/infra/tenders/TenderStore.js"
 import { startHttpsReceiver } from "../test/support/HttpsReceiver.js"
@@ -179,7 +180,7 @@ const feed = (batch: number) =>
     const fresh = demo.map((d) => ({ ...d, publishDate: new Date(now), deadline: new Date(now + 30 * 86_400_000) }))
     const stored = yield* (yield* TenderStore).upsert(fresh.map((d, i) => asTender(d, `SOAK-${batch}-${i}`)))
     if (stored.inserted.length > 0) {
-      yield* (yield* JobQueue).enqueue("tenders.score", { tenderIds: stored.inserted, isNew: stored.inserted })
+      yield* (yield* JobQueue).enqueue(ScoreTenders, { tenderIds: stored.inserted, isNew: stored.inserted })
     }
     return stored.inserted.length
   })

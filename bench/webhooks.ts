@@ -8,8 +8,8 @@
  *    signature with an independent HMAC); match_events for every delivery (setup, not timed).
  * 2. The real worker (`src/bin/worker.ts`) with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true and
  *    NODE_EXTRA_CA_CERTS naming the receivers' certificates. Warm-up: one delivery per receiver.
- * 3. Burst: 10,000 pending webhook_deliveries rows committed at once (then NOTIFY
- *    'webhook_deliveries'): deliveries per second = 10,000 / (last arrival - commit). Latency here
+ * 3. Burst: 10,000 pending webhook_deliveries rows and their jobs committed at once (then NOTIFY
+ *    'jobs'): deliveries per second = 10,000 / (last arrival - commit). Latency here
  *    is mostly time spent queued behind the backlog and is printed only for completeness.
  * 4. Steady: 10,000 more rows offered at WEBHOOK_BENCH_RATE per second (default 1,000, the target)
  *    in 20 ms batches: event-to-delivery latency p50/p99 from the row's created_at (stamped by this
@@ -29,6 +29,8 @@ import { PgClient } from "@effect/sql-pg"
 import { Effect, Redacted } from "effect"
 import pg from "pg"
 import { migrate } from "../src/infra/DatabaseSetup.js"
+import { JOBS_CHANNEL } from "../src/infra/queue/JobQueue.js"
+import { DeliverWebhook } from "../src/infra/webhooks/Deliveries.js"
 import { makeSecretBox } from "../src/infra/webhooks/SecretBox.js"
 import { makeSelfSignedCertificate } from "../test/support/HttpsReceiver.js"
 
@@ -226,10 +228,19 @@ const seed = async (
 /** Inserts pending deliveries stamped with this process's clock, then wakes the workers. */
 const enqueue = async (db: pg.Client, batch: ReadonlyArray<Planned>) => {
   const createdAt = Date.now()
+  // Each delivery with its job, as the service writes them (infra/webhooks/Deliveries.recordMatches).
   const { rows } = await db.query<{ id: string }>(
-    `INSERT INTO webhook_deliveries (tenant_id, webhook_id, event_id, body, status, created_at, next_attempt_at)
-     SELECT t, w, e, b, 'pending', $5, $5 FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[]) AS x(t, w, e, b)
-     RETURNING id`,
+    `WITH d AS (
+       INSERT INTO webhook_deliveries (tenant_id, webhook_id, event_id, body, status, created_at, next_attempt_at)
+       SELECT t, w, e, b, 'pending', $5, $5 FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[]) AS x(t, w, e, b)
+       RETURNING id, webhook_id
+     ), j AS (
+       INSERT INTO jobs (kind, payload, group_key, run_at, max_attempts, created_at, updated_at)
+       SELECT '${DeliverWebhook.name}', jsonb_build_object('deliveryId', d.id), d.webhook_id::text, $5,
+              ${DeliverWebhook.maxAttempts}, $5, $5
+       FROM d
+     )
+     SELECT id FROM d`,
     [
       batch.map((p) => p.tenantId),
       batch.map((p) => p.webhookId),
@@ -238,9 +249,8 @@ const enqueue = async (db: pg.Client, batch: ReadonlyArray<Planned>) => {
       new Date(createdAt)
     ]
   )
-  // Not an empty payload: PgClient.listen (@effect/sql-pg 0.53) drops those, and the worker then only
-  // found new rows by its 5 s polling (the service notifies with a payload, ScoreWriter 'new').
-  await db.query(`SELECT pg_notify('webhook_deliveries', 'bench')`)
+  // The queue's wake-up: its channel, the kind as payload (PgClient.listen drops empty payloads).
+  await db.query(`SELECT pg_notify($1, $2)`, [JOBS_CHANNEL, DeliverWebhook.name])
   return rows.map((row) => ({ id: row.id, createdAt }))
 }
 

@@ -1,8 +1,9 @@
-import { randomUUID } from "node:crypto"
-import { Duration, Effect, Layer } from "effect"
-import { type ClaimedMessage, EmailOutbox } from "../infra/mail/EmailOutbox.js"
+import type { SqlClient } from "@effect/sql"
+import { Duration, Effect, type Layer, Option } from "effect"
+import { EmailOutbox, SendEmail } from "../infra/mail/EmailOutbox.js"
 import { Mailer } from "../infra/mail/Mailer.js"
-import { runOnWakeups } from "./WakeLoop.js"
+import type { JobQueue } from "../infra/queue/JobQueue.js"
+import { drainDueJobs, handle, JobRunnerLive, type RunnerOptions } from "../infra/queue/JobRunner.js"
 
 export interface MailSenderOptions {
   /** Messages sent at once by this process. */
@@ -12,56 +13,40 @@ export interface MailSenderOptions {
   readonly lease?: Duration.DurationInput
 }
 
-const defaults = { concurrency: 4, pollEvery: Duration.seconds(5), lease: Duration.minutes(2) }
-
 /**
- * One pass of the outbox sender: claims the due messages (batches of `concurrency`, until none is
- * left), sends each, and records the outcome; returns how many it handled. A failed send is
- * retried by `MailRetrySchedule` and ends `failed` when the schedule gives up.
+ * A `mail.send` job: hands its message to the SMTP server and records the outcome with the job's
+ * completion. A failed send is retried by the queue after MailRetrySchedule's delay; the dead
+ * letter marks the message `failed`.
  */
-export const sendDueMail = (workerId: string, options: MailSenderOptions = {}) =>
-  Effect.gen(function* () {
-    const outbox = yield* EmailOutbox
-    const mailer = yield* Mailer
-    const concurrency = options.concurrency ?? defaults.concurrency
-    const lease = options.lease ?? defaults.lease
-
-    const sendOne = (message: ClaimedMessage) =>
-      mailer.send({ to: message.toAddress, subject: message.subject, text: message.bodyText }).pipe(
-        Effect.matchEffect({
-          onSuccess: (outcome) => outbox.markDelivered(message, outcome),
-          onFailure: (error) =>
-            outbox
-              .recordFailure(message, error.reason)
-              .pipe(
-                Effect.tap((next) =>
-                  Effect.logWarning(`E-mail ${message.id}, attempt ${message.attempts}: ${error.reason} (${next})`)
-                )
-              )
-        })
-      )
-
-    let handled = 0
-    while (true) {
-      const batch = yield* outbox.claimDue({ workerId, limit: concurrency, lease })
-      yield* Effect.forEach(batch, sendOne, { concurrency, discard: true })
-      handled += batch.length
-      if (batch.length < concurrency) return handled
-    }
-  })
-
-/**
- * The outbox sender of a worker process: woken by NOTIFY on the mail channel when mail is queued,
- * with polling as the safety net and the clock for retries that come due.
- */
-export const MailSenderLive = (options: MailSenderOptions = {}): Layer.Layer<never, never, EmailOutbox | Mailer> =>
-  Layer.scopedDiscard(
+export const sendEmailJob = handle(
+  SendEmail,
+  ({ emailId }, job) =>
     Effect.gen(function* () {
       const outbox = yield* EmailOutbox
-      const workerId = `mail-${randomUUID()}`
-      const pass = sendDueMail(workerId, options)
-      yield* runOnWakeups("Mail sender", outbox.wakeups, options.pollEvery ?? defaults.pollEvery, pass).pipe(
-        Effect.forkScoped
-      )
-    })
-  )
+      const message = yield* outbox.pending(emailId)
+      if (Option.isNone(message)) return "completed" as const
+      const { toAddress, subject, bodyText } = message.value
+      const outcome = yield* (yield* Mailer)
+        .send({ to: toAddress, subject, text: bodyText })
+        .pipe(Effect.mapError((error) => error.reason))
+      yield* outbox.recordSent(job, emailId, outcome)
+      return "settled" as const
+    }),
+  ({ emailId }) => Effect.flatMap(EmailOutbox, (outbox) => outbox.recordFailed(emailId))
+)
+
+const runnerOptions = (options: MailSenderOptions): RunnerOptions => ({
+  name: "mail",
+  concurrency: options.concurrency ?? 4,
+  lease: options.lease ?? Duration.minutes(2),
+  pollEvery: options.pollEvery ?? Duration.seconds(5)
+})
+
+/** One pass of the sender (no loop): sends the due messages; how many it handled. */
+export const sendDueMail = (options: MailSenderOptions = {}) => drainDueJobs([sendEmailJob], runnerOptions(options))
+
+/** The mail runner of a worker process, on the one queue. */
+export const MailSenderLive = (
+  options: MailSenderOptions = {}
+): Layer.Layer<never, never, EmailOutbox | Mailer | JobQueue | SqlClient.SqlClient> =>
+  JobRunnerLive([sendEmailJob], runnerOptions(options))

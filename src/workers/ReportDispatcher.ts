@@ -1,12 +1,13 @@
-import { randomUUID } from "node:crypto"
-import { Cause, Config, Duration, Effect, Layer, Queue, Ref, Schedule, Stream } from "effect"
+import type { SqlClient } from "@effect/sql"
+import { Cause, Config, Duration, Effect, Layer, Option, Schedule } from "effect"
 import { REPORT_RETENTION } from "../domain/reports/ReportJob.js"
 import { reportFooterHtml, reportHtml } from "../domain/reports/ReportTemplate.js"
+import type { JobQueue } from "../infra/queue/JobQueue.js"
+import { handle, JobRunnerLive } from "../infra/queue/JobRunner.js"
 import { PdfRenderer } from "../infra/reports/PdfRenderer.js"
 import { ReportContents, ReportContentsLive } from "../infra/reports/ReportContents.js"
-import { type ClaimedReport, ReportJobsRepo, ReportJobsRepoLive } from "../infra/reports/ReportJobsRepo.js"
+import { RenderReport, ReportJobsRepo, ReportJobsRepoLive } from "../infra/reports/ReportJobsRepo.js"
 import { DatabaseReportStorageLive } from "../infra/reports/ReportStorage.js"
-import { runOnWakeups } from "./WakeLoop.js"
 
 export interface ReportDispatcherOptions {
   /** Reports rendered at once by this worker. */
@@ -21,98 +22,77 @@ export interface ReportDispatcherOptions {
 export const DEFAULT_REPORT_LEASE = Duration.minutes(2)
 
 /**
- * The report actor of a worker: claims queued report jobs (woken by NOTIFY and polling), loads each
- * report's data, has the renderer actor (PdfRenderer, its own process) print it, and completes the
- * job with its PDF and charge. A failed attempt is retried until the job's attempts are used up; a
- * reaper returns the jobs of dead workers once their lease runs out; a sweep removes reports
- * REPORT_RETENTION after they finished.
+ * A `report.render` job: loads the report's data, has the renderer actor (PdfRenderer, its own
+ * process) print it, and completes the report with its PDF and charge. A failed attempt leaves the
+ * report `pending` until the queue's retry, and `failed` with its hold released after the last one.
  */
-export const ReportDispatcherLive = (
-  options: ReportDispatcherOptions = {}
-): Layer.Layer<never, never, ReportJobsRepo | ReportContents | PdfRenderer> =>
+export const renderReportJob = handle(
+  RenderReport,
+  ({ reportId }, job) =>
+    Effect.gen(function* () {
+      const repo = yield* ReportJobsRepo
+      const started = yield* repo.start(reportId)
+      if (Option.isNone(started)) return "completed" as const
+      const report = started.value
+      const outcome = yield* Effect.gen(function* () {
+        const data = yield* (yield* ReportContents).load({ companyId: report.companyId, params: report.params })
+        const pdf = yield* (yield* PdfRenderer).render({ html: reportHtml(data), footerHtml: reportFooterHtml(data) })
+        return yield* repo.complete(job, reportId, pdf)
+      }).pipe(
+        Effect.catchAllCause((cause) =>
+          repo
+            .recordFailure(job, reportId, Cause.pretty(cause).split("\n")[0]!.slice(0, 500))
+            .pipe(
+              Effect.tap((outcome) =>
+                Effect.logWarning(`Report job ${reportId}: attempt ${job.attempts} failed (${outcome})`, cause)
+              )
+            )
+        )
+      )
+      if (outcome === "lost") yield* Effect.logInfo(`Report job ${reportId}: outcome dropped (reaped meanwhile)`)
+      return "settled" as const
+    }),
+  ({ reportId }, _job, error) => Effect.flatMap(ReportJobsRepo, (repo) => repo.recordDead(reportId, error))
+)
+
+/** Removes reports REPORT_RETENTION after they finished, at start and every `sweepEvery`. */
+const RetentionSweepLive = (sweepEvery: Duration.DurationInput) =>
   Layer.scopedDiscard(
     Effect.gen(function* () {
       const repo = yield* ReportJobsRepo
-      const contents = yield* ReportContents
-      const renderer = yield* PdfRenderer
-      const workerId = `reports-${randomUUID()}`
-      const concurrency = options.concurrency ?? 2
-      const lease = Duration.decode(options.lease ?? DEFAULT_REPORT_LEASE)
-      const inFlight = yield* Ref.make(0)
-      const finished = yield* Queue.sliding<void>(1)
-      const scope = yield* Effect.scope
-
-      const attempt = (job: ClaimedReport) =>
-        Effect.gen(function* () {
-          const data = yield* contents.load({ companyId: job.companyId, params: job.params })
-          const pdf = yield* renderer.render({ html: reportHtml(data), footerHtml: reportFooterHtml(data) })
-          return yield* repo.complete(workerId, job, pdf)
-        }).pipe(
-          // The heartbeat: a long render keeps its claim; a dead worker stops renewing it.
-          Effect.raceFirst(
-            repo.extend(workerId, job.id, lease).pipe(Effect.delay(Duration.times(lease, 1 / 3)), Effect.forever)
-          ),
-          Effect.catchAllCause((cause) =>
-            repo
-              .fail(workerId, job, Cause.pretty(cause).split("\n")[0]!.slice(0, 500))
-              .pipe(
-                Effect.tap((outcome) =>
-                  Effect.logWarning(`Report job ${job.id}: attempt ${job.attempts} failed (${outcome})`, cause)
-                )
-              )
-          ),
-          Effect.tap((outcome) =>
-            outcome === "lost"
-              ? Effect.logInfo(`Report job ${job.id}: outcome dropped (reaped meanwhile)`)
-              : Effect.void
-          ),
-          Effect.ensuring(
-            Effect.zipRight(
-              Ref.update(inFlight, (n) => n - 1),
-              Queue.offer(finished, undefined)
-            )
-          )
-        )
-
-      const pass: Effect.Effect<void> = Effect.gen(function* () {
-        const room = concurrency - (yield* Ref.get(inFlight))
-        if (room <= 0) return
-        const jobs = yield* repo.claim({ workerId, limit: room, lease })
-        for (const job of jobs) {
-          yield* Ref.update(inFlight, (n) => n + 1)
-          yield* Effect.forkIn(attempt(job), scope)
-        }
-        if (jobs.length === room) yield* pass
-      })
-
-      const wakeups = Stream.merge(repo.wakeups, Stream.fromQueue(finished))
-      yield* runOnWakeups("Report dispatcher", wakeups, options.pollEvery ?? Duration.seconds(1), pass).pipe(
-        Effect.forkIn(scope)
-      )
-      const survive = (what: string) => (cause: Cause.Cause<never>) =>
-        Effect.logError(`Report dispatcher: ${what} failed`, cause)
-      yield* repo.reap.pipe(
-        Effect.tap((n) =>
-          n > 0 ? Effect.logWarning(`Returned ${n} expired report job(s) to the queue`) : Effect.void
-        ),
-        Effect.catchAllCause(survive("reaper")),
-        Effect.repeat(
-          Schedule.spaced(options.reapEvery ?? Duration.min(Duration.seconds(15), Duration.times(lease, 0.5)))
-        ),
-        Effect.forkIn(scope)
-      )
       yield* Effect.gen(function* () {
         const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
         const removed = yield* repo.sweep(new Date(now - Duration.toMillis(REPORT_RETENTION)))
         if (removed > 0) yield* Effect.logInfo(`Removed ${removed} report(s) past their retention`)
       }).pipe(
-        Effect.catchAllCause(survive("retention sweep")),
-        Effect.repeat(Schedule.spaced(options.sweepEvery ?? Duration.hours(1))),
-        Effect.forkIn(scope)
+        Effect.catchAllCause((cause) => Effect.logError("Report retention sweep failed", cause)),
+        Effect.repeat(Schedule.spaced(sweepEvery)),
+        Effect.forkScoped
       )
-      yield* Effect.logInfo(`Report dispatcher ${workerId}: ${concurrency} at once`)
     })
   )
+
+/**
+ * The report runner of a worker, on the one queue: `concurrency` renders at once, each claim kept
+ * alive by a heartbeat while it renders (a dead worker stops renewing it and the reaper gives the
+ * job to another), and the retention sweep.
+ */
+export const ReportDispatcherLive = (
+  options: ReportDispatcherOptions = {}
+): Layer.Layer<never, never, ReportJobsRepo | ReportContents | PdfRenderer | JobQueue | SqlClient.SqlClient> => {
+  const lease = Duration.decode(options.lease ?? DEFAULT_REPORT_LEASE)
+  return Layer.merge(
+    JobRunnerLive([renderReportJob], {
+      name: "reports",
+      concurrency: options.concurrency ?? 2,
+      lease,
+      heartbeat: true,
+      pollEvery: options.pollEvery ?? Duration.seconds(1),
+      reapEvery: options.reapEvery ?? Duration.min(Duration.seconds(15), Duration.times(lease, 0.5))
+    }),
+    RetentionSweepLive(options.sweepEvery ?? Duration.hours(1))
+  )
+}
 
 /**
  * `REPORT_JOB_LEASE_SECONDS` (default 120): how long a claimed report job is held without its
@@ -124,11 +104,11 @@ export const reportLease = Config.integer("REPORT_JOB_LEASE_SECONDS").pipe(
   Config.map(Duration.seconds)
 )
 
-/** The report actor with its repositories; needs a PdfRenderer and the database. */
+/** The report runner with its repositories; needs a PdfRenderer and the database. */
 export const ReportWorkLive = (options: ReportDispatcherOptions = {}) =>
   ReportDispatcherLive(options).pipe(
     Layer.provide(Layer.merge(ReportJobsRepoLive.pipe(Layer.provide(DatabaseReportStorageLive)), ReportContentsLive))
   )
 
-/** The report actor as a worker process runs it, its lease read from the environment. */
+/** The report runner as a worker process runs it, its lease read from the environment. */
 export const ReportWorkFromEnv = Layer.unwrapEffect(Effect.map(reportLease, (lease) => ReportWorkLive({ lease })))

@@ -1,7 +1,8 @@
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { CreditLedger } from "../../src/infra/billing/CreditLedger.js"
-import { ReportJobsRepo, ReportJobsRepoLive } from "../../src/infra/reports/ReportJobsRepo.js"
+import { JobQueue, JobQueueLive } from "../../src/infra/queue/JobQueue.js"
+import { RenderReport, ReportJobsRepo, ReportJobsRepoLive } from "../../src/infra/reports/ReportJobsRepo.js"
 import { DatabaseReportStorageLive } from "../../src/infra/reports/ReportStorage.js"
 import { ledgerState } from "../api/fixtures.js"
 import { request } from "../support/http.js"
@@ -20,10 +21,18 @@ const PDF = new TextEncoder().encode("%PDF-1.4 stand-in\n%%EOF")
 const completeNextJob = (server: TestServer) =>
   server.run(
     Effect.gen(function* () {
-      const jobs = yield* ReportJobsRepo
-      const [job] = yield* jobs.claim({ workerId: "test-worker", limit: 1, lease: "1 minute" })
-      return yield* jobs.complete("test-worker", job!, PDF)
-    }).pipe(Effect.provide(ReportJobsRepoLive), Effect.provide(DatabaseReportStorageLive))
+      const reports = yield* ReportJobsRepo
+      const queue = yield* JobQueue
+      const { jobs } = yield* queue.claim({
+        kinds: [RenderReport.name],
+        workerId: "test-worker",
+        limit: 1,
+        lease: "1 minute"
+      })
+      const reportId = (jobs[0]!.payload as { reportId: string }).reportId
+      yield* reports.start(reportId)
+      return yield* reports.complete(jobs[0]!, reportId, PDF)
+    }).pipe(Effect.provide(Layer.merge(ReportJobsRepoLive, JobQueueLive)), Effect.provide(DatabaseReportStorageLive))
   )
 
 describe("PDF reports from the app", () => {

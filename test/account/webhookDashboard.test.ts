@@ -3,7 +3,8 @@ import { Effect } from "effect"
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ApiKeysRepo } from "../../src/infra/auth/ApiKeysRepo.js"
-import { DELIVERIES_CHANNEL } from "../../src/infra/webhooks/DeliveryQueue.js"
+import { JOBS_CHANNEL } from "../../src/infra/queue/JobQueue.js"
+import { DeliverWebhook } from "../../src/infra/webhooks/Deliveries.js"
 import { addDelivery } from "../api/webhookFixtures.js"
 import { request } from "../support/http.js"
 import { startTestServer, type TestServer } from "../support/TestServer.js"
@@ -125,7 +126,7 @@ describe("webhook dashboard (access token)", () => {
     expect(listB.body.data.map((w: { url: string }) => w.url)).toEqual(["https://b.example.com/"])
   })
 
-  it("manual retry of a failed delivery: 202, pending with one more attempt allowed, due now, dispatcher woken", async () => {
+  it("manual retry of a failed delivery: 202, pending with one more attempt allowed, due now, its job queued and the runner woken", async () => {
     const d = await open()
     const hook = await register(d, "https://retry.example.com/")
     const failed = await addDelivery(server, d.account, hook, { status: "failed", attempts: 4 })
@@ -138,7 +139,7 @@ describe("webhook dashboard (access token)", () => {
       const notified = new Promise<string | undefined>((resolve) => {
         listener.on("notification", (message) => resolve(message.payload))
       })
-      await listener.query(`LISTEN ${DELIVERIES_CHANNEL}`)
+      await listener.query(`LISTEN ${JOBS_CHANNEL}`)
       const before = Date.now()
       const res = await retry(d, failed)
       expect(res.status).toBe(202)
@@ -150,19 +151,25 @@ describe("webhook dashboard (access token)", () => {
           responseCode: 503
         }
       })
-      expect(await notified).toBe(failed)
+      expect(await notified).toBe(DeliverWebhook.name)
       const [row] = await query<{
         status: string
         attempt_count: number
         attempts_allowed: number
         next_attempt_at: Date
-        locked_by: string | null
       }>(
         server,
-        "SELECT status, attempt_count, attempts_allowed, next_attempt_at, locked_by FROM webhook_deliveries WHERE id = $1",
+        "SELECT status, attempt_count, attempts_allowed, next_attempt_at FROM webhook_deliveries WHERE id = $1",
         [failed]
       )
-      expect(row).toMatchObject({ status: "pending", attempt_count: 4, attempts_allowed: 5, locked_by: null })
+      expect(row).toMatchObject({ status: "pending", attempt_count: 4, attempts_allowed: 5 })
+      // Its job is queued in the webhook's group, due now.
+      const jobs = await query<{ status: string; group_key: string }>(
+        server,
+        "SELECT status, group_key FROM jobs WHERE kind = $1 AND payload ->> 'deliveryId' = $2",
+        [DeliverWebhook.name, failed]
+      )
+      expect(jobs).toEqual([{ status: "queued", group_key: hook }])
       expect(row!.next_attempt_at.getTime()).toBeGreaterThanOrEqual(before - 1_000)
       expect(row!.next_attempt_at.getTime()).toBeLessThanOrEqual(Date.now() + 1_000)
     } finally {

@@ -1,8 +1,23 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it, layer } from "@effect/vitest"
-import { Clock, Deferred, Duration, Effect, Fiber, Layer, Option, Ref, Schedule, TestClock, TestServices } from "effect"
+import {
+  Clock,
+  Deferred,
+  Duration,
+  Effect,
+  Fiber,
+  Layer,
+  Option,
+  Ref,
+  Schedule,
+  Schema,
+  TestClock,
+  TestServices
+} from "effect"
 import { delayAfterFailure, JobRetrySchedule, MailRetrySchedule } from "../../src/domain/Retries.js"
+import { type JobKind, jobKind, untypedJobKind } from "../../src/infra/queue/JobKind.js"
 import { type Job, JobQueue } from "../../src/infra/queue/JobQueue.js"
+import { drainDueJobs, handle } from "../../src/infra/queue/JobRunner.js"
 import { RepositoriesLive } from "../../src/infra/Repositories.js"
 import { WorkerLive } from "../../src/workers/Worker.js"
 import { TestDatabaseLive } from "../support/TestDatabase.js"
@@ -20,10 +35,26 @@ const runAtOf = (jobId: string) =>
     Effect.map((rows) => rows[0]!.run_at.getTime())
   )
 
-const claimOne = (kind: string, lease: Duration.DurationInput = "1 minute") =>
-  Effect.flatMap(JobQueue, (queue) => queue.claim({ kinds: [kind], workerId: "w", limit: 1, lease })).pipe(
-    Effect.map((jobs): Job | undefined => jobs[0])
+const claimOne = (kind: JobKind<unknown>, lease: Duration.DurationInput = "1 minute") =>
+  Effect.flatMap(JobQueue, (queue) => queue.claim({ kinds: [kind.name], workerId: "w", limit: 1, lease })).pipe(
+    Effect.map(({ jobs }): Job | undefined => jobs[0])
   )
+
+/** Fails a held job the way the runner does: retried after the kind's delay, or dead. */
+const fail = (kind: JobKind<unknown>, job: Job, error: string) =>
+  Effect.gen(function* () {
+    const queue = yield* JobQueue
+    const next = yield* queue.failureOf(kind, job, error)
+    yield* queue.settle(job, next)
+    return next._tag === "retry" ? "retrying" : "failed"
+  })
+
+const Once = untypedJobKind("test.once")
+const Notify = untypedJobKind("test.notify")
+const Delayed = untypedJobKind("test.delayed")
+const Failing = untypedJobKind("test.fail", { maxAttempts: 3 })
+const Crash = untypedJobKind("test.crash")
+const Flaky = untypedJobKind("test.flaky")
 
 const millis = (delay: Option.Option<Duration.Duration>) => Option.map(delay, Duration.toMillis)
 
@@ -32,15 +63,16 @@ describe("job queue", () => {
     it.effect("a job is claimed by exactly one of two concurrent claimers", () =>
       Effect.gen(function* () {
         const queue = yield* JobQueue
-        const id = yield* queue.enqueue("test.once", { n: 1 })
+        const id = yield* queue.enqueue(Once, { n: 1 })
         const claims = yield* Effect.all(
           ["a", "b"].map((workerId) =>
-            queue.claim({ kinds: ["test.once"], workerId, limit: 10, lease: Duration.minutes(1) })
+            queue.claim({ kinds: [Once.name], workerId, limit: 10, lease: Duration.minutes(1) })
           ),
           { concurrency: 2 }
         )
-        expect(claims.flat().map((job) => job.id)).toEqual([id])
-        yield* queue.complete(id)
+        const claimed = claims.flatMap((claim) => claim.jobs)
+        expect(claimed.map((job) => job.id)).toEqual([id])
+        expect(yield* queue.complete(claimed[0]!)).toBe(true)
         expect(yield* statusOf(id)).toEqual({ status: "done", attempts: 1 })
       })
     )
@@ -50,15 +82,142 @@ describe("job queue", () => {
         const handled = yield* Deferred.make<unknown>()
         yield* Layer.launch(
           WorkerLive({
-            handlers: { "test.notify": (job) => Deferred.succeed(handled, job.payload) },
+            handlers: [handle(Notify, (payload) => Deferred.succeed(handled, payload))],
             pollEvery: Duration.minutes(10)
           })
         ).pipe(Effect.forkScoped)
         yield* Effect.sleep(Duration.millis(300))
-        yield* (yield* JobQueue).enqueue("test.notify", { hello: "world" })
+        yield* (yield* JobQueue).enqueue(Notify, { hello: "world" })
         const payload = yield* Deferred.await(handled).pipe(Effect.timeout(Duration.seconds(5)))
         expect(payload).toEqual({ hello: "world" })
       }).pipe(Effect.scoped)
+    )
+  })
+
+  layer(TestLayer, { excludeTestServices: true })("claims under concurrency and per group", (it) => {
+    it.effect("200 jobs claimed by 4 concurrent claimers: each exactly once", () =>
+      Effect.gen(function* () {
+        const queue = yield* JobQueue
+        const Many = untypedJobKind("test.many")
+        yield* queue.enqueueAll(
+          Many,
+          Array.from({ length: 200 }, (_, n) => ({ payload: { n } }))
+        )
+        const claimer = (workerId: string) =>
+          Effect.gen(function* () {
+            const ids: Array<string> = []
+            while (true) {
+              const { jobs } = yield* queue.claim({ kinds: [Many.name], workerId, limit: 7, lease: "1 minute" })
+              if (jobs.length === 0) return ids
+              ids.push(...jobs.map((job) => job.id))
+            }
+          })
+        const claimed = (yield* Effect.all(["a", "b", "c", "d"].map(claimer), { concurrency: 4 })).flat()
+        expect(claimed).toHaveLength(200)
+        expect(new Set(claimed).size).toBe(200)
+      })
+    )
+
+    it.effect(
+      "a group gets at most its bound, less what the worker already runs of it; other groups are not held up",
+      () =>
+        Effect.gen(function* () {
+          const queue = yield* JobQueue
+          const Grouped = untypedJobKind("test.grouped")
+          yield* queue.enqueueAll(Grouped, [
+            ...Array.from({ length: 5 }, () => ({ payload: {}, groupKey: "slow" })),
+            ...Array.from({ length: 2 }, () => ({ payload: {}, groupKey: "fast" }))
+          ])
+          const claim = (inFlight: ReadonlyMap<string, number>) =>
+            queue.claim({ kinds: [Grouped.name], workerId: "w", limit: 10, lease: "1 minute", perGroup: 2, inFlight })
+          const first = yield* claim(new Map())
+          expect(first.jobs.map((job) => job.groupKey).sort()).toEqual(["fast", "fast", "slow", "slow"])
+          expect((yield* claim(new Map([["slow", 2]]))).jobs).toEqual([])
+          const next = yield* claim(new Map([["slow", 1]]))
+          expect(next.jobs.map((job) => job.groupKey)).toEqual(["slow"])
+        })
+    )
+
+    it.effect(
+      "the dead letter: after the last attempt the job is dead and its onDead runs in the same transaction",
+      () =>
+        Effect.gen(function* () {
+          const queue = yield* JobQueue
+          const sql = yield* SqlClient.SqlClient
+          const Doomed = untypedJobKind("test.doomed", { maxAttempts: 1 })
+          const id = yield* queue.enqueue(Doomed, { name: "x" })
+          const buried: Array<string> = []
+          const handler = handle(
+            Doomed,
+            () => Effect.fail("always"),
+            (_payload, _job, error) => Effect.sync(() => buried.push(error))
+          )
+          expect(
+            yield* drainDueJobs([handler], { name: "t", concurrency: 2, lease: "1 minute", pollEvery: "1 minute" })
+          ).toBe(1)
+          expect(buried).toEqual(["always"])
+          const [row] = yield* sql<{
+            status: string
+            last_error: string
+          }>`SELECT status, last_error FROM jobs WHERE id = ${id}`
+          expect(row).toEqual({ status: "dead", last_error: "always" })
+
+          // An onDead that fails rolls the burial back: the job stays to be buried again.
+          const id2 = yield* queue.enqueue(Doomed, {})
+          const failing = handle(
+            Doomed,
+            () => Effect.fail("always"),
+            () => Effect.fail("cannot undo")
+          )
+          yield* drainDueJobs([failing], { name: "t", concurrency: 2, lease: "1 minute", pollEvery: "1 minute" })
+          const [kept] = yield* sql<{ status: string }>`SELECT status FROM jobs WHERE id = ${id2}`
+          expect(kept!.status).toBe("running")
+        })
+    )
+
+    it.effect("a job whose workers kept dying is dead-lettered unrun once its claims are used up", () =>
+      Effect.gen(function* () {
+        const queue = yield* JobQueue
+        const Crashing = untypedJobKind("test.crashing", { maxAttempts: 2 })
+        yield* queue.enqueue(Crashing, {})
+        // Two claims by workers that die (their leases expire at once and the reaper returns the job).
+        for (const workerId of ["dead-1", "dead-2"]) {
+          expect(
+            (yield* queue.claim({ kinds: [Crashing.name], workerId, limit: 1, lease: "1 millis" })).jobs
+          ).toHaveLength(1)
+          yield* Effect.sleep("5 millis")
+          expect(yield* queue.reap).toBe(1)
+        }
+        const runs: Array<unknown> = []
+        const buried: Array<string> = []
+        const handler = handle(
+          Crashing,
+          (payload) => Effect.sync(() => runs.push(payload)),
+          (_payload, _job, error) => Effect.sync(() => buried.push(error))
+        )
+        yield* drainDueJobs([handler], { name: "t", concurrency: 1, lease: "1 minute", pollEvery: "1 minute" })
+        expect(runs).toEqual([])
+        expect(buried).toEqual(["lease expired: the worker stopped during the attempt"])
+      })
+    )
+
+    it.effect("a payload its kind's Schema cannot decode is dead at once, not retried", () =>
+      Effect.gen(function* () {
+        const queue = yield* JobQueue
+        const sql = yield* SqlClient.SqlClient
+        const Loose = untypedJobKind("test.typed")
+        const Typed = jobKind("test.typed", Schema.Struct({ companyId: Schema.String }))
+        const id = yield* queue.enqueue(Loose, { companyId: 42 })
+        const runs: Array<string> = []
+        const handler = handle(Typed, ({ companyId }) => Effect.sync(() => runs.push(companyId)))
+        yield* drainDueJobs([handler], { name: "t", concurrency: 1, lease: "1 minute", pollEvery: "1 minute" })
+        expect(runs).toEqual([])
+        const [row] = yield* sql<{
+          status: string
+          attempts: number
+        }>`SELECT status, attempts FROM jobs WHERE id = ${id}`
+        expect(row).toEqual({ status: "dead", attempts: 1 })
+      })
     )
   })
 
@@ -67,55 +226,56 @@ describe("job queue", () => {
     it.effect("a delayed job is not claimable until the clock reaches its run_at", () =>
       Effect.gen(function* () {
         const queue = yield* JobQueue
-        const id = yield* queue.enqueue("test.delayed", {}, { delay: "10 seconds" })
+        const id = yield* queue.enqueue(Delayed, {}, { delay: "10 seconds" })
         expect(yield* runAtOf(id)).toBe((yield* Clock.currentTimeMillis) + 10_000)
-        expect(yield* claimOne("test.delayed")).toBeUndefined()
+        expect(yield* claimOne(Delayed)).toBeUndefined()
         yield* TestClock.adjust("9999 millis")
-        expect(yield* claimOne("test.delayed")).toBeUndefined()
+        expect(yield* claimOne(Delayed)).toBeUndefined()
         yield* TestClock.adjust("1 millis")
-        expect((yield* claimOne("test.delayed"))?.id).toBe(id)
-        yield* queue.complete(id)
+        const job = (yield* claimOne(Delayed))!
+        expect(job.id).toBe(id)
+        yield* queue.complete(job)
       })
     )
 
     it.effect("a failed job is retried exactly after the schedule's delay, then failed after its last attempt", () =>
       Effect.gen(function* () {
         const queue = yield* JobQueue
-        const id = yield* queue.enqueue("test.fail", {}, { maxAttempts: 3 })
+        const id = yield* queue.enqueue(Failing, {})
         for (const attempt of [1, 2]) {
-          const job = (yield* claimOne("test.fail"))!
+          const job = (yield* claimOne(Failing))!
           expect(job.attempts).toBe(attempt)
           const failedAt = yield* Clock.currentTimeMillis
-          expect(yield* queue.fail(job, "boom")).toBe("retrying")
+          expect(yield* fail(Failing, job, "boom")).toBe("retrying")
           const delay = Duration.toMillis(Option.getOrThrow(yield* delayAfterFailure(JobRetrySchedule, attempt)))
           expect(delay).toBe(2 ** attempt * 1000)
           // Persisted: a restarted worker finds the same retry time in the row.
           expect(yield* runAtOf(id)).toBe(failedAt + delay)
           yield* TestClock.adjust(delay - 1)
-          expect(yield* claimOne("test.fail")).toBeUndefined()
+          expect(yield* claimOne(Failing)).toBeUndefined()
           yield* TestClock.adjust(1)
         }
-        const last = (yield* claimOne("test.fail"))!
+        const last = (yield* claimOne(Failing))!
         expect(last.attempts).toBe(3)
-        expect(yield* queue.fail(last, "boom again")).toBe("failed")
-        expect(yield* statusOf(id)).toEqual({ status: "failed", attempts: 3 })
+        expect(yield* fail(Failing, last, "boom again")).toBe("failed")
+        expect(yield* statusOf(id)).toEqual({ status: "dead", attempts: 3 })
         yield* TestClock.adjust("1 hour")
-        expect(yield* claimOne("test.fail")).toBeUndefined()
+        expect(yield* claimOne(Failing)).toBeUndefined()
       })
     )
 
     it.effect("an expired lease is reaped when the clock passes lease_until, and not before", () =>
       Effect.gen(function* () {
         const queue = yield* JobQueue
-        const id = yield* queue.enqueue("test.crash", {})
-        expect((yield* claimOne("test.crash", "1 minute"))?.id).toBe(id)
+        const id = yield* queue.enqueue(Crash, {})
+        expect((yield* claimOne(Crash, "1 minute"))?.id).toBe(id)
         yield* TestClock.adjust("1 minute")
         expect(yield* queue.reap).toBe(0)
         expect((yield* statusOf(id)).status).toBe("running")
         yield* TestClock.adjust("1 millis")
         expect(yield* queue.reap).toBe(1)
         expect((yield* statusOf(id)).status).toBe("queued")
-        expect((yield* claimOne("test.crash"))?.attempts).toBe(2)
+        expect((yield* claimOne(Crash))?.attempts).toBe(2)
       })
     )
 
@@ -125,16 +285,17 @@ describe("job queue", () => {
         const done = yield* Deferred.make<number>()
         yield* Layer.launch(
           WorkerLive({
-            handlers: {
-              "test.flaky": () =>
+            handlers: [
+              handle(Flaky, () =>
                 Ref.updateAndGet(runs, (n) => n + 1).pipe(
                   Effect.flatMap((n) => (n === 1 ? Effect.fail("first run fails") : Deferred.succeed(done, n)))
                 )
-            },
+              )
+            ],
             pollEvery: "1 second"
           })
         ).pipe(Effect.forkScoped)
-        const id = yield* (yield* JobQueue).enqueue("test.flaky", {})
+        const id = yield* (yield* JobQueue).enqueue(Flaky, {})
         // The first run happens on the real NOTIFY; wait for it in real time.
         yield* statusOf(id).pipe(
           Effect.filterOrFail((row) => row.status === "queued" && row.attempts === 1),

@@ -8,6 +8,7 @@ import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { Tender } from "../../src/domain/tenders/TenderRecord.js"
 import { JobQueue } from "../../src/infra/queue/JobQueue.js"
+import { RescoreCompany, ScoreTenders } from "../../src/infra/scoring/ScoringJobKinds.js"
 import { TenderStore } from "../../src/infra/tenders/TenderStore.js"
 import { type Account, api, createAccount } from "../api/fixtures.js"
 import { PROJECT_ROOT } from "../foundation/processes.js"
@@ -85,7 +86,7 @@ describe("list cursors under late scoring and rescoring (real worker process)", 
     )
   const queueScoring = (ids: ReadonlyArray<string>) =>
     server.run(
-      Effect.flatMap(JobQueue, (q) => q.enqueue("tenders.score", { tenderIds: ids, isNew: ids })).pipe(Effect.orDie)
+      Effect.flatMap(JobQueue, (q) => q.enqueue(ScoreTenders, { tenderIds: ids, isNew: ids })).pipe(Effect.orDie)
     )
 
   const scoredCount = (ids: ReadonlyArray<string>) =>
@@ -201,7 +202,7 @@ describe("list cursors under late scoring and rescoring (real worker process)", 
       (sql) => sql`UPDATE watchlists SET deleted_at = now() WHERE company_id = ${account.companyId} AND name = 'IT'`
     )
     await server.run(
-      Effect.flatMap(JobQueue, (q) => q.enqueue("company.rescore", { companyId: account.companyId })).pipe(Effect.orDie)
+      Effect.flatMap(JobQueue, (q) => q.enqueue(RescoreCompany, { companyId: account.companyId })).pipe(Effect.orDie)
     )
     await workerIdle()
     const rescored = await ranking()

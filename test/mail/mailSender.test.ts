@@ -16,8 +16,9 @@ import {
 } from "effect"
 import { delayAfterFailure, MailRetrySchedule } from "../../src/domain/Retries.js"
 import { appConfig } from "../../src/infra/config/AppConfig.js"
-import { EmailOutbox } from "../../src/infra/mail/EmailOutbox.js"
+import { EmailOutbox, SendEmail } from "../../src/infra/mail/EmailOutbox.js"
 import { LoggingMailer, SmtpMailer } from "../../src/infra/mail/Mailer.js"
+import { JobQueue } from "../../src/infra/queue/JobQueue.js"
 import { RepositoriesLive } from "../../src/infra/Repositories.js"
 import { MailSenderLive, sendDueMail } from "../../src/workers/MailSender.js"
 import { makeSelfSignedCertificate } from "../support/HttpsReceiver.js"
@@ -55,8 +56,9 @@ const outboxOf = (tenantId: string) =>
   Effect.flatMap(
     SqlClient.SqlClient,
     (sql) => sql<OutboxRow>`
-      SELECT to_address, status, attempts, last_error, sent_at, next_attempt_at
-      FROM email_outbox WHERE tenant_id = ${tenantId} ORDER BY to_address`
+      SELECT e.to_address, e.status, j.attempts, j.last_error, e.sent_at, j.run_at AS next_attempt_at
+      FROM email_outbox e JOIN jobs j ON j.kind = ${SendEmail.name} AND j.payload ->> 'emailId' = e.id::text
+      WHERE e.tenant_id = ${tenantId} ORDER BY e.to_address`
   ).pipe(Effect.orDie)
 
 const enqueue = (tenantId: string, subject: string, bodyText: string) =>
@@ -161,7 +163,7 @@ describe("e-mail outbox sender", () => {
         const capture = Logger.make(({ message, annotations }) => {
           lines.push({ message: String(message), annotations: Object.fromEntries(HashMap.toEntries(annotations)) })
         })
-        yield* sendDueMail("w-log").pipe(
+        yield* sendDueMail().pipe(
           Effect.provide(LoggingMailer),
           Effect.provide(Logger.replace(Logger.defaultLogger, capture))
         )
@@ -183,7 +185,7 @@ describe("e-mail outbox sender", () => {
         )
         const { tenantId } = yield* tenantWithUsers("tls")
         yield* enqueue(tenantId, "s", "b")
-        yield* sendDueMail("w-tls").pipe(Effect.provide(smtp(receiver.url)))
+        yield* sendDueMail().pipe(Effect.provide(smtp(receiver.url)))
         const [row] = yield* outboxOf(tenantId)
         expect([row!.status, row!.attempts]).toEqual(["pending", 1])
         expect(row!.last_error).toMatch(/certificate/i)
@@ -205,7 +207,7 @@ describe("e-mail outbox sender", () => {
           ),
           (r) => Effect.promise(() => r.close())
         )
-        const send = sendDueMail("w-retry").pipe(Effect.provide(smtp(receiver.url)))
+        const send = sendDueMail().pipe(Effect.provide(smtp(receiver.url)))
         const { tenantId } = yield* tenantWithUsers("refused")
         yield* enqueue(tenantId, "s", "b")
         for (const attempt of [1, 2, 3, 4]) {
@@ -236,7 +238,7 @@ describe("e-mail outbox sender", () => {
         yield* Effect.promise(() => down.close())
         const { tenantId } = yield* tenantWithUsers("down")
         yield* enqueue(tenantId, "Back again", "b")
-        expect(yield* sendDueMail("w-down").pipe(Effect.provide(smtp(down.url)))).toBe(1)
+        expect(yield* sendDueMail().pipe(Effect.provide(smtp(down.url)))).toBe(1)
         const [failed] = yield* outboxOf(tenantId)
         expect([failed!.status, failed!.attempts]).toEqual(["pending", 1])
         expect(failed!.last_error).toMatch(/ECONNREFUSED/)
@@ -245,7 +247,7 @@ describe("e-mail outbox sender", () => {
           Effect.promise(() => startSmtpReceiver()),
           (r) => Effect.promise(() => r.close())
         )
-        const send = sendDueMail("w-up").pipe(Effect.provide(smtp(up.url)))
+        const send = sendDueMail().pipe(Effect.provide(smtp(up.url)))
         yield* TestClock.adjust((yield* delayMillis(1)) - 1)
         expect(yield* send).toBe(0)
         yield* TestClock.adjust(1)
@@ -258,22 +260,31 @@ describe("e-mail outbox sender", () => {
 
     it.effect("a sender that dies mid-send: the message is taken again when its lease runs out (at-least-once)", () =>
       Effect.gen(function* () {
+        const queue = yield* JobQueue
         const outbox = yield* EmailOutbox
         const { tenantId } = yield* tenantWithUsers("crash")
         yield* enqueue(tenantId, "s", "b")
-        const [claimed] = yield* outbox.claimDue({ workerId: "dead", limit: 10, lease: "2 minutes" })
+        const claim = (workerId: string) =>
+          queue
+            .claim({ kinds: [SendEmail.name], workerId, limit: 10, lease: "2 minutes" })
+            .pipe(Effect.map(({ jobs }) => jobs))
+        const [claimed] = yield* claim("dead")
         expect(claimed?.attempts).toBe(1)
         yield* TestClock.adjust("2 minutes")
-        expect(yield* outbox.claimDue({ workerId: "alive", limit: 10, lease: "2 minutes" })).toEqual([])
+        expect(yield* queue.reap).toBe(0)
+        expect(yield* claim("alive")).toEqual([])
         yield* TestClock.adjust(1)
-        const [again] = yield* outbox.claimDue({ workerId: "alive", limit: 10, lease: "2 minutes" })
+        expect(yield* queue.reap).toBe(1)
+        const [again] = yield* claim("alive")
         expect(again?.id).toBe(claimed!.id)
         expect(again?.attempts).toBe(2)
         // The dead sender's late failure report does not override the new holder's claim.
-        yield* outbox.recordFailure(claimed!, "late")
-        yield* outbox.markDelivered(again!, "sent")
+        expect(yield* queue.settle(claimed!, { _tag: "retry", at: new Date(0), error: "late" })).toBe(false)
+        const emailId = (again!.payload as { emailId: string }).emailId
+        yield* outbox.recordSent(again!, emailId, "sent")
         const [row] = yield* outboxOf(tenantId)
-        expect([row!.status, row!.last_error]).toEqual(["sent", null])
+        expect(row!.status).toBe("sent")
+        expect(row!.last_error).toBe("lease expired: the worker stopped during the attempt")
       })
     )
   })

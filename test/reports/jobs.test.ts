@@ -4,9 +4,11 @@ import { Duration, Effect, Layer, Option, TestClock } from "effect"
 import { DOWNLOAD_TOKEN_TTL, hashDownloadToken } from "../../src/domain/reports/DownloadToken.js"
 import { REPORT_RETENTION } from "../../src/domain/reports/ReportJob.js"
 import { CreditLedger } from "../../src/infra/billing/CreditLedger.js"
+import { type Job, JobQueue } from "../../src/infra/queue/JobQueue.js"
+import { drainDueJobs, handle } from "../../src/infra/queue/JobRunner.js"
 import { RepositoriesLive } from "../../src/infra/Repositories.js"
 import { DownloadTokens, DownloadTokensLive } from "../../src/infra/reports/DownloadTokens.js"
-import { type ClaimedReport, ReportJobsRepo, ReportJobsRepoLive } from "../../src/infra/reports/ReportJobsRepo.js"
+import { RenderReport, ReportJobsRepo, ReportJobsRepoLive } from "../../src/infra/reports/ReportJobsRepo.js"
 import { DatabaseReportStorageLive, ReportStorage } from "../../src/infra/reports/ReportStorage.js"
 import { TestDatabaseLive } from "../support/TestDatabase.js"
 
@@ -25,6 +27,7 @@ const tenantWithCredits = (credits: number) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     yield* sql`DELETE FROM report_jobs`
+    yield* sql`DELETE FROM jobs WHERE kind = ${RenderReport.name}`
     const [tenant] = yield* sql<{
       id: string
     }>`INSERT INTO tenants (name, plan) VALUES ('T', 'consultant') RETURNING id`
@@ -48,14 +51,23 @@ const statusOf = (jobId: string) =>
     SqlClient.SqlClient,
     (sql) =>
       sql<{ status: string; attempts: number; credits_held: number }>`
-      SELECT status, attempts, credits_held FROM report_jobs WHERE id = ${jobId}`
+      SELECT r.status, j.attempts, r.credits_held FROM report_jobs r
+      JOIN jobs j ON j.kind = ${RenderReport.name} AND j.payload ->> 'reportId' = r.id::text
+      WHERE r.id = ${jobId}`
   ).pipe(
     Effect.map((rows) => rows[0]!),
     Effect.orDie
   )
 
+/** Claims due report jobs as a worker does, each report marked `generating`. */
 const claimOne = (workerId: string, lease: Duration.DurationInput = Duration.seconds(30)) =>
-  Effect.flatMap(ReportJobsRepo, (repo) => repo.claim({ workerId, limit: 10, lease }))
+  Effect.gen(function* () {
+    const { jobs } = yield* (yield* JobQueue).claim({ kinds: [RenderReport.name], workerId, limit: 10, lease })
+    for (const job of jobs) yield* (yield* ReportJobsRepo).start(reportOf(job))
+    return jobs
+  })
+
+const reportOf = (job: Job) => (job.payload as { reportId: string }).reportId
 
 describe("report jobs: credits held, leases and retries on the clock", () => {
   layer(TestLayer)((it) => {
@@ -66,8 +78,8 @@ describe("report jobs: credits held, leases and retries on the clock", () => {
         const job = yield* repo.create({ ...account, params: PARAMS })
         expect(job.remaining).toBe(15)
         const [claimed] = yield* claimOne("w1")
-        expect(claimed!.id).toBe(job.id)
-        expect(yield* repo.complete("w1", claimed!, PDF)).toBe("completed")
+        expect(reportOf(claimed!)).toBe(job.id)
+        expect(yield* repo.complete(claimed!, reportOf(claimed!), PDF)).toBe("completed")
         expect(yield* statusOf(job.id)).toEqual({ status: "completed", attempts: 1, credits_held: 0 })
         expect((yield* (yield* CreditLedger).balance(account.tenantId)).remaining).toBe(15)
         expect(yield* ledgerKinds(account.tenantId)).toEqual([
@@ -78,7 +90,7 @@ describe("report jobs: credits held, leases and retries on the clock", () => {
         const stored = yield* (yield* ReportStorage).get(job.id)
         expect(Option.map(stored, (bytes) => Buffer.from(bytes).toString())).toEqual(Option.some("%PDF-1.4 test"))
         // A second completion (a duplicate attempt) changes nothing.
-        expect(yield* repo.complete("w1", claimed!, PDF)).toBe("lost")
+        expect(yield* repo.complete(claimed!, reportOf(claimed!), PDF)).toBe("lost")
         expect((yield* (yield* CreditLedger).balance(account.tenantId)).remaining).toBe(15)
       })
     )
@@ -112,7 +124,7 @@ describe("report jobs: credits held, leases and retries on the clock", () => {
         const repo = yield* ReportJobsRepo
         const account = yield* tenantWithCredits(10)
         const job = yield* repo.create({ ...account, params: PARAMS })
-        let claimed: ClaimedReport | undefined
+        let claimed: Job | undefined
         for (const [attempt, wait] of [
           [1, 0],
           [2, 2000],
@@ -125,7 +137,7 @@ describe("report jobs: credits held, leases and retries on the clock", () => {
           }
           ;[claimed] = yield* claimOne("w1")
           expect(claimed!.attempts).toBe(attempt)
-          const outcome = yield* repo.fail("w1", claimed!, "Chromium crashed")
+          const outcome = yield* repo.recordFailure(claimed!, job.id, "Chromium crashed")
           expect(outcome).toBe(attempt < 3 ? "retrying" : "failed")
           expect((yield* statusOf(job.id)).status).toBe(attempt < 3 ? "pending" : "failed")
         }
@@ -141,15 +153,16 @@ describe("report jobs: credits held, leases and retries on the clock", () => {
         const job = yield* repo.create({ ...account, params: PARAMS })
         const [first] = yield* claimOne("dead", Duration.seconds(10))
         yield* TestClock.adjust(Duration.seconds(10))
-        expect(yield* repo.reap).toBe(0)
+        const queue = yield* JobQueue
+        expect(yield* queue.reap).toBe(0)
         yield* TestClock.adjust(1)
-        expect(yield* repo.reap).toBe(1)
-        expect((yield* statusOf(job.id)).status).toBe("pending")
-        yield* TestClock.adjust(Duration.seconds(2))
+        expect(yield* queue.reap).toBe(1)
+        // Back in the queue at once, the report still `generating` until it is taken again.
+        expect((yield* statusOf(job.id)).status).toBe("generating")
         const [second] = yield* claimOne("alive")
         expect(second!.attempts).toBe(2)
-        expect(yield* repo.complete("dead", first!, PDF)).toBe("lost")
-        expect(yield* repo.complete("alive", second!, PDF)).toBe("completed")
+        expect(yield* repo.complete(first!, reportOf(first!), PDF)).toBe("lost")
+        expect(yield* repo.complete(second!, reportOf(second!), PDF)).toBe("completed")
         expect((yield* ledgerKinds(account.tenantId)).map((r) => r.kind)).toEqual(["hold", "release", "charge"])
       })
     )
@@ -159,14 +172,21 @@ describe("report jobs: credits held, leases and retries on the clock", () => {
         const repo = yield* ReportJobsRepo
         const account = yield* tenantWithCredits(10)
         const job = yield* repo.create({ ...account, params: PARAMS })
+        const queue = yield* JobQueue
         for (let attempt = 1; attempt <= 3; attempt++) {
           const [claimed] = yield* claimOne(`dies-${attempt}`, Duration.seconds(5))
           expect(claimed!.attempts).toBe(attempt)
           yield* TestClock.adjust(Duration.seconds(6))
-          expect(yield* repo.reap).toBe(1)
-          yield* TestClock.adjust(Duration.seconds(10))
+          expect(yield* queue.reap).toBe(1)
         }
-        expect(yield* statusOf(job.id)).toEqual({ status: "failed", attempts: 3, credits_held: 0 })
+        // The next worker to claim it finds its attempts used up: dead-lettered unrun, the hold released.
+        const never = handle(
+          RenderReport,
+          () => Effect.die("a job past its attempts must not run"),
+          ({ reportId }, _job, error) => repo.recordDead(reportId, error)
+        )
+        yield* drainDueJobs([never], { name: "t", concurrency: 1, lease: "1 minute", pollEvery: "1 minute" })
+        expect(yield* statusOf(job.id)).toEqual({ status: "failed", attempts: 4, credits_held: 0 })
         expect((yield* (yield* CreditLedger).balance(account.tenantId)).remaining).toBe(10)
       })
     )
@@ -177,7 +197,7 @@ describe("report jobs: credits held, leases and retries on the clock", () => {
         const account = yield* tenantWithCredits(10)
         const job = yield* repo.create({ ...account, params: PARAMS })
         const [claimed] = yield* claimOne("w1")
-        yield* repo.complete("w1", claimed!, PDF)
+        yield* repo.complete(claimed!, reportOf(claimed!), PDF)
         yield* (yield* DownloadTokens).issue(job.id)
         const cutoff = (now: number) => new Date(now - Duration.toMillis(REPORT_RETENTION))
         yield* TestClock.adjust(REPORT_RETENTION)

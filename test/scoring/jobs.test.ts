@@ -4,13 +4,23 @@ import type { Job } from "../../src/infra/queue/JobQueue.js"
 import { ScoringService } from "../../src/infra/scoring/ScoringService.js"
 import { jobHandlers } from "../../src/workers/handlers.js"
 
-const job = (kind: string, payload: unknown): Job => ({ id: "1", kind, payload, attempts: 1, maxAttempts: 5 })
+const job = (kind: string, payload: unknown): Job => ({
+  id: "1",
+  kind,
+  payload,
+  attempts: 1,
+  maxAttempts: 5,
+  groupKey: null,
+  lastError: null,
+  workerId: "w"
+})
 
 /** Runs a registered handler against a ScoringService that records what it was asked. */
 const run = (kind: string, payload: unknown) =>
   Effect.gen(function* () {
     const calls: Array<unknown> = []
-    const exit = yield* jobHandlers[kind]!(job(kind, payload)).pipe(
+    const handler = jobHandlers.find((h) => h.kind.name === kind)!
+    const exit = yield* handler.run(job(kind, payload)).pipe(
       Effect.provide(
         ScoringService.Test({
           scoreTenders: (tenderIds, options) =>

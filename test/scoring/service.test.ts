@@ -4,10 +4,11 @@ import { Effect, Layer } from "effect"
 import type { CpvType } from "../../src/domain/scoring/CpvMatch.js"
 import { factorBreakdown, MODEL_VERSION, MODEL_WEIGHTS } from "../../src/domain/scoring/Model.js"
 import { keywordAnchor } from "../../src/domain/scoring/Text.js"
-import { ScoringService, ScoringServiceLive } from "../../src/infra/scoring/ScoringService.js"
+import { ScoringLive } from "../../src/infra/Repositories.js"
+import { ScoringService } from "../../src/infra/scoring/ScoringService.js"
 import { TestDatabaseLive } from "../support/TestDatabase.js"
 
-const TestLayer = ScoringServiceLive.pipe(Layer.provideMerge(TestDatabaseLive))
+const TestLayer = ScoringLive.pipe(Layer.provideMerge(TestDatabaseLive))
 
 /** Fixtures written with plain SQL, independent of the importer. */
 const fixtures = Effect.gen(function* () {

@@ -3,6 +3,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer, Schedule } from "effect"
 import { JobQueue } from "../../src/infra/queue/JobQueue.js"
 import { RepositoriesLive } from "../../src/infra/Repositories.js"
+import { RescoreCompany, ScoreTenders } from "../../src/infra/scoring/ScoringJobKinds.js"
 import { jobHandlers } from "../../src/workers/handlers.js"
 import { WorkerLive } from "../../src/workers/Worker.js"
 import { TestDatabaseLive } from "../support/TestDatabase.js"
@@ -43,13 +44,13 @@ describe("scoring jobs in the worker", () => {
           Effect.orDie
         )
 
-        yield* queue.enqueue("tenders.score", { tenderIds: [tender!.id], isNew: [tender!.id] })
+        yield* queue.enqueue(ScoreTenders, { tenderIds: [tender!.id], isNew: [tender!.id] })
         expect(yield* waitFor(alertCount)).toBe(1)
         const [before] = yield* sql<{ semantic: number }>`
           SELECT score_semantic::float8 AS semantic FROM tender_scores WHERE tender_id = ${tender!.id}`
 
         yield* sql`UPDATE companies SET description = 'Servicii de curățenie' WHERE id = ${company!.id}`
-        yield* queue.enqueue("company.rescore", { companyId: company!.id })
+        yield* queue.enqueue(RescoreCompany, { companyId: company!.id })
         const after = yield* waitFor(
           sql<{ semantic: number }>`
             SELECT score_semantic::float8 AS semantic FROM tender_scores WHERE tender_id = ${tender!.id}`.pipe(

@@ -3,9 +3,10 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Schedule } from "effect"
 import { AppConfig } from "../../src/infra/config/AppConfig.js"
 import { EmailOutboxLive } from "../../src/infra/mail/EmailOutbox.js"
+import { type ClaimInput, JobQueue } from "../../src/infra/queue/JobQueue.js"
 import { RepositoriesLive } from "../../src/infra/Repositories.js"
 import { ScoringService } from "../../src/infra/scoring/ScoringService.js"
-import { type ClaimInput, DeliveryQueue, DeliveryQueueLive } from "../../src/infra/webhooks/DeliveryQueue.js"
+import { DeliveriesLive } from "../../src/infra/webhooks/Deliveries.js"
 import { makeWebhookTransportLayer } from "../../src/infra/webhooks/HttpsWebhookTransport.js"
 import { makeSecretBox, SecretBox } from "../../src/infra/webhooks/SecretBox.js"
 import { type DispatcherOptions, WebhookDispatcherLive } from "../../src/workers/WebhookDispatcher.js"
@@ -14,9 +15,10 @@ import { testConfig } from "../support/TestServer.js"
 
 export const TestSecretBoxLive = Layer.succeed(SecretBox, makeSecretBox(randomBytes(32)))
 
-/** Repositories (scoring), the delivery queue, secret box and outbox on a fresh database. */
+/** Repositories (scoring), the deliveries, queue, secret box and outbox on a fresh database. */
 export const DeliveryInfraLive = Layer.mergeAll(
-  DeliveryQueueLive.pipe(Layer.provideMerge(EmailOutboxLive)),
+  DeliveriesLive,
+  EmailOutboxLive,
   TestSecretBoxLive,
   RepositoriesLive
 ).pipe(Layer.provideMerge(TestDatabaseLive))
@@ -29,8 +31,8 @@ export interface ClaimCounter {
 /** The real queue, with each claim counted in `counter`. */
 const CountingQueue = (counter: ClaimCounter) =>
   Layer.effect(
-    DeliveryQueue,
-    Effect.map(DeliveryQueue, (queue) => ({
+    JobQueue,
+    Effect.map(JobQueue, (queue) => ({
       ...queue,
       claim: (input: ClaimInput) =>
         Effect.zipRight(

@@ -50,3 +50,17 @@ export const tenderMatchedPayload = (
   },
   timestamp: at.toISOString()
 })
+
+/**
+ * A new tender that reached a company's watchlists: what scoring hands to the alerts (one per
+ * watchlist) and to the webhooks (one tender.matched event), written in the scores' transaction.
+ */
+export interface TenderMatch {
+  readonly tenantId: string
+  readonly companyId: string
+  readonly tenderId: string
+  readonly watchlistIds: ReadonlyArray<string>
+  readonly score: number
+  readonly verdict: TenderScore["verdict"]
+  readonly event: TenderMatchedPayload
+}

@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer } from "effect"
 import { CompanyNotFound, TenantNotFound } from "../../domain/Errors.js"
 import { JobQueue, JobQueueLive } from "../queue/JobQueue.js"
-import { RESCORE_JOB } from "./WatchlistsRepo.js"
+import { RescoreCompany } from "../scoring/ScoringJobKinds.js"
 
 export interface Company {
   readonly id: string
@@ -74,7 +74,7 @@ export const CompaniesRepoLive = Layer.effect(
                 INSERT INTO companies (tenant_id, name, description, fiscal_code)
                 VALUES (${input.tenantId}, ${input.name}, ${input.description}, ${input.fiscalCode})
                 RETURNING id, tenant_id, name, description, fiscal_code, active, created_at`
-              yield* jobs.enqueue(RESCORE_JOB, { companyId: row!.id })
+              yield* jobs.enqueue(RescoreCompany, { companyId: row!.id })
               return toCompany(row!)
             })
           )
@@ -98,7 +98,7 @@ export const CompaniesRepoLive = Layer.effect(
                 WHERE id = ${input.id}
                 RETURNING id, tenant_id, name, description, fiscal_code, active, created_at`
               if (next.description !== before.description || next.fiscalCode !== before.fiscal_code) {
-                yield* jobs.enqueue(RESCORE_JOB, { companyId: input.id })
+                yield* jobs.enqueue(RescoreCompany, { companyId: input.id })
               }
               return toCompany(row!)
             })

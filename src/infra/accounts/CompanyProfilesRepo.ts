@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer, Option } from "effect"
 import { CompanyNotFound } from "../../domain/Errors.js"
 import { JobQueue, JobQueueLive } from "../queue/JobQueue.js"
-import { RESCORE_JOB } from "./WatchlistsRepo.js"
+import { RescoreCompany } from "../scoring/ScoringJobKinds.js"
 
 /** Companies as the browser app shows and edits them (the multi-client workspace). */
 
@@ -123,7 +123,7 @@ export const CompanyProfilesRepoLive = Layer.effect(
               INSERT INTO companies (tenant_id, name, description, fiscal_code)
               VALUES (${input.tenantId}, ${input.name}, ${input.description}, ${input.fiscalCode})
               RETURNING id, name, description, fiscal_code, active, created_at`
-            yield* jobs.enqueue(RESCORE_JOB, { companyId: row!.id })
+            yield* jobs.enqueue(RescoreCompany, { companyId: row!.id })
             return { ...toProfile(row!), watchlists: [] }
           })
         )
@@ -150,7 +150,7 @@ export const CompanyProfilesRepoLive = Layer.effect(
             const rescore =
               row!.active &&
               (row!.description !== before.description || row!.fiscal_code !== before.fiscal_code || !before.active)
-            if (rescore) yield* jobs.enqueue(RESCORE_JOB, { companyId: input.id })
+            if (rescore) yield* jobs.enqueue(RescoreCompany, { companyId: input.id })
             return yield* detail(row!)
           })
         )

@@ -4,6 +4,7 @@ import { type FieldProblem, WatchlistInvalid, WatchlistLimitReached, WatchlistNo
 import type { WatchlistCriteria } from "../../domain/scoring/Inputs.js"
 import { type CpvCodeProblem, checkCpvCode, cpvCatalogKey, makeCpvCatalog } from "../../domain/tenders/Cpv.js"
 import { JobQueue, JobQueueLive } from "../queue/JobQueue.js"
+import { RescoreCompany } from "../scoring/ScoringJobKinds.js"
 
 /**
  * Watchlists of a tenant: what a company watches for, and the alert threshold (`minScore`).
@@ -28,8 +29,6 @@ export interface WatchlistFields extends WatchlistCriteria {
 
 /** A partial update: absent keys stay as stored; null clears minValue, maxValue and authorityId. */
 export type WatchlistPatch = Partial<Omit<WatchlistFields, "companyId">> & { readonly companyId?: string }
-
-export const RESCORE_JOB = "company.rescore"
 
 export class WatchlistsRepo extends Context.Tag("WatchlistsRepo")<
   WatchlistsRepo,
@@ -152,7 +151,7 @@ export const WatchlistsRepoLive = Layer.effect(
       })
 
     const rescore = (companyIds: ReadonlyArray<string>) =>
-      Effect.forEach(new Set(companyIds), (companyId) => jobs.enqueue(RESCORE_JOB, { companyId }), { discard: true })
+      Effect.forEach(new Set(companyIds), (companyId) => jobs.enqueue(RescoreCompany, { companyId }), { discard: true })
 
     const list = (tenantId: string) =>
       sql<WatchlistRow>`

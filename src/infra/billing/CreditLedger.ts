@@ -31,11 +31,39 @@ export interface ChargeRequest {
   readonly reason: string
 }
 
+/** Credits held for work that is charged when it completes (a report). */
+export interface CreditHold extends CreditBalance {
+  /** The period the hold was taken from, where it is settled. */
+  readonly periodStart: string
+}
+
 export class CreditLedger extends Context.Tag("CreditLedger")<
   CreditLedger,
   {
     readonly balance: (tenantId: string) => Effect.Effect<CreditBalance, TenantNotFound>
     readonly charge: (input: ChargeRequest) => Effect.Effect<Charge, InsufficientCredits | TenantNotFound>
+    /**
+     * Holds `amount` credits in the caller's transaction (a conditional update, so concurrent holds
+     * never take more than the balance); fails with the balance when it is short. The hold is
+     * settled later in the period it was taken from.
+     */
+    readonly hold: (input: {
+      readonly tenantId: string
+      readonly amount: number
+      readonly reason: string
+    }) => Effect.Effect<CreditHold, InsufficientCredits | TenantNotFound>
+    /**
+     * Settles a hold in the caller's transaction: `charge` turns it into a charge (a release and a
+     * charge, the balance unchanged), otherwise the credits return to the balance.
+     */
+    readonly settleHold: (input: {
+      readonly tenantId: string
+      readonly periodStart: string
+      readonly amount: number
+      readonly outcome:
+        | { readonly _tag: "charge"; readonly releaseReason: string; readonly chargeReason: string }
+        | { readonly _tag: "release"; readonly releaseReason: string }
+    }) => Effect.Effect<void>
     /** An ops adjustment: sets the current period's balance, recording the difference. */
     readonly set: (input: {
       readonly tenantId: string
@@ -147,6 +175,52 @@ export const CreditLedgerLive = Layer.effect(
         )
         .pipe(Effect.catchTag("SqlError", Effect.die))
 
-    return { balance: (tenantId) => balance(tenantId).pipe(Effect.catchTag("SqlError", Effect.die)), charge, set }
+    const hold = (input: { readonly tenantId: string; readonly amount: number; readonly reason: string }) =>
+      Effect.gen(function* () {
+        const period = yield* openPeriod(input.tenantId)
+        const at = new Date(yield* Clock.currentTimeMillis)
+        const [held] = yield* sql<{ remaining: number }>`
+          UPDATE credit_periods SET remaining = remaining - ${input.amount}
+          WHERE tenant_id = ${input.tenantId} AND period_start = ${period.start} AND remaining >= ${input.amount}
+          RETURNING remaining`
+        if (!held) {
+          const { remaining } = yield* balanceOf(input.tenantId, period)
+          return yield* new InsufficientCredits({ remaining, required: input.amount, periodEndsAt: period.endsAtText })
+        }
+        yield* sql`
+          INSERT INTO credit_ledger (tenant_id, period_start, delta, kind, reason, balance_after, created_at)
+          VALUES (${input.tenantId}, ${period.start}, ${-input.amount}, 'hold', ${input.reason}, ${held.remaining}, ${at})`
+        return { remaining: held.remaining, periodEndsAt: period.endsAtText, periodStart: period.start }
+      }).pipe(Effect.catchTag("SqlError", Effect.die))
+
+    const settleHold: CreditLedger["Type"]["settleHold"] = ({ tenantId, periodStart, amount, outcome }) =>
+      Effect.gen(function* () {
+        if (amount <= 0) return
+        const charge = outcome._tag === "charge"
+        const [period] = yield* sql<{ remaining: number }>`
+          UPDATE credit_periods SET remaining = remaining + ${charge ? 0 : amount}
+          WHERE tenant_id = ${tenantId} AND period_start = ${periodStart}
+          RETURNING remaining`
+        if (!period) return
+        const at = new Date(yield* Clock.currentTimeMillis)
+        if (outcome._tag === "charge") {
+          yield* sql`
+            INSERT INTO credit_ledger (tenant_id, period_start, delta, kind, reason, balance_after, created_at) VALUES
+              (${tenantId}, ${periodStart}, ${amount}, 'release', ${outcome.releaseReason}, ${period.remaining + amount}, ${at}),
+              (${tenantId}, ${periodStart}, ${-amount}, 'charge', ${outcome.chargeReason}, ${period.remaining}, ${at})`
+        } else {
+          yield* sql`
+            INSERT INTO credit_ledger (tenant_id, period_start, delta, kind, reason, balance_after, created_at)
+            VALUES (${tenantId}, ${periodStart}, ${amount}, 'release', ${outcome.releaseReason}, ${period.remaining}, ${at})`
+        }
+      }).pipe(Effect.orDie)
+
+    return {
+      balance: (tenantId) => balance(tenantId).pipe(Effect.catchTag("SqlError", Effect.die)),
+      charge,
+      hold,
+      settleHold,
+      set
+    }
   })
 )

@@ -1,8 +1,17 @@
+import { existsSync } from "node:fs"
+import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 
 /**
- * A file shipped with the project (migrations, the CPV table), by its path from the project root.
- * Resolved here, two levels below the root, and nowhere else: `npm start` runs a bundle written to
- * `dist/bin/`, also two levels deep, so one relative path serves both the sources and the bundle.
+ * The project's root: the nearest folder above this module with the project's package.json. Found by
+ * walking up rather than by a fixed depth, because the module runs both from its source file and
+ * from the bundle `npm start` writes to `dist/bin/`.
  */
-export const projectFile = (relative: string) => fileURLToPath(new URL(`../../${relative}`, import.meta.url))
+const projectRoot = (() => {
+  let dir = path.dirname(fileURLToPath(import.meta.url))
+  while (!existsSync(path.join(dir, "package.json")) && path.dirname(dir) !== dir) dir = path.dirname(dir)
+  return dir
+})()
+
+/** A file shipped with the project (migrations, the CPV table), by its path from the project root. */
+export const projectFile = (relative: string) => path.join(projectRoot, relative)

@@ -1,9 +1,9 @@
 import { SqlClient } from "@effect/sql"
-import { PgClient } from "@effect/sql-pg"
-import { Context, Duration, Effect, Layer, Option, type Stream } from "effect"
-import { delayAfterFailure, MailRetrySchedule } from "../../domain/Retries.js"
+import { Context, Effect, Layer, Option, Schema } from "effect"
+import { MailRetrySchedule } from "../../domain/Retries.js"
 import { clockNow } from "../db/ClockNow.js"
-import { wakeupsOn } from "../queue/Wakeups.js"
+import { jobKind } from "../queue/JobKind.js"
+import { type Job, JobQueue, JobQueueLive } from "../queue/JobQueue.js"
 import type { MailOutcome } from "./Mailer.js"
 
 export interface OutgoingMessage {
@@ -11,119 +11,92 @@ export interface OutgoingMessage {
   readonly bodyText: string
 }
 
-/** An outbox row claimed by one sender under a lease; `attempts` counts this one. */
-export interface ClaimedMessage {
-  readonly id: string
+/** A message of the outbox still to be sent. */
+export interface PendingMessage {
   readonly toAddress: string
   readonly subject: string
   readonly bodyText: string
-  readonly attempts: number
-  readonly claimedBy: string
 }
 
-/** NOTIFY channel of the outbox: a sender wakes when a transaction that queued mail commits. */
-export const MAIL_CHANNEL = "mail"
+/**
+ * "mail.send": one outbox message to hand to the SMTP server. Five attempts, at 0, +1, +3, +9 and
+ * +27 minutes (MailRetrySchedule); then the message is `failed`.
+ */
+export const SendEmail = jobKind("mail.send", Schema.Struct({ emailId: Schema.String }), {
+  maxAttempts: 5,
+  retry: MailRetrySchedule
+})
+
+const PendingRow = Schema.Struct({ to_address: Schema.String, subject: Schema.String, body_text: Schema.String })
 
 /**
- * The e-mail outbox: messages are rows of `email_outbox`, written in the caller's transaction (so a
- * message exists exactly when the state change it reports commits) and sent later by the mail
- * sender. The outbox is the source of truth; sending is at-least-once. Senders claim due rows with
- * FOR UPDATE SKIP LOCKED under a lease; a crashed sender's rows are claimable again once the lease
- * runs out. Every time (next attempt, lease, sent_at) comes from Effect's `Clock`.
+ * The e-mail outbox: messages are rows of `email_outbox`, written in the caller's transaction with
+ * a `mail.send` job each (so a message exists exactly when the state change it reports commits),
+ * and sent later by the mail runner. The outbox is the source of truth; sending is at-least-once.
  */
 export class EmailOutbox extends Context.Tag("EmailOutbox")<
   EmailOutbox,
   {
-    /** One message to every user of the tenant; returns how many rows were queued. */
+    /** One message to every user of the tenant; returns how many were queued. */
     readonly enqueueForTenant: (tenantId: string, message: OutgoingMessage) => Effect.Effect<number>
-    /** Pending rows whose next attempt is due and that no live lease holds, oldest first. */
-    readonly claimDue: (input: {
-      readonly workerId: string
-      readonly limit: number
-      readonly lease: Duration.DurationInput
-    }) => Effect.Effect<ReadonlyArray<ClaimedMessage>>
-    readonly markDelivered: (message: ClaimedMessage, outcome: MailOutcome) => Effect.Effect<void>
+    /** The message, while it is still to be sent. */
+    readonly pending: (emailId: string) => Effect.Effect<Option.Option<PendingMessage>>
     /**
-     * Schedules the next attempt at now + `MailRetrySchedule`'s delay for this attempt count, or marks
-     * the row `failed` when the schedule gives up; `last_error` records `error` either way.
+     * Records the outcome and completes the job in one statement. Not conditional on the lease:
+     * once the server has the message, `sent` is the truth.
      */
-    readonly recordFailure: (message: ClaimedMessage, error: string) => Effect.Effect<"retrying" | "failed">
-    /** One element per NOTIFY on the mail channel (a dedicated connection, reopened when it drops). */
-    readonly wakeups: Stream.Stream<void>
+    readonly recordSent: (job: Job, emailId: string, outcome: MailOutcome) => Effect.Effect<void>
+    /** The dead letter of a message: its attempts are used up. */
+    readonly recordFailed: (emailId: string) => Effect.Effect<void>
   }
 >() {}
-
-const after = (now: Date, duration: Duration.DurationInput) => new Date(now.getTime() + Duration.toMillis(duration))
 
 export const EmailOutboxLive = Layer.effect(
   EmailOutbox,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const pg = yield* PgClient.PgClient
+    const queue = yield* JobQueue
     return {
       enqueueForTenant: (tenantId, { subject, bodyText }) =>
         Effect.gen(function* () {
           const now = yield* clockNow
-          const rows = yield* sql`
-            INSERT INTO email_outbox (tenant_id, to_address, subject, body_text, created_at, next_attempt_at)
-            SELECT tenant_id, email, ${subject}, ${bodyText}, ${now}, ${now}
+          const rows = yield* sql<{ id: string }>`
+            INSERT INTO email_outbox (tenant_id, to_address, subject, body_text, created_at)
+            SELECT tenant_id, email, ${subject}, ${bodyText}, ${now}
             FROM users WHERE tenant_id = ${tenantId}
             ORDER BY email
-            RETURNING id`
-          // Delivered on commit: inside the caller's transaction, no sender wakes for rows that roll back.
-          // A non-empty payload: PgClient.listen drops notifications whose payload is empty.
-          if (rows.length > 0) yield* sql`SELECT pg_notify(${MAIL_CHANNEL}, 'queued')`
-          return rows.length
+            RETURNING id::text`
+          return yield* queue.enqueueAll(
+            SendEmail,
+            rows.map((row) => ({ payload: { emailId: row.id } }))
+          )
         }).pipe(Effect.orDie),
-      claimDue: ({ workerId, limit, lease }) =>
-        Effect.flatMap(
-          clockNow,
-          (now) => sql<{ id: string; to_address: string; subject: string; body_text: string; attempts: number }>`
-            UPDATE email_outbox SET attempts = attempts + 1, locked_by = ${workerId},
-                   lease_until = ${after(now, lease)}
-            WHERE id IN (
-              SELECT id FROM email_outbox
-              WHERE status = 'pending' AND next_attempt_at <= ${now}
-                AND (lease_until IS NULL OR lease_until < ${now})
-              ORDER BY next_attempt_at, id
-              LIMIT ${limit}
-              FOR UPDATE SKIP LOCKED
-            )
-            RETURNING id::text, to_address, subject, body_text, attempts`
-        ).pipe(
+      pending: (emailId) =>
+        sql`SELECT to_address, subject, body_text FROM email_outbox WHERE id = ${emailId} AND status = 'pending'`.pipe(
+          Effect.flatMap(Schema.decodeUnknown(Schema.Array(PendingRow))),
           Effect.map((rows) =>
-            rows.map((r) => ({
-              id: r.id,
-              toAddress: r.to_address,
-              subject: r.subject,
-              bodyText: r.body_text,
-              attempts: r.attempts,
-              claimedBy: workerId
+            Option.map(Option.fromNullable(rows[0]), (row) => ({
+              toAddress: row.to_address,
+              subject: row.subject,
+              bodyText: row.body_text
             }))
           ),
           Effect.orDie
         ),
-      // Not conditional on the lease: once the server has the message, `sent` is the truth.
-      markDelivered: (message, outcome) =>
-        Effect.flatMap(
-          clockNow,
-          (now) => sql`
-            UPDATE email_outbox SET status = ${outcome}, sent_at = ${now}, locked_by = NULL, lease_until = NULL
-            WHERE id = ${message.id} AND status = 'pending'`
-        ).pipe(Effect.asVoid, Effect.orDie),
-      recordFailure: (message, error) =>
+      recordSent: (job, emailId, outcome) =>
         Effect.gen(function* () {
           const now = yield* clockNow
-          const retryIn = yield* delayAfterFailure(MailRetrySchedule, message.attempts)
-          // Only while the row is still ours: after a lost lease, the new holder's outcome counts.
+          const done = yield* queue.settlement(job, { _tag: "done" })
           yield* sql`
-            UPDATE email_outbox SET status = ${Option.isSome(retryIn) ? "pending" : "failed"},
-                   last_error = ${error}, locked_by = NULL, lease_until = NULL,
-                   next_attempt_at = ${Option.match(retryIn, { onNone: () => now, onSome: (delay) => after(now, delay) })}
-            WHERE id = ${message.id} AND status = 'pending' AND locked_by = ${message.claimedBy}`
-          return Option.isSome(retryIn) ? ("retrying" as const) : ("failed" as const)
+            WITH held AS (${done})
+            UPDATE email_outbox SET status = ${outcome}, sent_at = ${now}
+            WHERE id = ${emailId} AND status = 'pending'`
         }).pipe(Effect.orDie),
-      wakeups: wakeupsOn(pg, MAIL_CHANNEL)
+      recordFailed: (emailId) =>
+        sql`UPDATE email_outbox SET status = 'failed' WHERE id = ${emailId} AND status = 'pending'`.pipe(
+          Effect.asVoid,
+          Effect.orDie
+        )
     }
   })
-)
+).pipe(Layer.provide(JobQueueLive))

@@ -1,127 +1,270 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient, type Statement } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
-import { Context, Duration, Effect, Layer, Option, type Stream } from "effect"
-import { delayAfterFailure, JobRetrySchedule } from "../../domain/Retries.js"
+import { Context, Duration, Effect, Layer, Option, Schema, Stream } from "effect"
+import { delayAfterFailure } from "../../domain/Retries.js"
 import { clockNow } from "../db/ClockNow.js"
-import { wakeupsOn } from "./Wakeups.js"
+import type { JobKind } from "./JobKind.js"
+import { makeWakeups } from "./Wakeups.js"
 
-export interface Job {
+/** A job claimed by one worker under a lease; `attempts` counts this claim. */
+export interface Job<A = unknown> {
   readonly id: string
   readonly kind: string
-  readonly payload: unknown
+  readonly payload: A
   readonly attempts: number
   readonly maxAttempts: number
+  readonly groupKey: string | null
+  /** Why the previous attempt failed (or that its worker stopped), if it did. */
+  readonly lastError: string | null
+  /** The worker that holds the lease: every settlement is conditional on still holding it. */
+  readonly workerId: string
 }
 
-export const JOBS_CHANNEL = "jobs"
+export interface ClaimInput {
+  readonly kinds: ReadonlyArray<string>
+  readonly workerId: string
+  /** At most this many jobs in all. */
+  readonly limit: number
+  readonly lease: Duration.DurationInput
+  /**
+   * At most this many running at this worker per group (the caller's `inFlight` counts are
+   * subtracted); jobs without a group are not bounded.
+   */
+  readonly perGroup?: number
+  readonly inFlight?: ReadonlyMap<string, number>
+}
 
 /**
- * The durable job queue in PostgreSQL. `enqueue` joins the caller's transaction (so a job is
- * queued exactly when the data it refers to commits) and wakes workers with NOTIFY. Workers claim
- * with FOR UPDATE SKIP LOCKED under a lease; `reap` returns jobs of crashed workers to the queue.
- * Every time it writes or compares (run_at, lease_until, retries) is read from Effect's `Clock`, so
- * tests move it with `TestClock`, and stored, so a retry survives a restart.
+ * The claimed jobs, and whether the candidate scan was full (`more`): then due jobs beyond it (of
+ * groups that reached their bound in this claim) may remain, and another claim may find some.
+ */
+export interface ClaimResult {
+  readonly jobs: ReadonlyArray<Job>
+  readonly more: boolean
+}
+
+/** How a held job ends: done, due again at `at`, or dead-lettered. */
+export type Settlement =
+  | { readonly _tag: "done" }
+  | { readonly _tag: "retry"; readonly at: Date; readonly error: string }
+  | { readonly _tag: "dead"; readonly error: string }
+
+/** NOTIFY channel of the queue; the payload is the job's kind, so a worker wakes for its own kinds. */
+export const JOBS_CHANNEL = "jobs"
+
+/** How long finished jobs are kept for inspection before `reap` deletes them. */
+const DONE_KEPT = Duration.days(1)
+
+/** Candidates scanned per job wanted: room to skip the jobs of groups at their bound. */
+const SCAN_FACTOR = 4
+
+/**
+ * The one leased queue of the service, in PostgreSQL (`jobs`). Every kind of background work
+ * (scoring, e-mail, webhook deliveries, report renders) is a job here:
+ * - `enqueue` joins the caller's transaction, so a job exists exactly when the data it refers to
+ *   commits, and wakes the workers of its kind with NOTIFY (payload: the kind);
+ * - `claim` takes due jobs with FOR UPDATE SKIP LOCKED under a lease, bounded per group;
+ * - `extend` is the heartbeat of a long job; `reap` returns the jobs of dead workers to the queue;
+ * - every settlement (`done`, `retry` at a time, `dead`: the dead letter) is conditional on the
+ *   worker still holding the lease, and `settlement` gives it as a statement a capability can
+ *   compose with its own rows in one round trip.
+ * Every time it writes or compares is read from Effect's `Clock` (tests move it with TestClock) and
+ * stored, so a retry survives a restart.
  */
 export class JobQueue extends Context.Tag("JobQueue")<
   JobQueue,
   {
-    readonly enqueue: (
-      kind: string,
-      payload: unknown,
-      options?: { readonly delay?: Duration.DurationInput; readonly maxAttempts?: number }
+    readonly enqueue: <A, I>(
+      kind: JobKind<A, I>,
+      payload: A,
+      options?: { readonly delay?: Duration.DurationInput; readonly groupKey?: string }
     ) => Effect.Effect<string>
-    readonly claim: (input: {
-      readonly kinds: ReadonlyArray<string>
-      readonly workerId: string
-      readonly limit: number
-      readonly lease: Duration.DurationInput
-    }) => Effect.Effect<ReadonlyArray<Job>>
-    readonly complete: (jobId: string) => Effect.Effect<void>
+    /** Many jobs of one kind in one statement (one per payload, with its group). */
+    readonly enqueueAll: <A, I>(
+      kind: JobKind<A, I>,
+      jobs: ReadonlyArray<{ readonly payload: A; readonly groupKey?: string }>
+    ) => Effect.Effect<number>
+    readonly claim: (input: ClaimInput) => Effect.Effect<ClaimResult>
+    /** Pushes the lease of a job its worker still holds (the heartbeat of a long job). */
+    readonly extend: (job: Job, lease: Duration.DurationInput) => Effect.Effect<void>
+    /** The settlement as one UPDATE returning the job's id when it was still held (for a CTE). */
+    readonly settlement: (job: Job, settlement: Settlement) => Effect.Effect<Statement.Statement<{ id: string }>>
+    /** Settles a held job; false when the lease had been lost (reaped, taken by another worker). */
+    readonly settle: (job: Job, settlement: Settlement) => Effect.Effect<boolean>
+    readonly complete: (job: Job) => Effect.Effect<boolean>
     /**
-     * Requeues the job at now + `JobRetrySchedule`'s delay for its attempt count, or marks it failed
-     * once its attempts are used up.
+     * After a failed attempt: due again after the kind's retry delay for this attempt, or dead once
+     * its attempts or its schedule are used up.
      */
-    readonly fail: (job: Job, error: string) => Effect.Effect<"retrying" | "failed">
+    readonly failureOf: <A, I>(kind: JobKind<A, I>, job: Job, error: string) => Effect.Effect<Settlement>
+    /** Returns jobs whose lease ran out to the queue, and deletes done jobs past their keeping time. */
     readonly reap: Effect.Effect<number>
-    /** One element per NOTIFY on the jobs channel (a dedicated connection, reopened when it drops). */
-    readonly wakeups: Stream.Stream<void>
+    /** When the next queued job of these kinds is due (epoch ms), if any. */
+    readonly nextDueAt: (kinds: ReadonlyArray<string>) => Effect.Effect<Option.Option<number>>
+    /** One element per NOTIFY for one of these kinds (a dedicated connection, reopened when it drops). */
+    readonly wakeups: (kinds: ReadonlyArray<string>) => Stream.Stream<void>
   }
 >() {}
 
-/** The service's clock as a timestamptz parameter: every job time comes from here, not from now(). */
 const after = (now: Date, duration: Duration.DurationInput) => new Date(now.getTime() + Duration.toMillis(duration))
 
-export const JobQueueLive = Layer.effect(
+export const JobQueueLive = Layer.scoped(
   JobQueue,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const pg = yield* PgClient.PgClient
+    const notifications = yield* makeWakeups(pg, JOBS_CHANNEL, yield* Effect.scope)
+
+    const encode = <A, I>(kind: JobKind<A, I>, payload: A) =>
+      Schema.encode(kind.payload)(payload).pipe(Effect.map((encoded) => JSON.stringify(encoded)))
+
+    const claim = ({ kinds, workerId, limit, lease, perGroup, inFlight = new Map() }: ClaimInput) =>
+      Effect.gen(function* () {
+        if (limit <= 0) return { jobs: [], more: false }
+        const now = yield* clockNow
+        const bound = perGroup ?? limit
+        const full = [...inFlight].filter(([, n]) => n >= bound).map(([key]) => key)
+        const busy = [...inFlight].filter(([, n]) => n > 0 && n < bound)
+        // Jobs of groups already at their bound are skipped before the LIMIT, so a backlog for one
+        // slow group never fills the scan and hides other groups' due jobs. Only the chosen rows are
+        // locked (SKIP LOCKED, status checked again under the lock): a job another worker claims
+        // meanwhile is skipped or fails the recheck, so it is never claimed twice.
+        const rows = yield* sql<{
+          id: string
+          kind: string
+          payload: unknown
+          attempts: number
+          max_attempts: number
+          group_key: string | null
+          last_error: string | null
+          scanned: number
+        }>`
+          WITH candidates AS (
+            SELECT id, group_key, run_at FROM jobs
+            WHERE status = 'queued' AND kind = ANY(${kinds}) AND run_at <= ${now}
+              AND (group_key IS NULL OR NOT (group_key = ANY(${full}::text[])))
+            ORDER BY run_at, id
+            LIMIT ${limit * SCAN_FACTOR}
+          ), ranked AS (
+            SELECT c.id FROM (
+              SELECT id, group_key, run_at,
+                     row_number() OVER (PARTITION BY group_key ORDER BY run_at, id) AS rank
+              FROM candidates) c
+            LEFT JOIN unnest(${busy.map(([key]) => key)}::text[], ${busy.map(([, n]) => n)}::int[]) AS f(group_key, n)
+              ON f.group_key = c.group_key
+            WHERE c.group_key IS NULL OR c.rank <= ${bound} - coalesce(f.n, 0)
+            ORDER BY c.run_at, c.id
+            LIMIT ${limit}
+          ), chosen AS (
+            SELECT id FROM jobs WHERE id IN (SELECT id FROM ranked) AND status = 'queued'
+            FOR UPDATE SKIP LOCKED
+          )
+          UPDATE jobs j SET status = 'running', attempts = attempts + 1, locked_by = ${workerId},
+                 lease_until = ${after(now, lease)}, updated_at = ${now}
+          FROM chosen WHERE j.id = chosen.id
+          RETURNING j.id::text, j.kind, j.payload, j.attempts, j.max_attempts, j.group_key, j.last_error,
+                    (SELECT count(*)::int FROM candidates) AS scanned`
+        const jobs = rows.map(
+          (r): Job => ({
+            id: r.id,
+            kind: r.kind,
+            payload: r.payload,
+            attempts: r.attempts,
+            maxAttempts: r.max_attempts,
+            groupKey: r.group_key,
+            lastError: r.last_error,
+            workerId
+          })
+        )
+        return { jobs, more: rows.length > 0 && Number(rows[0]?.scanned) >= limit * SCAN_FACTOR }
+      }).pipe(Effect.orDie)
+
+    const settlement = (job: Job, outcome: Settlement) =>
+      Effect.map(clockNow, (now) => {
+        const status = outcome._tag === "done" ? "done" : outcome._tag === "retry" ? "queued" : "dead"
+        const runAt = outcome._tag === "retry" ? outcome.at : now
+        const error = outcome._tag === "done" ? null : outcome.error
+        return sql<{ id: string }>`
+          UPDATE jobs SET status = ${status}, run_at = ${runAt}, last_error = coalesce(${error}, last_error),
+                 locked_by = NULL, lease_until = NULL, updated_at = ${now}
+          WHERE id = ${job.id} AND status = 'running' AND locked_by = ${job.workerId}
+          RETURNING id::text`
+      })
+
+    const settle = (job: Job, outcome: Settlement) =>
+      Effect.flatten(settlement(job, outcome)).pipe(
+        Effect.map((rows) => rows.length > 0),
+        Effect.orDie
+      )
+
     return {
-      wakeups: wakeupsOn(pg, JOBS_CHANNEL),
       enqueue: (kind, payload, options) =>
         Effect.gen(function* () {
           const now = yield* clockNow
           const [row] = yield* sql<{ id: string }>`
-            INSERT INTO jobs (kind, payload, run_at, max_attempts, created_at, updated_at)
-            VALUES (${kind}, ${JSON.stringify(payload)}::jsonb, ${after(now, options?.delay ?? 0)},
-                    ${options?.maxAttempts ?? 5}, ${now}, ${now})
+            INSERT INTO jobs (kind, payload, group_key, run_at, max_attempts, created_at, updated_at)
+            VALUES (${kind.name}, ${yield* encode(kind, payload)}::jsonb, ${options?.groupKey ?? null},
+                    ${after(now, options?.delay ?? 0)}, ${kind.maxAttempts}, ${now}, ${now})
             RETURNING id::text`
-          yield* sql`SELECT pg_notify(${JOBS_CHANNEL}, ${kind})`
+          // Delivered on commit: inside the caller's transaction, no worker wakes for a rolled-back job.
+          yield* sql`SELECT pg_notify(${JOBS_CHANNEL}, ${kind.name})`
           return row!.id
         }).pipe(Effect.orDie),
-      claim: ({ kinds, workerId, limit, lease }) =>
+      enqueueAll: (kind, jobs) =>
+        Effect.gen(function* () {
+          if (jobs.length === 0) return 0
+          const now = yield* clockNow
+          const payloads = yield* Effect.forEach(jobs, (job) => encode(kind, job.payload))
+          const rows = yield* sql`
+            INSERT INTO jobs (kind, payload, group_key, run_at, max_attempts, created_at, updated_at)
+            SELECT ${kind.name}, p::jsonb, g, ${now}, ${kind.maxAttempts}, ${now}, ${now}
+            FROM unnest(${payloads}::text[], ${jobs.map((job) => job.groupKey ?? null)}::text[]) AS j(p, g)
+            RETURNING 1`
+          yield* sql`SELECT pg_notify(${JOBS_CHANNEL}, ${kind.name})`
+          return rows.length
+        }).pipe(Effect.orDie),
+      claim,
+      extend: (job, lease) =>
         Effect.flatMap(
           clockNow,
-          (now) => sql<{ id: string; kind: string; payload: unknown; attempts: number; max_attempts: number }>`
-          UPDATE jobs SET status = 'running', attempts = attempts + 1, locked_by = ${workerId},
-                 lease_until = ${after(now, lease)}, updated_at = ${now}
-          WHERE id IN (
-            SELECT id FROM jobs
-            WHERE status = 'queued' AND run_at <= ${now} AND kind = ANY(${kinds})
-            ORDER BY run_at, id
-            LIMIT ${limit}
-            FOR UPDATE SKIP LOCKED
-          )
-          RETURNING id::text, kind, payload, attempts, max_attempts`
-        ).pipe(
-          Effect.map((rows) =>
-            rows.map((r) => ({
-              id: r.id,
-              kind: r.kind,
-              payload: r.payload,
-              attempts: r.attempts,
-              maxAttempts: r.max_attempts
-            }))
-          ),
+          (now) => sql`
+            UPDATE jobs SET lease_until = ${after(now, lease)}
+            WHERE id = ${job.id} AND status = 'running' AND locked_by = ${job.workerId}`
+        ).pipe(Effect.asVoid, Effect.orDie),
+      settlement,
+      settle,
+      complete: (job) => settle(job, { _tag: "done" }),
+      failureOf: (kind, job, error) =>
+        Effect.gen(function* () {
+          const retryIn =
+            job.attempts >= kind.maxAttempts ? Option.none() : yield* delayAfterFailure(kind.retry, job.attempts)
+          const now = yield* clockNow
+          return Option.match(retryIn, {
+            onNone: (): Settlement => ({ _tag: "dead", error }),
+            onSome: (delay): Settlement => ({ _tag: "retry", at: after(now, delay), error })
+          })
+        }),
+      reap: Effect.gen(function* () {
+        const now = yield* clockNow
+        const reaped = yield* sql`
+          UPDATE jobs SET status = 'queued', locked_by = NULL, lease_until = NULL, updated_at = ${now},
+                 last_error = 'lease expired: the worker stopped during the attempt'
+          WHERE status = 'running' AND lease_until < ${now}
+          RETURNING 1`
+        yield* sql`DELETE FROM jobs WHERE status = 'done' AND updated_at < ${new Date(now.getTime() - Duration.toMillis(DONE_KEPT))}`
+        return reaped.length
+      }).pipe(Effect.orDie),
+      nextDueAt: (kinds) =>
+        sql<{ at: Date | null }>`
+          SELECT min(run_at) AS at FROM jobs WHERE status = 'queued' AND kind = ANY(${kinds})`.pipe(
+          Effect.map((rows) => Option.map(Option.fromNullable(rows[0]?.at), (at) => new Date(at).getTime())),
           Effect.orDie
         ),
-      complete: (jobId) =>
-        Effect.flatMap(
-          clockNow,
-          (now) => sql`UPDATE jobs SET status = 'done', lease_until = NULL, updated_at = ${now} WHERE id = ${jobId}`
-        ).pipe(Effect.asVoid, Effect.orDie),
-      fail: (job, error) =>
-        Effect.gen(function* () {
-          const now = yield* clockNow
-          const retryIn =
-            job.attempts >= job.maxAttempts ? Option.none() : yield* delayAfterFailure(JobRetrySchedule, job.attempts)
-          yield* sql`
-            UPDATE jobs SET status = ${Option.isSome(retryIn) ? "queued" : "failed"}, last_error = ${error},
-                   run_at = ${Option.match(retryIn, { onNone: () => now, onSome: (delay) => after(now, delay) })},
-                   lease_until = NULL, locked_by = NULL, updated_at = ${now}
-            WHERE id = ${job.id}`
-          return Option.isSome(retryIn) ? ("retrying" as const) : ("failed" as const)
-        }).pipe(Effect.orDie),
-      reap: Effect.flatMap(
-        clockNow,
-        (now) => sql<{ id: string }>`
-          UPDATE jobs SET status = 'queued', locked_by = NULL, lease_until = NULL, updated_at = ${now}
-          WHERE status = 'running' AND lease_until < ${now}
-          RETURNING id::text`
-      ).pipe(
-        Effect.map((rows) => rows.length),
-        Effect.orDie
-      )
+      wakeups: (kinds) =>
+        notifications.pipe(
+          Stream.filter((kind) => kinds.includes(kind)),
+          Stream.as(undefined)
+        )
     }
   })
 )

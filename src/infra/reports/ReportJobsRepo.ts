@@ -1,20 +1,24 @@
 import { SqlClient } from "@effect/sql"
-import { PgClient } from "@effect/sql-pg"
-import { Clock, Context, Duration, Effect, Layer, Option, type Stream } from "effect"
-import { creditPeriodAt } from "../../domain/CreditPeriod.js"
-import { InsufficientCredits, type TenantNotFound } from "../../domain/Errors.js"
-import { delayAfterFailure, JobRetrySchedule } from "../../domain/Retries.js"
+import { Context, Effect, Layer, Option, Schema } from "effect"
+import type { InsufficientCredits, TenantNotFound } from "../../domain/Errors.js"
+import { JobRetrySchedule } from "../../domain/Retries.js"
 import {
   REPORT_CREDIT_COST,
   REPORT_MAX_ATTEMPTS,
   type ReportParams,
   type ReportStatus
 } from "../../domain/reports/ReportJob.js"
-import { CreditLedger } from "../billing/CreditLedger.js"
-import { wakeupsOn } from "../queue/Wakeups.js"
+import { CreditLedger, CreditLedgerLive } from "../billing/CreditLedger.js"
+import { clockNow } from "../db/ClockNow.js"
+import { jobKind } from "../queue/JobKind.js"
+import { type Job, JobQueue, JobQueueLive } from "../queue/JobQueue.js"
 import { ReportStorage } from "./ReportStorage.js"
 
-export const REPORTS_CHANNEL = "reports"
+/** "report.render": one report's PDF; 3 attempts (a worker that dies mid-render used one). */
+export const RenderReport = jobKind("report.render", Schema.Struct({ reportId: Schema.String }), {
+  maxAttempts: REPORT_MAX_ATTEMPTS,
+  retry: JobRetrySchedule
+})
 
 export interface ReportJobView {
   readonly id: string
@@ -22,31 +26,34 @@ export interface ReportJobView {
   readonly params: ReportParams
 }
 
-export interface ClaimedReport {
+/** A report being rendered. */
+export interface StartedReport {
   readonly id: string
   readonly tenantId: string
   readonly companyId: string
   readonly params: ReportParams
-  readonly attempts: number
-  readonly maxAttempts: number
 }
 
 /** What became of a finished attempt: `lost` when the lease had gone to another worker meanwhile. */
 export type AttemptOutcome = "completed" | "retrying" | "failed" | "lost"
 
+/** The report's row as the settlement locks it. */
+interface HeldRow {
+  readonly tenant_id: string
+  readonly credits_held: number
+  readonly hold_period_start: string | null
+}
+
 /**
- * Report jobs as a durable queue (the job table is the queue, as webhook deliveries): created with
- * their credits held, claimed under a lease written from Effect's Clock, completed with the PDF and
- * the charge in one transaction, retried after a failure (JobRetrySchedule) until `max_attempts`,
- * then `failed` with the hold released. `reap` returns the jobs of dead workers to the queue.
+ * Report jobs (`report_jobs`, and their PDFs through ReportStorage): created with their credits held
+ * (billing) and a `report.render` job, in one transaction; completed with the PDF and the charge in
+ * one transaction; after a failed attempt, `pending` until the queue's retry, then `failed` with the
+ * hold released once the attempts are used up.
  */
 export class ReportJobsRepo extends Context.Tag("ReportJobsRepo")<
   ReportJobsRepo,
   {
-    /**
-     * Holds the report's credits (a conditional UPDATE, so concurrent creations never hold more than
-     * the balance) and queues the job, in one transaction; fails with the balance when it is short.
-     */
+    /** Holds the report's credits and queues its job; fails with the balance when it is short. */
     readonly create: (input: {
       readonly tenantId: string
       readonly companyId: string
@@ -57,269 +64,171 @@ export class ReportJobsRepo extends Context.Tag("ReportJobsRepo")<
     >
     readonly find: (tenantId: string, jobId: string) => Effect.Effect<Option.Option<ReportJobView>>
     readonly findById: (jobId: string) => Effect.Effect<Option.Option<ReportJobView>>
-    readonly claim: (input: {
-      readonly workerId: string
-      readonly limit: number
-      readonly lease: Duration.DurationInput
-    }) => Effect.Effect<ReadonlyArray<ClaimedReport>>
-    /** Pushes the lease of a job this worker still holds (a heartbeat during long renders). */
-    readonly extend: (workerId: string, jobId: string, lease: Duration.DurationInput) => Effect.Effect<void>
-    readonly complete: (workerId: string, job: ClaimedReport, pdf: Uint8Array) => Effect.Effect<AttemptOutcome>
-    readonly fail: (workerId: string, job: ClaimedReport, error: string) => Effect.Effect<AttemptOutcome>
-    /** Jobs whose lease ran out (a dead worker): back to `pending`, or `failed` when out of attempts. */
-    readonly reap: Effect.Effect<number>
+    /** Marks the report `generating` for an attempt; none when it has finished meanwhile. */
+    readonly start: (reportId: string) => Effect.Effect<Option.Option<StartedReport>>
+    /** Stores the PDF, charges the hold and completes the job, in one transaction. */
+    readonly complete: (job: Job, reportId: string, pdf: Uint8Array) => Effect.Effect<AttemptOutcome>
+    /** After a failed attempt: `pending` until the queue's retry, or `failed` with the hold released. */
+    readonly recordFailure: (job: Job, reportId: string, error: string) => Effect.Effect<AttemptOutcome>
+    /** The dead letter of a report whose job ran out of claims (its workers kept dying): `failed`, hold released. */
+    readonly recordDead: (reportId: string, error: string) => Effect.Effect<void>
     /** Removes finished jobs (their PDFs and tokens) that finished before `cutoff`. */
     readonly sweep: (cutoff: Date) => Effect.Effect<number>
-    /** The earliest run time of a waiting job, epoch millis. */
-    readonly nextDueAt: Effect.Effect<Option.Option<number>>
-    readonly wakeups: Stream.Stream<void>
   }
 >() {}
 
-const after = (now: number, duration: Duration.DurationInput) => new Date(now + Duration.toMillis(duration))
+const ViewRow = Schema.Struct({
+  id: Schema.String,
+  status: Schema.Literal("pending", "generating", "completed", "failed"),
+  params: Schema.Unknown
+})
 
 export const ReportJobsRepoLive = Layer.effect(
   ReportJobsRepo,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const pg = yield* PgClient.PgClient
     const ledger = yield* CreditLedger
+    const queue = yield* JobQueue
     const storage = yield* ReportStorage
 
     const create = (input: { readonly tenantId: string; readonly companyId: string; readonly params: ReportParams }) =>
       sql
         .withTransaction(
           Effect.gen(function* () {
-            // Opens the month's period on first use (the monthly grant).
-            const balance = yield* ledger.balance(input.tenantId)
-            const now = yield* Clock.currentTimeMillis
-            const period = creditPeriodAt(now)
-            const [held] = yield* sql<{ remaining: number }>`
-            UPDATE credit_periods SET remaining = remaining - ${REPORT_CREDIT_COST}
-            WHERE tenant_id = ${input.tenantId} AND period_start = ${period.start}
-              AND remaining >= ${REPORT_CREDIT_COST}
-            RETURNING remaining`
-            if (!held) {
-              return yield* new InsufficientCredits({
-                remaining: balance.remaining,
-                required: REPORT_CREDIT_COST,
-                periodEndsAt: balance.periodEndsAt
-              })
-            }
-            const [job] = yield* sql<{ id: string }>`
-            INSERT INTO report_jobs (tenant_id, company_id, params, status, max_attempts, run_at, credits_held,
-                                     hold_period_start, created_at, updated_at)
-            VALUES (${input.tenantId}, ${input.companyId}, ${JSON.stringify(input.params)}::jsonb, 'generating',
-                    ${REPORT_MAX_ATTEMPTS}, ${new Date(now)}, ${REPORT_CREDIT_COST}, ${period.start},
-                    ${new Date(now)}, ${new Date(now)})
-            RETURNING id`
+            const now = yield* clockNow
+            const [report] = yield* sql<{ id: string }>`
+              INSERT INTO report_jobs (tenant_id, company_id, params, status, created_at, updated_at)
+              VALUES (${input.tenantId}, ${input.companyId}, ${JSON.stringify(input.params)}::jsonb, 'generating',
+                      ${now}, ${now})
+              RETURNING id`
+            const held = yield* ledger.hold({
+              tenantId: input.tenantId,
+              amount: REPORT_CREDIT_COST,
+              reason: `report ${report!.id}: held until the report completes`
+            })
             yield* sql`
-            INSERT INTO credit_ledger (tenant_id, period_start, delta, kind, reason, balance_after, created_at)
-            VALUES (${input.tenantId}, ${period.start}, ${-REPORT_CREDIT_COST}, 'hold',
-                    ${`report ${job!.id}: held until the report completes`}, ${held.remaining}, ${new Date(now)})`
-            yield* sql`SELECT pg_notify(${REPORTS_CHANNEL}, ${job!.id})`
-            return { id: job!.id, remaining: held.remaining, periodEndsAt: balance.periodEndsAt }
+              UPDATE report_jobs SET credits_held = ${REPORT_CREDIT_COST}, hold_period_start = ${held.periodStart}
+              WHERE id = ${report!.id}`
+            yield* queue.enqueue(RenderReport, { reportId: report!.id })
+            return { id: report!.id, remaining: held.remaining, periodEndsAt: held.periodEndsAt }
           })
         )
         .pipe(Effect.catchTag("SqlError", Effect.die))
 
-    const view = (rows: ReadonlyArray<{ id: string; status: ReportStatus; params: ReportParams }>) =>
-      Option.map(Option.fromNullable(rows[0]), (row) => ({ id: row.id, status: row.status, params: row.params }))
+    const view = (rows: ReadonlyArray<unknown>) =>
+      Effect.map(Schema.decodeUnknown(Schema.Array(ViewRow))(rows), (decoded) =>
+        Option.map(Option.fromNullable(decoded[0]), (row) => ({ ...row, params: row.params as ReportParams }))
+      )
 
-    /**
-     * Settles a job's hold inside the caller's transaction: `charge` turns it into the report's
-     * charge (release + charge, the balance unchanged), otherwise it is released to the balance.
-     * Settled in the period it was taken from.
-     */
-    const settle = (
-      job: {
-        readonly id: string
-        readonly tenant_id: string
-        readonly credits_held: number
-        readonly hold_period_start: string | null
-      },
-      charge: boolean,
-      now: number
-    ) =>
+    /** The report's row, locked for its settlement. */
+    const lockRow = (reportId: string) =>
+      sql<HeldRow>`
+        SELECT tenant_id, credits_held, hold_period_start::text AS hold_period_start
+        FROM report_jobs WHERE id = ${reportId} FOR UPDATE`
+
+    /** Settles the report's hold: charged when it completed, released when it failed. */
+    const settleHold = (reportId: string, row: HeldRow, charge: boolean) =>
+      row.credits_held <= 0 || row.hold_period_start === null
+        ? Effect.void
+        : ledger.settleHold({
+            tenantId: row.tenant_id,
+            periodStart: row.hold_period_start,
+            amount: row.credits_held,
+            outcome: charge
+              ? {
+                  _tag: "charge",
+                  releaseReason: `report ${reportId}: hold settled`,
+                  chargeReason: `report ${reportId}: completed`
+                }
+              : { _tag: "release", releaseReason: `report ${reportId}: failed, hold released` }
+          })
+
+    /** Ends the report `failed` with its hold released, in the caller's transaction. */
+    const markFailed = (reportId: string, error: string) =>
       Effect.gen(function* () {
-        if (job.credits_held <= 0 || job.hold_period_start === null) return
-        const [period] = yield* sql<{ remaining: number }>`
-          UPDATE credit_periods SET remaining = remaining + ${charge ? 0 : job.credits_held}
-          WHERE tenant_id = ${job.tenant_id} AND period_start = ${job.hold_period_start}
-          RETURNING remaining`
-        if (!period) return
-        const at = new Date(now)
-        if (charge) {
-          yield* sql`
-            INSERT INTO credit_ledger (tenant_id, period_start, delta, kind, reason, balance_after, created_at) VALUES
-              (${job.tenant_id}, ${job.hold_period_start}, ${job.credits_held}, 'release',
-               ${`report ${job.id}: hold settled`}, ${period.remaining + job.credits_held}, ${at}),
-              (${job.tenant_id}, ${job.hold_period_start}, ${-job.credits_held}, 'charge',
-               ${`report ${job.id}: completed`}, ${period.remaining}, ${at})`
-        } else {
-          yield* sql`
-            INSERT INTO credit_ledger (tenant_id, period_start, delta, kind, reason, balance_after, created_at)
-            VALUES (${job.tenant_id}, ${job.hold_period_start}, ${job.credits_held}, 'release',
-                    ${`report ${job.id}: failed, hold released`}, ${period.remaining}, ${at})`
-        }
-      })
-
-    interface LockedRow {
-      readonly id: string
-      readonly tenant_id: string
-      readonly credits_held: number
-      readonly hold_period_start: string | null
-      readonly attempts: number
-      readonly max_attempts: number
-    }
-
-    /** The job row, locked, if `workerId` still holds its lease. */
-    const lockHeld = (workerId: string, jobId: string) =>
-      sql<LockedRow>`
-        SELECT id, tenant_id, credits_held, hold_period_start::text AS hold_period_start, attempts, max_attempts
-        FROM report_jobs WHERE id = ${jobId} AND locked_by = ${workerId} AND status = 'generating' FOR UPDATE`
-
-    /** After a failed (or abandoned) attempt: wait for the next one, or end `failed` and release the hold. */
-    const failLocked = (row: LockedRow, error: string, now: number) =>
-      Effect.gen(function* () {
-        const retryIn =
-          row.attempts >= row.max_attempts ? Option.none() : yield* delayAfterFailure(JobRetrySchedule, row.attempts)
-        if (Option.isSome(retryIn)) {
-          yield* sql`
-            UPDATE report_jobs SET status = 'pending', error = ${error}, locked_by = NULL, lease_until = NULL,
-                   run_at = ${after(now, retryIn.value)}, updated_at = ${new Date(now)}
-            WHERE id = ${row.id}`
-          return "retrying" as const
-        }
+        const [row] = yield* lockRow(reportId)
+        if (!row) return
+        const now = yield* clockNow
         yield* sql`
-          UPDATE report_jobs SET status = 'failed', error = ${error}, locked_by = NULL, lease_until = NULL,
-                 credits_held = 0, completed_at = ${new Date(now)}, updated_at = ${new Date(now)}
-          WHERE id = ${row.id}`
-        yield* settle(row, false, now)
-        return "failed" as const
+          UPDATE report_jobs SET status = 'failed', error = ${error}, credits_held = 0, completed_at = ${now},
+                 updated_at = ${now}
+          WHERE id = ${reportId} AND status IN ('pending', 'generating')`
+        yield* settleHold(reportId, row, false)
       })
 
     return {
-      wakeups: wakeupsOn(pg, REPORTS_CHANNEL),
       create,
       find: (tenantId, jobId) =>
-        sql<{ id: string; status: ReportStatus; params: ReportParams }>`
-          SELECT id, status, params FROM report_jobs WHERE id = ${jobId} AND tenant_id = ${tenantId}`.pipe(
-          Effect.map(view),
+        sql`SELECT id, status, params FROM report_jobs WHERE id = ${jobId} AND tenant_id = ${tenantId}`.pipe(
+          Effect.flatMap(view),
           Effect.orDie
         ),
       findById: (jobId) =>
-        sql<{ id: string; status: ReportStatus; params: ReportParams }>`
-          SELECT id, status, params FROM report_jobs WHERE id = ${jobId}`.pipe(Effect.map(view), Effect.orDie),
-      claim: ({ workerId, limit, lease }) =>
-        Effect.flatMap(
-          Clock.currentTimeMillis,
-          (now) => sql<{
-            id: string
-            tenant_id: string
-            company_id: string
-            params: ReportParams
-            attempts: number
-            max_attempts: number
-          }>`
-            UPDATE report_jobs SET status = 'generating', attempts = attempts + 1, locked_by = ${workerId},
-                   lease_until = ${after(now, lease)}, updated_at = ${new Date(now)}
-            WHERE id IN (
-              SELECT id FROM report_jobs
-              WHERE status IN ('pending', 'generating') AND lease_until IS NULL AND run_at <= ${new Date(now)}
-              ORDER BY run_at, id
-              LIMIT ${limit}
-              FOR UPDATE SKIP LOCKED
-            )
-            RETURNING id, tenant_id, company_id, params, attempts, max_attempts`
-        ).pipe(
-          Effect.map((rows) =>
-            rows.map((r) => ({
-              id: r.id,
-              tenantId: r.tenant_id,
-              companyId: r.company_id,
-              params: r.params,
-              attempts: r.attempts,
-              maxAttempts: r.max_attempts
-            }))
-          ),
-          Effect.orDie
-        ),
-      extend: (workerId, jobId, lease) =>
-        Effect.flatMap(
-          Clock.currentTimeMillis,
-          (now) => sql`
-            UPDATE report_jobs SET lease_until = ${after(now, lease)}
-            WHERE id = ${jobId} AND locked_by = ${workerId} AND status = 'generating'`
-        ).pipe(Effect.asVoid, Effect.orDie),
-      complete: (workerId, job, pdf) =>
+        sql`SELECT id, status, params FROM report_jobs WHERE id = ${jobId}`.pipe(Effect.flatMap(view), Effect.orDie),
+      start: (reportId) =>
+        Effect.gen(function* () {
+          const now = yield* clockNow
+          const [row] = yield* sql<{ id: string; tenant_id: string; company_id: string; params: ReportParams }>`
+            UPDATE report_jobs SET status = 'generating', updated_at = ${now}
+            WHERE id = ${reportId} AND status IN ('pending', 'generating')
+            RETURNING id, tenant_id, company_id, params`
+          return Option.map(Option.fromNullable(row), (r) => ({
+            id: r.id,
+            tenantId: r.tenant_id,
+            companyId: r.company_id,
+            params: r.params
+          }))
+        }).pipe(Effect.orDie),
+      complete: (job, reportId, pdf) =>
         sql
           .withTransaction(
             Effect.gen(function* () {
-              const [row] = yield* lockHeld(workerId, job.id)
+              if (!(yield* queue.settle(job, { _tag: "done" }))) return "lost" as const
+              const [row] = yield* lockRow(reportId)
               if (!row) return "lost" as const
-              const now = yield* Clock.currentTimeMillis
-              yield* storage.put(job.id, pdf)
+              const now = yield* clockNow
+              yield* storage.put(reportId, pdf)
               yield* sql`
-                UPDATE report_jobs SET status = 'completed', error = NULL, locked_by = NULL, lease_until = NULL,
-                       credits_held = 0, completed_at = ${new Date(now)}, updated_at = ${new Date(now)}
-                WHERE id = ${job.id}`
-              yield* settle(row, true, now)
+                UPDATE report_jobs SET status = 'completed', error = NULL, credits_held = 0, completed_at = ${now},
+                       updated_at = ${now}
+                WHERE id = ${reportId}`
+              yield* settleHold(reportId, row, true)
               return "completed" as const
             })
           )
           .pipe(Effect.orDie),
-      fail: (workerId, job, error) =>
+      recordFailure: (job, reportId, error) =>
         sql
           .withTransaction(
             Effect.gen(function* () {
-              const [row] = yield* lockHeld(workerId, job.id)
-              if (!row) return "lost" as const
-              return yield* failLocked(row, error, yield* Clock.currentTimeMillis)
+              const next = yield* queue.failureOf(RenderReport, job, error)
+              if (!(yield* queue.settle(job, next))) return "lost" as const
+              if (next._tag === "dead") {
+                yield* markFailed(reportId, error)
+                return "failed" as const
+              }
+              const now = yield* clockNow
+              yield* sql`
+                UPDATE report_jobs SET status = 'pending', error = ${error}, updated_at = ${now}
+                WHERE id = ${reportId} AND status = 'generating'`
+              return "retrying" as const
             })
           )
           .pipe(Effect.orDie),
-      reap: Effect.gen(function* () {
-        const now = yield* Clock.currentTimeMillis
-        const expired = yield* sql<{ id: string }>`
-          SELECT id FROM report_jobs WHERE lease_until < ${new Date(now)} AND status = 'generating'`
-        let reaped = 0
-        for (const { id } of expired) {
-          const outcome = yield* sql.withTransaction(
-            Effect.gen(function* () {
-              const [row] = yield* sql<LockedRow>`
-                SELECT id, tenant_id, credits_held, hold_period_start::text AS hold_period_start, attempts, max_attempts
-                FROM report_jobs WHERE id = ${id} AND lease_until < ${new Date(now)} AND status = 'generating'
-                FOR UPDATE SKIP LOCKED`
-              if (!row) return "lost" as const
-              return yield* failLocked(row, "lease expired: the worker stopped during the attempt", now)
-            })
-          )
-          if (outcome !== "lost") reaped++
-        }
-        return reaped
-      }).pipe(Effect.orDie),
+      recordDead: (reportId, error) => markFailed(reportId, error).pipe(Effect.orDie),
       sweep: (cutoff) =>
         sql
           .withTransaction(
             Effect.gen(function* () {
               const rows = yield* sql<{ id: string }>`
-                SELECT id FROM report_jobs
-                WHERE status IN ('completed', 'failed') AND completed_at < ${cutoff}
-                FOR UPDATE SKIP LOCKED`
+                DELETE FROM report_jobs WHERE status IN ('completed', 'failed') AND completed_at < ${cutoff}
+                RETURNING id`
               const ids = rows.map((r) => r.id)
-              if (ids.length === 0) return 0
-              yield* storage.remove(ids)
-              yield* sql`DELETE FROM report_jobs WHERE id = ANY(${ids})`
+              if (ids.length > 0) yield* storage.remove(ids)
               return ids.length
             })
           )
-          .pipe(Effect.orDie),
-      nextDueAt: sql<{ at: Date | null }>`
-        SELECT min(run_at) AS at FROM report_jobs WHERE status IN ('pending', 'generating') AND lease_until IS NULL`.pipe(
-        Effect.map((rows) => Option.map(Option.fromNullable(rows[0]?.at), (at) => at.getTime())),
-        Effect.orDie
-      )
+          .pipe(Effect.orDie)
     }
   })
-)
+).pipe(Layer.provide(Layer.merge(JobQueueLive, CreditLedgerLive)))

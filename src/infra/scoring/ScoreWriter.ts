@@ -1,11 +1,10 @@
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect } from "effect"
-import { tenderMatchedPayload } from "../../domain/scoring/MatchEvent.js"
+import { type TenderMatch, tenderMatchedPayload } from "../../domain/scoring/MatchEvent.js"
 import { alertingWatchlists } from "../../domain/scoring/Matching.js"
 import { MODEL_VERSION, scorePair } from "../../domain/scoring/Model.js"
 import type { CorpusStats } from "../../domain/scoring/Semantic.js"
-import { TENDER_MATCHED } from "../../domain/webhooks/DeliverySchedule.js"
-import { DELIVERIES_CHANNEL } from "../webhooks/DeliveryQueue.js"
+import { MatchSink } from "./MatchSink.js"
 import type { LoadedCompany, LoadedTender } from "./ScoringReads.js"
 
 /** A tender and a company it is to be scored for (a candidate by the domain rule). */
@@ -30,8 +29,8 @@ interface PairKeys {
 const noPairs: PairKeys = { company: [], tender: [] }
 
 /**
- * Column arrays for one INSERT … unnest each: numbers travel as numeric arrays, not JSON text.
- * Alerts and events exist only for the new tenders among the pairs.
+ * The score rows as column arrays for one INSERT … unnest (numbers travel as numeric arrays, not
+ * JSON text), and the matches: new tenders that reached a watchlist of their company.
  */
 const rowsOf = (pairs: ReadonlyArray<ScoringPair>, stats: CorpusStats, isNew: ReadonlySet<string>, scoredAt: Date) => {
   const scores = {
@@ -49,20 +48,7 @@ const rowsOf = (pairs: ReadonlyArray<ScoringPair>, stats: CorpusStats, isNew: Re
     publishDate: [] as Array<string>,
     ingestSeq: [] as Array<string>
   }
-  const alerts = {
-    tenant: [] as Array<string>,
-    company: [] as Array<string>,
-    watchlist: [] as Array<string>,
-    tender: [] as Array<string>,
-    score: [] as Array<number>,
-    verdict: [] as Array<string>
-  }
-  const events = {
-    tenant: [] as Array<string>,
-    company: [] as Array<string>,
-    tender: [] as Array<string>,
-    payload: [] as Array<string>
-  }
+  const matches: Array<TenderMatch> = []
 
   for (const { tender, company } of pairs) {
     const score = scorePair(company.prepared, tender.prepared, stats)
@@ -83,14 +69,6 @@ const rowsOf = (pairs: ReadonlyArray<ScoringPair>, stats: CorpusStats, isNew: Re
     if (!isNew.has(tender.row.id)) continue
     const alerting = alertingWatchlists(company.prepared, tender.prepared, score)
     if (alerting.length === 0) continue
-    for (const { watchlist } of alerting) {
-      alerts.tenant.push(company.tenantId)
-      alerts.company.push(companyId)
-      alerts.watchlist.push(watchlist.id)
-      alerts.tender.push(tender.row.id)
-      alerts.score.push(score.overallScore)
-      alerts.verdict.push(score.verdict)
-    }
     const matched = {
       id: tender.row.id,
       title: tender.row.title,
@@ -99,17 +77,27 @@ const rowsOf = (pairs: ReadonlyArray<ScoringPair>, stats: CorpusStats, isNew: Re
       estimatedValueRon: tender.row.value_ron,
       sourceUrl: tender.row.source_url
     }
-    events.tenant.push(company.tenantId)
-    events.company.push(companyId)
-    events.tender.push(tender.row.id)
-    events.payload.push(JSON.stringify(tenderMatchedPayload(companyId, matched, score, scoredAt)))
+    matches.push({
+      tenantId: company.tenantId,
+      companyId,
+      tenderId: tender.row.id,
+      watchlistIds: alerting.map(({ watchlist }) => watchlist.id),
+      score: score.overallScore,
+      verdict: score.verdict,
+      event: tenderMatchedPayload(companyId, matched, score, scoredAt)
+    })
   }
-  return { scores, alerts, events }
+  return { scores, matches }
 }
 
-/** Writes scores, alerts and tender.matched events; removes the scores they replace. */
+/**
+ * Writes scores and removes the scores they replace; hands the matches of new tenders to the
+ * MatchSink (alerts, tender.matched events) in the same transaction. `tender_scores` is written
+ * from here only.
+ */
 export const makeScoreWriter = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
+  const sink = yield* MatchSink
 
   /**
    * Removes a company's scores on tenders still open at `now` (those a rescore recomputes), except
@@ -136,8 +124,8 @@ export const makeScoreWriter = Effect.gen(function* () {
 
   /**
    * Scores the given pairs and writes them in one transaction: score upserts, removal of the
-   * earlier scores in `staleScope` (so pairs that are no longer candidates disappear), and for new
-   * tenders their alerts and events.
+   * earlier scores in `staleScope` (so pairs that are no longer candidates disappear), and the
+   * matches of new tenders (their alerts and events).
    */
   const scoreAndWrite = (
     pairs: ReadonlyArray<ScoringPair>,
@@ -147,7 +135,7 @@ export const makeScoreWriter = Effect.gen(function* () {
   ) =>
     Effect.gen(function* () {
       const scoredAt = new Date(yield* Clock.currentTimeMillis)
-      const { scores, alerts, events } = rowsOf(pairs, stats, isNew, scoredAt)
+      const { scores, matches } = rowsOf(pairs, stats, isNew, scoredAt)
       const computedAt = yield* Clock.currentTimeMillis
       const written = yield* sql.withTransaction(
         Effect.gen(function* () {
@@ -187,45 +175,8 @@ export const makeScoreWriter = Effect.gen(function* () {
                 scored_at = EXCLUDED.scored_at, tender_publish_date = EXCLUDED.tender_publish_date,
                 tender_ingest_seq = EXCLUDED.tender_ingest_seq`
           }
-          let alertCount = 0
-          let eventCount = 0
-          if (alerts.watchlist.length > 0) {
-            const inserted = yield* sql`
-              INSERT INTO alerts (tenant_id, company_id, watchlist_id, tender_id, score, verdict)
-              SELECT * FROM unnest(${alerts.tenant}::uuid[], ${alerts.company}::uuid[], ${alerts.watchlist}::uuid[],
-                                   ${alerts.tender}::uuid[], ${alerts.score}::smallint[], ${alerts.verdict}::text[])
-              ON CONFLICT (watchlist_id, tender_id) DO NOTHING
-              RETURNING 1`
-            alertCount = inserted.length
-          }
-          if (events.company.length > 0) {
-            // One statement: the new events, and for each one delivery per active webhook of the
-            // tenant subscribed to tender.matched (spec 6.1). The delivery body is the payload's JSON
-            // text as built here, fixed once: every attempt sends and signs these bytes.
-            const [written] = yield* sql<{ events: number; deliveries: number }>`
-              WITH input AS (
-                SELECT * FROM unnest(${events.tenant}::uuid[], ${events.company}::uuid[], ${events.tender}::uuid[],
-                                     ${events.payload}::text[]) AS e(tenant_id, company_id, tender_id, payload)
-              ), inserted AS (
-                INSERT INTO match_events (tenant_id, company_id, tender_id, payload)
-                SELECT tenant_id, company_id, tender_id, payload::jsonb FROM input
-                ON CONFLICT (company_id, tender_id) DO NOTHING
-                RETURNING id, tenant_id, company_id, tender_id
-              ), deliveries AS (
-                INSERT INTO webhook_deliveries (webhook_id, event_id, tenant_id, body, status, next_attempt_at,
-                                                created_at, updated_at)
-                SELECT w.id, i.id, i.tenant_id, input.payload, 'pending', ${scoredAt.toISOString()}::timestamptz, ${scoredAt.toISOString()}::timestamptz,
-                       ${scoredAt.toISOString()}::timestamptz
-                FROM inserted i
-                JOIN input ON input.company_id = i.company_id AND input.tender_id = i.tender_id
-                JOIN webhooks w ON w.tenant_id = i.tenant_id AND w.active AND ${TENDER_MATCHED} = ANY(w.events)
-                RETURNING 1
-              )
-              SELECT (SELECT count(*) FROM inserted)::int AS events, (SELECT count(*) FROM deliveries)::int AS deliveries`
-            eventCount = written!.events
-            if (written!.deliveries > 0) yield* sql`SELECT pg_notify(${DELIVERIES_CHANNEL}, 'new')`
-          }
-          return { scored: scores.company.length, alerts: alertCount, events: eventCount }
+          const { alerts, events } = yield* sink.record(matches)
+          return { scored: scores.company.length, alerts, events }
         })
       )
       yield* Effect.logDebug(

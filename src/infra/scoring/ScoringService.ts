@@ -2,11 +2,11 @@ import type { SqlError } from "@effect/sql"
 import { Clock, Context, Effect, Layer } from "effect"
 import { isCandidate } from "../../domain/scoring/Matching.js"
 import type { CorpusStats } from "../../domain/scoring/Semantic.js"
-import { RESCORE_JOB } from "../accounts/WatchlistsRepo.js"
 import { JobQueue, JobQueueLive } from "../queue/JobQueue.js"
 import { makeCandidatePrefilter } from "./CandidatePrefilter.js"
 import { makeCorpusStatsCache } from "./CorpusStatsCache.js"
 import { makeScoreWriter, type ScoringPair } from "./ScoreWriter.js"
+import { RescoreCompany } from "./ScoringJobKinds.js"
 import { type LoadedCompany, makeScoringReads } from "./ScoringReads.js"
 
 export interface ScoreTendersResult {
@@ -117,7 +117,7 @@ export const makeScoringService = Effect.gen(function* () {
       // Award notices among them change their winners' history: rescore those companies' open
       // tenders in the worker (no alerts).
       for (const companyId of yield* reads.winnersOfAwards(tenderIds)) {
-        yield* jobs.enqueue(RESCORE_JOB, { companyId })
+        yield* jobs.enqueue(RescoreCompany, { companyId })
       }
       return total
     }).pipe(Effect.orDie, Effect.withSpan("ScoringService.scoreTenders"))

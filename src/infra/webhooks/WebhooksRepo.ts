@@ -9,7 +9,8 @@ import {
 } from "../../domain/Errors.js"
 import { MAX_ACTIVE_WEBHOOKS } from "../../domain/webhooks/Registration.js"
 import { lockTenant } from "../db/TenantLock.js"
-import { DELIVERIES_CHANNEL } from "./DeliveryQueue.js"
+import { JobQueue, JobQueueLive } from "../queue/JobQueue.js"
+import { DeliverWebhook } from "./Deliveries.js"
 
 /** How many deliveries of each webhook the dashboard shows (spec 2.6). */
 export const DASHBOARD_DELIVERIES = 10
@@ -114,6 +115,7 @@ export const WebhooksRepoLive = Layer.effect(
   WebhooksRepo,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const queue = yield* JobQueue
 
     /** The dashboard's delivery columns, `d` joined to its last attempt `a`. */
     const deliveryColumns = sql`
@@ -214,13 +216,14 @@ export const WebhooksRepoLive = Layer.effect(
               return yield* new DeliveryNotRetryable({ id: input.deliveryId, status: "webhook deleted" })
             }
             const at = yield* now
-            yield* sql`
+            const [retried] = yield* sql<{ webhook_id: string }>`
               UPDATE webhook_deliveries
               SET status = 'pending', attempts_allowed = attempt_count + 1, next_attempt_at = ${at},
-                  locked_by = NULL, lease_until = NULL, updated_at = ${at}
-              WHERE id = ${input.deliveryId}`
-            // Delivered at commit: the dispatcher sees the row as due when it wakes.
-            yield* sql`SELECT pg_notify(${DELIVERIES_CHANNEL}, ${input.deliveryId})`
+                  updated_at = ${at}
+              WHERE id = ${input.deliveryId}
+              RETURNING webhook_id::text`
+            // Queued at commit: the runner of the webhook's deliveries wakes for it.
+            yield* queue.enqueue(DeliverWebhook, { deliveryId: input.deliveryId }, { groupKey: retried!.webhook_id })
             const [row] = yield* sql<DeliveryRow>`
               SELECT ${deliveryColumns} FROM webhook_deliveries d ${lastAttempt} WHERE d.id = ${input.deliveryId}`
             return toDelivery(row!)
@@ -230,4 +233,4 @@ export const WebhooksRepoLive = Layer.effect(
 
     return { create, listActive, remove, dashboard, retryDelivery }
   })
-)
+).pipe(Layer.provide(JobQueueLive))

@@ -1,0 +1,32 @@
+import { SqlClient } from "@effect/sql"
+import { Context, Effect, Layer } from "effect"
+import type { TenderMatch } from "../../domain/scoring/MatchEvent.js"
+
+/** Writes the alerts of new matches: one per watchlist a new tender reached (spec 2.6). */
+export class AlertWriter extends Context.Tag("AlertWriter")<
+  AlertWriter,
+  {
+    /** In the caller's transaction (the scores'); an alert already raised stays as it is. How many were new. */
+    readonly recordMatches: (matches: ReadonlyArray<TenderMatch>) => Effect.Effect<number>
+  }
+>() {}
+
+export const AlertWriterLive = Layer.effect(
+  AlertWriter,
+  Effect.map(SqlClient.SqlClient, (sql) => ({
+    recordMatches: (matches) => {
+      const rows = matches.flatMap((match) => match.watchlistIds.map((watchlistId) => ({ match, watchlistId })))
+      if (rows.length === 0) return Effect.succeed(0)
+      return sql`
+        INSERT INTO alerts (tenant_id, company_id, watchlist_id, tender_id, score, verdict)
+        SELECT * FROM unnest(${rows.map((r) => r.match.tenantId)}::uuid[], ${rows.map((r) => r.match.companyId)}::uuid[],
+                             ${rows.map((r) => r.watchlistId)}::uuid[], ${rows.map((r) => r.match.tenderId)}::uuid[],
+                             ${rows.map((r) => r.match.score)}::smallint[], ${rows.map((r) => r.match.verdict)}::text[])
+        ON CONFLICT (watchlist_id, tender_id) DO NOTHING
+        RETURNING 1`.pipe(
+        Effect.map((inserted) => inserted.length),
+        Effect.orDie
+      )
+    }
+  }))
+)

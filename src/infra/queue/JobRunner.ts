@@ -1,0 +1,257 @@
+import { randomUUID } from "node:crypto"
+import { SqlClient } from "@effect/sql"
+import { Cause, Clock, Duration, Effect, Layer, Option, Queue, Ref, Schedule, Schema, Stream } from "effect"
+import type { JobKind } from "./JobKind.js"
+import { type Job, JobQueue } from "./JobQueue.js"
+
+/**
+ * What a handler's run ends with: `completed` (the runner marks the job done) or `settled` (the
+ * handler already settled the job with `JobQueue.settlement`, in one statement with its own rows).
+ */
+export type RunResult = "completed" | "settled"
+
+/** How a consumer works on one kind: its run, and what its dead letter undoes (a report's hold). */
+export interface JobHandler<R> {
+  readonly kind: JobKind<unknown, unknown>
+  readonly run: (job: Job) => Effect.Effect<RunResult, unknown, R>
+  /** Runs in the transaction that dead-letters the job. */
+  readonly onDead: (job: Job, error: string) => Effect.Effect<void, unknown, R>
+}
+
+/** A handler of `kind`: its payload decoded with the kind's Schema (an undecodable job is dead at once). */
+export const handle = <A, I, R = never, R2 = never>(
+  kind: JobKind<A, I>,
+  /** Returns `"settled"` when it settled the job itself; anything else completes it. */
+  run: (payload: A, job: Job<A>) => Effect.Effect<unknown, unknown, R>,
+  onDead?: (payload: A, job: Job<A>, error: string) => Effect.Effect<void, unknown, R2>
+): JobHandler<R | R2> => {
+  const decode = Schema.decodeUnknown(kind.payload)
+  return {
+    kind: kind as JobKind<unknown, unknown>,
+    run: (job) =>
+      decode(job.payload).pipe(
+        Effect.mapError((error) => new UndecodablePayload({ message: String(error) })),
+        Effect.flatMap((payload) => run(payload, { ...job, payload })),
+        Effect.map((result): RunResult => (result === "settled" ? "settled" : "completed"))
+      ),
+    onDead: (job, error) =>
+      onDead === undefined
+        ? Effect.void
+        : Effect.flatMap(Effect.option(decode(job.payload)), (payload) =>
+            Option.isSome(payload) ? onDead(payload.value, { ...job, payload: payload.value }, error) : Effect.void
+          )
+  }
+}
+
+class UndecodablePayload extends Schema.TaggedError<UndecodablePayload>()("UndecodablePayload", {
+  message: Schema.String
+}) {}
+
+export interface RunnerOptions {
+  /** Names the runner in its logs. */
+  readonly name: string
+  /** Jobs run at once by this runner. */
+  readonly concurrency: number
+  /** Jobs of one group (`groupKey`) run at once by this runner; unbounded when unset. */
+  readonly perGroup?: number
+  /** How long a claim is held without a heartbeat: longer than a job can take, or set `heartbeat`. */
+  readonly lease: Duration.DurationInput
+  /** Renew the lease every third of it while a job runs (long renders). */
+  readonly heartbeat?: boolean
+  /** Finish the jobs in hand before the runner stops (SIGTERM) instead of leaving them to the reaper. */
+  readonly finishOnShutdown?: boolean
+  /** The safety net when no NOTIFY arrives; a retry that falls due is woken by its own timer. */
+  readonly pollEvery: Duration.DurationInput
+  readonly reapEvery?: Duration.DurationInput
+}
+
+/** Scheduler turns before a claim, so the jobs that finish together free their slots for one claim. */
+const BATCH_YIELDS = 8
+
+/** What went wrong, short enough to store as `last_error`: a failure's text, or the cause's first line. */
+const describe = (cause: Cause.Cause<unknown>) => {
+  const failure = Cause.failureOption(cause)
+  const text =
+    Option.isSome(failure) && typeof failure.value === "string" ? failure.value : Cause.pretty(cause).split("\n")[0]!
+  return text.slice(0, 500)
+}
+
+/**
+ * The consumer loop of the queue, one per capability in a worker process: claims due jobs of its
+ * kinds while it has room (bounded in all and per group), runs each in its own fiber, and settles
+ * it: done, retried after the kind's Schedule, or dead-lettered with the handler's `onDead` in the
+ * same transaction. It is woken by NOTIFY for its kinds, by a finishing job and by the timer of
+ * the next due retry, with polling as the safety net; a reaper returns the jobs of dead workers.
+ * A job claimed more often than its kind allows (its workers kept dying) is dead-lettered unrun.
+ */
+export const makeJobRunner = <R>(handlers: ReadonlyArray<JobHandler<R>>, options: RunnerOptions) =>
+  Effect.gen(function* () {
+    const queue = yield* JobQueue
+    const sql = yield* SqlClient.SqlClient
+    const scope = yield* Effect.scope
+    const workerId = `${options.name}-${randomUUID()}`
+    const byKind = new Map(handlers.map((handler) => [handler.kind.name, handler]))
+    const kinds = [...byKind.keys()]
+    const lease = Duration.decode(options.lease)
+    const pollEvery = Duration.decode(options.pollEvery)
+
+    /** Jobs in flight per group ("" for jobs without one). */
+    const inFlight = yield* Ref.make(new Map<string, number>())
+    const total = (m: ReadonlyMap<string, number>) => [...m.values()].reduce((a, b) => a + b, 0)
+    const wake = yield* Queue.sliding<void>(1)
+    /** When the pump last looked for due jobs: anything due by then was claimable or bounded. */
+    const lastClaimAt = yield* Ref.make(0)
+
+    const adjust = (group: string, by: number) =>
+      Ref.update(inFlight, (m) => {
+        const next = new Map(m)
+        const n = (next.get(group) ?? 0) + by
+        if (n > 0) next.set(group, n)
+        else next.delete(group)
+        return next
+      })
+
+    const bury = (handler: JobHandler<R>, job: Job, error: string) =>
+      sql.withTransaction(
+        Effect.gen(function* () {
+          if (!(yield* queue.settle(job, { _tag: "dead", error }))) return "lost" as const
+          yield* handler.onDead(job, error)
+          return "dead" as const
+        })
+      )
+
+    const fail = (handler: JobHandler<R>, job: Job, cause: Cause.Cause<unknown>) =>
+      Effect.gen(function* () {
+        const error = describe(cause)
+        const undecodable = Cause.failureOption(cause).pipe(Option.exists((e) => e instanceof UndecodablePayload))
+        const next = undecodable ? { _tag: "dead" as const, error } : yield* queue.failureOf(handler.kind, job, error)
+        const outcome = next._tag === "dead" ? yield* bury(handler, job, error) : yield* queue.settle(job, next)
+        yield* Effect.logWarning(`Job ${job.kind} #${job.id}, attempt ${job.attempts} failed (${next._tag})`, cause)
+        return outcome
+      })
+
+    const runOne = (job: Job) => {
+      const handler = byKind.get(job.kind)!
+      const work =
+        job.attempts > handler.kind.maxAttempts
+          ? bury(handler, job, job.lastError ?? "attempts used up")
+          : handler.run(job).pipe(
+              options.heartbeat
+                ? Effect.raceFirst(
+                    queue.extend(job, lease).pipe(Effect.delay(Duration.times(lease, 1 / 3)), Effect.forever)
+                  )
+                : (run) => run,
+              Effect.flatMap((result) => (result === "settled" ? Effect.void : queue.complete(job))),
+              Effect.catchAllCause((cause) => fail(handler, job, cause))
+            )
+      return work.pipe(
+        Effect.catchAllCause((cause) => Effect.logError(`Job ${job.kind} #${job.id}: settling failed`, cause)),
+        options.finishOnShutdown ? Effect.uninterruptible : (run) => run,
+        Effect.ensuring(Effect.zipRight(adjust(job.groupKey ?? "", -1), Queue.offer(wake, undefined)))
+      )
+    }
+
+    const settle = Effect.yieldNow().pipe(Effect.repeatN(BATCH_YIELDS))
+
+    /** Claims while there is room and something due; each job runs in its own fiber. */
+    const pump: Effect.Effect<void, never, R> = Effect.gen(function* () {
+      yield* settle
+      yield* Ref.set(lastClaimAt, yield* Clock.currentTimeMillis)
+      const more = yield* Effect.uninterruptible(
+        Effect.gen(function* () {
+          const current = yield* Ref.get(inFlight)
+          const room = options.concurrency - total(current)
+          if (room <= 0) return false
+          const claimed = yield* queue.claim({
+            kinds,
+            workerId,
+            limit: room,
+            lease,
+            ...(options.perGroup === undefined ? {} : { perGroup: options.perGroup, inFlight: current })
+          })
+          for (const job of claimed.jobs) {
+            yield* adjust(job.groupKey ?? "", 1)
+            yield* Effect.forkIn(runOne({ ...job, workerId }), scope)
+          }
+          // Claim again only when the scan may have stopped short of due jobs.
+          return claimed.jobs.length > 0 && (claimed.more || claimed.jobs.length === room)
+        })
+      )
+      if (more) yield* pump
+    })
+
+    /** Sleeps until the next due job (or the polling interval), unless woken earlier. */
+    const waitForWork = Effect.gen(function* () {
+      if ((yield* Queue.poll(wake))._tag === "Some") return
+      const nextDue = yield* queue.nextDueAt(kinds)
+      const now = yield* Clock.currentTimeMillis
+      const lookedAt = yield* Ref.get(lastClaimAt)
+      // A job due when the pump looked was left because its group (or this runner) is at its bound:
+      // a finishing job wakes the loop, so only a later due time sets a timer.
+      const untilDue = Option.match(nextDue, {
+        onNone: () => pollEvery,
+        onSome: (at) => (at > lookedAt ? Duration.min(pollEvery, Duration.millis(Math.max(0, at - now))) : pollEvery)
+      })
+      yield* Effect.raceFirst(Queue.take(wake), Effect.sleep(untilDue))
+    })
+
+    // A failing round (the database away) is logged and retried: the runner outlives outages.
+    const survive = (what: string) => (cause: Cause.Cause<never>) =>
+      Effect.zipRight(
+        Effect.logError(`${options.name} runner: ${what} failed`, cause),
+        Effect.sleep(Duration.seconds(1))
+      )
+
+    /** One pass without the loop: claims and runs due jobs until none is left; how many it ran. */
+    const drainDue: Effect.Effect<number, never, R> = Effect.gen(function* () {
+      let ran = 0
+      while (true) {
+        const { jobs } = yield* queue.claim({ kinds, workerId, limit: options.concurrency, lease })
+        yield* Effect.forEach(
+          jobs,
+          (job) => Effect.zipRight(adjust(job.groupKey ?? "", 1), runOne({ ...job, workerId })),
+          {
+            concurrency: "unbounded",
+            discard: true
+          }
+        )
+        ran += jobs.length
+        if (jobs.length < options.concurrency) return ran
+      }
+    })
+
+    const start = Effect.gen(function* () {
+      if (kinds.length === 0) return
+      yield* queue.wakeups(kinds).pipe(
+        Stream.runForEach(() => Queue.offer(wake, undefined)),
+        Effect.forkIn(scope)
+      )
+      yield* Effect.zipRight(pump, waitForWork).pipe(
+        Effect.catchAllCause(survive("claim round")),
+        Effect.forever,
+        Effect.forkIn(scope)
+      )
+      yield* queue.reap.pipe(
+        Effect.tap((n) => (n > 0 ? Effect.logWarning(`Returned ${n} expired job(s) to the queue`) : Effect.void)),
+        Effect.catchAllCause(survive("reaper")),
+        Effect.repeat(
+          Schedule.spaced(options.reapEvery ?? Duration.min(Duration.seconds(15), Duration.times(lease, 0.5)))
+        ),
+        Effect.forkIn(scope)
+      )
+      yield* Effect.logInfo(`${options.name} runner ${workerId} handles: ${kinds.join(", ")}`)
+    })
+
+    return { start, drainDue }
+  })
+
+/** One pass of a runner's work (no loop, no reaper): for tests and one-off tools. */
+export const drainDueJobs = <R>(handlers: ReadonlyArray<JobHandler<R>>, options: RunnerOptions) =>
+  Effect.scoped(Effect.flatMap(makeJobRunner(handlers, options), (runner) => runner.drainDue))
+
+/** The runner as a layer of a worker process. */
+export const JobRunnerLive = <R>(
+  handlers: ReadonlyArray<JobHandler<R>>,
+  options: RunnerOptions
+): Layer.Layer<never, never, JobQueue | SqlClient.SqlClient | R> =>
+  Layer.scopedDiscard(Effect.flatMap(makeJobRunner(handlers, options), (runner) => runner.start))

@@ -1,0 +1,237 @@
+import { SqlClient } from "@effect/sql"
+import { Context, Duration, Effect, Layer, Option, Schema } from "effect"
+import type { TenderMatch } from "../../domain/scoring/MatchEvent.js"
+import {
+  AUTOMATIC_ATTEMPTS,
+  DeliveryRetrySchedule,
+  isSuccessStatus,
+  outcomeOf,
+  TENDER_MATCHED
+} from "../../domain/webhooks/DeliverySchedule.js"
+import { clockNow } from "../db/ClockNow.js"
+import { EmailOutbox, EmailOutboxLive } from "../mail/EmailOutbox.js"
+import { jobKind } from "../queue/JobKind.js"
+import { type Job, JobQueue, JobQueueLive, type Settlement } from "../queue/JobQueue.js"
+
+/**
+ * "webhook.deliver": one attempt at a delivery, grouped by webhook (the runner bounds the attempts
+ * in flight per webhook). The delivery's own schedule (spec 6.3: 0, +30 s, +5 min, +30 min) is
+ * applied by `finish`, which settles the job itself; the kind's claims (20) only bound a delivery
+ * whose workers keep dying.
+ */
+export const DeliverWebhook = jobKind("webhook.deliver", Schema.Struct({ deliveryId: Schema.String }), {
+  maxAttempts: 20,
+  retry: DeliveryRetrySchedule
+})
+
+/** A delivery taken for one attempt. */
+export interface StartedDelivery {
+  readonly id: string
+  readonly tenantId: string
+  readonly webhookId: string
+  readonly url: string
+  readonly secretCiphertext: Uint8Array
+  /** The exact body text, the same bytes at every attempt. */
+  readonly body: string
+  /** The number this attempt will have (1-based). */
+  readonly attemptNo: number
+  readonly attemptsAllowed: number
+}
+
+/** How an attempt ended: an HTTP answer (any status) or no answer at all. */
+export type AttemptResult =
+  | { readonly _tag: "response"; readonly status: number }
+  | { readonly _tag: "error"; readonly message: string }
+
+/** What `finish` did: the new status, or `lost` when the delivery was no longer ours (deleted, reaped). */
+export type FinishResult = "succeeded" | "pending" | "failed" | "lost"
+
+/** The failure e-mail (spec 3): names the webhook, the delivery, the event and the last error. */
+export const failureMessage = (delivery: StartedDelivery, lastError: string) => ({
+  subject: `Webhook delivery failed: ${delivery.url}`,
+  bodyText: [
+    `A ${TENDER_MATCHED} delivery to your webhook could not be delivered after ${delivery.attemptNo} attempts.`,
+    "",
+    `Webhook URL: ${delivery.url}`,
+    `Webhook id:  ${delivery.webhookId}`,
+    `Delivery id: ${delivery.id}`,
+    `Event:       ${TENDER_MATCHED}`,
+    `Last error:  ${lastError}`,
+    "",
+    "You can retry the delivery from the dashboard."
+  ].join("\n")
+})
+
+const describe = (result: AttemptResult) =>
+  result._tag === "response" ? `HTTP ${result.status} response` : result.message
+
+/**
+ * Webhook deliveries (`webhook_deliveries`, `webhook_delivery_attempts`, `match_events`): the
+ * events of new matches with one delivery per subscribed webhook and its job, and each attempt's
+ * start and outcome. Every status change after the start is conditional on the delivery still being
+ * `delivering` and its job still held, so a delivery that DELETE /webhooks/:id set to
+ * `webhook_deleted` stays as it is.
+ */
+export class Deliveries extends Context.Tag("Deliveries")<
+  Deliveries,
+  {
+    /** The tender.matched events of new matches and their deliveries, in the caller's transaction. */
+    readonly recordMatches: (matches: ReadonlyArray<TenderMatch>) => Effect.Effect<number>
+    /** Marks the delivery `delivering` and returns it, unless it ended meanwhile (or its webhook did). */
+    readonly start: (deliveryId: string) => Effect.Effect<Option.Option<StartedDelivery>>
+    /**
+     * Records the attempt (started at `startedAt`, finished now), its outcome and the job's
+     * settlement in one statement; after the 4th automatic failure, queues the failure e-mail to the
+     * tenant's users in the same transaction.
+     */
+    readonly finish: (
+      job: Job,
+      delivery: StartedDelivery,
+      startedAt: number,
+      result: AttemptResult
+    ) => Effect.Effect<FinishResult>
+    /** The dead letter of a delivery whose job ran out of claims. */
+    readonly recordDead: (deliveryId: string) => Effect.Effect<void>
+  }
+>() {}
+
+export const DeliveriesLive = Layer.effect(
+  Deliveries,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const queue = yield* JobQueue
+    const outbox = yield* EmailOutbox
+
+    const recordMatches = (matches: ReadonlyArray<TenderMatch>) =>
+      Effect.gen(function* () {
+        if (matches.length === 0) return 0
+        const now = yield* clockNow
+        // The new events, and for each one delivery per active webhook of the tenant subscribed to
+        // tender.matched (spec 6.1). The delivery body is the payload's JSON text as built here,
+        // fixed once: every attempt sends and signs these bytes.
+        const payloads = matches.map((match) => JSON.stringify(match.event))
+        const rows = yield* sql<{ id: string; webhook_id: string | null; events: number }>`
+          WITH input AS (
+            SELECT * FROM unnest(${matches.map((m) => m.tenantId)}::uuid[], ${matches.map((m) => m.companyId)}::uuid[],
+                                 ${matches.map((m) => m.tenderId)}::uuid[], ${payloads}::text[])
+              AS e(tenant_id, company_id, tender_id, payload)
+          ), inserted AS (
+            INSERT INTO match_events (tenant_id, company_id, tender_id, payload)
+            SELECT tenant_id, company_id, tender_id, payload::jsonb FROM input
+            ON CONFLICT (company_id, tender_id) DO NOTHING
+            RETURNING id, tenant_id, company_id, tender_id
+          ), deliveries AS (
+            INSERT INTO webhook_deliveries (webhook_id, event_id, tenant_id, body, status, next_attempt_at,
+                                            created_at, updated_at)
+            SELECT w.id, i.id, i.tenant_id, input.payload, 'pending', ${now}, ${now}, ${now}
+            FROM inserted i
+            JOIN input ON input.company_id = i.company_id AND input.tender_id = i.tender_id
+            JOIN webhooks w ON w.tenant_id = i.tenant_id AND w.active AND ${TENDER_MATCHED} = ANY(w.events)
+            RETURNING id, webhook_id
+          )
+          SELECT d.id::text, d.webhook_id::text, (SELECT count(*) FROM inserted)::int AS events
+          FROM (SELECT NULL) AS one LEFT JOIN deliveries d ON true`
+        yield* queue.enqueueAll(
+          DeliverWebhook,
+          rows.flatMap((row) =>
+            row.webhook_id === null ? [] : [{ payload: { deliveryId: row.id }, groupKey: row.webhook_id }]
+          )
+        )
+        return rows[0]?.events ?? 0
+      }).pipe(Effect.orDie)
+
+    const start = (deliveryId: string) =>
+      Effect.gen(function* () {
+        const now = yield* clockNow
+        const [row] = yield* sql<{
+          id: string
+          tenant_id: string
+          webhook_id: string
+          url: string
+          secret_ciphertext: Uint8Array
+          body: string
+          attempt_count: number
+          attempts_allowed: number
+        }>`
+          UPDATE webhook_deliveries d SET status = 'delivering', updated_at = ${now}
+          FROM webhooks w
+          WHERE d.id = ${deliveryId} AND d.status IN ('pending', 'delivering') AND w.id = d.webhook_id AND w.active
+          RETURNING d.id, d.tenant_id, d.webhook_id, w.url, w.secret_ciphertext, d.body, d.attempt_count,
+                    d.attempts_allowed`
+        return Option.map(
+          Option.fromNullable(row),
+          (r): StartedDelivery => ({
+            id: r.id,
+            tenantId: r.tenant_id,
+            webhookId: r.webhook_id,
+            url: r.url,
+            secretCiphertext: r.secret_ciphertext,
+            body: r.body,
+            attemptNo: r.attempt_count + 1,
+            attemptsAllowed: r.attempts_allowed
+          })
+        )
+      }).pipe(Effect.orDie)
+
+    const finish = (job: Job, delivery: StartedDelivery, startedAt: number, result: AttemptResult) =>
+      Effect.gen(function* () {
+        const now = yield* clockNow
+        const succeeded = result._tag === "response" && isSuccessStatus(result.status)
+        const outcome = outcomeOf(succeeded, delivery.attemptNo, delivery.attemptsAllowed)
+        const status = outcome._tag === "retry" ? "pending" : outcome._tag
+        const nextAttemptAt =
+          outcome._tag === "retry" ? new Date(now.getTime() + Duration.toMillis(outcome.after)) : null
+        const code = result._tag === "response" ? result.status : null
+        const error = result._tag === "error" ? result.message : null
+        const settlement: Settlement =
+          outcome._tag === "succeeded"
+            ? { _tag: "done" }
+            : outcome._tag === "retry"
+              ? { _tag: "retry", at: nextAttemptAt!, error: describe(result) }
+              : { _tag: "dead", error: describe(result) }
+        const held = yield* queue.settlement(job, settlement)
+        const startedAtDate = new Date(startedAt)
+        const sendsEmail = outcome._tag === "failed" && delivery.attemptNo === AUTOMATIC_ATTEMPTS
+        // The attempt happened whatever became of the delivery meanwhile, so it is always logged;
+        // when a reaped attempt finishes late beside its successor, the holder's record wins (the
+        // upsert overwrites only when this worker still held the delivery). One statement with the
+        // job's settlement, so the common outcome costs one round trip.
+        const record = sql<{ ours: boolean }>`
+          WITH held AS (${held}), updated AS (
+            UPDATE webhook_deliveries
+            SET status = ${status}, attempt_count = ${delivery.attemptNo}, next_attempt_at = ${nextAttemptAt},
+                last_status_code = ${code}, last_attempt_at = ${startedAtDate}, updated_at = ${now}
+            WHERE id = ${delivery.id} AND status = 'delivering' AND EXISTS (SELECT 1 FROM held)
+            RETURNING id
+          ), logged AS (
+            INSERT INTO webhook_delivery_attempts (delivery_id, attempt_no, started_at, finished_at, response_code, error)
+            VALUES (${delivery.id}, ${delivery.attemptNo}, ${startedAtDate}, ${now}, ${code}, ${error})
+            ON CONFLICT (delivery_id, attempt_no) DO UPDATE SET started_at = EXCLUDED.started_at,
+              finished_at = EXCLUDED.finished_at, response_code = EXCLUDED.response_code, error = EXCLUDED.error
+              WHERE EXISTS (SELECT 1 FROM updated)
+            RETURNING 1
+          )
+          SELECT EXISTS (SELECT 1 FROM updated) AS ours`.pipe(Effect.map((rows) => rows[0]?.ours === true))
+        if (!sendsEmail) return (yield* record) ? status : ("lost" as const)
+        // The e-mail of spec 3 follows the 4th automatic attempt only, in the outcome's transaction; a
+        // failed manual retry is shown in the dashboard where it was started, and sends no second e-mail.
+        return yield* sql.withTransaction(
+          Effect.gen(function* () {
+            if (!(yield* record)) return "lost" as const
+            yield* outbox.enqueueForTenant(delivery.tenantId, failureMessage(delivery, describe(result)))
+            return status
+          })
+        )
+      }).pipe(Effect.orDie)
+
+    const recordDead = (deliveryId: string) =>
+      Effect.flatMap(
+        clockNow,
+        (now) => sql`
+          UPDATE webhook_deliveries SET status = 'failed', updated_at = ${now}
+          WHERE id = ${deliveryId} AND status IN ('pending', 'delivering')`
+      ).pipe(Effect.asVoid, Effect.orDie)
+
+    return { recordMatches, start, finish, recordDead }
+  })
+).pipe(Layer.provide(Layer.merge(JobQueueLive, EmailOutboxLive)))
