@@ -2,6 +2,8 @@ import * as fs from "node:fs/promises"
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Either } from "effect"
 import { IMPORT_FORMATS, readImport } from "../domain/tenders/formats/ImportFormat.js"
+import { JobQueue } from "../infra/queue/JobQueue.js"
+import { ScoreTenders } from "../infra/scoring/ScoringJobKinds.js"
 import { ScoringService } from "../infra/scoring/ScoringService.js"
 import { TENDER_CHUNK_SIZE, TenderStore, type UpsertResult } from "../infra/tenders/TenderStore.js"
 import { CliFailure, printJson } from "./CliSupport.js"
@@ -42,9 +44,12 @@ const importCommand = Command.make(
     format: Options.choice("format", IMPORT_FORMATS).pipe(
       Options.withDefault("auto" as const),
       Options.withDescription("Input format; auto detects it from the content")
+    ),
+    queue: Options.boolean("queue").pipe(
+      Options.withDescription("Store the tenders and queue their scoring for the workers (a tenders.score job)")
     )
   },
-  ({ file, format }) =>
+  ({ file, format, queue }) =>
     Effect.gen(function* () {
       const store = yield* TenderStore
       const scoring = yield* ScoringService
@@ -80,20 +85,23 @@ const importCommand = Command.make(
 
       // Scored once everything is stored, so corpus-wide statistics see the whole file.
       const ids = [...new Set([...stored.inserted, ...stored.updated])]
-      const { scored } = ids.length === 0 ? { scored: 0 } : yield* scoring.scoreTenders(ids, { isNew: stored.inserted })
-
-      yield* printJson({
+      const counts = {
         imported: stored.inserted.length,
         updated: stored.updated.length,
-        skipped: skips.length + stored.failed.length,
-        scored
-      })
+        skipped: skips.length + stored.failed.length
+      }
+      if (queue) {
+        if (ids.length > 0) yield* (yield* JobQueue).enqueue(ScoreTenders, { tenderIds: ids, isNew: stored.inserted })
+        return yield* printJson({ ...counts, scored: 0, queued: ids.length })
+      }
+      const { scored } = ids.length === 0 ? { scored: 0 } : yield* scoring.scoreTenders(ids, { isNew: stored.inserted })
+      yield* printJson({ ...counts, scored })
     })
 ).pipe(
   Command.withDescription(
-    'Import tenders (native JSON / JSON-lines / CSV, TED XML, eForms, SICAP) → {"imported","updated","skipped","scored"}'
+    'Import tenders (native JSON / JSON-lines / CSV, TED XML, eForms, SICAP) → {"imported","updated","skipped","scored"} (with --queue: scored 0 and "queued", the tenders a worker will score)'
   )
 )
 
-/** `tenders import FILE [--format auto|json|csv|ted-xml|eforms|sicap]` */
+/** `tenders import FILE [--format auto|json|csv|ted-xml|eforms|sicap] [--queue]` */
 export const tendersCommand = Command.make("tenders").pipe(Command.withSubcommands([importCommand]))

@@ -5,6 +5,7 @@ import { join } from "node:path"
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import { ScoreTenders } from "../../src/infra/scoring/ScoringJobKinds.js"
 import { TestDatabaseLive, TestDatabaseUrl } from "../support/TestDatabase.js"
 import { fixture, fixturePath } from "./support.js"
 
@@ -83,6 +84,29 @@ layer(TestDatabaseLive, { timeout: 120_000 })("tenders import (CLI, child proces
         expect(again.code).toBe(0)
         expect(summaryOf(again)).toMatchObject({ imported: 0, updated: 4, skipped: 2 })
         expect(yield* csvIds).toEqual(stored)
+      }),
+    CLI_TIMEOUT
+  )
+
+  it.effect(
+    "--queue stores the tenders and queues one tenders.score job for the workers instead of scoring",
+    () =>
+      Effect.gen(function* () {
+        const url = yield* TestDatabaseUrl
+        const sql = yield* SqlClient.SqlClient
+        const run = yield* importTenders(url, ["--queue", fixturePath("native/tenders.csv")])
+        expect(run.code).toBe(0)
+        const summary = JSON.parse(run.stdout.trim())
+        expect(Object.keys(summary)).toEqual(["imported", "updated", "skipped", "scored", "queued"])
+        expect(summary).toMatchObject({ skipped: 2, scored: 0, queued: 4 })
+        const jobs = yield* sql<{ payload: { tenderIds: Array<string>; isNew: Array<string> } }>`
+          SELECT payload FROM jobs WHERE kind = ${ScoreTenders.name} AND status = 'queued'`
+        expect(jobs).toHaveLength(1)
+        const stored = yield* sql<{ id: string }>`
+          SELECT id FROM tenders WHERE source = 'demo' AND source_notice_id LIKE 'CSV-%'`
+        expect([...jobs[0]!.payload.tenderIds].sort()).toEqual(stored.map((t) => t.id).sort())
+        expect(jobs[0]!.payload.isNew).toHaveLength(summary.imported)
+        yield* sql`DELETE FROM jobs WHERE kind = ${ScoreTenders.name}`
       }),
     CLI_TIMEOUT
   )

@@ -1,7 +1,7 @@
 import { Effect, Either, Option, Redacted } from "effect"
 import * as ApiError from "../../domain/ApiErrors.js"
 import { type CursorPosition, decodeCursor, encodeCursor } from "../../domain/Cursor.js"
-import { Secrets } from "../../infra/auth/LocalSecrets.js"
+import { Secrets } from "../../infra/config/LocalSecrets.js"
 
 const messages = {
   malformed: "The cursor is not one this API issued",

@@ -17,7 +17,7 @@ import {
   REFRESH_TOKEN_TTL,
   successorOf
 } from "../../domain/RefreshToken.js"
-import { Secrets } from "./LocalSecrets.js"
+import { Secrets } from "../config/LocalSecrets.js"
 
 export interface TokenPair {
   readonly accessToken: string

@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto"
 import { Context, Effect, Layer, Redacted } from "effect"
-import { Secrets } from "../auth/LocalSecrets.js"
+import { Secrets } from "../config/LocalSecrets.js"
 
 /**
  * Webhook secrets at rest: AES-256-GCM under a key derived from MASTER_KEY (HKDF, its own purpose

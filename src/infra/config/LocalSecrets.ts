@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { Context, Effect, Layer, Option, Redacted } from "effect"
-import { AppConfig } from "../config/AppConfig.js"
+import { AppConfig } from "./AppConfig.js"
 
 /** The two process-wide secrets, as raw 32-byte keys. */
 export interface SecretsShape {
