@@ -1,5 +1,5 @@
-import { SqlClient } from "@effect/sql"
-import { Context, Effect, Layer } from "effect"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Context, Effect, Layer, Schema } from "effect"
 import { CompanyNotFound, TenantNotFound } from "../../domain/Errors.js"
 import { JobQueue, JobQueueLive } from "../queue/JobQueue.js"
 import { RescoreCompany } from "../scoring/ScoringJobKinds.js"
@@ -14,17 +14,17 @@ export interface Company {
   readonly createdAt: Date
 }
 
-interface CompanyRow {
-  id: string
-  tenant_id: string
-  name: string
-  description: string
-  fiscal_code: string | null
-  active: boolean
-  created_at: Date
-}
+const CompanyRow = Schema.Struct({
+  id: Schema.String,
+  tenant_id: Schema.String,
+  name: Schema.String,
+  description: Schema.String,
+  fiscal_code: Schema.NullOr(Schema.String),
+  active: Schema.Boolean,
+  created_at: Schema.DateFromSelf
+})
 
-const toCompany = (row: CompanyRow): Company => ({
+const toCompany = (row: typeof CompanyRow.Type): Company => ({
   id: row.id,
   tenantId: row.tenant_id,
   name: row.name,
@@ -63,6 +63,40 @@ export const CompaniesRepoLive = Layer.effect(
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const jobs = yield* JobQueue
+    const insertCompany = SqlSchema.findAll({
+      Request: Schema.Struct({
+        tenantId: Schema.String,
+        name: Schema.String,
+        description: Schema.String,
+        fiscalCode: Schema.NullOr(Schema.String)
+      }),
+      Result: CompanyRow,
+      execute: (input) => sql`
+        INSERT INTO companies (tenant_id, name, description, fiscal_code)
+        VALUES (${input.tenantId}, ${input.name}, ${input.description}, ${input.fiscalCode})
+        RETURNING id, tenant_id, name, description, fiscal_code, active, created_at`
+    })
+    const lockCompany = SqlSchema.findAll({
+      Request: Schema.String,
+      Result: CompanyRow,
+      execute: (id) => sql`
+        SELECT id, tenant_id, name, description, fiscal_code, active, created_at
+        FROM companies WHERE id = ${id} FOR UPDATE`
+    })
+    const updateCompany = SqlSchema.findAll({
+      Request: Schema.Struct({
+        id: Schema.String,
+        name: Schema.String,
+        description: Schema.String,
+        fiscalCode: Schema.NullOr(Schema.String)
+      }),
+      Result: CompanyRow,
+      execute: (input) => sql`
+        UPDATE companies SET name = ${input.name}, description = ${input.description},
+                             fiscal_code = ${input.fiscalCode}, updated_at = now()
+        WHERE id = ${input.id}
+        RETURNING id, tenant_id, name, description, fiscal_code, active, created_at`
+    })
     return {
       create: (input) =>
         sql
@@ -70,40 +104,31 @@ export const CompaniesRepoLive = Layer.effect(
             Effect.gen(function* () {
               const tenant = yield* sql`SELECT 1 FROM tenants WHERE id = ${input.tenantId}`
               if (tenant.length === 0) return yield* new TenantNotFound({ tenantId: input.tenantId })
-              const [row] = yield* sql<CompanyRow>`
-                INSERT INTO companies (tenant_id, name, description, fiscal_code)
-                VALUES (${input.tenantId}, ${input.name}, ${input.description}, ${input.fiscalCode})
-                RETURNING id, tenant_id, name, description, fiscal_code, active, created_at`
+              const [row] = yield* insertCompany(input)
               yield* jobs.enqueue(RescoreCompany, { companyId: row!.id })
               return toCompany(row!)
             })
           )
-          .pipe(Effect.catchTag("SqlError", Effect.die)),
+          .pipe(Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die })),
       update: (input) =>
         sql
           .withTransaction(
             Effect.gen(function* () {
-              const [before] = yield* sql<CompanyRow>`
-                SELECT id, tenant_id, name, description, fiscal_code, active, created_at
-                FROM companies WHERE id = ${input.id} FOR UPDATE`
+              const [before] = yield* lockCompany(input.id)
               if (before === undefined) return yield* new CompanyNotFound({ id: input.id })
               const next = {
                 name: input.name ?? before.name,
                 description: input.description ?? before.description,
                 fiscalCode: input.fiscalCode === undefined ? before.fiscal_code : input.fiscalCode
               }
-              const [row] = yield* sql<CompanyRow>`
-                UPDATE companies SET name = ${next.name}, description = ${next.description},
-                                     fiscal_code = ${next.fiscalCode}, updated_at = now()
-                WHERE id = ${input.id}
-                RETURNING id, tenant_id, name, description, fiscal_code, active, created_at`
+              const [row] = yield* updateCompany({ id: input.id, ...next })
               if (next.description !== before.description || next.fiscalCode !== before.fiscal_code) {
                 yield* jobs.enqueue(RescoreCompany, { companyId: input.id })
               }
               return toCompany(row!)
             })
           )
-          .pipe(Effect.catchTag("SqlError", Effect.die))
+          .pipe(Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die }))
     }
   })
 ).pipe(Layer.provide(JobQueueLive))

@@ -1,5 +1,5 @@
-import { SqlClient } from "@effect/sql"
-import { Context, Effect, Layer, Option } from "effect"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Context, Effect, Layer, Option, Schema } from "effect"
 import { CompanyNotFound } from "../../domain/Errors.js"
 import { JobQueue, JobQueueLive } from "../queue/JobQueue.js"
 import { RescoreCompany } from "../scoring/ScoringJobKinds.js"
@@ -57,14 +57,21 @@ export interface CompanyChanges {
   readonly active?: boolean
 }
 
-interface CompanyRow {
-  readonly id: string
-  readonly name: string
-  readonly description: string
-  readonly fiscal_code: string | null
-  readonly active: boolean
-  readonly created_at: Date
-}
+const CompanyRow = Schema.Struct({
+  id: Schema.String,
+  name: Schema.String,
+  description: Schema.String,
+  fiscal_code: Schema.NullOr(Schema.String),
+  active: Schema.Boolean,
+  created_at: Schema.DateFromSelf
+})
+type CompanyRow = typeof CompanyRow.Type
+
+const CompanyListRow = Schema.Struct({ ...CompanyRow.fields, watchlist_count: Schema.Number })
+
+const WatchlistRef = Schema.Struct({ id: Schema.String, name: Schema.String, active: Schema.Boolean })
+
+const TenantCompany = Schema.Struct({ tenantId: Schema.String, id: Schema.String })
 
 const toProfile = (row: CompanyRow): CompanyProfile => ({
   id: row.id,
@@ -81,29 +88,89 @@ export const CompanyProfilesRepoLive = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     const jobs = yield* JobQueue
 
-    const list = (tenantId: string) =>
-      sql<CompanyRow & { watchlist_count: number }>`
+    const listCompanies = SqlSchema.findAll({
+      Request: Schema.String,
+      Result: CompanyListRow,
+      execute: (tenantId) => sql`
         SELECT c.id, c.name, c.description, c.fiscal_code, c.active, c.created_at,
                (SELECT count(*)::int FROM watchlists w WHERE w.company_id = c.id AND w.deleted_at IS NULL)
                  AS watchlist_count
         FROM companies c WHERE c.tenant_id = ${tenantId}
-        ORDER BY c.created_at, c.id`.pipe(
+        ORDER BY c.created_at, c.id`
+    })
+    const watchlistsOf = SqlSchema.findAll({
+      Request: Schema.String,
+      Result: WatchlistRef,
+      execute: (companyId) => sql`
+        SELECT id, name, active FROM watchlists WHERE company_id = ${companyId} AND deleted_at IS NULL
+        ORDER BY created_at, id`
+    })
+    const findCompany = SqlSchema.findOne({
+      Request: TenantCompany,
+      Result: CompanyRow,
+      execute: (input) => sql`
+        SELECT id, name, description, fiscal_code, active, created_at FROM companies
+        WHERE id = ${input.id} AND tenant_id = ${input.tenantId}`
+    })
+    const insertCompany = SqlSchema.findAll({
+      Request: Schema.Struct({
+        tenantId: Schema.String,
+        name: Schema.String,
+        description: Schema.String,
+        fiscalCode: Schema.NullOr(Schema.String)
+      }),
+      Result: CompanyRow,
+      execute: (input) => sql`
+        INSERT INTO companies (tenant_id, name, description, fiscal_code)
+        VALUES (${input.tenantId}, ${input.name}, ${input.description}, ${input.fiscalCode})
+        RETURNING id, name, description, fiscal_code, active, created_at`
+    })
+    const lockCompany = SqlSchema.findAll({
+      Request: TenantCompany,
+      Result: Schema.Struct({
+        description: Schema.String,
+        fiscal_code: Schema.NullOr(Schema.String),
+        active: Schema.Boolean
+      }),
+      execute: (input) => sql`
+        SELECT description, fiscal_code, active FROM companies
+        WHERE id = ${input.id} AND tenant_id = ${input.tenantId} FOR UPDATE`
+    })
+    /** Null leaves a column as stored, except the fiscal code, which is always written. */
+    const updateCompany = SqlSchema.findAll({
+      Request: Schema.Struct({
+        id: Schema.String,
+        name: Schema.NullOr(Schema.String),
+        description: Schema.NullOr(Schema.String),
+        fiscalCode: Schema.NullOr(Schema.String),
+        active: Schema.NullOr(Schema.Boolean)
+      }),
+      Result: CompanyRow,
+      execute: (input) => sql`
+        UPDATE companies SET
+          name = coalesce(${input.name}, name),
+          description = coalesce(${input.description}, description),
+          fiscal_code = ${input.fiscalCode},
+          active = coalesce(${input.active}::boolean, active),
+          updated_at = now()
+        WHERE id = ${input.id}
+        RETURNING id, name, description, fiscal_code, active, created_at`
+    })
+
+    const list = (tenantId: string) =>
+      listCompanies(tenantId).pipe(
         Effect.map((rows) => rows.map((row) => ({ ...toProfile(row), watchlistCount: row.watchlist_count }))),
         Effect.orDie
       )
 
     const detail = (row: CompanyRow) =>
-      sql<{ id: string; name: string; active: boolean }>`
-        SELECT id, name, active FROM watchlists WHERE company_id = ${row.id} AND deleted_at IS NULL
-        ORDER BY created_at, id`.pipe(Effect.map((watchlists): CompanyDetail => ({ ...toProfile(row), watchlists })))
+      watchlistsOf(row.id).pipe(Effect.map((watchlists): CompanyDetail => ({ ...toProfile(row), watchlists })))
 
     const get = (input: { readonly tenantId: string; readonly id: string }) =>
-      sql<CompanyRow>`
-        SELECT id, name, description, fiscal_code, active, created_at FROM companies
-        WHERE id = ${input.id} AND tenant_id = ${input.tenantId}`.pipe(
+      findCompany(input).pipe(
         Effect.orDie,
-        Effect.flatMap((rows) =>
-          Option.match(Option.fromNullable(rows[0]), {
+        Effect.flatMap(
+          Option.match({
             onNone: () => Effect.fail(new CompanyNotFound({ id: input.id })),
             onSome: (row) => Effect.orDie(detail(row))
           })
@@ -119,10 +186,7 @@ export const CompanyProfilesRepoLive = Layer.effect(
       sql
         .withTransaction(
           Effect.gen(function* () {
-            const [row] = yield* sql<CompanyRow>`
-              INSERT INTO companies (tenant_id, name, description, fiscal_code)
-              VALUES (${input.tenantId}, ${input.name}, ${input.description}, ${input.fiscalCode})
-              RETURNING id, name, description, fiscal_code, active, created_at`
+            const [row] = yield* insertCompany(input)
             yield* jobs.enqueue(RescoreCompany, { companyId: row!.id })
             return { ...toProfile(row!), watchlists: [] }
           })
@@ -133,20 +197,16 @@ export const CompanyProfilesRepoLive = Layer.effect(
       sql
         .withTransaction(
           Effect.gen(function* () {
-            const [before] = yield* sql<{ description: string; fiscal_code: string | null; active: boolean }>`
-              SELECT description, fiscal_code, active FROM companies
-              WHERE id = ${input.id} AND tenant_id = ${input.tenantId} FOR UPDATE`
+            const [before] = yield* lockCompany(input)
             if (before === undefined) return yield* new CompanyNotFound({ id: input.id })
             const fiscalCode = input.fiscalCode === undefined ? before.fiscal_code : input.fiscalCode
-            const [row] = yield* sql<CompanyRow>`
-              UPDATE companies SET
-                name = coalesce(${input.name ?? null}, name),
-                description = coalesce(${input.description ?? null}, description),
-                fiscal_code = ${fiscalCode},
-                active = coalesce(${input.active ?? null}::boolean, active),
-                updated_at = now()
-              WHERE id = ${input.id}
-              RETURNING id, name, description, fiscal_code, active, created_at`
+            const [row] = yield* updateCompany({
+              id: input.id,
+              name: input.name ?? null,
+              description: input.description ?? null,
+              fiscalCode,
+              active: input.active ?? null
+            })
             const rescore =
               row!.active &&
               (row!.description !== before.description || row!.fiscal_code !== before.fiscal_code || !before.active)
@@ -154,7 +214,7 @@ export const CompanyProfilesRepoLive = Layer.effect(
             return yield* detail(row!)
           })
         )
-        .pipe(Effect.catchTag("SqlError", Effect.die))
+        .pipe(Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die }))
 
     return { list, get, create, update }
   })

@@ -1,7 +1,7 @@
-import { SqlClient } from "@effect/sql"
-import { Context, Effect, Layer, Option } from "effect"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Context, Effect, Layer, Option, Schema } from "effect"
 import { TenantNotFound } from "../../domain/Errors.js"
-import type { Plan } from "../../domain/Plan.js"
+import { Plan } from "../../domain/Plan.js"
 
 export interface Tenant {
   readonly id: string
@@ -20,21 +20,31 @@ export class TenantsRepo extends Context.Tag("TenantsRepo")<
   }
 >() {}
 
+const TenantRow = Schema.Struct({ id: Schema.String, name: Schema.String, plan: Plan })
+
 export const TenantsRepoLive = Layer.effect(
   TenantsRepo,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const find = (tenantId: string) =>
-      sql<Tenant>`SELECT id, name, plan FROM tenants WHERE id = ${tenantId}`.pipe(
-        Effect.map((rows) => Option.fromNullable(rows[0])),
-        Effect.orDie
-      )
+    const findTenant = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: TenantRow,
+      execute: (tenantId) => sql`SELECT id, name, plan FROM tenants WHERE id = ${tenantId}`
+    })
+    const insertTenant = SqlSchema.single({
+      Request: Schema.Struct({ name: Schema.String, plan: Plan }),
+      Result: TenantRow,
+      execute: (input) =>
+        sql`INSERT INTO tenants (name, plan) VALUES (${input.name}, ${input.plan}) RETURNING id, name, plan`
+    })
+    const noTenant = SqlSchema.single({
+      Request: Schema.Void,
+      Result: Schema.Struct({ none: Schema.Boolean }),
+      execute: () => sql`SELECT NOT EXISTS (SELECT 1 FROM tenants) AS none`
+    })
+    const find = (tenantId: string) => findTenant(tenantId).pipe(Effect.orDie)
     return {
-      create: (input) =>
-        sql<Tenant>`INSERT INTO tenants (name, plan) VALUES (${input.name}, ${input.plan}) RETURNING id, name, plan`.pipe(
-          Effect.map((rows) => rows[0]!),
-          Effect.orDie
-        ),
+      create: (input) => insertTenant(input).pipe(Effect.orDie),
       find,
       get: (tenantId) =>
         find(tenantId).pipe(
@@ -42,8 +52,8 @@ export const TenantsRepoLive = Layer.effect(
             Option.match({ onNone: () => Effect.fail(new TenantNotFound({ tenantId })), onSome: Effect.succeed })
           )
         ),
-      none: sql<{ none: boolean }>`SELECT NOT EXISTS (SELECT 1 FROM tenants) AS none`.pipe(
-        Effect.map((rows) => rows[0]!.none),
+      none: noTenant().pipe(
+        Effect.map((row) => row.none),
         Effect.orDie
       )
     }

@@ -1,5 +1,5 @@
-import { SqlClient } from "@effect/sql"
-import { Context, Effect, Layer } from "effect"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Context, Effect, Layer, Option, Schema } from "effect"
 import { type FieldProblem, WatchlistInvalid, WatchlistLimitReached, WatchlistNotFound } from "../../domain/Errors.js"
 import type { WatchlistCriteria } from "../../domain/scoring/Inputs.js"
 import { type CpvCodeProblem, checkCpvCode, cpvCatalogKey, makeCpvCatalog } from "../../domain/tenders/Cpv.js"
@@ -53,21 +53,36 @@ export class WatchlistsRepo extends Context.Tag("WatchlistsRepo")<
   }
 >() {}
 
-interface WatchlistRow {
-  readonly id: string
-  readonly company_id: string
-  readonly name: string
-  readonly cpv_codes: ReadonlyArray<string>
-  readonly keywords: ReadonlyArray<string>
-  readonly min_value: string | null
-  readonly max_value: string | null
-  readonly authority_id: string | null
-  readonly min_score: number
-  readonly active: boolean
-  readonly created_at: Date
-}
+/** `numeric` values arrive as text; `cpv_codes` is `char(10)[]`. */
+const WatchlistRow = Schema.Struct({
+  id: Schema.String,
+  company_id: Schema.String,
+  name: Schema.String,
+  cpv_codes: Schema.Array(Schema.String),
+  keywords: Schema.Array(Schema.String),
+  min_value: Schema.NullOr(Schema.String),
+  max_value: Schema.NullOr(Schema.String),
+  authority_id: Schema.NullOr(Schema.String),
+  min_score: Schema.Number,
+  active: Schema.Boolean,
+  created_at: Schema.DateFromSelf
+})
 
-const toWatchlist = (row: WatchlistRow): Watchlist => ({
+const TenantWatchlist = Schema.Struct({ tenantId: Schema.String, id: Schema.String })
+
+/** The stored fields of a watchlist, as written by create and update. */
+const WatchlistWrite = Schema.Struct({
+  companyId: Schema.String,
+  name: Schema.String,
+  cpvCodes: Schema.Array(Schema.String),
+  keywords: Schema.Array(Schema.String),
+  minValue: Schema.NullOr(Schema.Number),
+  maxValue: Schema.NullOr(Schema.Number),
+  authorityId: Schema.NullOr(Schema.String),
+  minScore: Schema.Number
+})
+
+const toWatchlist = (row: typeof WatchlistRow.Type): Watchlist => ({
   id: row.id,
   companyId: row.company_id,
   name: row.name,
@@ -101,15 +116,74 @@ export const WatchlistsRepoLive = Layer.effect(
     const columns = sql`id, company_id, name, cpv_codes, keywords, min_value, max_value, authority_id, min_score,
       active, created_at`
 
+    const cpvRows = SqlSchema.findAll({
+      Request: Schema.Array(Schema.String),
+      Result: Schema.Struct({ code_full: Schema.String }),
+      execute: (keys) => sql`SELECT code_full FROM cpv_codes WHERE code = ANY(${keys})`
+    })
+    const firstCompany = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: Schema.Struct({ id: Schema.String }),
+      execute: (tenantId) => sql`
+        SELECT id FROM companies WHERE tenant_id = ${tenantId} ORDER BY created_at, id LIMIT 1`
+    })
+    const activeWatchlists = SqlSchema.findAll({
+      Request: Schema.String,
+      Result: WatchlistRow,
+      execute: (tenantId) => sql`
+        SELECT ${columns} FROM watchlists WHERE tenant_id = ${tenantId} AND deleted_at IS NULL
+        ORDER BY created_at, id`
+    })
+    const countActive = SqlSchema.single({
+      Request: Schema.String,
+      Result: Schema.Struct({ active: Schema.Number }),
+      execute: (tenantId) => sql`
+        SELECT count(*)::int AS active FROM watchlists WHERE tenant_id = ${tenantId} AND deleted_at IS NULL`
+    })
+    const insertWatchlist = SqlSchema.single({
+      Request: Schema.Struct({ tenantId: Schema.String, ...WatchlistWrite.fields }),
+      Result: WatchlistRow,
+      execute: (input) => sql`
+        INSERT INTO watchlists (tenant_id, company_id, name, cpv_codes, keywords, min_value, max_value,
+                                authority_id, min_score)
+        VALUES (${input.tenantId}, ${input.companyId}, ${input.name}, ${input.cpvCodes}::text[],
+                ${input.keywords}::text[], ${input.minValue}, ${input.maxValue}, ${input.authorityId},
+                ${input.minScore})
+        RETURNING ${columns}`
+    })
+    const lockWatchlist = SqlSchema.findOne({
+      Request: TenantWatchlist,
+      Result: WatchlistRow,
+      execute: (input) => sql`
+        SELECT ${columns} FROM watchlists
+        WHERE id = ${input.id} AND tenant_id = ${input.tenantId} AND deleted_at IS NULL FOR UPDATE`
+    })
+    const updateWatchlist = SqlSchema.single({
+      Request: Schema.Struct({ id: Schema.String, ...WatchlistWrite.fields }),
+      Result: WatchlistRow,
+      execute: (input) => sql`
+        UPDATE watchlists SET
+          name = ${input.name}, cpv_codes = ${input.cpvCodes}::text[],
+          keywords = ${input.keywords}::text[], min_value = ${input.minValue}, max_value = ${input.maxValue},
+          authority_id = ${input.authorityId}, min_score = ${input.minScore}, company_id = ${input.companyId},
+          updated_at = now()
+        WHERE id = ${input.id}
+        RETURNING ${columns}`
+    })
+    const deleteWatchlist = SqlSchema.findOne({
+      Request: TenantWatchlist,
+      Result: Schema.Struct({ company_id: Schema.String }),
+      execute: (input) => sql`
+        UPDATE watchlists SET deleted_at = now(), active = false, updated_at = now()
+        WHERE id = ${input.id} AND tenant_id = ${input.tenantId} AND deleted_at IS NULL
+        RETURNING company_id`
+    })
+
     /** The domain's CPV rule over the rows of the table these codes need → canonical `NNNNNNNN-D`, deduplicated. */
     const canonicalCpvCodes = (codes: ReadonlyArray<string>) =>
       Effect.gen(function* () {
         const keys = codes.map(cpvCatalogKey).filter((key): key is string => key !== null)
-        const catalog = makeCpvCatalog(
-          keys.length === 0
-            ? []
-            : yield* sql<{ code_full: string }>`SELECT code_full FROM cpv_codes WHERE code = ANY(${keys})`
-        )
+        const catalog = makeCpvCatalog(keys.length === 0 ? [] : yield* cpvRows(keys))
         const problems: Array<FieldProblem> = []
         const canonical: Array<string> = []
         codes.forEach((code, index) => {
@@ -138,10 +212,9 @@ export const WatchlistsRepoLive = Layer.effect(
         }
         let companyId = fields.companyId
         if (companyId === undefined) {
-          const [first] = yield* sql<{ id: string }>`
-            SELECT id FROM companies WHERE tenant_id = ${tenantId} ORDER BY created_at, id LIMIT 1`
-          if (first === undefined) problems.push({ path: "companyId", message: "the account has no company yet" })
-          companyId = first?.id
+          const first = yield* firstCompany(tenantId)
+          if (Option.isNone(first)) problems.push({ path: "companyId", message: "the account has no company yet" })
+          companyId = Option.getOrUndefined(first)?.id
         } else {
           const found = yield* sql`SELECT 1 FROM companies WHERE id = ${companyId} AND tenant_id = ${tenantId}`
           if (found.length === 0) problems.push({ path: "companyId", message: "no such company in this account" })
@@ -154,9 +227,7 @@ export const WatchlistsRepoLive = Layer.effect(
       Effect.forEach(new Set(companyIds), (companyId) => jobs.enqueue(RescoreCompany, { companyId }), { discard: true })
 
     const list = (tenantId: string) =>
-      sql<WatchlistRow>`
-        SELECT ${columns} FROM watchlists WHERE tenant_id = ${tenantId} AND deleted_at IS NULL
-        ORDER BY created_at, id`.pipe(
+      activeWatchlists(tenantId).pipe(
         Effect.map((rows) => rows.map(toWatchlist)),
         Effect.orDie
       )
@@ -169,31 +240,32 @@ export const WatchlistsRepoLive = Layer.effect(
             const refs = yield* checkReferences(tenantId, fields, fields.cpvCodes)
             // The tenant row lock serialises concurrent creations, so the count cannot go stale.
             yield* sql`SELECT id FROM tenants WHERE id = ${tenantId} FOR UPDATE`
-            const [{ active }] = yield* sql<{ active: number }>`
-              SELECT count(*)::int AS active FROM watchlists WHERE tenant_id = ${tenantId} AND deleted_at IS NULL`
+            const { active } = yield* countActive(tenantId)
             if (active >= input.limit) return yield* new WatchlistLimitReached({ limit: input.limit })
-            const [row] = yield* sql<WatchlistRow>`
-              INSERT INTO watchlists (tenant_id, company_id, name, cpv_codes, keywords, min_value, max_value,
-                                      authority_id, min_score)
-              VALUES (${tenantId}, ${refs.companyId}, ${fields.name}, ${refs.cpvCodes ?? []}::text[],
-                      ${fields.keywords}::text[], ${fields.minValue}, ${fields.maxValue}, ${fields.authorityId},
-                      ${fields.minScore})
-              RETURNING ${columns}`
+            const row = yield* insertWatchlist({
+              tenantId,
+              companyId: refs.companyId,
+              name: fields.name,
+              cpvCodes: refs.cpvCodes ?? [],
+              keywords: fields.keywords,
+              minValue: fields.minValue,
+              maxValue: fields.maxValue,
+              authorityId: fields.authorityId,
+              minScore: fields.minScore
+            })
             yield* rescore([refs.companyId])
-            return toWatchlist(row!)
+            return toWatchlist(row)
           })
         )
-        .pipe(Effect.catchTag("SqlError", Effect.die))
+        .pipe(Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die, NoSuchElementException: Effect.die }))
 
     const update = (input: { readonly tenantId: string; readonly id: string; readonly patch: WatchlistPatch }) =>
       sql
         .withTransaction(
           Effect.gen(function* () {
-            const [row] = yield* sql<WatchlistRow>`
-              SELECT ${columns} FROM watchlists
-              WHERE id = ${input.id} AND tenant_id = ${input.tenantId} AND deleted_at IS NULL FOR UPDATE`
-            if (row === undefined) return yield* new WatchlistNotFound({ id: input.id })
-            const stored = toWatchlist(row)
+            const row = yield* lockWatchlist(input)
+            if (Option.isNone(row)) return yield* new WatchlistNotFound({ id: input.id })
+            const stored = toWatchlist(row.value)
             const { patch } = input
             const merged = {
               name: patch.name ?? stored.name,
@@ -208,33 +280,28 @@ export const WatchlistsRepoLive = Layer.effect(
               { ...merged, companyId: patch.companyId ?? stored.companyId },
               patch.cpvCodes
             )
-            const [updated] = yield* sql<WatchlistRow>`
-              UPDATE watchlists SET
-                name = ${merged.name}, cpv_codes = ${refs.cpvCodes ?? stored.cpvCodes}::text[],
-                keywords = ${merged.keywords}::text[], min_value = ${merged.minValue}, max_value = ${merged.maxValue},
-                authority_id = ${merged.authorityId}, min_score = ${merged.minScore}, company_id = ${refs.companyId},
-                updated_at = now()
-              WHERE id = ${input.id}
-              RETURNING ${columns}`
+            const updated = yield* updateWatchlist({
+              ...merged,
+              id: input.id,
+              cpvCodes: refs.cpvCodes ?? stored.cpvCodes,
+              companyId: refs.companyId
+            })
             yield* rescore([stored.companyId, refs.companyId])
-            return toWatchlist(updated!)
+            return toWatchlist(updated)
           })
         )
-        .pipe(Effect.catchTag("SqlError", Effect.die))
+        .pipe(Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die, NoSuchElementException: Effect.die }))
 
     const remove = (input: { readonly tenantId: string; readonly id: string }) =>
       sql
         .withTransaction(
           Effect.gen(function* () {
-            const [row] = yield* sql<{ company_id: string }>`
-              UPDATE watchlists SET deleted_at = now(), active = false, updated_at = now()
-              WHERE id = ${input.id} AND tenant_id = ${input.tenantId} AND deleted_at IS NULL
-              RETURNING company_id`
-            if (row === undefined) return yield* new WatchlistNotFound({ id: input.id })
-            yield* rescore([row.company_id])
+            const row = yield* deleteWatchlist(input)
+            if (Option.isNone(row)) return yield* new WatchlistNotFound({ id: input.id })
+            yield* rescore([row.value.company_id])
           })
         )
-        .pipe(Effect.catchTag("SqlError", Effect.die))
+        .pipe(Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die }))
 
     return { list, create, update, remove }
   })

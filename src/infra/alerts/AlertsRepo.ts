@@ -1,7 +1,7 @@
-import { SqlClient } from "@effect/sql"
-import { Context, Effect, Layer } from "effect"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Context, Effect, Layer, Option, Schema } from "effect"
 import { AlertNotFound } from "../../domain/Errors.js"
-import type { Verdict } from "../../domain/scoring/Verdict.js"
+import { Verdict } from "../../domain/scoring/Verdict.js"
 
 /** Alerts of a tenant: a tender reached a watchlist's threshold. The browser app reads and marks them. */
 
@@ -52,19 +52,32 @@ export class AlertsRepo extends Context.Tag("AlertsRepo")<
   }
 >() {}
 
-interface AlertRow {
-  readonly id: string
-  readonly tender_id: string
-  readonly tender_title: string
-  readonly score: number
-  readonly verdict: Verdict
-  readonly watchlist_id: string
-  readonly watchlist_name: string
-  readonly read: boolean
-  readonly created_at: Date
-}
+const AlertRow = Schema.Struct({
+  id: Schema.String,
+  tender_id: Schema.String,
+  tender_title: Schema.String,
+  score: Schema.Number,
+  verdict: Verdict,
+  watchlist_id: Schema.String,
+  watchlist_name: Schema.String,
+  read: Schema.Boolean,
+  created_at: Schema.DateFromSelf
+})
 
-const toAlert = (row: AlertRow): Alert => ({
+/** A tenant's alerts matching AlertFilters. */
+const AlertsMatching = Schema.Struct({
+  tenantId: Schema.String,
+  filters: Schema.Struct({
+    unread: Schema.optionalWith(Schema.Boolean, { exact: true }),
+    watchlistId: Schema.optionalWith(Schema.String, { exact: true }),
+    verdict: Schema.optionalWith(Verdict, { exact: true }),
+    createdAfter: Schema.optionalWith(Schema.DateFromSelf, { exact: true })
+  })
+})
+
+const IdRow = Schema.Struct({ id: Schema.String })
+
+const toAlert = (row: typeof AlertRow.Type): Alert => ({
   id: row.id,
   tenderId: row.tender_id,
   tenderTitle: row.tender_title,
@@ -86,6 +99,44 @@ export const AlertsRepoLive = Layer.effect(
              w.name AS watchlist_name, a.read, a.created_at
       FROM alerts a JOIN tenders t ON t.id = a.tender_id JOIN watchlists w ON w.id = a.watchlist_id`
 
+    const matching = ({ tenantId, filters }: typeof AlertsMatching.Encoded) =>
+      sql.and([
+        sql`a.tenant_id = ${tenantId}`,
+        ...(filters.unread === undefined ? [] : [sql`a.read = ${!filters.unread}`]),
+        ...(filters.watchlistId === undefined ? [] : [sql`a.watchlist_id = ${filters.watchlistId}`]),
+        ...(filters.verdict === undefined ? [] : [sql`a.verdict = ${filters.verdict}`]),
+        ...(filters.createdAfter === undefined ? [] : [sql`a.created_at > ${filters.createdAfter}`])
+      ])
+
+    const countAlerts = SqlSchema.single({
+      Request: AlertsMatching,
+      Result: Schema.Struct({ total: Schema.Number }),
+      execute: (input) => sql`SELECT count(*)::int AS total FROM alerts a WHERE ${matching(input)}`
+    })
+    const alertsPage = SqlSchema.findAll({
+      Request: Schema.Struct({ ...AlertsMatching.fields, offset: Schema.Number, limit: Schema.Number }),
+      Result: AlertRow,
+      execute: (input) => sql`
+        ${selectAlerts} WHERE ${matching(input)}
+        ORDER BY a.created_at DESC, a.id DESC LIMIT ${input.limit} OFFSET ${input.offset}`
+    })
+    const markRead = SqlSchema.findOne({
+      Request: Schema.Struct({ tenantId: Schema.String, id: Schema.String, read: Schema.Boolean }),
+      Result: IdRow,
+      execute: (input) => sql`
+        UPDATE alerts SET read = ${input.read} WHERE id = ${input.id} AND tenant_id = ${input.tenantId} RETURNING id`
+    })
+    const alertById = SqlSchema.single({
+      Request: Schema.String,
+      Result: AlertRow,
+      execute: (id) => sql`${selectAlerts} WHERE a.id = ${id}`
+    })
+    const markUnreadRead = SqlSchema.findAll({
+      Request: Schema.String,
+      Result: IdRow,
+      execute: (tenantId) => sql`UPDATE alerts SET read = true WHERE tenant_id = ${tenantId} AND NOT read RETURNING id`
+    })
+
     const list = (input: {
       readonly tenantId: string
       readonly filters: AlertFilters
@@ -93,34 +144,21 @@ export const AlertsRepoLive = Layer.effect(
       readonly limit: number
     }) =>
       Effect.gen(function* () {
-        const { filters } = input
-        const where = sql.and([
-          sql`a.tenant_id = ${input.tenantId}`,
-          ...(filters.unread === undefined ? [] : [sql`a.read = ${!filters.unread}`]),
-          ...(filters.watchlistId === undefined ? [] : [sql`a.watchlist_id = ${filters.watchlistId}`]),
-          ...(filters.verdict === undefined ? [] : [sql`a.verdict = ${filters.verdict}`]),
-          ...(filters.createdAfter === undefined ? [] : [sql`a.created_at > ${filters.createdAfter}`])
-        ])
-        const [{ total }] = yield* sql<{ total: number }>`SELECT count(*)::int AS total FROM alerts a WHERE ${where}`
-        const rows = yield* sql<AlertRow>`
-          ${selectAlerts} WHERE ${where}
-          ORDER BY a.created_at DESC, a.id DESC LIMIT ${input.limit} OFFSET ${input.offset}`
+        const { total } = yield* countAlerts(input)
+        const rows = yield* alertsPage(input)
         return { alerts: rows.map(toAlert), total }
       }).pipe(Effect.orDie)
 
     const setRead = (input: { readonly tenantId: string; readonly id: string; readonly read: boolean }) =>
       Effect.gen(function* () {
-        const updated = yield* sql<{ id: string }>`
-          UPDATE alerts SET read = ${input.read} WHERE id = ${input.id} AND tenant_id = ${input.tenantId} RETURNING id`.pipe(
-          Effect.orDie
-        )
-        if (updated.length === 0) return yield* new AlertNotFound({ id: input.id })
-        const [row] = yield* sql<AlertRow>`${selectAlerts} WHERE a.id = ${input.id}`.pipe(Effect.orDie)
-        return toAlert(row!)
+        const updated = yield* markRead(input).pipe(Effect.orDie)
+        if (Option.isNone(updated)) return yield* new AlertNotFound({ id: input.id })
+        const row = yield* alertById(input.id).pipe(Effect.orDie)
+        return toAlert(row)
       })
 
     const markAllRead = (tenantId: string) =>
-      sql<{ id: string }>`UPDATE alerts SET read = true WHERE tenant_id = ${tenantId} AND NOT read RETURNING id`.pipe(
+      markUnreadRead(tenantId).pipe(
         Effect.map((rows) => rows.length),
         Effect.orDie
       )

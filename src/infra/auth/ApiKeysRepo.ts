@@ -1,6 +1,6 @@
 import { timingSafeEqual } from "node:crypto"
-import { SqlClient } from "@effect/sql"
-import { Context, Effect, Layer, Option } from "effect"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Context, Effect, Layer, Option, Schema } from "effect"
 import { generateApiKey, hashApiKey, MAX_ACTIVE_API_KEYS, maskApiKey } from "../../domain/ApiKey.js"
 import { ApiKeyLimitExceeded, ApiKeyNotFound, type TenantNotFound } from "../../domain/Errors.js"
 import type { Plan } from "../../domain/Plan.js"
@@ -44,15 +44,15 @@ export class ApiKeysRepo extends Context.Tag("ApiKeysRepo")<
   }
 >() {}
 
-interface KeyRow {
-  readonly id: string
-  readonly name: string
-  readonly display_prefix: string
-  readonly created_at: Date
-  readonly revoked_at: Date | null
-}
+const KeyRow = Schema.Struct({
+  id: Schema.String,
+  name: Schema.String,
+  display_prefix: Schema.String,
+  created_at: Schema.DateFromSelf,
+  revoked_at: Schema.NullOr(Schema.DateFromSelf)
+})
 
-const toSummary = (row: KeyRow): ApiKeySummary => ({
+const toSummary = (row: typeof KeyRow.Type): ApiKeySummary => ({
   id: row.id,
   name: row.name,
   masked: row.display_prefix,
@@ -66,45 +66,80 @@ export const ApiKeysRepoLive = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     const runPrepared = yield* makeRunPrepared
 
+    const countActive = SqlSchema.single({
+      Request: Schema.String,
+      Result: Schema.Struct({ active: Schema.Number }),
+      execute: (tenantId) => sql`
+        SELECT count(*)::int AS active FROM api_keys WHERE tenant_id = ${tenantId} AND revoked_at IS NULL`
+    })
+    const insertKey = SqlSchema.single({
+      Request: Schema.Struct({
+        tenantId: Schema.String,
+        name: Schema.String,
+        keyHash: Schema.Uint8ArrayFromSelf,
+        displayPrefix: Schema.String
+      }),
+      Result: KeyRow,
+      execute: (input) => sql`
+        INSERT INTO api_keys (tenant_id, name, key_hash, display_prefix)
+        VALUES (${input.tenantId}, ${input.name}, ${input.keyHash}, ${input.displayPrefix})
+        RETURNING id, name, display_prefix, created_at, revoked_at`
+    })
+    const revokeKey = SqlSchema.findOne({
+      Request: Schema.Struct({ keyId: Schema.String, tenantId: Schema.optionalWith(Schema.String, { exact: true }) }),
+      Result: KeyRow,
+      execute: (input) => sql`
+        UPDATE api_keys SET revoked_at = coalesce(revoked_at, now())
+        WHERE id = ${input.keyId} ${input.tenantId === undefined ? sql`` : sql`AND tenant_id = ${input.tenantId}`}
+        RETURNING id, name, display_prefix, created_at, revoked_at`
+    })
+    const keysOf = SqlSchema.findAll({
+      Request: Schema.String,
+      Result: KeyRow,
+      execute: (tenantId) => sql`
+        SELECT id, name, display_prefix, created_at, revoked_at FROM api_keys
+        WHERE tenant_id = ${tenantId} ORDER BY created_at, id`
+    })
+
     const create = (input: { readonly tenantId: string; readonly name: string }) =>
       sql
         .withTransaction(
           Effect.gen(function* () {
             yield* lockTenant(sql, input.tenantId)
-            const [{ active }] = yield* sql<{ active: number }>`
-            SELECT count(*)::int AS active FROM api_keys WHERE tenant_id = ${input.tenantId} AND revoked_at IS NULL`
+            const { active } = yield* countActive(input.tenantId)
             if (active >= MAX_ACTIVE_API_KEYS) return yield* new ApiKeyLimitExceeded({ limit: MAX_ACTIVE_API_KEYS })
             const key = generateApiKey()
-            const [row] = yield* sql<KeyRow>`
-            INSERT INTO api_keys (tenant_id, name, key_hash, display_prefix)
-            VALUES (${input.tenantId}, ${input.name}, ${hashApiKey(key)}, ${maskApiKey(key)})
-            RETURNING id, name, display_prefix, created_at, revoked_at`
-            return { key, summary: toSummary(row!) }
+            const row = yield* insertKey({
+              tenantId: input.tenantId,
+              name: input.name,
+              keyHash: hashApiKey(key),
+              displayPrefix: maskApiKey(key)
+            })
+            return { key, summary: toSummary(row) }
           })
         )
-        .pipe(Effect.catchTag("SqlError", Effect.die))
+        .pipe(Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die, NoSuchElementException: Effect.die }))
 
     const revoke = (input: { readonly keyId: string; readonly tenantId?: string }) =>
-      sql<KeyRow>`
-        UPDATE api_keys SET revoked_at = coalesce(revoked_at, now())
-        WHERE id = ${input.keyId} ${input.tenantId === undefined ? sql`` : sql`AND tenant_id = ${input.tenantId}`}
-        RETURNING id, name, display_prefix, created_at, revoked_at`.pipe(
+      revokeKey(input).pipe(
         Effect.orDie,
-        Effect.flatMap((rows) =>
-          rows[0] ? Effect.succeed(toSummary(rows[0])) : Effect.fail(new ApiKeyNotFound({ keyId: input.keyId }))
+        Effect.flatMap(
+          Option.match({
+            onNone: () => Effect.fail(new ApiKeyNotFound({ keyId: input.keyId })),
+            onSome: (row) => Effect.succeed(toSummary(row))
+          })
         )
       )
 
     const list = (tenantId: string) =>
-      sql<KeyRow>`
-        SELECT id, name, display_prefix, created_at, revoked_at FROM api_keys
-        WHERE tenant_id = ${tenantId} ORDER BY created_at, id`.pipe(
+      keysOf(tenantId).pipe(
         Effect.map((rows) => rows.map(toSummary)),
         Effect.orDie
       )
 
     const findOwner = (presentedKey: string) => {
       const presentedHash = hashApiKey(presentedKey)
+      // The measured hot path (db/PreparedStatements): a prepared statement, its rows typed, not decoded by Schema.
       return runPrepared(ApiKeyStatements.apiKeyOwner, [presentedHash]).pipe(
         Effect.map((rows) =>
           Option.map(

@@ -1,6 +1,6 @@
 import { hkdfSync } from "node:crypto"
-import { SqlClient } from "@effect/sql"
-import { Clock, Context, Duration, Effect, Layer, Redacted } from "effect"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Clock, Context, Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
 import {
   ACCESS_TOKEN_TTL,
   type AccessClaims,
@@ -8,7 +8,7 @@ import {
   verifyAccessToken
 } from "../../domain/AccessToken.js"
 import { AccessTokenRejected, RefreshRejected } from "../../domain/Errors.js"
-import type { Plan } from "../../domain/Plan.js"
+import { Plan } from "../../domain/Plan.js"
 import {
   generateRefreshToken,
   hashRefreshToken,
@@ -61,15 +61,17 @@ const EXPIRES_IN_SECONDS = Duration.toSeconds(ACCESS_TOKEN_TTL)
 const deriveKey = (masterKey: Buffer, purpose: string) =>
   Buffer.from(hkdfSync("sha256", masterKey, Buffer.alloc(0), purpose, 32))
 
-interface PresentedTokenRow {
-  readonly id: string
-  readonly session_id: string
-  readonly user_id: string
-  readonly tenant_id: string
-  readonly expires_at: Date
-  readonly rotated_at: Date | null
-  readonly session_revoked: boolean
-}
+const PresentedTokenRow = Schema.Struct({
+  id: Schema.String,
+  session_id: Schema.String,
+  user_id: Schema.String,
+  tenant_id: Schema.String,
+  expires_at: Schema.DateFromSelf,
+  rotated_at: Schema.NullOr(Schema.DateFromSelf),
+  session_revoked: Schema.Boolean
+})
+
+const IdRow = Schema.Struct({ id: Schema.String })
 
 type RefreshOutcome =
   | { readonly _tag: "Issued"; readonly pair: TokenPair }
@@ -94,11 +96,55 @@ export const AuthSessionsLive = Layer.effect(
       expiresIn: EXPIRES_IN_SECONDS
     })
 
-    const storeRefreshToken = (sessionId: string, token: string, now: number) =>
-      sql<{ id: string }>`
+    const insertSession = SqlSchema.single({
+      Request: Schema.Struct({ userId: Schema.String, createdAt: Schema.DateFromSelf }),
+      Result: IdRow,
+      execute: (input) => sql`
+        INSERT INTO auth_sessions (user_id, created_at) VALUES (${input.userId}, ${input.createdAt}) RETURNING id`
+    })
+    const insertRefreshToken = SqlSchema.single({
+      Request: Schema.Struct({
+        sessionId: Schema.String,
+        tokenHash: Schema.Uint8ArrayFromSelf,
+        expiresAt: Schema.DateFromSelf,
+        createdAt: Schema.DateFromSelf
+      }),
+      Result: IdRow,
+      execute: (input) => sql`
         INSERT INTO refresh_tokens (session_id, token_hash, expires_at, created_at)
-        VALUES (${sessionId}, ${hashRefreshToken(token)}, ${new Date(now + refreshTtlMs)}, ${new Date(now)})
-        RETURNING id`.pipe(Effect.map((rows) => rows[0]!.id))
+        VALUES (${input.sessionId}, ${input.tokenHash}, ${input.expiresAt}, ${input.createdAt})
+        RETURNING id`
+    })
+    const lockPresentedToken = SqlSchema.findOne({
+      Request: Schema.Uint8ArrayFromSelf,
+      Result: PresentedTokenRow,
+      execute: (tokenHash) => sql`
+        SELECT rt.id, rt.session_id, s.user_id, u.tenant_id, rt.expires_at, rt.rotated_at,
+               s.revoked_at IS NOT NULL AS session_revoked
+        FROM refresh_tokens rt
+        JOIN auth_sessions s ON s.id = rt.session_id
+        JOIN users u ON u.id = s.user_id
+        WHERE rt.token_hash = ${tokenHash}
+        FOR UPDATE OF rt`
+    })
+    const sessionAccount = SqlSchema.findOne({
+      Request: Schema.Struct({ sessionId: Schema.String, userId: Schema.String }),
+      Result: Schema.Struct({ tenant_id: Schema.String, plan: Plan, revoked: Schema.Boolean }),
+      execute: (input) => sql`
+        SELECT u.tenant_id, t.plan, s.revoked_at IS NOT NULL AS revoked
+        FROM auth_sessions s
+        JOIN users u ON u.id = s.user_id
+        JOIN tenants t ON t.id = u.tenant_id
+        WHERE s.id = ${input.sessionId} AND s.user_id = ${input.userId}`
+    })
+
+    const storeRefreshToken = (sessionId: string, token: string, now: number) =>
+      insertRefreshToken({
+        sessionId,
+        tokenHash: hashRefreshToken(token),
+        expiresAt: new Date(now + refreshTtlMs),
+        createdAt: new Date(now)
+      }).pipe(Effect.map((row) => row.id))
 
     const login = (user: { readonly id: string; readonly tenantId: string }) =>
       Effect.gen(function* () {
@@ -106,10 +152,9 @@ export const AuthSessionsLive = Layer.effect(
         const token = generateRefreshToken()
         const sessionId = yield* sql.withTransaction(
           Effect.gen(function* () {
-            const [session] = yield* sql<{ id: string }>`
-              INSERT INTO auth_sessions (user_id, created_at) VALUES (${user.id}, ${new Date(now)}) RETURNING id`
-            yield* storeRefreshToken(session!.id, token, now)
-            return session!.id
+            const session = yield* insertSession({ userId: user.id, createdAt: new Date(now) })
+            yield* storeRefreshToken(session.id, token, now)
+            return session.id
           })
         )
         return pair({ userId: user.id, tenantId: user.tenantId, sessionId }, now, token)
@@ -117,16 +162,9 @@ export const AuthSessionsLive = Layer.effect(
 
     const rotate = (token: string, now: number) =>
       Effect.gen(function* () {
-        const rows = yield* sql<PresentedTokenRow>`
-          SELECT rt.id, rt.session_id, s.user_id, u.tenant_id, rt.expires_at, rt.rotated_at,
-                 s.revoked_at IS NOT NULL AS session_revoked
-          FROM refresh_tokens rt
-          JOIN auth_sessions s ON s.id = rt.session_id
-          JOIN users u ON u.id = s.user_id
-          WHERE rt.token_hash = ${hashRefreshToken(token)}
-          FOR UPDATE OF rt`
-        const row = rows[0]
-        if (row === undefined) return rejected("invalid")
+        const presented = yield* lockPresentedToken(hashRefreshToken(token))
+        if (Option.isNone(presented)) return rejected("invalid")
+        const row = presented.value
         if (row.session_revoked) return rejected("revoked")
         if (row.expires_at.getTime() <= now) return rejected("expired")
         const subject = { userId: row.user_id, tenantId: row.tenant_id, sessionId: row.session_id }
@@ -172,14 +210,9 @@ export const AuthSessionsLive = Layer.effect(
             (error) => new AccessTokenRejected({ reason: error._tag === "AccessTokenExpired" ? "expired" : "invalid" })
           )
         )
-        const rows = yield* sql<{ tenant_id: string; plan: Plan; revoked: boolean }>`
-          SELECT u.tenant_id, t.plan, s.revoked_at IS NOT NULL AS revoked
-          FROM auth_sessions s
-          JOIN users u ON u.id = s.user_id
-          JOIN tenants t ON t.id = u.tenant_id
-          WHERE s.id = ${claims.sessionId} AND s.user_id = ${claims.userId}`.pipe(Effect.orDie)
-        const row = rows[0]
-        if (row === undefined || row.revoked) return yield* new AccessTokenRejected({ reason: "revoked" })
+        const found = yield* sessionAccount({ sessionId: claims.sessionId, userId: claims.userId }).pipe(Effect.orDie)
+        if (Option.isNone(found) || found.value.revoked) return yield* new AccessTokenRejected({ reason: "revoked" })
+        const row = found.value
         return { userId: claims.userId, tenantId: row.tenant_id, sessionId: claims.sessionId, plan: row.plan }
       })
 

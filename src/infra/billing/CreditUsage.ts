@@ -1,5 +1,5 @@
-import { SqlClient } from "@effect/sql"
-import { Clock, Context, Effect, Layer } from "effect"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
 import { bucharestDate } from "../../domain/BucharestTime.js"
 import { creditPeriodAt } from "../../domain/CreditPeriod.js"
 import type { TenantNotFound } from "../../domain/Errors.js"
@@ -32,33 +32,45 @@ export const CreditUsageLive = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     const ledger = yield* CreditLedger
 
+    const grantedIn = SqlSchema.findOne({
+      Request: Schema.Struct({ tenantId: Schema.String, periodStart: Schema.String }),
+      Result: Schema.Struct({ granted: Schema.Number }),
+      execute: (input) => sql`
+        SELECT granted FROM credit_periods WHERE tenant_id = ${input.tenantId} AND period_start = ${input.periodStart}`
+    })
+    /** Each day from the period's first to `today` (Europe/Bucharest) with the credits charged on it. */
+    const dailyUse = SqlSchema.findAll({
+      Request: Schema.Struct({ tenantId: Schema.String, periodStart: Schema.String, today: Schema.String }),
+      Result: Schema.Struct({ date: Schema.String, used: Schema.Number }),
+      execute: (input) => sql`
+        SELECT to_char(d, 'YYYY-MM-DD') AS date, coalesce(u.used, 0)::int AS used
+        FROM generate_series(${input.periodStart}::date, ${input.today}::date, interval '1 day') AS d
+        LEFT JOIN (
+          SELECT (created_at AT TIME ZONE 'Europe/Bucharest')::date AS day, sum(-delta) AS used
+          FROM credit_ledger
+          WHERE tenant_id = ${input.tenantId} AND period_start = ${input.periodStart} AND kind = 'charge'
+          GROUP BY 1
+        ) u ON u.day = d::date
+        ORDER BY d`
+    })
+
     const summary = (tenantId: string) =>
       Effect.gen(function* () {
         const balance = yield* ledger.balance(tenantId)
         const now = yield* Clock.currentTimeMillis
         const period = creditPeriodAt(now)
         const today = bucharestDate(now)
-        const [row] = yield* sql<{ granted: number }>`
-          SELECT granted FROM credit_periods WHERE tenant_id = ${tenantId} AND period_start = ${period.start}`
-        const daily = yield* sql<{ date: string; used: number }>`
-          SELECT to_char(d, 'YYYY-MM-DD') AS date, coalesce(u.used, 0)::int AS used
-          FROM generate_series(${period.start}::date, ${today}::date, interval '1 day') AS d
-          LEFT JOIN (
-            SELECT (created_at AT TIME ZONE 'Europe/Bucharest')::date AS day, sum(-delta) AS used
-            FROM credit_ledger
-            WHERE tenant_id = ${tenantId} AND period_start = ${period.start} AND kind = 'charge'
-            GROUP BY 1
-          ) u ON u.day = d::date
-          ORDER BY d`
+        const granted = yield* grantedIn({ tenantId, periodStart: period.start })
+        const daily = yield* dailyUse({ tenantId, periodStart: period.start, today })
         return {
-          granted: row?.granted ?? 0,
+          granted: Option.match(granted, { onNone: () => 0, onSome: (row) => row.granted }),
           remaining: balance.remaining,
           used: daily.reduce((sum, day) => sum + day.used, 0),
           periodStart: period.start,
           periodEndsAt: balance.periodEndsAt,
           daily
         }
-      }).pipe(Effect.catchTag("SqlError", Effect.die))
+      }).pipe(Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die }))
 
     return { summary }
   })

@@ -1,5 +1,5 @@
-import { SqlClient } from "@effect/sql"
-import { Clock, Context, Effect, Layer, Option } from "effect"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
 import {
   DOWNLOAD_TOKEN_MAX_DOWNLOADS,
   DOWNLOAD_TOKEN_PATTERN,
@@ -26,6 +26,16 @@ export const DownloadTokensLive = Layer.effect(
   DownloadTokens,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    /** None when the token is unknown, expired or used up. */
+    const takeDownload = SqlSchema.findOne({
+      Request: Schema.Struct({ tokenHash: Schema.Uint8ArrayFromSelf, now: Schema.DateFromSelf }),
+      Result: Schema.Struct({ job_id: Schema.String }),
+      execute: (input) => sql`
+        UPDATE download_tokens SET downloads = downloads + 1
+        WHERE token_hash = ${input.tokenHash} AND expires_at > ${input.now}
+          AND downloads < ${DOWNLOAD_TOKEN_MAX_DOWNLOADS}
+        RETURNING job_id`
+    })
     return {
       issue: (jobId) =>
         Effect.gen(function* () {
@@ -39,17 +49,9 @@ export const DownloadTokensLive = Layer.effect(
         }).pipe(Effect.orDie),
       redeem: (token) =>
         DOWNLOAD_TOKEN_PATTERN.test(token)
-          ? Effect.flatMap(
-              Clock.currentTimeMillis,
-              (now) => sql<{ job_id: string }>`
-                UPDATE download_tokens SET downloads = downloads + 1
-                WHERE token_hash = ${hashDownloadToken(token)} AND expires_at > ${new Date(now)}
-                  AND downloads < ${DOWNLOAD_TOKEN_MAX_DOWNLOADS}
-                RETURNING job_id`
-            ).pipe(
-              Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (row) => row.job_id)),
-              Effect.orDie
-            )
+          ? Effect.flatMap(Clock.currentTimeMillis, (now) =>
+              takeDownload({ tokenHash: hashDownloadToken(token), now: new Date(now) })
+            ).pipe(Effect.map(Option.map((row) => row.job_id)), Effect.orDie)
           : Effect.succeedNone
     }
   })

@@ -1,12 +1,13 @@
-import { SqlClient } from "@effect/sql"
-import { Context, Effect, Layer } from "effect"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Context, Effect, Layer, Schema } from "effect"
 
-export interface CpvMatch {
-  readonly code: string
-  readonly label_ro: string
-  readonly label_en: string
-  readonly level: "division" | "group" | "class" | "category" | "subcategory"
-}
+export const CpvMatch = Schema.Struct({
+  code: Schema.String,
+  label_ro: Schema.String,
+  label_en: Schema.String,
+  level: Schema.Literal("division", "group", "class", "category", "subcategory")
+})
+export interface CpvMatch extends Schema.Schema.Type<typeof CpvMatch> {}
 
 /**
  * Search of the `cpv_codes` table for the watchlist editor: every word of the query in the Romanian
@@ -38,6 +39,38 @@ export const CpvSearchLive = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     const folded = (column: string) => sql.literal(`translate(lower(${column}), '${FOLD_FROM}', '${FOLD_TO}')`)
 
+    const matches = SqlSchema.findAll({
+      Request: Schema.Struct({
+        /** Folded words of the query, at least one. */
+        words: Schema.Array(Schema.String),
+        /** 2 to 8 leading digits of a code, when the query is one; else the words search the labels. */
+        codePrefix: Schema.NullOr(Schema.String),
+        limit: Schema.Number
+      }),
+      Result: CpvMatch,
+      execute: ({ words, codePrefix, limit }) => {
+        const phrase = likeEscape(words.join(" "))
+        const conditions =
+          codePrefix !== null
+            ? sql`c.code LIKE ${`${codePrefix}%`}`
+            : sql.and(
+                words.map(
+                  (word) =>
+                    sql`(${folded("c.label_ro")} LIKE ${`%${likeEscape(word)}%`} OR ${folded("c.label_en")} LIKE ${`%${likeEscape(word)}%`})`
+                )
+              )
+        return sql`
+          SELECT rtrim(c.code_full) AS code, c.label_ro, c.label_en, c.level
+          FROM cpv_codes c
+          WHERE ${conditions}
+          ORDER BY
+            (${folded("c.label_ro")} LIKE ${`${phrase}%`} OR ${folded("c.label_en")} LIKE ${`${phrase}%`}) DESC,
+            CASE c.level WHEN 'division' THEN 0 WHEN 'group' THEN 1 WHEN 'class' THEN 2 WHEN 'category' THEN 3 ELSE 4 END,
+            c.code
+          LIMIT ${limit}`
+      }
+    })
+
     const search = (input: { readonly q: string; readonly limit: number }) => {
       const words = foldText(input.q)
         .split(/[^\p{L}\p{N}]+/u)
@@ -47,24 +80,7 @@ export const CpvSearchLive = Layer.effect(
       const codeDigits = input.q.replace(/[\s-]/g, "").slice(0, 8)
       const byCode = /^\d{2,8}$/.test(codeDigits) && /^[\d\s-]+$/.test(input.q)
       if (words.length === 0) return Effect.succeed([])
-      const phrase = likeEscape(words.join(" "))
-      const conditions = byCode
-        ? sql`c.code LIKE ${`${codeDigits}%`}`
-        : sql.and(
-            words.map(
-              (word) =>
-                sql`(${folded("c.label_ro")} LIKE ${`%${likeEscape(word)}%`} OR ${folded("c.label_en")} LIKE ${`%${likeEscape(word)}%`})`
-            )
-          )
-      return sql<CpvMatch>`
-        SELECT rtrim(c.code_full) AS code, c.label_ro, c.label_en, c.level
-        FROM cpv_codes c
-        WHERE ${conditions}
-        ORDER BY
-          (${folded("c.label_ro")} LIKE ${`${phrase}%`} OR ${folded("c.label_en")} LIKE ${`${phrase}%`}) DESC,
-          CASE c.level WHEN 'division' THEN 0 WHEN 'group' THEN 1 WHEN 'class' THEN 2 WHEN 'category' THEN 3 ELSE 4 END,
-          c.code
-        LIMIT ${input.limit}`.pipe(Effect.orDie)
+      return matches({ words, codePrefix: byCode ? codeDigits : null, limit: input.limit }).pipe(Effect.orDie)
     }
     return { search }
   })

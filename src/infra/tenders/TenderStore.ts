@@ -1,5 +1,5 @@
-import { SqlClient, type SqlError } from "@effect/sql"
-import { Context, Effect, Layer } from "effect"
+import { SqlClient, type SqlError, SqlSchema } from "@effect/sql"
+import { Context, Effect, Layer, Schema } from "effect"
 import { type CpvCatalog, makeCpvCatalog } from "../../domain/tenders/Cpv.js"
 import type { Authority, Tender } from "../../domain/tenders/TenderRecord.js"
 
@@ -30,6 +30,42 @@ export class TenderStore extends Context.Tag("TenderStore")<
   }
 >() {}
 
+const Texts = Schema.Array(Schema.String)
+const NullableTexts = Schema.Array(Schema.NullOr(Schema.String))
+
+/** Authorities to upsert, column by column (unnest). */
+const AuthorityColumns = Schema.Struct({
+  name: Texts,
+  normalizedName: Texts,
+  fiscalCode: NullableTexts,
+  county: NullableTexts
+})
+
+/** Tenders to upsert, column by column (unnest); lists are comma-joined, instants ISO 8601. */
+const TenderColumns = Schema.Struct({
+  source: Texts,
+  sourceNoticeId: Texts,
+  noticeType: Texts,
+  title: Texts,
+  description: Texts,
+  mainCpv: Texts,
+  additionalCpvs: Texts,
+  authorityId: Texts,
+  deadline: NullableTexts,
+  estimatedValueRon: Schema.Array(Schema.NullOr(Schema.Number)),
+  estimatedValueEur: Schema.Array(Schema.NullOr(Schema.Number)),
+  publishDate: Texts,
+  sourceUrl: Texts,
+  winnerFiscalCodes: Texts
+})
+
+const authorityColumns = (list: ReadonlyArray<Authority>): typeof AuthorityColumns.Type => ({
+  name: list.map((a) => a.name),
+  normalizedName: list.map((a) => a.normalizedName),
+  fiscalCode: list.map((a) => a.fiscalCode),
+  county: list.map((a) => a.county)
+})
+
 const keyOf = (tender: Tender) => `${tender.source}\u0000${tender.sourceNoticeId}`
 
 /** Rows are written in key order, so concurrent imports lock shared rows in the same order (no deadlock). */
@@ -40,6 +76,82 @@ export const TenderStoreLive = Layer.effect(
   TenderStore,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+
+    const upsertAuthoritiesWithCode = SqlSchema.findAll({
+      Request: AuthorityColumns,
+      Result: Schema.Struct({ id: Schema.String, fiscal_code: Schema.String }),
+      execute: (c) => sql`
+        INSERT INTO contracting_authorities (name, normalized_name, fiscal_code, county)
+        SELECT * FROM unnest(
+          ${c.name}::text[], ${c.normalizedName}::text[], ${c.fiscalCode}::text[], ${c.county}::text[])
+        ON CONFLICT (fiscal_code) WHERE fiscal_code IS NOT NULL
+        DO UPDATE SET county = COALESCE(contracting_authorities.county, EXCLUDED.county)
+        RETURNING id, fiscal_code`
+    })
+    const upsertAuthoritiesWithoutCode = SqlSchema.findAll({
+      Request: AuthorityColumns,
+      Result: Schema.Struct({ id: Schema.String, normalized_name: Schema.String }),
+      execute: (c) => sql`
+        INSERT INTO contracting_authorities (name, normalized_name, county)
+        SELECT * FROM unnest(${c.name}::text[], ${c.normalizedName}::text[], ${c.county}::text[])
+        ON CONFLICT (normalized_name) WHERE fiscal_code IS NULL
+        DO UPDATE SET county = COALESCE(contracting_authorities.county, EXCLUDED.county)
+        RETURNING id, normalized_name`
+    })
+    const upsertTenders = SqlSchema.findAll({
+      Request: TenderColumns,
+      Result: Schema.Struct({
+        id: Schema.String,
+        source: Schema.String,
+        source_notice_id: Schema.String,
+        inserted: Schema.Boolean
+      }),
+      execute: (c) => sql`
+        INSERT INTO tenders (
+          source, source_notice_id, notice_type, title, description, main_cpv, additional_cpvs,
+          authority_id, deadline, estimated_value_ron, estimated_value_eur, publish_date, source_url,
+          winner_fiscal_codes)
+        SELECT t.source, t.source_notice_id, t.notice_type, t.title, t.description, t.main_cpv,
+          string_to_array(t.additional_cpvs, ',')::char(10)[], t.authority_id, t.deadline, t.ron, t.eur,
+          t.publish_date, t.source_url, string_to_array(t.winners, ',')
+        FROM unnest(
+          ${c.source}::text[],
+          ${c.sourceNoticeId}::text[],
+          ${c.noticeType}::text[],
+          ${c.title}::text[],
+          ${c.description}::text[],
+          ${c.mainCpv}::text[],
+          ${c.additionalCpvs}::text[],
+          ${c.authorityId}::uuid[],
+          ${c.deadline}::timestamptz[],
+          ${c.estimatedValueRon}::numeric[],
+          ${c.estimatedValueEur}::numeric[],
+          ${c.publishDate}::timestamptz[],
+          ${c.sourceUrl}::text[],
+          ${c.winnerFiscalCodes}::text[]
+        ) AS t(source, source_notice_id, notice_type, title, description, main_cpv, additional_cpvs,
+               authority_id, deadline, ron, eur, publish_date, source_url, winners)
+        ON CONFLICT (source, source_notice_id) DO UPDATE SET
+          notice_type = EXCLUDED.notice_type,
+          title = EXCLUDED.title,
+          description = EXCLUDED.description,
+          main_cpv = EXCLUDED.main_cpv,
+          additional_cpvs = EXCLUDED.additional_cpvs,
+          authority_id = EXCLUDED.authority_id,
+          deadline = EXCLUDED.deadline,
+          estimated_value_ron = EXCLUDED.estimated_value_ron,
+          estimated_value_eur = EXCLUDED.estimated_value_eur,
+          publish_date = EXCLUDED.publish_date,
+          source_url = EXCLUDED.source_url,
+          winner_fiscal_codes = EXCLUDED.winner_fiscal_codes,
+          updated_at = now()
+        RETURNING id, source, source_notice_id, (xmax = 0) AS inserted`
+    })
+    const allCpvCodes = SqlSchema.findAll({
+      Request: Schema.Void,
+      Result: Schema.Struct({ code_full: Schema.String }),
+      execute: () => sql`SELECT code_full FROM cpv_codes`
+    })
 
     /** Authority ids for the given authorities, creating the missing ones; keyed by fiscal code or "name:" + normalised name. */
     const upsertAuthorities = (authorities: ReadonlyArray<Authority>) =>
@@ -55,27 +167,11 @@ export const TenderStoreLive = Layer.effect(
         }
         const ids = new Map<string, string>()
         if (withCode.size > 0) {
-          const list = sortedValues(withCode)
-          const rows = yield* sql<{ id: string; fiscal_code: string }>`
-            INSERT INTO contracting_authorities (name, normalized_name, fiscal_code, county)
-            SELECT * FROM unnest(
-              ${list.map((a) => a.name)}::text[], ${list.map((a) => a.normalizedName)}::text[],
-              ${list.map((a) => a.fiscalCode)}::text[], ${list.map((a) => a.county)}::text[])
-            ON CONFLICT (fiscal_code) WHERE fiscal_code IS NOT NULL
-            DO UPDATE SET county = COALESCE(contracting_authorities.county, EXCLUDED.county)
-            RETURNING id, fiscal_code`
+          const rows = yield* upsertAuthoritiesWithCode(authorityColumns(sortedValues(withCode)))
           for (const row of rows) ids.set(row.fiscal_code, row.id)
         }
         if (withoutCode.size > 0) {
-          const list = sortedValues(withoutCode)
-          const rows = yield* sql<{ id: string; normalized_name: string }>`
-            INSERT INTO contracting_authorities (name, normalized_name, county)
-            SELECT * FROM unnest(
-              ${list.map((a) => a.name)}::text[], ${list.map((a) => a.normalizedName)}::text[],
-              ${list.map((a) => a.county)}::text[])
-            ON CONFLICT (normalized_name) WHERE fiscal_code IS NULL
-            DO UPDATE SET county = COALESCE(contracting_authorities.county, EXCLUDED.county)
-            RETURNING id, normalized_name`
+          const rows = yield* upsertAuthoritiesWithoutCode(authorityColumns(sortedValues(withoutCode)))
           for (const row of rows) ids.set(`name:${row.normalized_name}`, row.id)
         }
         return (authority: Authority) => ids.get(authority.fiscalCode ?? `name:${authority.normalizedName}`) as string
@@ -83,65 +179,43 @@ export const TenderStoreLive = Layer.effect(
 
     /** One chunk, in one transaction: authorities, then every tender in one INSERT … ON CONFLICT. */
     const upsertChunk = (chunk: ReadonlyArray<Tender>) =>
-      sql.withTransaction(
-        Effect.gen(function* () {
-          // The same notice twice in a chunk: the later one wins; the earlier counts as an update.
-          const unique = sortedValues(new Map(chunk.map((tender) => [keyOf(tender), tender])))
-          const authorityId = yield* upsertAuthorities(unique.map((t) => t.authority))
-          const rows = yield* sql<{ id: string; source: string; source_notice_id: string; inserted: boolean }>`
-            INSERT INTO tenders (
-              source, source_notice_id, notice_type, title, description, main_cpv, additional_cpvs,
-              authority_id, deadline, estimated_value_ron, estimated_value_eur, publish_date, source_url,
-              winner_fiscal_codes)
-            SELECT t.source, t.source_notice_id, t.notice_type, t.title, t.description, t.main_cpv,
-              string_to_array(t.additional_cpvs, ',')::char(10)[], t.authority_id, t.deadline, t.ron, t.eur,
-              t.publish_date, t.source_url, string_to_array(t.winners, ',')
-            FROM unnest(
-              ${unique.map((t) => t.source)}::text[],
-              ${unique.map((t) => t.sourceNoticeId)}::text[],
-              ${unique.map((t) => t.noticeType)}::text[],
-              ${unique.map((t) => t.title)}::text[],
-              ${unique.map((t) => t.description)}::text[],
-              ${unique.map((t) => t.mainCpv)}::text[],
-              ${unique.map((t) => t.additionalCpvs.join(","))}::text[],
-              ${unique.map((t) => authorityId(t.authority))}::uuid[],
-              ${unique.map((t) => t.deadline?.toISOString() ?? null)}::timestamptz[],
-              ${unique.map((t) => t.estimatedValueRon)}::numeric[],
-              ${unique.map((t) => t.estimatedValueEur)}::numeric[],
-              ${unique.map((t) => t.publishDate.toISOString())}::timestamptz[],
-              ${unique.map((t) => t.sourceUrl)}::text[],
-              ${unique.map((t) => t.winnerFiscalCodes.join(","))}::text[]
-            ) AS t(source, source_notice_id, notice_type, title, description, main_cpv, additional_cpvs,
-                   authority_id, deadline, ron, eur, publish_date, source_url, winners)
-            ON CONFLICT (source, source_notice_id) DO UPDATE SET
-              notice_type = EXCLUDED.notice_type,
-              title = EXCLUDED.title,
-              description = EXCLUDED.description,
-              main_cpv = EXCLUDED.main_cpv,
-              additional_cpvs = EXCLUDED.additional_cpvs,
-              authority_id = EXCLUDED.authority_id,
-              deadline = EXCLUDED.deadline,
-              estimated_value_ron = EXCLUDED.estimated_value_ron,
-              estimated_value_eur = EXCLUDED.estimated_value_eur,
-              publish_date = EXCLUDED.publish_date,
-              source_url = EXCLUDED.source_url,
-              winner_fiscal_codes = EXCLUDED.winner_fiscal_codes,
-              updated_at = now()
-            RETURNING id, source, source_notice_id, (xmax = 0) AS inserted`
-          const byKey = new Map(rows.map((row) => [`${row.source}\u0000${row.source_notice_id}`, row]))
-          const inserted: Array<string> = []
-          const updated: Array<string> = []
-          const seen = new Set<string>()
-          for (const tender of chunk) {
-            const row = byKey.get(keyOf(tender))!
-            const first = !seen.has(row.id)
-            seen.add(row.id)
-            if (first && row.inserted) inserted.push(row.id)
-            else updated.push(row.id)
-          }
-          return { inserted, updated }
-        })
-      )
+      sql
+        .withTransaction(
+          Effect.gen(function* () {
+            // The same notice twice in a chunk: the later one wins; the earlier counts as an update.
+            const unique = sortedValues(new Map(chunk.map((tender) => [keyOf(tender), tender])))
+            const authorityId = yield* upsertAuthorities(unique.map((t) => t.authority))
+            const rows = yield* upsertTenders({
+              source: unique.map((t) => t.source),
+              sourceNoticeId: unique.map((t) => t.sourceNoticeId),
+              noticeType: unique.map((t) => t.noticeType),
+              title: unique.map((t) => t.title),
+              description: unique.map((t) => t.description),
+              mainCpv: unique.map((t) => t.mainCpv),
+              additionalCpvs: unique.map((t) => t.additionalCpvs.join(",")),
+              authorityId: unique.map((t) => authorityId(t.authority)),
+              deadline: unique.map((t) => t.deadline?.toISOString() ?? null),
+              estimatedValueRon: unique.map((t) => t.estimatedValueRon),
+              estimatedValueEur: unique.map((t) => t.estimatedValueEur),
+              publishDate: unique.map((t) => t.publishDate.toISOString()),
+              sourceUrl: unique.map((t) => t.sourceUrl),
+              winnerFiscalCodes: unique.map((t) => t.winnerFiscalCodes.join(","))
+            })
+            const byKey = new Map(rows.map((row) => [`${row.source}\u0000${row.source_notice_id}`, row]))
+            const inserted: Array<string> = []
+            const updated: Array<string> = []
+            const seen = new Set<string>()
+            for (const tender of chunk) {
+              const row = byKey.get(keyOf(tender))!
+              const first = !seen.has(row.id)
+              seen.add(row.id)
+              if (first && row.inserted) inserted.push(row.id)
+              else updated.push(row.id)
+            }
+            return { inserted, updated }
+          })
+        )
+        .pipe(Effect.catchTag("ParseError", Effect.die))
 
     const reasonOf = (error: SqlError.SqlError) =>
       String((error.cause as { message?: unknown } | undefined)?.message ?? error.message).replace(/\s+/g, " ")
@@ -177,10 +251,7 @@ export const TenderStoreLive = Layer.effect(
         return { inserted, updated, failed }
       })
 
-    const cpvCatalog = sql<{ code_full: string }>`SELECT code_full FROM cpv_codes`.pipe(
-      Effect.map(makeCpvCatalog),
-      Effect.orDie
-    )
+    const cpvCatalog = allCpvCodes().pipe(Effect.map(makeCpvCatalog), Effect.orDie)
 
     return { upsert, cpvCatalog }
   })
