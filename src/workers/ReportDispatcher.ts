@@ -86,7 +86,6 @@ export const ReportDispatcherLive = (
       name: "reports",
       concurrency: options.concurrency ?? 2,
       lease,
-      heartbeat: true,
       pollEvery: options.pollEvery ?? Duration.seconds(1),
       reapEvery: options.reapEvery ?? Duration.min(Duration.seconds(15), Duration.times(lease, 0.5))
     }),

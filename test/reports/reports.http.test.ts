@@ -198,8 +198,8 @@ describe("PDF reports over HTTP", { timeout: 300_000 }, () => {
   it("download URL before completion: 409 REPORT_NOT_READY naming the status", async () => {
     const [generating] = await query<{ id: string }>(
       server,
-      `INSERT INTO report_jobs (tenant_id, company_id, params, status, locked_by, lease_until)
-       VALUES ($1, $2, $3, 'generating', 'elsewhere', now() + interval '1 hour') RETURNING id`,
+      `INSERT INTO report_jobs (tenant_id, company_id, params, status)
+       VALUES ($1, $2, $3, 'generating') RETURNING id`,
       [account.tenantId, account.companyId, JSON.stringify({ ...BODY, watchlist_id: null })]
     )
     const [failed] = await query<{ id: string }>(
@@ -351,7 +351,8 @@ describe("a report the worker cannot render", { timeout: 180_000 }, () => {
     expect(statuses.has("completed")).toBe(false)
     const [job] = await query<{ attempts: number; credits_held: number }>(
       server,
-      "SELECT attempts, credits_held FROM report_jobs WHERE id = $1",
+      `SELECT j.attempts, r.credits_held FROM report_jobs r
+       JOIN jobs j ON j.kind = 'report.render' AND j.payload ->> 'reportId' = r.id::text WHERE r.id = $1`,
       [jobId]
     )
     expect(job).toEqual({ attempts: 3, credits_held: 0 })

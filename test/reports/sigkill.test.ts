@@ -66,7 +66,8 @@ describe("a worker killed mid-report (SIGKILL)", { timeout: 300_000 }, () => {
     const { claimed, descendants } = await eventually(async () => {
       const [row] = await query<{ status: string; locked_by: string | null }>(
         server,
-        "SELECT status, locked_by FROM report_jobs WHERE id = $1",
+        `SELECT r.status, j.locked_by FROM report_jobs r
+         JOIN jobs j ON j.kind = 'report.render' AND j.payload ->> 'reportId' = r.id::text WHERE r.id = $1`,
         [jobId]
       )
       const renderers = childrenOf(first.pid!)
@@ -79,7 +80,8 @@ describe("a worker killed mid-report (SIGKILL)", { timeout: 300_000 }, () => {
     expect(claimed.status).toBe("generating")
     const [held] = await query<{ status: string; attempts: number }>(
       server,
-      "SELECT status, attempts FROM report_jobs WHERE id = $1",
+      `SELECT r.status, j.attempts FROM report_jobs r
+       JOIN jobs j ON j.kind = 'report.render' AND j.payload ->> 'reportId' = r.id::text WHERE r.id = $1`,
       [jobId]
     )
     expect(held).toEqual({ status: "generating", attempts: 1 })
@@ -96,7 +98,8 @@ describe("a worker killed mid-report (SIGKILL)", { timeout: 300_000 }, () => {
     expect(statuses.has("failed")).toBe(false)
     const [finished] = await query<{ attempts: number; credits_held: number }>(
       server,
-      "SELECT attempts, credits_held FROM report_jobs WHERE id = $1",
+      `SELECT j.attempts, r.credits_held FROM report_jobs r
+       JOIN jobs j ON j.kind = 'report.render' AND j.payload ->> 'reportId' = r.id::text WHERE r.id = $1`,
       [jobId]
     )
     expect(finished).toEqual({ attempts: 2, credits_held: 0 })

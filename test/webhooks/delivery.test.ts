@@ -3,6 +3,7 @@ import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Chunk, Duration, Effect, TestClock } from "effect"
 import { makeSecretBox } from "../../src/infra/webhooks/SecretBox.js"
+import { WebhooksRepo } from "../../src/infra/webhooks/WebhooksRepo.js"
 import {
   type HttpsReceiver,
   makeSelfSignedCertificate,
@@ -152,14 +153,12 @@ describe("webhook delivery on the TestClock", () => {
             expect(mail.body_text).toContain("HTTP 500")
           }
 
-          // A manual retry as the dashboard makes it (one attempt more allowed, due now): one attempt,
+          // A manual retry as the dashboard makes it (WebhooksRepo.retryDelivery: one attempt more allowed,
+          // due now, its job queued): one attempt,
           // failed again at once with no second e-mail; a second retry that succeeds ends succeeded.
-          const retryNow = Effect.gen(function* () {
-            const now = new Date(yield* TestClock.currentTimeMillis)
-            yield* sql`UPDATE webhook_deliveries SET status = 'pending', attempts_allowed = attempt_count + 1,
-                         next_attempt_at = ${now} WHERE id = ${final!.id} AND status = 'failed'`
-            yield* sql`SELECT pg_notify('webhook_deliveries', 'retry')`
-          })
+          const retryNow = Effect.flatMap(WebhooksRepo, (repo) =>
+            repo.retryDelivery({ tenantId: t.tenantId, deliveryId: final!.id })
+          ).pipe(Effect.orDie)
           yield* retryNow
           yield* received(r, 5)
           const [retried] = yield* eventually(

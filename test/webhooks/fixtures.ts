@@ -167,7 +167,7 @@ export const deleteWebhookAsTheApiDoes = (webhookId: string) =>
     sql.withTransaction(
       Effect.zipRight(
         sql`UPDATE webhooks SET active = false, deleted_at = now() WHERE id = ${webhookId}`,
-        sql`UPDATE webhook_deliveries SET status = 'webhook_deleted', locked_by = NULL, lease_until = NULL
+        sql`UPDATE webhook_deliveries SET status = 'webhook_deleted'
             WHERE webhook_id = ${webhookId} AND status IN ('pending', 'delivering')`
       )
     )

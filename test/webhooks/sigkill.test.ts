@@ -78,8 +78,11 @@ describe("a worker killed mid-delivery", () => {
           const first = yield* startWorker(databaseUrl, r.ca, dataDir)
           yield* newMatchingTenders(1)
           yield* Effect.promise(() => r.waitFor(1, 60_000))
+          // The delivery is in flight: its job is held under a lease by the first worker.
           const [claimed] = yield* sql<{ status: string; locked_by: string | null; lease_until: Date }>`
-            SELECT status, locked_by, lease_until FROM webhook_deliveries WHERE webhook_id = ${webhook.id}`
+            SELECT d.status, j.locked_by, j.lease_until FROM webhook_deliveries d
+            JOIN jobs j ON j.kind = 'webhook.deliver' AND j.payload ->> 'deliveryId' = d.id::text
+            WHERE d.webhook_id = ${webhook.id}`
           expect(claimed!.status).toBe("delivering")
           expect(claimed!.locked_by).not.toBeNull()
           yield* killed(first)

@@ -1,6 +1,19 @@
 import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
-import { Cause, Clock, Duration, Effect, Layer, Option, Queue, Ref, Schedule, Schema, Stream } from "effect"
+import {
+  Cause,
+  Clock,
+  Duration,
+  Effect,
+  Layer,
+  Option,
+  Queue,
+  Ref,
+  Schedule,
+  Schema,
+  Stream,
+  SubscriptionRef
+} from "effect"
 import type { JobKind } from "./JobKind.js"
 import { type Job, JobQueue } from "./JobQueue.js"
 
@@ -54,10 +67,11 @@ export interface RunnerOptions {
   readonly concurrency: number
   /** Jobs of one group (`groupKey`) run at once by this runner; unbounded when unset. */
   readonly perGroup?: number
-  /** How long a claim is held without a heartbeat: longer than a job can take, or set `heartbeat`. */
+  /**
+   * How long a claim is held without a heartbeat: the heartbeat renews it every third of it while the
+   * job runs, so it runs out only when the worker stopped (then the reaper hands the job on).
+   */
   readonly lease: Duration.DurationInput
-  /** Renew the lease every third of it while a job runs (long renders). */
-  readonly heartbeat?: boolean
   /** Finish the jobs in hand before the runner stops (SIGTERM) instead of leaving them to the reaper. */
   readonly finishOnShutdown?: boolean
   /** The safety net when no NOTIFY arrives; a retry that falls due is woken by its own timer. */
@@ -96,11 +110,17 @@ export const makeJobRunner = <R>(handlers: ReadonlyArray<JobHandler<R>>, options
     const pollEvery = Duration.decode(options.pollEvery)
 
     /** Jobs in flight per group ("" for jobs without one). */
-    const inFlight = yield* Ref.make(new Map<string, number>())
+    const inFlight = yield* SubscriptionRef.make(new Map<string, number>())
     const total = (m: ReadonlyMap<string, number>) => [...m.values()].reduce((a, b) => a + b, 0)
     const wake = yield* Queue.sliding<void>(1)
     /** When the pump last looked for due jobs: anything due by then was claimable or bounded. */
     const lastClaimAt = yield* Ref.make(0)
+
+    /** Completes once no job is in flight. */
+    const idle = inFlight.changes.pipe(
+      Stream.takeUntil((m) => total(m) === 0),
+      Stream.runDrain
+    )
 
     const adjust = (group: string, by: number) =>
       Ref.update(inFlight, (m) => {
@@ -136,17 +156,15 @@ export const makeJobRunner = <R>(handlers: ReadonlyArray<JobHandler<R>>, options
         job.attempts > handler.kind.maxAttempts
           ? bury(handler, job, job.lastError ?? "attempts used up")
           : handler.run(job).pipe(
-              options.heartbeat
-                ? Effect.raceFirst(
-                    queue.extend(job, lease).pipe(Effect.delay(Duration.times(lease, 1 / 3)), Effect.forever)
-                  )
-                : (run) => run,
+              // The heartbeat: a long job keeps its claim; a dead worker stops renewing it.
+              Effect.raceFirst(
+                queue.extend(job, lease).pipe(Effect.delay(Duration.times(lease, 1 / 3)), Effect.forever)
+              ),
               Effect.flatMap((result) => (result === "settled" ? Effect.void : queue.complete(job))),
               Effect.catchAllCause((cause) => fail(handler, job, cause))
             )
       return work.pipe(
         Effect.catchAllCause((cause) => Effect.logError(`Job ${job.kind} #${job.id}: settling failed`, cause)),
-        options.finishOnShutdown ? Effect.uninterruptible : (run) => run,
         Effect.ensuring(Effect.zipRight(adjust(job.groupKey ?? "", -1), Queue.offer(wake, undefined)))
       )
     }
@@ -171,7 +189,10 @@ export const makeJobRunner = <R>(handlers: ReadonlyArray<JobHandler<R>>, options
           })
           for (const job of claimed.jobs) {
             yield* adjust(job.groupKey ?? "", 1)
-            yield* Effect.forkIn(runOne({ ...job, workerId }), scope)
+            // Interruptible inside (a job's own races and timeouts need it); on shutdown a job is either
+            // interrupted with the runner or, with `finishOnShutdown`, awaited (see `idle` below).
+            const run = Effect.interruptible(runOne({ ...job, workerId }))
+            yield* options.finishOnShutdown ? Effect.forkDaemon(run) : Effect.forkIn(run, scope)
           }
           // Claim again only when the scan may have stopped short of due jobs.
           return claimed.jobs.length > 0 && (claimed.more || claimed.jobs.length === room)
@@ -222,6 +243,9 @@ export const makeJobRunner = <R>(handlers: ReadonlyArray<JobHandler<R>>, options
 
     const start = Effect.gen(function* () {
       if (kinds.length === 0) return
+      // Registered first, so it runs last: once the loops below are stopped (no new claim), shutdown
+      // waits for the jobs in hand to finish and be recorded instead of leaving them to the reaper.
+      if (options.finishOnShutdown) yield* Effect.addFinalizer(() => idle)
       yield* queue.wakeups(kinds).pipe(
         Stream.runForEach(() => Queue.offer(wake, undefined)),
         Effect.forkIn(scope)
