@@ -3,7 +3,7 @@ import { Clock, Config, Duration, Effect, Layer, Option, Redacted } from "effect
 import { TENDER_MATCHED } from "../domain/webhooks/DeliverySchedule.js"
 import { signDelivery } from "../domain/webhooks/Signature.js"
 import type { JobQueue } from "../infra/queue/JobQueue.js"
-import { handle, JobRunnerLive } from "../infra/queue/JobRunner.js"
+import { handlePrepared, JobRunnerLive } from "../infra/queue/JobRunner.js"
 import { type AttemptResult, Deliveries, DeliveriesLive, DeliverWebhook } from "../infra/webhooks/Deliveries.js"
 import { SecretBox, SecretBoxLive } from "../infra/webhooks/SecretBox.js"
 import { WebhookTransport } from "../infra/webhooks/WebhookTransport.js"
@@ -38,12 +38,21 @@ export const deliveryHeaders = (deliveryId: string, secret: string, timestampSec
  * settlement (retried on the delivery's own schedule). A delivery that ended meanwhile (its webhook
  * deleted) is not sent.
  */
-export const deliverWebhookJob = handle(
-  DeliverWebhook,
-  ({ deliveryId }, job) =>
+export const deliverWebhookJob = handlePrepared(DeliverWebhook, {
+  // The deliveries of one claim are started (marked `delivering` and loaded) in one statement.
+  prepare: (jobs) =>
+    Effect.flatMap(Deliveries, (deliveries) =>
+      Effect.map(
+        deliveries.start(jobs.map((job) => job.payload.deliveryId)),
+        (started) => new Map(jobs.map((job) => [job.id, Option.fromNullable(started.get(job.payload.deliveryId))]))
+      )
+    ),
+  run: ({ deliveryId }, job, prepared) =>
     Effect.gen(function* () {
       const deliveries = yield* Deliveries
-      const started = yield* deliveries.start(deliveryId)
+      const started = Option.isSome(prepared)
+        ? prepared.value
+        : Option.fromNullable((yield* deliveries.start([deliveryId])).get(deliveryId))
       if (Option.isNone(started)) return "completed" as const
       const delivery = started.value
       const startedAt = yield* Clock.currentTimeMillis
@@ -87,8 +96,8 @@ export const deliverWebhookJob = handle(
       }
       return "settled" as const
     }),
-  ({ deliveryId }) => Effect.flatMap(Deliveries, (deliveries) => deliveries.recordDead(deliveryId))
-)
+  onDead: ({ deliveryId }) => Effect.flatMap(Deliveries, (deliveries) => deliveries.recordDead(deliveryId))
+})
 
 /**
  * The webhook runner of a worker, on the one queue: at most `maxInFlight` attempts in flight in all

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit } from "effect"
+import { Effect, Exit, Option } from "effect"
 import type { Job } from "../../src/infra/queue/JobQueue.js"
 import { ScoringService } from "../../src/infra/scoring/ScoringService.js"
 import { jobHandlers } from "../../src/workers/handlers.js"
@@ -20,7 +20,7 @@ const run = (kind: string, payload: unknown) =>
   Effect.gen(function* () {
     const calls: Array<unknown> = []
     const handler = jobHandlers.find((h) => h.kind.name === kind)!
-    const exit = yield* handler.run(job(kind, payload)).pipe(
+    const exit = yield* handler.run(job(kind, payload), Option.none()).pipe(
       Effect.provide(
         ScoringService.Test({
           scoreTenders: (tenderIds, options) =>

@@ -26,7 +26,12 @@ export type RunResult = "completed" | "settled"
 /** How a consumer works on one kind: its run, and what its dead letter undoes (a report's hold). */
 export interface JobHandler<R> {
   readonly kind: JobKind<unknown, unknown>
-  readonly run: (job: Job) => Effect.Effect<RunResult, unknown, R>
+  readonly run: (job: Job, prepared: Option.Option<unknown>) => Effect.Effect<RunResult, unknown, R>
+  /**
+   * Loads what the runs of one claim need in one round trip (by job id), instead of one query per
+   * job; a job it leaves out runs unprepared.
+   */
+  readonly prepare: Option.Option<(jobs: ReadonlyArray<Job>) => Effect.Effect<ReadonlyMap<string, unknown>, unknown, R>>
   /** Runs in the transaction that dead-letters the job. */
   readonly onDead: (job: Job, error: string) => Effect.Effect<void, unknown, R>
 }
@@ -37,16 +42,39 @@ export const handle = <A, I, R = never, R2 = never>(
   /** Returns `"settled"` when it settled the job itself; anything else completes it. */
   run: (payload: A, job: Job<A>) => Effect.Effect<unknown, unknown, R>,
   onDead?: (payload: A, job: Job<A>, error: string) => Effect.Effect<void, unknown, R2>
-): JobHandler<R | R2> => {
+): JobHandler<R | R2> => handlePrepared(kind, { run: (payload, job) => run(payload, job), onDead })
+
+/** A handler whose runs share one preparation per claim (`prepare`), handed to each run when it has one. */
+export const handlePrepared = <A, I, P, R = never, R2 = never, R3 = never>(
+  kind: JobKind<A, I>,
+  options: {
+    readonly prepare?: (jobs: ReadonlyArray<Job<A>>) => Effect.Effect<ReadonlyMap<string, P>, unknown, R3>
+    readonly run: (payload: A, job: Job<A>, prepared: Option.Option<P>) => Effect.Effect<unknown, unknown, R>
+    readonly onDead?: ((payload: A, job: Job<A>, error: string) => Effect.Effect<void, unknown, R2>) | undefined
+  }
+): JobHandler<R | R2 | R3> => {
   const decode = Schema.decodeUnknown(kind.payload)
+  const { prepare, run, onDead } = options
   return {
     kind: kind as JobKind<unknown, unknown>,
-    run: (job) =>
+    run: (job, prepared) =>
       decode(job.payload).pipe(
         Effect.mapError((error) => new UndecodablePayload({ message: String(error) })),
-        Effect.flatMap((payload) => run(payload, { ...job, payload })),
+        Effect.flatMap((payload) => run(payload, { ...job, payload }, prepared as Option.Option<P>)),
         Effect.map((result): RunResult => (result === "settled" ? "settled" : "completed"))
       ),
+    prepare: Option.map(
+      Option.fromNullable(prepare),
+      (prepare) => (jobs: ReadonlyArray<Job>) =>
+        Effect.flatMap(
+          Effect.forEach(jobs, (job) =>
+            Effect.map(Effect.option(decode(job.payload)), (payload) =>
+              Option.map(payload, (payload): Job<A> => ({ ...job, payload }))
+            )
+          ),
+          (decoded) => prepare(decoded.flatMap((job) => (Option.isSome(job) ? [job.value] : [])))
+        )
+    ),
     onDead: (job, error) =>
       onDead === undefined
         ? Effect.void
@@ -150,12 +178,12 @@ export const makeJobRunner = <R>(handlers: ReadonlyArray<JobHandler<R>>, options
         return outcome
       })
 
-    const runOne = (job: Job) => {
+    const runOne = (job: Job, prepared: Option.Option<unknown> = Option.none()) => {
       const handler = byKind.get(job.kind)!
       const work =
         job.attempts > handler.kind.maxAttempts
           ? bury(handler, job, job.lastError ?? "attempts used up")
-          : handler.run(job).pipe(
+          : handler.run(job, prepared).pipe(
               // The heartbeat: a long job keeps its claim; a dead worker stops renewing it.
               Effect.raceFirst(
                 queue.extend(job, lease).pipe(Effect.delay(Duration.times(lease, 1 / 3)), Effect.forever)
@@ -170,6 +198,26 @@ export const makeJobRunner = <R>(handlers: ReadonlyArray<JobHandler<R>>, options
     }
 
     const settle = Effect.yieldNow().pipe(Effect.repeatN(BATCH_YIELDS))
+
+    /** Each kind's preparation of its jobs of one claim; a failed one leaves its runs unprepared. */
+    const prepareAll = (jobs: ReadonlyArray<Job>) =>
+      Effect.gen(function* () {
+        const prepared = new Map<string, unknown>()
+        for (const handler of handlers) {
+          if (Option.isNone(handler.prepare)) continue
+          const own = jobs.filter((job) => job.kind === handler.kind.name)
+          if (own.length === 0) continue
+          const done = yield* handler.prepare
+            .value(own)
+            .pipe(
+              Effect.catchAllCause((cause) =>
+                Effect.as(Effect.logWarning(`${options.name} runner: preparing a claim failed`, cause), new Map())
+              )
+            )
+          for (const [id, value] of done) prepared.set(id, value)
+        }
+        return prepared
+      })
 
     /** Claims while there is room and something due; each job runs in its own fiber. */
     const pump: Effect.Effect<void, never, R> = Effect.gen(function* () {
@@ -187,11 +235,12 @@ export const makeJobRunner = <R>(handlers: ReadonlyArray<JobHandler<R>>, options
             lease,
             ...(options.perGroup === undefined ? {} : { perGroup: options.perGroup, inFlight: current })
           })
+          const prepared = yield* prepareAll(claimed.jobs.map((job) => ({ ...job, workerId })))
           for (const job of claimed.jobs) {
             yield* adjust(job.groupKey ?? "", 1)
             // Interruptible inside (a job's own races and timeouts need it); on shutdown a job is either
             // interrupted with the runner or, with `finishOnShutdown`, awaited (see `idle` below).
-            const run = Effect.interruptible(runOne({ ...job, workerId }))
+            const run = Effect.interruptible(runOne({ ...job, workerId }, Option.fromNullable(prepared.get(job.id))))
             yield* options.finishOnShutdown ? Effect.forkDaemon(run) : Effect.forkIn(run, scope)
           }
           // Claim again only when the scan may have stopped short of due jobs.

@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Context, Duration, Effect, Layer, Option, Schema } from "effect"
+import { Context, Duration, Effect, Layer, Schema } from "effect"
 import type { TenderMatch } from "../../domain/scoring/MatchEvent.js"
 import {
   AUTOMATIC_ATTEMPTS,
@@ -77,8 +77,11 @@ export class Deliveries extends Context.Tag("Deliveries")<
   {
     /** The tender.matched events of new matches and their deliveries, in the caller's transaction. */
     readonly recordMatches: (matches: ReadonlyArray<TenderMatch>) => Effect.Effect<number>
-    /** Marks the delivery `delivering` and returns it, unless it ended meanwhile (or its webhook did). */
-    readonly start: (deliveryId: string) => Effect.Effect<Option.Option<StartedDelivery>>
+    /**
+     * Marks these deliveries `delivering` and returns them by id, in one statement for a claim; a
+     * delivery that ended meanwhile (or whose webhook did) is not among them.
+     */
+    readonly start: (deliveryIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyMap<string, StartedDelivery>>
     /**
      * Records the attempt (started at `startedAt`, finished now), its outcome and the job's
      * settlement in one statement; after the 4th automatic failure, queues the failure e-mail to the
@@ -140,10 +143,10 @@ export const DeliveriesLive = Layer.effect(
         return rows[0]?.events ?? 0
       }).pipe(Effect.orDie)
 
-    const start = (deliveryId: string) =>
+    const start = (deliveryIds: ReadonlyArray<string>) =>
       Effect.gen(function* () {
         const now = yield* clockNow
-        const [row] = yield* sql<{
+        const rows = yield* sql<{
           id: string
           tenant_id: string
           webhook_id: string
@@ -155,21 +158,24 @@ export const DeliveriesLive = Layer.effect(
         }>`
           UPDATE webhook_deliveries d SET status = 'delivering', updated_at = ${now}
           FROM webhooks w
-          WHERE d.id = ${deliveryId} AND d.status IN ('pending', 'delivering') AND w.id = d.webhook_id AND w.active
+          WHERE d.id = ANY(${deliveryIds}::uuid[]) AND d.status IN ('pending', 'delivering') AND w.id = d.webhook_id
+            AND w.active
           RETURNING d.id, d.tenant_id, d.webhook_id, w.url, w.secret_ciphertext, d.body, d.attempt_count,
                     d.attempts_allowed`
-        return Option.map(
-          Option.fromNullable(row),
-          (r): StartedDelivery => ({
-            id: r.id,
-            tenantId: r.tenant_id,
-            webhookId: r.webhook_id,
-            url: r.url,
-            secretCiphertext: r.secret_ciphertext,
-            body: r.body,
-            attemptNo: r.attempt_count + 1,
-            attemptsAllowed: r.attempts_allowed
-          })
+        return new Map(
+          rows.map((r): [string, StartedDelivery] => [
+            r.id,
+            {
+              id: r.id,
+              tenantId: r.tenant_id,
+              webhookId: r.webhook_id,
+              url: r.url,
+              secretCiphertext: r.secret_ciphertext,
+              body: r.body,
+              attemptNo: r.attempt_count + 1,
+              attemptsAllowed: r.attempts_allowed
+            }
+          ])
         )
       }).pipe(Effect.orDie)
 
