@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { FastCheck as fc } from "effect"
-import { bestCpvMatch, codeMatch, significantDigits } from "../../src/domain/scoring/CpvMatch.js"
+import { bestCpvMatch, codeMatch, INSIDE, significantDigits } from "../../src/domain/scoring/CpvMatch.js"
 import { historicalScore } from "../../src/domain/scoring/Historical.js"
 import {
   type CompanyInput,
@@ -97,9 +97,28 @@ describe("cpv factor", () => {
   })
 
   it("tells whether the main or an additional code matched", () => {
-    expect(bestCpvMatch("45233142-6", ["71320000-7"], ["45000000-7"])).toEqual({ score: 1, cpvType: "primary" })
-    expect(bestCpvMatch("45233142-6", ["71320000-7"], ["71300000-1"])).toEqual({ score: 0.9, cpvType: "additional" })
-    expect(bestCpvMatch("45233142-6", [], ["30200000-1"])).toEqual({ score: 0, cpvType: "none" })
+    // With the pair that gave the score: its evidence (the reason names it).
+    expect(bestCpvMatch("45233142-6", ["71320000-7"], ["45000000-7"])).toEqual({
+      score: 1,
+      cpvType: "primary",
+      tenderCode: "45233142-6",
+      profileCode: "45000000-7",
+      depth: INSIDE
+    })
+    expect(bestCpvMatch("45233142-6", ["71320000-7"], ["71300000-1"])).toEqual({
+      score: 0.9,
+      cpvType: "additional",
+      tenderCode: "71320000-7",
+      profileCode: "71300000-1",
+      depth: INSIDE
+    })
+    expect(bestCpvMatch("45233142-6", [], ["30200000-1"])).toEqual({
+      score: 0,
+      cpvType: "none",
+      tenderCode: null,
+      profileCode: null,
+      depth: 0
+    })
   })
 })
 

@@ -23,51 +23,98 @@ export const significantDigits = (code: string): string => {
 const SHARED_DEPTH_SCORE: Record<number, number> = { 2: 0.3, 3: 0.55, 4: 0.75 }
 const DEEPER_SHARED_SCORE = 0.85
 
+/** The depth at which a tender code lies inside the watched code's subtree (see meetingDepth). */
+export const INSIDE = -1
+
+/**
+ * Where a tender code meets a watched code in the CPV tree: INSIDE when the tender code lies in the
+ * watched code's subtree, else the number of leading significant digits they share (below 2: none).
+ * The one comparison of two codes: its depth gives both the score (depthScore) and the reason's words.
+ */
+export const meetingDepth = (tenderCode: string, watchedCode: string): number => {
+  const tender = digitsOf(tenderCode)
+  const watched = significantDigits(watchedCode)
+  if (tender.startsWith(watched)) return INSIDE
+  const limit = Math.min(significantDigits(tenderCode).length, watched.length)
+  let shared = 0
+  while (shared < limit && tender[shared] === watched[shared]) shared++
+  return shared
+}
+
+/** Score of a meeting depth: 1 inside; by the depth of the common ancestor otherwise. */
+const depthScore = (depth: number): number =>
+  depth === INSIDE ? 1 : depth < 2 ? 0 : (SHARED_DEPTH_SCORE[depth] ?? DEEPER_SHARED_SCORE)
+
 /**
  * How well a tender code matches a watched code, 0-1: 1 when the tender code lies inside the
  * watched code's subtree; otherwise by the depth of their common ancestor (division 0.3, group
  * 0.55, class 0.75, finer 0.85); 0 for different divisions.
  */
-export const codeMatch = (tenderCode: string, watchedCode: string): number => {
-  const tender = digitsOf(tenderCode)
-  const watched = significantDigits(watchedCode)
-  if (tender.startsWith(watched)) return 1
-  const limit = Math.min(significantDigits(tenderCode).length, watched.length)
-  let shared = 0
-  while (shared < limit && tender[shared] === watched[shared]) shared++
-  if (shared < 2) return 0
-  return SHARED_DEPTH_SCORE[shared] ?? DEEPER_SHARED_SCORE
-}
+export const codeMatch = (tenderCode: string, watchedCode: string): number =>
+  depthScore(meetingDepth(tenderCode, watchedCode))
 
 /** An additional code describes a side of the tender; its match counts for a little less. */
 export const ADDITIONAL_CODE_FACTOR = 0.9
 
 export type CpvType = "primary" | "additional" | "none"
 
+/**
+ * The CPV factor and its evidence: which tender code (as written) met which profile code at which
+ * depth. Recorded as the best match is found, so the reason names the pair that gave the score.
+ */
 export interface CpvMatch {
   readonly score: number
   readonly cpvType: CpvType
+  /** null when no code of the tender is near a profile code (score 0). */
+  readonly tenderCode: string | null
+  readonly profileCode: string | null
+  /** meetingDepth of the two codes; 0 when nothing matched. */
+  readonly depth: number
 }
 
-/** Best match of the tender's codes (main first) against the profile's codes; ties go to the main code. */
+/**
+ * Best match of the tender's codes (main first) against the profile's codes; ties go to the main
+ * code, then to the profile code listed first (PreparedCompany.profileCodes lists watched codes first).
+ */
 export const bestCpvMatch = (
   mainCpv: string,
   additionalCpvs: ReadonlyArray<string>,
   profileCodes: ReadonlyArray<string>
 ): CpvMatch => {
-  let best: CpvMatch = { score: 0, cpvType: "none" }
-  for (const watched of profileCodes) {
-    const score = codeMatch(mainCpv, watched)
-    if (score > best.score) best = { score, cpvType: "primary" }
-  }
-  for (const code of additionalCpvs) {
+  let score = 0
+  let cpvType: CpvType = "none"
+  let tenderCode: string | null = null
+  let profileCode: string | null = null
+  let depth = 0
+  // Index 0 is the main code, then the additional ones; no array built per pair.
+  for (let i = 0; i <= additionalCpvs.length; i++) {
+    const code = i === 0 ? mainCpv : additionalCpvs[i - 1]!
     for (const watched of profileCodes) {
-      const score = codeMatch(code, watched) * ADDITIONAL_CODE_FACTOR
-      if (score > best.score) best = { score, cpvType: "additional" }
+      const meeting = meetingDepth(code, watched)
+      const codeScore = i === 0 ? depthScore(meeting) : depthScore(meeting) * ADDITIONAL_CODE_FACTOR
+      if (codeScore > score) {
+        score = codeScore
+        cpvType = i === 0 ? "primary" : "additional"
+        tenderCode = code
+        profileCode = watched
+        depth = meeting
+      }
     }
   }
-  return best
+  return { score, cpvType, tenderCode, profileCode, depth }
 }
+
+/**
+ * The CPV node where a tender code and a profile code meet at `depth` (meetingDepth): the profile
+ * code's significant digits when the tender code lies inside it, else the leading digits they share.
+ */
+export const meetingNode = (tenderCode: string, profileCode: string, depth: number): string =>
+  depth === INSIDE ? significantDigits(profileCode) : digitsOf(tenderCode).slice(0, depth)
+
+/** CPV levels by their number of significant digits: 2 division, 3 group, 4 class, 5 category, finer 6+. */
+export type CpvLevel = "division" | "group" | "class" | "category" | "subcategory"
+const CPV_LEVELS: Record<number, CpvLevel> = { 2: "division", 3: "group", 4: "class", 5: "category" }
+export const cpvLevelOf = (significant: string): CpvLevel => CPV_LEVELS[significant.length] ?? "subcategory"
 
 /** True when the tender code lies inside the watched code's subtree (a watchlist's CPV filter). */
 export const withinCode = (tenderCode: string, watchedCode: string): boolean =>

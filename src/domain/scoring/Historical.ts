@@ -9,29 +9,50 @@ export const HISTORY_VALUE_WEIGHT = 0.2
 /** Past awards of a third or three times the value still count half-similar (log width ln 3). */
 const VALUE_LOG_WIDTH = Math.log(3)
 
+/** The CPV class (first 4 digits) of a code: what the historical factor compares, and its reason names. */
+export const cpvClassOf = (code: string): string => digitsOf(code).slice(0, 4)
+
+const SAME_CLASS = 1
+
 /** Same class 1, same group 0.6, same division 0.3. */
 const cpvClassSimilarity = (tenderCpv: string, awardCpv: string): number => {
   const a = digitsOf(tenderCpv)
   const b = digitsOf(awardCpv)
-  if (a.slice(0, 4) === b.slice(0, 4)) return 1
+  if (cpvClassOf(a) === cpvClassOf(b)) return SAME_CLASS
   if (a.slice(0, 3) === b.slice(0, 3)) return 0.6
   if (a.slice(0, 2) === b.slice(0, 2)) return 0.3
   return 0
 }
 
+/** The historical factor's evidence: how many past awards came from the tender's authority, and lie in its CPV class. */
+export interface AwardCounts {
+  fromAuthority: number
+  inClass: number
+}
+
 /**
  * Historical factor, 0-1, from the company's past awards: same authority, same CPV class, similar
- * value (each the best over the awards). Neutral (0.5) when the company has no history.
+ * value (each the best over the awards). Neutral (0.5) when the company has no history. Counts the
+ * awards from the same authority and in the same class in `counts` when given.
  */
-export const historicalScore = (tender: TenderInput, history: ReadonlyArray<AwardInput>): number => {
+export const historicalScore = (
+  tender: TenderInput,
+  history: ReadonlyArray<AwardInput>,
+  counts?: AwardCounts
+): number => {
   if (history.length === 0) return NEUTRAL
   let authority = 0
   let cpv = 0
   let value = tender.valueRon === null ? NEUTRAL : 0
   let comparedValues = false
   for (const award of history) {
-    if (award.authorityId === tender.authorityId) authority = 1
-    cpv = Math.max(cpv, cpvClassSimilarity(tender.mainCpv, award.mainCpv))
+    if (award.authorityId === tender.authorityId) {
+      authority = 1
+      if (counts !== undefined) counts.fromAuthority++
+    }
+    const similarity = cpvClassSimilarity(tender.mainCpv, award.mainCpv)
+    if (counts !== undefined && similarity === SAME_CLASS) counts.inClass++
+    cpv = Math.max(cpv, similarity)
     if (tender.valueRon !== null && award.valueRon !== null) {
       comparedValues = true
       value = Math.max(

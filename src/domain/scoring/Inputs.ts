@@ -114,13 +114,36 @@ export interface PreparedCompany {
   readonly descriptionTerms: ReadonlySet<string>
   readonly keywordTerms: ReadonlySet<string>
   readonly awardTerms: ReadonlySet<string>
-  /** Watchlist codes and the main codes of past awards. */
+  /**
+   * Watchlist codes, then the main codes of past awards not watched (8 digits, each once, in the
+   * order first named): the CPV factor gives a tie to the code listed first, so to a watched one.
+   */
   readonly profileCodes: ReadonlyArray<string>
+  /** Where each profile code comes from, for the reasons. */
+  readonly profileCodeOrigins: ReadonlyMap<string, ProfileCodeOrigin>
   /** Union of the watchlists' value bounds (RON); null when no watchlist sets that side. */
   readonly minValue: number | null
   readonly maxValue: number | null
   readonly authorityIds: ReadonlySet<string>
   readonly hasText: boolean
+}
+
+/** A profile code as the company wrote it, and whether a watchlist names it (else only a won award does). */
+export interface ProfileCodeOrigin {
+  readonly written: string
+  readonly watched: boolean
+}
+
+/** Profile codes by their 8 digits: watched codes first, then won ones; the last spelling of each. */
+const profileCodeOriginsOf = (company: CompanyInput): Map<string, ProfileCodeOrigin> => {
+  const origins = new Map<string, ProfileCodeOrigin>()
+  for (const watchlist of company.watchlists)
+    for (const code of watchlist.cpvCodes) origins.set(code.slice(0, 8), { written: code, watched: true })
+  for (const award of company.history) {
+    const digits = award.mainCpv.slice(0, 8)
+    if (origins.get(digits)?.watched !== true) origins.set(digits, { written: award.mainCpv, watched: false })
+  }
+  return origins
 }
 
 const phraseOf = (keyword: string): KeywordPhrase => ({ keyword, stems: stems(keyword) })
@@ -151,9 +174,7 @@ export const prepareCompany = (company: CompanyInput): PreparedCompany => {
   const queryTerms = new Set(queryWeights.keys())
   // Numbers (lot numbers, years, amounts) say nothing about a trade: they never draw candidates.
   const textTerms = new Set([...descriptionTerms, ...awardTitleCounts.keys()].filter((term) => !/^[0-9]+$/.test(term)))
-  const profileCodes = new Set<string>()
-  for (const { watchlist } of watchlists) for (const code of watchlist.cpvCodes) profileCodes.add(code.slice(0, 8))
-  for (const award of company.history) profileCodes.add(award.mainCpv.slice(0, 8))
+  const profileCodeOrigins = profileCodeOriginsOf(company)
   const mins = company.watchlists.flatMap((w) => (w.minValue === null ? [] : [w.minValue]))
   const maxs = company.watchlists.flatMap((w) => (w.maxValue === null ? [] : [w.maxValue]))
   return {
@@ -166,7 +187,8 @@ export const prepareCompany = (company: CompanyInput): PreparedCompany => {
     descriptionTerms,
     keywordTerms,
     awardTerms: new Set(awardTitleCounts.keys()),
-    profileCodes: [...profileCodes].sort(),
+    profileCodes: [...profileCodeOrigins.keys()],
+    profileCodeOrigins,
     minValue: mins.length > 0 ? Math.min(...mins) : null,
     maxValue: maxs.length > 0 ? Math.max(...maxs) : null,
     authorityIds: new Set(company.watchlists.flatMap((w) => (w.authorityId === null ? [] : [w.authorityId]))),

@@ -25,20 +25,39 @@ export const KEYWORD_RATE = 0.8
 const mayContain = (phrase: KeywordPhrase, tender: PreparedTender): boolean =>
   phrase.stems.every((stem) => tender.termFrequencies.has(stem))
 
-/** Weighted number of the phrases the tender contains. */
-export const keywordHits = (phrases: ReadonlyArray<KeywordPhrase>, tender: PreparedTender): number => {
+/** The keyword factor's evidence: the keywords the tender contains, by where it names them first. */
+export interface KeywordsFound {
+  readonly inTitle: Array<string>
+  /** Found in the description and not in the title. */
+  readonly inDescription: Array<string>
+}
+
+/** Weighted number of the phrases the tender contains; records each one in `found` when given. */
+export const keywordHits = (
+  phrases: ReadonlyArray<KeywordPhrase>,
+  tender: PreparedTender,
+  found?: KeywordsFound
+): number => {
   let hits = 0
   for (const phrase of phrases) {
     if (!mayContain(phrase, tender)) continue
-    if (containsPhrase(tender.titleStems, phrase.stems)) hits += TITLE_HIT
-    else if (containsPhrase(tender.descriptionStems, phrase.stems)) hits += DESCRIPTION_HIT
+    if (containsPhrase(tender.titleStems, phrase.stems)) {
+      hits += TITLE_HIT
+      found?.inTitle.push(phrase.keyword)
+    } else if (containsPhrase(tender.descriptionStems, phrase.stems)) {
+      hits += DESCRIPTION_HIT
+      found?.inDescription.push(phrase.keyword)
+    }
   }
   return hits
 }
 
 /** Keyword factor, 0-1: grows with every keyword found, never with how many are watched. */
-export const keywordScore = (phrases: ReadonlyArray<KeywordPhrase>, tender: PreparedTender): number =>
-  1 - Math.exp(-KEYWORD_RATE * keywordHits(phrases, tender))
+export const keywordScore = (
+  phrases: ReadonlyArray<KeywordPhrase>,
+  tender: PreparedTender,
+  found?: KeywordsFound
+): number => 1 - Math.exp(-KEYWORD_RATE * keywordHits(phrases, tender, found))
 
 export const matchesAnyPhrase = (phrases: ReadonlyArray<KeywordPhrase>, tender: PreparedTender): boolean =>
   phrases.some(

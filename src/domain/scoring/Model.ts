@@ -1,9 +1,9 @@
-import { bestCpvMatch, type CpvType } from "./CpvMatch.js"
-import { historicalScore } from "./Historical.js"
+import { bestCpvMatch, type CpvMatch, type CpvType } from "./CpvMatch.js"
+import { type AwardCounts, historicalScore } from "./Historical.js"
 import type { PreparedCompany, PreparedTender } from "./Inputs.js"
-import { keywordScore } from "./KeywordMatch.js"
-import { type CorpusStats, semanticScore } from "./Semantic.js"
-import { valueFitScore } from "./ValueFit.js"
+import { type KeywordsFound, keywordScore } from "./KeywordMatch.js"
+import { type CorpusStats, type SharedTerm, semanticScore } from "./Semantic.js"
+import { type ValuePlacement, valueFitScore } from "./ValueFit.js"
 import type { Verdict } from "./Verdict.js"
 
 /**
@@ -113,16 +113,46 @@ export const confidenceOf = (company: PreparedCompany, tender: PreparedTender): 
   return round(Math.max(CONFIDENCE_FLOOR, confidence), 2)
 }
 
-/** Scores one (company, tender) pair. Pure: the same inputs always give the same score. */
-export const scorePair = (company: PreparedCompany, tender: PreparedTender, corpus: CorpusStats): TenderScore => {
-  const cpv = bestCpvMatch(tender.tender.mainCpv, tender.tender.additionalCpvs, company.profileCodes)
+/**
+ * What each factor found while scoring a pair, recorded only when scorePair is given one
+ * (Evidence.explainScore): the reasons are phrased from it, so they say what the score counted.
+ */
+export interface FactorFindings {
+  readonly semantic: Array<SharedTerm>
+  readonly keyword: KeywordsFound
+  cpv: CpvMatch | null
+  readonly value_fit: { placement: ValuePlacement }
+  readonly historical: AwardCounts
+}
+
+export const emptyFindings = (): FactorFindings => ({
+  semantic: [],
+  keyword: { inTitle: [], inDescription: [] },
+  cpv: null,
+  value_fit: { placement: "no-range" },
+  historical: { fromAuthority: 0, inClass: 0 }
+})
+
+/**
+ * Scores one (company, tender) pair. Pure: the same inputs always give the same score. With
+ * `found`, each factor also records its evidence there (the scoring runs leave it out: no cost).
+ */
+export const scorePair = (
+  company: PreparedCompany,
+  tender: PreparedTender,
+  corpus: CorpusStats,
+  found?: FactorFindings
+): TenderScore => {
+  const t = tender.tender
+  const cpv = bestCpvMatch(t.mainCpv, t.additionalCpvs, company.profileCodes)
+  if (found !== undefined) found.cpv = cpv
   // Four decimals: what the API shows (stored as real, read back rounded to four).
   const factors = factorBreakdown({
-    semantic: fraction(semanticScore(company.queryTerms, tender, corpus, company.queryWeights)),
-    keyword: fraction(keywordScore(company.phrases, tender)),
+    semantic: fraction(semanticScore(company.queryTerms, tender, corpus, company.queryWeights, found?.semantic)),
+    keyword: fraction(keywordScore(company.phrases, tender, found?.keyword)),
     cpv: fraction(cpv.score),
-    value_fit: fraction(valueFitScore(tender.tender.valueRon, company.minValue, company.maxValue)),
-    historical: fraction(historicalScore(tender.tender, company.company.history)),
+    value_fit: fraction(valueFitScore(t.valueRon, company.minValue, company.maxValue, found?.value_fit)),
+    historical: fraction(historicalScore(t, company.company.history, found?.historical)),
     cpvType: cpv.cpvType
   })
   const sum =

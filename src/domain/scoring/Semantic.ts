@@ -49,20 +49,30 @@ export const termContribution = (term: string, tender: PreparedTender, stats: Co
   return (inverseDocumentFrequency(stats, term) * tf * (BM25_K1 + 1)) / (tf + BM25_K1 * lengthNorm)
 }
 
+/** The semantic factor's evidence: a query term the tender contains, and what it added to the BM25 sum. */
+export interface SharedTerm {
+  readonly term: string
+  readonly contribution: number
+}
+
 /**
  * BM25 of the company's query terms against the tender's text; each term counts with its query
- * weight when `weights` are given (see PreparedCompany.queryWeights), else 1.
+ * weight when `weights` are given (see PreparedCompany.queryWeights), else 1. Records each shared
+ * term with its contribution in `shared` when given.
  */
 export const bm25 = (
   queryTerms: ReadonlyArray<string>,
   tender: PreparedTender,
   stats: CorpusStats,
-  weights?: ReadonlyMap<string, number>
+  weights?: ReadonlyMap<string, number>,
+  shared?: Array<SharedTerm>
 ): number => {
   let sum = 0
   for (const term of queryTerms) {
     if (!tender.termFrequencies.has(term)) continue
-    sum += (weights?.get(term) ?? 1) * termContribution(term, tender, stats)
+    const contribution = (weights?.get(term) ?? 1) * termContribution(term, tender, stats)
+    sum += contribution
+    shared?.push({ term, contribution })
   }
   return sum
 }
@@ -72,8 +82,9 @@ export const semanticScore = (
   queryTerms: ReadonlyArray<string>,
   tender: PreparedTender,
   stats: CorpusStats,
-  weights?: ReadonlyMap<string, number>
-): number => 1 - Math.exp(-bm25(queryTerms, tender, stats, weights) / SEMANTIC_SCALE)
+  weights?: ReadonlyMap<string, number>,
+  shared?: Array<SharedTerm>
+): number => 1 - Math.exp(-bm25(queryTerms, tender, stats, weights, shared) / SEMANTIC_SCALE)
 
 /**
  * Words that too many tenders contain ("servicii", "lucrări", "furnizare": more than 30% of the

@@ -138,6 +138,21 @@ export const stems = (text: string): ReadonlyArray<string> =>
     .map(stem)
 
 /**
+ * A text's own spelling of each of its stems (first occurrence, lower case, diacritics kept): how a
+ * reason shows the words scoring matched by stem.
+ */
+export const spellingsOf = (text: string): ReadonlyMap<string, string> => {
+  const spellings = new Map<string, string>()
+  for (const raw of text.toLowerCase().split(/[^\p{L}\p{N}]+/u)) {
+    const folded = words(raw)
+    if (folded.length !== 1 || STOP_WORDS.has(folded[0]!)) continue
+    const term = stem(folded[0]!)
+    if (!spellings.has(term)) spellings.set(term, raw)
+  }
+  return spellings
+}
+
+/**
  * The candidate-index key of a word: its first MIN_STEM_LENGTH characters. Two words with the same
  * stem always share it, so an index on keys finds a superset of the stem matches.
  */

@@ -10,11 +10,29 @@ export const logRatioSimilarity = (ratio: number, logWidth: number): number => {
   return Math.exp(-(distance * distance) / (2 * logWidth * logWidth))
 }
 
-/** Value-fit factor, 0-1: 1 inside [min, max], decaying smoothly outside; neutral without data. */
-export const valueFitScore = (value: number | null, min: number | null, max: number | null): number => {
-  if (value === null || (min === null && max === null)) return NEUTRAL
+/** The value-fit factor's evidence: where the tender's value falls against the watched range. */
+export type ValuePlacement = "no-range" | "no-value" | "below" | "inside" | "above"
+
+/** Where a value falls against [min, max], as valueFitScore compares them (a value under 1 RON counts as 1). */
+export const valuePlacement = (value: number | null, min: number | null, max: number | null): ValuePlacement => {
+  if (min === null && max === null) return "no-range"
+  if (value === null) return "no-value"
   const safeValue = Math.max(value, 1)
-  if (min !== null && safeValue < min) return logRatioSimilarity(Math.max(min, 1) / safeValue, DECAY_LOG_WIDTH)
-  if (max !== null && safeValue > max) return logRatioSimilarity(safeValue / Math.max(max, 1), DECAY_LOG_WIDTH)
-  return 1
+  if (min !== null && safeValue < min) return "below"
+  if (max !== null && safeValue > max) return "above"
+  return "inside"
+}
+
+/** Value-fit factor, 0-1: 1 inside [min, max], decaying smoothly outside; neutral without data. */
+export const valueFitScore = (
+  value: number | null,
+  min: number | null,
+  max: number | null,
+  found?: { placement: ValuePlacement }
+): number => {
+  const placement = valuePlacement(value, min, max)
+  if (found !== undefined) found.placement = placement
+  if (placement === "below") return logRatioSimilarity(Math.max(min!, 1) / Math.max(value!, 1), DECAY_LOG_WIDTH)
+  if (placement === "above") return logRatioSimilarity(Math.max(value!, 1) / Math.max(max!, 1), DECAY_LOG_WIDTH)
+  return placement === "inside" ? 1 : NEUTRAL
 }

@@ -1,0 +1,164 @@
+import { type CpvLevel, type CpvMatch, cpvLevelOf, INSIDE, meetingNode } from "./CpvMatch.js"
+import { cpvClassOf } from "./Historical.js"
+import type { PreparedCompany, PreparedTender } from "./Inputs.js"
+import { emptyFindings, scorePair, type TenderScore } from "./Model.js"
+import type { CorpusStats, SharedTerm } from "./Semantic.js"
+import { spellingsOf } from "./Text.js"
+import type { ValuePlacement } from "./ValueFit.js"
+
+/**
+ * The evidence behind each factor of a pair's score: what the factors found while scoring it
+ * (Model.FactorFindings), with what a sentence needs to name it (the tender's spelling of a word,
+ * the company's spelling of a code, where a query term comes from). Reasons only phrase it.
+ */
+
+/** Where a query term comes from: the description first, then the watchlist keywords, else won award titles. */
+export type TermSource = "description" | "keywords" | "awardTitles"
+
+export interface SharedTermEvidence extends SharedTerm {
+  readonly source: TermSource
+  /** The tender's own spelling of the term. */
+  readonly spelling: string
+}
+
+export interface SemanticEvidence {
+  /** Terms of the company's query: none means nothing to compare. */
+  readonly queryTerms: number
+  /** The query terms the tender contains, the biggest contribution first (ties: alphabetical). */
+  readonly shared: ReadonlyArray<SharedTermEvidence>
+}
+
+export interface KeywordEvidence {
+  readonly watchedKeywords: number
+  readonly inTitle: ReadonlyArray<string>
+  /** Found in the description and not in the title. */
+  readonly inDescription: ReadonlyArray<string>
+}
+
+/** The tender code and the profile code that gave the CPV score, and the CPV node where they meet. */
+export interface CpvCodePair {
+  readonly tenderCode: string
+  readonly main: boolean
+  /** As written in the watchlist, or in the won award notice. */
+  readonly profileCode: string
+  readonly watched: boolean
+  /** The tender code lies inside the profile code (then the node is the profile code itself). */
+  readonly inside: boolean
+  readonly node: string
+  readonly level: CpvLevel
+  readonly score: number
+}
+
+export interface CpvEvidence {
+  readonly profileCodes: number
+  /** null when no code of the tender is near a profile code. */
+  readonly match: CpvCodePair | null
+}
+
+export interface ValueFitEvidence {
+  readonly placement: ValuePlacement
+  readonly value: number | null
+  readonly min: number | null
+  readonly max: number | null
+}
+
+export interface HistoricalEvidence {
+  readonly awards: number
+  readonly fiscalCodeKnown: boolean
+  readonly fromAuthority: number
+  readonly inClass: number
+  /** The tender's CPV class, the one `inClass` counts. */
+  readonly tenderClass: string
+}
+
+export interface PairEvidence {
+  readonly semantic: SemanticEvidence
+  readonly keyword: KeywordEvidence
+  readonly cpv: CpvEvidence
+  readonly value_fit: ValueFitEvidence
+  readonly historical: HistoricalEvidence
+}
+
+export interface ExplainedScore {
+  readonly score: TenderScore
+  readonly evidence: PairEvidence
+}
+
+const sourceOf = (company: PreparedCompany, term: string): TermSource =>
+  company.descriptionTerms.has(term) ? "description" : company.keywordTerms.has(term) ? "keywords" : "awardTitles"
+
+const semanticEvidence = (
+  company: PreparedCompany,
+  tender: PreparedTender,
+  shared: ReadonlyArray<SharedTerm>
+): SemanticEvidence => {
+  const t = tender.tender
+  // The tender's text as the semantic factor read it: title, description and CPV label.
+  const spellings =
+    shared.length === 0 ? new Map<string, string>() : spellingsOf(`${t.title} ${t.description} ${t.cpvLabel ?? ""}`)
+  return {
+    queryTerms: company.queryTerms.length,
+    shared: [...shared]
+      .sort((a, b) => b.contribution - a.contribution || (a.term < b.term ? -1 : 1))
+      .map(({ term, contribution }) => ({
+        term,
+        contribution,
+        source: sourceOf(company, term),
+        spelling: spellings.get(term) ?? term
+      }))
+  }
+}
+
+const cpvEvidence = (company: PreparedCompany, match: CpvMatch | null): CpvEvidence => {
+  const profileCodes = company.profileCodes.length
+  if (match === null || match.tenderCode === null || match.profileCode === null) return { profileCodes, match: null }
+  const origin = company.profileCodeOrigins.get(match.profileCode)!
+  const node = meetingNode(match.tenderCode, match.profileCode, match.depth)
+  return {
+    profileCodes,
+    match: {
+      tenderCode: match.tenderCode,
+      main: match.cpvType === "primary",
+      profileCode: origin.written,
+      watched: origin.watched,
+      inside: match.depth === INSIDE,
+      node,
+      level: cpvLevelOf(node),
+      score: match.score
+    }
+  }
+}
+
+/**
+ * Scores a pair and says why: the same scorePair as the scoring runs, asked to record what each
+ * factor found. Slower than scorePair (it allocates the evidence); meant for the pairs a user reads.
+ */
+export const explainScore = (company: PreparedCompany, tender: PreparedTender, corpus: CorpusStats): ExplainedScore => {
+  const found = emptyFindings()
+  const score = scorePair(company, tender, corpus, found)
+  return {
+    score,
+    evidence: {
+      semantic: semanticEvidence(company, tender, found.semantic),
+      keyword: {
+        watchedKeywords: company.phrases.length,
+        inTitle: found.keyword.inTitle,
+        inDescription: found.keyword.inDescription
+      },
+      cpv: cpvEvidence(company, found.cpv),
+      value_fit: {
+        placement: found.value_fit.placement,
+        value: tender.tender.valueRon,
+        min: company.minValue,
+        max: company.maxValue
+      },
+      historical: {
+        awards: company.company.history.length,
+        fiscalCodeKnown: company.company.fiscalCode != null,
+        fromAuthority: found.historical.fromAuthority,
+        inClass: found.historical.inClass,
+        tenderClass: cpvClassOf(tender.tender.mainCpv)
+      }
+    }
+  }
+}

@@ -1,0 +1,96 @@
+import type { CpvLevel } from "../CpvMatch.js"
+
+/**
+ * A sentence with named placeholders ("{which} lies in your watched {level} {digits}"), filled by
+ * `fill`. The type names its placeholders, so a call that forgets one does not compile; a test
+ * checks that every language's template has the same ones.
+ */
+export type Template<Names extends string = never> = string & { readonly placeholders?: Names }
+
+/** Two forms of a counted phrase: for 1 and for any other number. */
+export interface Counted<Names extends string> {
+  readonly one: Template<Names>
+  readonly other: Template<Names | "count">
+}
+
+/** Two forms of a phrase about a count: when it is 0 and when it is more. */
+export interface NoneOrSome<Names extends string> {
+  readonly none: Template<Names>
+  readonly some: Template<Names | "count">
+}
+
+/** Every word of the reasons in one language: data only, phrased by Reasons.ts. */
+export interface Phrasebook {
+  readonly separators: {
+    /** Between the items of a list ("marcaje, rutiere"). */
+    readonly list: string
+    /** Between the parts of one reason ("keywords found: …; in the description: …"). */
+    readonly clause: string
+  }
+  /** Written between the whole and the decimals of an amount ("1.2", "1,2"). */
+  readonly decimalMark: string
+  /** An amount in millions of RON; the bounds of a range are written in the range's own template. */
+  readonly millions: Template<"amount">
+  readonly cpvLevels: { readonly [level in CpvLevel]: string }
+  readonly cpv: {
+    readonly noCodes: Template
+    readonly noneNear: Template
+    readonly mainCode: Template<"code">
+    readonly additionalCode: Template<"code">
+    /** The tender code lies inside a watched code (`digits`, its significant digits). */
+    readonly inWatched: Template<"which" | "level" | "digits">
+    readonly inWon: Template<"which" | "level" | "digits">
+    /** The tender code shares the leading digits `shared` with a watched code. */
+    readonly sharesWatched: Template<"which" | "level" | "shared" | "code">
+    readonly sharesWon: Template<"which" | "level" | "shared" | "code">
+  }
+  readonly keyword: {
+    readonly none: Template
+    readonly notFound: Template
+    readonly found: Template<"list">
+    readonly alsoInDescription: Template<"list">
+    readonly onlyInDescription: Template<"list">
+  }
+  readonly value: {
+    readonly noRange: Template
+    /** Bounds in millions of RON. */
+    readonly range: Template<"min" | "max">
+    readonly minimum: Template<"min">
+    readonly maximum: Template<"max">
+    readonly noValue: Template<"range">
+    readonly below: Template<"amount" | "range">
+    readonly above: Template<"amount" | "range">
+    readonly inside: Template<"amount" | "range">
+  }
+  readonly historical: {
+    readonly noFiscalCode: Template
+    readonly noAwards: Template
+    readonly won: Template<"contracts" | "fromAuthority" | "inClass">
+    readonly contracts: Counted<never>
+    readonly fromAuthority: NoneOrSome<never>
+    readonly inClass: NoneOrSome<"class">
+  }
+  readonly semantic: {
+    readonly noProfile: Template
+    readonly noneShared: Template
+    readonly description: Template<"words">
+    readonly keywords: Template<"words">
+    readonly awardTitles: Template<"words">
+  }
+}
+
+const PLACEHOLDER = /\{(\w+)\}/g
+
+/** The names of a template's placeholders, in order. */
+export const placeholdersOf = (template: string): ReadonlyArray<string> =>
+  Array.from(template.matchAll(PLACEHOLDER), (match) => match[1]!)
+
+/** A template with its placeholders filled in; a placeholder without a value stays as written. */
+export const fill = <Names extends string>(
+  template: Template<Names>,
+  values: { readonly [name in Names]: string | number }
+): string =>
+  template.replace(PLACEHOLDER, (placeholder, name: string) => {
+    const value = (values as Readonly<Record<string, string | number>>)[name]
+    return value === undefined ? placeholder : String(value)
+  })

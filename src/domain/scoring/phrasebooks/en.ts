@@ -1,0 +1,57 @@
+import type { Phrasebook } from "./Phrasebook.js"
+
+/** The reasons in English: the key API's language (spec 2.3). */
+export const en: Phrasebook = {
+  separators: { list: ", ", clause: "; " },
+  decimalMark: ".",
+  millions: "{amount} M RON",
+  cpvLevels: {
+    division: "division",
+    group: "group",
+    class: "class",
+    category: "category",
+    subcategory: "subcategory"
+  },
+  cpv: {
+    noCodes: "no CPV codes to compare: no watchlist codes and no awards won",
+    noneNear: "no CPV code of this tender is near your watched codes or the codes of contracts you won",
+    mainCode: "main CPV {code}",
+    additionalCode: "additional CPV {code}",
+    inWatched: "{which} lies in your watched {level} {digits}",
+    inWon: "{which} lies in {level} {digits} of a contract you won",
+    sharesWatched: "{which} shares {level} {shared} with your watched code {code}",
+    sharesWon: "{which} shares {level} {shared} with a contract you won, in code {code}"
+  },
+  keyword: {
+    none: "no watchlist keywords to look for",
+    notFound: "none of your watchlist keywords occurs in the tender",
+    found: "keywords found: {list}",
+    alsoInDescription: "in the description: {list}",
+    onlyInDescription: "keywords found in the description: {list}"
+  },
+  value: {
+    noRange: "no value range in your watchlists",
+    range: "your range {min}-{max} M RON",
+    minimum: "your minimum {min} M RON",
+    maximum: "your maximum {max} M RON",
+    noValue: "the tender has no estimated value to compare with {range}",
+    below: "{amount} below {range}",
+    above: "{amount} above {range}",
+    inside: "{amount} inside {range}"
+  },
+  historical: {
+    noFiscalCode: "no fiscal code, so no award history to compare",
+    noAwards: "no award notice names your fiscal code as winner",
+    won: "won {contracts}: {fromAuthority}, {inClass}",
+    contracts: { one: "1 contract", other: "{count} contracts" },
+    fromAuthority: { none: "none from this authority", some: "{count} from this authority" },
+    inClass: { none: "none in class {class}", some: "{count} in class {class}" }
+  },
+  semantic: {
+    noProfile: "no description, keywords or won award titles to compare",
+    noneShared: "no word of your description, keywords or won award titles occurs in the tender",
+    description: "description shares: {words}",
+    keywords: "keywords share: {words}",
+    awardTitles: "won award titles share: {words}"
+  }
+}
