@@ -1,12 +1,15 @@
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { projectFile } from "../config/ProjectFiles.js"
 
 const MIGRATIONS_DIR = projectFile("migrations")
 // Any constant will do; it only has to be the same in every process.
 const MIGRATION_LOCK = 7_246_813
+
+const AppliedRow = Schema.Struct({ name: Schema.String })
+const decodeApplied = Schema.decodeUnknown(Schema.Array(AppliedRow))
 
 /**
  * Applies the SQL files of `migrations/` that this database has not seen, in name order, each
@@ -27,7 +30,10 @@ export const applyMigrations = <E, R>(loadReferenceData: Effect.Effect<unknown, 
         name text PRIMARY KEY,
         applied_at timestamptz NOT NULL DEFAULT now()
       )`
-        const done = new Set((yield* sql<{ name: string }>`SELECT name FROM schema_migrations`).map((r) => r.name))
+        const recorded = yield* sql`SELECT name FROM schema_migrations`.pipe(
+          Effect.flatMap((rows) => Effect.orDie(decodeApplied(rows)))
+        )
+        const done = new Set(recorded.map((r) => r.name))
         const applied: Array<string> = []
         for (const file of files) {
           if (done.has(file)) continue

@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient, SqlSchema } from "@effect/sql"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { MailRetrySchedule } from "../../domain/Retries.js"
 import { clockNow } from "../db/ClockNow.js"
@@ -56,26 +56,44 @@ export const EmailOutboxLive = Layer.effect(
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const queue = yield* JobQueue
+
+    const insertForTenant = SqlSchema.findAll({
+      Request: Schema.Struct({
+        tenantId: Schema.String,
+        subject: Schema.String,
+        bodyText: Schema.String,
+        now: Schema.DateFromSelf
+      }),
+      Result: Schema.Struct({ id: Schema.String }),
+      execute: (input) => sql`
+        INSERT INTO email_outbox (tenant_id, to_address, subject, body_text, created_at)
+        SELECT tenant_id, email, ${input.subject}, ${input.bodyText}, ${input.now}
+        FROM users WHERE tenant_id = ${input.tenantId}
+        ORDER BY email
+        RETURNING id::text`
+    })
+
+    const findPending = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: PendingRow,
+      execute: (emailId) =>
+        sql`SELECT to_address, subject, body_text FROM email_outbox WHERE id = ${emailId} AND status = 'pending'`
+    })
+
     return {
       enqueueForTenant: (tenantId, { subject, bodyText }) =>
         Effect.gen(function* () {
           const now = yield* clockNow
-          const rows = yield* sql<{ id: string }>`
-            INSERT INTO email_outbox (tenant_id, to_address, subject, body_text, created_at)
-            SELECT tenant_id, email, ${subject}, ${bodyText}, ${now}
-            FROM users WHERE tenant_id = ${tenantId}
-            ORDER BY email
-            RETURNING id::text`
+          const rows = yield* insertForTenant({ tenantId, subject, bodyText, now })
           return yield* queue.enqueueAll(
             SendEmail,
             rows.map((row) => ({ payload: { emailId: row.id } }))
           )
         }).pipe(Effect.orDie),
       pending: (emailId) =>
-        sql`SELECT to_address, subject, body_text FROM email_outbox WHERE id = ${emailId} AND status = 'pending'`.pipe(
-          Effect.flatMap(Schema.decodeUnknown(Schema.Array(PendingRow))),
-          Effect.map((rows) =>
-            Option.map(Option.fromNullable(rows[0]), (row) => ({
+        findPending(emailId).pipe(
+          Effect.map(
+            Option.map((row) => ({
               toAddress: row.to_address,
               subject: row.subject,
               bodyText: row.body_text

@@ -1,4 +1,4 @@
-import { SqlClient, type Statement } from "@effect/sql"
+import { SqlClient, SqlSchema, type Statement } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Context, Duration, Effect, Layer, Option, Schema, Stream } from "effect"
 import { delayAfterFailure } from "../../domain/Retries.js"
@@ -106,6 +106,29 @@ export class JobQueue extends Context.Tag("JobQueue")<
   }
 >() {}
 
+/**
+ * A claimed row. Decoded, though `claim` is on the webhook bench's path (`npm run bench -- webhooks`,
+ * one claim per batch of deliveries): a batch is at most the runner's room (128 deliveries in flight),
+ * small rows whose decoding costs about 0.1 ms a batch.
+ */
+const ClaimedRow = Schema.Struct({
+  id: Schema.String,
+  kind: Schema.String,
+  payload: Schema.Unknown,
+  attempts: Schema.Number,
+  max_attempts: Schema.Number,
+  group_key: Schema.NullOr(Schema.String),
+  last_error: Schema.NullOr(Schema.String),
+  /** How many candidates the claim scanned (the same on every row). */
+  scanned: Schema.Number
+})
+const decodeClaimed = Schema.decodeUnknown(Schema.Array(ClaimedRow))
+
+const IdRow = Schema.Struct({ id: Schema.String })
+
+/** The earliest `run_at` (an aggregate: always one row, null when nothing is queued). */
+const NextDueRow = Schema.Struct({ at: Schema.NullOr(Schema.DateFromSelf) })
+
 const after = (now: Date, duration: Duration.DurationInput) => new Date(now.getTime() + Duration.toMillis(duration))
 
 export const JobQueueLive = Layer.scoped(
@@ -129,16 +152,7 @@ export const JobQueueLive = Layer.scoped(
         // slow group never fills the scan and hides other groups' due jobs. Only the chosen rows are
         // locked (SKIP LOCKED, status checked again under the lock): a job another worker claims
         // meanwhile is skipped or fails the recheck, so it is never claimed twice.
-        const rows = yield* sql<{
-          id: string
-          kind: string
-          payload: unknown
-          attempts: number
-          max_attempts: number
-          group_key: string | null
-          last_error: string | null
-          scanned: number
-        }>`
+        const rows = yield* sql`
           WITH candidates AS (
             SELECT id, group_key, run_at FROM jobs
             WHERE status = 'queued' AND kind = ANY(${kinds}) AND run_at <= ${now}
@@ -163,7 +177,7 @@ export const JobQueueLive = Layer.scoped(
                  lease_until = ${after(now, lease)}, updated_at = ${now}
           FROM chosen WHERE j.id = chosen.id
           RETURNING j.id::text, j.kind, j.payload, j.attempts, j.max_attempts, j.group_key, j.last_error,
-                    (SELECT count(*)::int FROM candidates) AS scanned`
+                    (SELECT count(*)::int FROM candidates) AS scanned`.pipe(Effect.flatMap(decodeClaimed))
         const jobs = rows.map(
           (r): Job => ({
             id: r.id,
@@ -176,7 +190,7 @@ export const JobQueueLive = Layer.scoped(
             workerId
           })
         )
-        return { jobs, more: rows.length > 0 && Number(rows[0]?.scanned) >= limit * SCAN_FACTOR }
+        return { jobs, more: rows.length > 0 && rows[0]!.scanned >= limit * SCAN_FACTOR }
       }).pipe(Effect.orDie)
 
     const settlement = (job: Job, outcome: Settlement) =>
@@ -197,18 +211,46 @@ export const JobQueueLive = Layer.scoped(
         Effect.orDie
       )
 
+    const insertJob = SqlSchema.single({
+      Request: Schema.Struct({
+        kind: Schema.String,
+        /** The payload's JSON text. */
+        payload: Schema.String,
+        groupKey: Schema.NullOr(Schema.String),
+        runAt: Schema.DateFromSelf,
+        maxAttempts: Schema.Number,
+        now: Schema.DateFromSelf
+      }),
+      Result: IdRow,
+      execute: (job) => sql`
+        INSERT INTO jobs (kind, payload, group_key, run_at, max_attempts, created_at, updated_at)
+        VALUES (${job.kind}, ${job.payload}::jsonb, ${job.groupKey},
+                ${job.runAt}, ${job.maxAttempts}, ${job.now}, ${job.now})
+        RETURNING id::text`
+    })
+
+    const nextDue = SqlSchema.single({
+      Request: Schema.Array(Schema.String),
+      Result: NextDueRow,
+      execute: (kinds) => sql`
+        SELECT min(run_at) AS at FROM jobs WHERE status = 'queued' AND kind = ANY(${kinds})`
+    })
+
     return {
       enqueue: (kind, payload, options) =>
         Effect.gen(function* () {
           const now = yield* clockNow
-          const [row] = yield* sql<{ id: string }>`
-            INSERT INTO jobs (kind, payload, group_key, run_at, max_attempts, created_at, updated_at)
-            VALUES (${kind.name}, ${yield* encode(kind, payload)}::jsonb, ${options?.groupKey ?? null},
-                    ${after(now, options?.delay ?? 0)}, ${kind.maxAttempts}, ${now}, ${now})
-            RETURNING id::text`
+          const row = yield* insertJob({
+            kind: kind.name,
+            payload: yield* encode(kind, payload),
+            groupKey: options?.groupKey ?? null,
+            runAt: after(now, options?.delay ?? 0),
+            maxAttempts: kind.maxAttempts,
+            now
+          })
           // Delivered on commit: inside the caller's transaction, no worker wakes for a rolled-back job.
           yield* sql`SELECT pg_notify(${JOBS_CHANNEL}, ${kind.name})`
-          return row!.id
+          return row.id
         }).pipe(Effect.orDie),
       enqueueAll: (kind, jobs) =>
         Effect.gen(function* () {
@@ -255,9 +297,8 @@ export const JobQueueLive = Layer.scoped(
         return reaped.length
       }).pipe(Effect.orDie),
       nextDueAt: (kinds) =>
-        sql<{ at: Date | null }>`
-          SELECT min(run_at) AS at FROM jobs WHERE status = 'queued' AND kind = ANY(${kinds})`.pipe(
-          Effect.map((rows) => Option.map(Option.fromNullable(rows[0]?.at), (at) => new Date(at).getTime())),
+        nextDue(kinds).pipe(
+          Effect.map((row) => Option.map(Option.fromNullable(row.at), (at) => at.getTime())),
           Effect.orDie
         ),
       wakeups: (kinds) =>

@@ -1,10 +1,10 @@
 import { SqlClient } from "@effect/sql"
-import { Clock, Context, Effect, Layer } from "effect"
+import { Clock, Context, Effect, Layer, Schema } from "effect"
 import type { ReportData, ReportTender } from "../../domain/reports/ReportData.js"
 import { REPORT_BREAKDOWN_TENDERS, REPORT_MAX_TENDERS, type ReportParams } from "../../domain/reports/ReportJob.js"
 import { WEIGHTS } from "../../domain/scoring/Model.js"
-import type { Verdict } from "../../domain/scoring/Verdict.js"
-import { type StoredFactors, storedBreakdown } from "../scoring/StoredFactors.js"
+import { Verdict } from "../../domain/scoring/Verdict.js"
+import { storedBreakdown } from "../scoring/StoredFactors.js"
 
 /**
  * What a report shows, read from the scores: the company's scored tenders published in the period
@@ -18,19 +18,46 @@ export class ReportContents extends Context.Tag("ReportContents")<
   }
 >() {}
 
-interface TenderRow extends StoredFactors {
-  readonly tender_id: string
-  readonly title: string
-  readonly overall_score: number
-  readonly verdict: Verdict
-  readonly main_cpv: string
-  readonly label_ro: string | null
-  readonly authority: string
-  readonly county: string | null
-  readonly deadline: Date | null
-  readonly publish_date: Date
-  readonly value_ron: number | null
-}
+const NamesRow = Schema.Struct({ tenant_name: Schema.String, company_name: Schema.String })
+
+const WatchlistNameRow = Schema.Struct({ name: Schema.String })
+
+/** The counts and sums over every matching score (an aggregate: always one row). */
+const SummaryRow = Schema.Struct({
+  total: Schema.Number,
+  go: Schema.Number,
+  research: Schema.Number,
+  skip: Schema.Number,
+  average: Schema.NullOr(Schema.Number),
+  value_ron: Schema.Number
+})
+
+/** A listed tender with its stored factors (StoredFactors). */
+const TenderRow = Schema.Struct({
+  tender_id: Schema.String,
+  title: Schema.String,
+  overall_score: Schema.Number,
+  verdict: Verdict,
+  main_cpv: Schema.String,
+  label_ro: Schema.NullOr(Schema.String),
+  authority: Schema.String,
+  county: Schema.NullOr(Schema.String),
+  deadline: Schema.NullOr(Schema.DateFromSelf),
+  publish_date: Schema.DateFromSelf,
+  value_ron: Schema.NullOr(Schema.Number),
+  model_version: Schema.String,
+  score_semantic: Schema.Number,
+  score_keyword: Schema.Number,
+  score_cpv: Schema.Number,
+  score_value_fit: Schema.Number,
+  score_historical: Schema.Number,
+  cpv_type: Schema.Literal("primary", "additional", "none")
+})
+
+const decodeRows =
+  <A, I>(row: Schema.Schema<A, I>) =>
+  (rows: ReadonlyArray<unknown>) =>
+    Schema.decodeUnknown(Schema.Array(row))(rows)
 
 export const ReportContentsLive = Layer.effect(
   ReportContents,
@@ -40,14 +67,17 @@ export const ReportContentsLive = Layer.effect(
     const load = (input: { readonly companyId: string; readonly params: ReportParams }) =>
       Effect.gen(function* () {
         const { params } = input
-        const [names] = yield* sql<{ tenant_name: string; company_name: string }>`
+        const [names] = yield* sql`
           SELECT t.name AS tenant_name, c.name AS company_name
-          FROM companies c JOIN tenants t ON t.id = c.tenant_id WHERE c.id = ${input.companyId}`
+          FROM companies c JOIN tenants t ON t.id = c.tenant_id WHERE c.id = ${input.companyId}`.pipe(
+          Effect.flatMap(decodeRows(NamesRow))
+        )
         const watchlistName =
           params.watchlist_id === null
             ? null
-            : ((yield* sql<{ name: string }>`SELECT name FROM watchlists WHERE id = ${params.watchlist_id}`)[0]?.name ??
-              null)
+            : ((yield* sql`SELECT name FROM watchlists WHERE id = ${params.watchlist_id}`.pipe(
+                Effect.flatMap(decodeRows(WatchlistNameRow))
+              ))[0]?.name ?? null)
         const matching = sql`
           FROM tender_scores s
           WHERE s.company_id = ${input.companyId}
@@ -60,22 +90,15 @@ export const ReportContentsLive = Layer.effect(
                 : sql`AND EXISTS (SELECT 1 FROM alerts al
                                   WHERE al.watchlist_id = ${params.watchlist_id} AND al.tender_id = s.tender_id)`
             }`
-        const [summary] = yield* sql<{
-          total: number
-          go: number
-          research: number
-          skip: number
-          average: number | null
-          value_ron: number
-        }>`
+        const [summary] = yield* sql`
           SELECT count(*)::int AS total,
                  (count(*) FILTER (WHERE s.verdict = 'GO'))::int AS go,
                  (count(*) FILTER (WHERE s.verdict = 'RESEARCH'))::int AS research,
                  (count(*) FILTER (WHERE s.verdict = 'SKIP'))::int AS skip,
                  avg(s.overall_score)::float8 AS average,
                  coalesce((SELECT sum(t.estimated_value_ron) FROM tenders t WHERE t.id IN (SELECT s.tender_id ${matching})), 0)::float8 AS value_ron
-          ${matching}`
-        const rows = yield* sql<TenderRow>`
+          ${matching}`.pipe(Effect.flatMap(decodeRows(SummaryRow)))
+        const rows = yield* sql`
           SELECT s.tender_id, t.title, s.overall_score, s.verdict, rtrim(t.main_cpv) AS main_cpv, cc.label_ro,
                  a.name AS authority, a.county, t.deadline, t.publish_date,
                  t.estimated_value_ron::float8 AS value_ron, s.model_version,
@@ -86,7 +109,9 @@ export const ReportContentsLive = Layer.effect(
           JOIN tenders t ON t.id = s.tender_id
           JOIN contracting_authorities a ON a.id = t.authority_id
           LEFT JOIN cpv_codes cc ON cc.code_full = t.main_cpv
-          ORDER BY s.overall_score DESC, s.tender_publish_date DESC, s.tender_id`
+          ORDER BY s.overall_score DESC, s.tender_publish_date DESC, s.tender_id`.pipe(
+          Effect.flatMap(decodeRows(TenderRow))
+        )
         const tenders: Array<ReportTender> = rows.map((r) => ({
           tenderId: r.tender_id,
           title: r.title,

@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient, SqlSchema } from "@effect/sql"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import type { InsufficientCredits, TenantNotFound } from "../../domain/Errors.js"
 import { JobRetrySchedule } from "../../domain/Retries.js"
@@ -38,11 +38,12 @@ export interface StartedReport {
 export type AttemptOutcome = "completed" | "retrying" | "failed" | "lost"
 
 /** The report's row as the settlement locks it. */
-interface HeldRow {
-  readonly tenant_id: string
-  readonly credits_held: number
-  readonly hold_period_start: string | null
-}
+const HeldRow = Schema.Struct({
+  tenant_id: Schema.String,
+  credits_held: Schema.Number,
+  hold_period_start: Schema.NullOr(Schema.String)
+})
+type HeldRow = typeof HeldRow.Type
 
 /**
  * Report jobs (`report_jobs`, and their PDFs through ReportStorage): created with their credits held
@@ -77,11 +78,28 @@ export class ReportJobsRepo extends Context.Tag("ReportJobsRepo")<
   }
 >() {}
 
+/** The `params` jsonb column: what `create` stored (a ReportParams). */
+const StoredParams = Schema.Struct({
+  date_from: Schema.String,
+  date_to: Schema.String,
+  min_score: Schema.Number,
+  watchlist_id: Schema.NullOr(Schema.String)
+})
+
 const ViewRow = Schema.Struct({
   id: Schema.String,
   status: Schema.Literal("pending", "generating", "completed", "failed"),
-  params: Schema.Unknown
+  params: StoredParams
 })
+
+const StartedRow = Schema.Struct({
+  id: Schema.String,
+  tenant_id: Schema.String,
+  company_id: Schema.String,
+  params: StoredParams
+})
+
+const IdRow = Schema.Struct({ id: Schema.String })
 
 export const ReportJobsRepoLive = Layer.effect(
   ReportJobsRepo,
@@ -91,40 +109,85 @@ export const ReportJobsRepoLive = Layer.effect(
     const queue = yield* JobQueue
     const storage = yield* ReportStorage
 
+    const insertReport = SqlSchema.single({
+      Request: Schema.Struct({
+        tenantId: Schema.String,
+        companyId: Schema.String,
+        /** JSON text of the ReportParams. */
+        params: Schema.String,
+        now: Schema.DateFromSelf
+      }),
+      Result: IdRow,
+      execute: (input) => sql`
+        INSERT INTO report_jobs (tenant_id, company_id, params, status, created_at, updated_at)
+        VALUES (${input.tenantId}, ${input.companyId}, ${input.params}::jsonb, 'generating',
+                ${input.now}, ${input.now})
+        RETURNING id`
+    })
+
     const create = (input: { readonly tenantId: string; readonly companyId: string; readonly params: ReportParams }) =>
       sql
         .withTransaction(
           Effect.gen(function* () {
             const now = yield* clockNow
-            const [report] = yield* sql<{ id: string }>`
-              INSERT INTO report_jobs (tenant_id, company_id, params, status, created_at, updated_at)
-              VALUES (${input.tenantId}, ${input.companyId}, ${JSON.stringify(input.params)}::jsonb, 'generating',
-                      ${now}, ${now})
-              RETURNING id`
+            const report = yield* insertReport({
+              tenantId: input.tenantId,
+              companyId: input.companyId,
+              params: JSON.stringify(input.params),
+              now
+            })
             const held = yield* ledger.hold({
               tenantId: input.tenantId,
               amount: REPORT_CREDIT_COST,
-              reason: `report ${report!.id}: held until the report completes`
+              reason: `report ${report.id}: held until the report completes`
             })
             yield* sql`
               UPDATE report_jobs SET credits_held = ${REPORT_CREDIT_COST}, hold_period_start = ${held.periodStart}
-              WHERE id = ${report!.id}`
-            yield* queue.enqueue(RenderReport, { reportId: report!.id })
-            return { id: report!.id, remaining: held.remaining, periodEndsAt: held.periodEndsAt }
+              WHERE id = ${report.id}`
+            yield* queue.enqueue(RenderReport, { reportId: report.id })
+            return { id: report.id, remaining: held.remaining, periodEndsAt: held.periodEndsAt }
           })
         )
-        .pipe(Effect.catchTag("SqlError", Effect.die))
+        .pipe(Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die, NoSuchElementException: Effect.die }))
 
-    const view = (rows: ReadonlyArray<unknown>) =>
-      Effect.map(Schema.decodeUnknown(Schema.Array(ViewRow))(rows), (decoded) =>
-        Option.map(Option.fromNullable(decoded[0]), (row) => ({ ...row, params: row.params as ReportParams }))
-      )
+    const findView = SqlSchema.findOne({
+      Request: Schema.Struct({ tenantId: Schema.String, jobId: Schema.String }),
+      Result: ViewRow,
+      execute: (input) =>
+        sql`SELECT id, status, params FROM report_jobs WHERE id = ${input.jobId} AND tenant_id = ${input.tenantId}`
+    })
+
+    const findViewById = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: ViewRow,
+      execute: (jobId) => sql`SELECT id, status, params FROM report_jobs WHERE id = ${jobId}`
+    })
 
     /** The report's row, locked for its settlement. */
-    const lockRow = (reportId: string) =>
-      sql<HeldRow>`
+    const lockRow = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: HeldRow,
+      execute: (reportId) => sql`
         SELECT tenant_id, credits_held, hold_period_start::text AS hold_period_start
         FROM report_jobs WHERE id = ${reportId} FOR UPDATE`
+    })
+
+    const markGenerating = SqlSchema.findOne({
+      Request: Schema.Struct({ id: Schema.String, now: Schema.DateFromSelf }),
+      Result: StartedRow,
+      execute: (input) => sql`
+        UPDATE report_jobs SET status = 'generating', updated_at = ${input.now}
+        WHERE id = ${input.id} AND status IN ('pending', 'generating')
+        RETURNING id, tenant_id, company_id, params`
+    })
+
+    const deleteFinished = SqlSchema.findAll({
+      Request: Schema.DateFromSelf,
+      Result: IdRow,
+      execute: (cutoff) => sql`
+        DELETE FROM report_jobs WHERE status IN ('completed', 'failed') AND completed_at < ${cutoff}
+        RETURNING id`
+    })
 
     /** Settles the report's hold: charged when it completed, released when it failed. */
     const settleHold = (reportId: string, row: HeldRow, charge: boolean) =>
@@ -146,53 +209,48 @@ export const ReportJobsRepoLive = Layer.effect(
     /** Ends the report `failed` with its hold released, in the caller's transaction. */
     const markFailed = (reportId: string, error: string) =>
       Effect.gen(function* () {
-        const [row] = yield* lockRow(reportId)
-        if (!row) return
+        const row = yield* lockRow(reportId)
+        if (Option.isNone(row)) return
         const now = yield* clockNow
         yield* sql`
           UPDATE report_jobs SET status = 'failed', error = ${error}, credits_held = 0, completed_at = ${now},
                  updated_at = ${now}
           WHERE id = ${reportId} AND status IN ('pending', 'generating')`
-        yield* settleHold(reportId, row, false)
+        yield* settleHold(reportId, row.value, false)
       })
 
     return {
       create,
-      find: (tenantId, jobId) =>
-        sql`SELECT id, status, params FROM report_jobs WHERE id = ${jobId} AND tenant_id = ${tenantId}`.pipe(
-          Effect.flatMap(view),
-          Effect.orDie
-        ),
-      findById: (jobId) =>
-        sql`SELECT id, status, params FROM report_jobs WHERE id = ${jobId}`.pipe(Effect.flatMap(view), Effect.orDie),
+      find: (tenantId, jobId) => findView({ tenantId, jobId }).pipe(Effect.orDie),
+      findById: (jobId) => findViewById(jobId).pipe(Effect.orDie),
       start: (reportId) =>
         Effect.gen(function* () {
           const now = yield* clockNow
-          const [row] = yield* sql<{ id: string; tenant_id: string; company_id: string; params: ReportParams }>`
-            UPDATE report_jobs SET status = 'generating', updated_at = ${now}
-            WHERE id = ${reportId} AND status IN ('pending', 'generating')
-            RETURNING id, tenant_id, company_id, params`
-          return Option.map(Option.fromNullable(row), (r) => ({
-            id: r.id,
-            tenantId: r.tenant_id,
-            companyId: r.company_id,
-            params: r.params
-          }))
+          const row = yield* markGenerating({ id: reportId, now })
+          return Option.map(
+            row,
+            (r): StartedReport => ({
+              id: r.id,
+              tenantId: r.tenant_id,
+              companyId: r.company_id,
+              params: r.params
+            })
+          )
         }).pipe(Effect.orDie),
       complete: (job, reportId, pdf) =>
         sql
           .withTransaction(
             Effect.gen(function* () {
               if (!(yield* queue.settle(job, { _tag: "done" }))) return "lost" as const
-              const [row] = yield* lockRow(reportId)
-              if (!row) return "lost" as const
+              const row = yield* lockRow(reportId)
+              if (Option.isNone(row)) return "lost" as const
               const now = yield* clockNow
               yield* storage.put(reportId, pdf)
               yield* sql`
                 UPDATE report_jobs SET status = 'completed', error = NULL, credits_held = 0, completed_at = ${now},
                        updated_at = ${now}
                 WHERE id = ${reportId}`
-              yield* settleHold(reportId, row, true)
+              yield* settleHold(reportId, row.value, true)
               return "completed" as const
             })
           )
@@ -220,9 +278,7 @@ export const ReportJobsRepoLive = Layer.effect(
         sql
           .withTransaction(
             Effect.gen(function* () {
-              const rows = yield* sql<{ id: string }>`
-                DELETE FROM report_jobs WHERE status IN ('completed', 'failed') AND completed_at < ${cutoff}
-                RETURNING id`
+              const rows = yield* deleteFinished(cutoff)
               const ids = rows.map((r) => r.id)
               if (ids.length > 0) yield* storage.remove(ids)
               return ids.length

@@ -1,5 +1,5 @@
-import { SqlClient } from "@effect/sql"
-import { Context, Effect, Layer, Option } from "effect"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Context, Effect, Layer, Option, Schema } from "effect"
 import { clockNow } from "../db/ClockNow.js"
 
 /**
@@ -20,6 +20,12 @@ export const DatabaseReportStorageLive = Layer.effect(
   ReportStorage,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const findPdf = SqlSchema.findOne({
+      Request: Schema.String,
+      // bytea arrives as a Buffer (a Uint8Array).
+      Result: Schema.Struct({ pdf: Schema.Uint8ArrayFromSelf }),
+      execute: (jobId) => sql`SELECT pdf FROM report_files WHERE job_id = ${jobId}`
+    })
     return {
       put: (jobId, pdf) =>
         Effect.flatMap(
@@ -29,11 +35,7 @@ export const DatabaseReportStorageLive = Layer.effect(
             VALUES (${jobId}, ${Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength)}, ${pdf.byteLength}, ${now})
             ON CONFLICT (job_id) DO UPDATE SET pdf = EXCLUDED.pdf, byte_size = EXCLUDED.byte_size`
         ).pipe(Effect.asVoid, Effect.orDie),
-      get: (jobId) =>
-        sql<{ pdf: Buffer }>`SELECT pdf FROM report_files WHERE job_id = ${jobId}`.pipe(
-          Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (row) => new Uint8Array(row.pdf))),
-          Effect.orDie
-        ),
+      get: (jobId) => findPdf(jobId).pipe(Effect.map(Option.map((row) => new Uint8Array(row.pdf))), Effect.orDie),
       remove: (jobIds) =>
         jobIds.length === 0
           ? Effect.void

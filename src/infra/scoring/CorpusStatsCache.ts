@@ -1,5 +1,5 @@
 import { SqlClient, type SqlError } from "@effect/sql"
-import { Effect, Ref } from "effect"
+import { Effect, Ref, Schema } from "effect"
 import { prepareTender } from "../../domain/scoring/Inputs.js"
 import { buildCorpusStats, type CorpusStats } from "../../domain/scoring/Semantic.js"
 
@@ -7,6 +7,12 @@ import { buildCorpusStats, type CorpusStats } from "../../domain/scoring/Semanti
 export const CORPUS_SAMPLE_SIZE = 20_000
 /** Rebuild when the tender count grew by this fraction since the last build. */
 const GROWTH_TO_REBUILD = 0.1
+
+const SampleRow = Schema.Struct({ title: Schema.String, description: Schema.String, cpv_label: Schema.String })
+const decodeSample = Schema.decodeUnknown(Schema.Array(SampleRow))
+
+/** `ingest_seq` is a bigint: it arrives as text. */
+const decodeLatest = Schema.decodeUnknown(Schema.Tuple(Schema.Struct({ seq: Schema.NumberFromString })))
 
 interface Snapshot {
   readonly stats: CorpusStats
@@ -25,10 +31,12 @@ export const makeCorpusStatsCache = Effect.gen(function* () {
   const build = (latestSeq: number) =>
     Effect.gen(function* () {
       // With the CPV label, as scoring prepares a tender (ScoringReads), so its words are counted too.
-      const rows = yield* sql<{ title: string; description: string; cpv_label: string }>`
+      const rows = yield* sql`
         SELECT t.title, t.description,
                coalesce((SELECT c.label_ro FROM cpv_codes c WHERE c.code_full = t.main_cpv), '') AS cpv_label
-        FROM tenders t ORDER BY t.ingest_seq DESC LIMIT ${CORPUS_SAMPLE_SIZE}`
+        FROM tenders t ORDER BY t.ingest_seq DESC LIMIT ${CORPUS_SAMPLE_SIZE}`.pipe(
+        Effect.flatMap((rows) => Effect.orDie(decodeSample(rows)))
+      )
       const stats = buildCorpusStats(
         rows.map((row) =>
           prepareTender({
@@ -48,8 +56,9 @@ export const makeCorpusStatsCache = Effect.gen(function* () {
     })
 
   const current: Effect.Effect<CorpusStats, SqlError.SqlError> = Effect.gen(function* () {
-    const [row] = yield* sql<{ seq: string }>`SELECT coalesce(max(ingest_seq), 0)::text AS seq FROM tenders`
-    const latestSeq = Number(row!.seq)
+    const [{ seq: latestSeq }] = yield* sql`SELECT coalesce(max(ingest_seq), 0)::text AS seq FROM tenders`.pipe(
+      Effect.flatMap((rows) => Effect.orDie(decodeLatest(rows)))
+    )
     const cached = yield* Ref.get(snapshot)
     if (cached !== null && latestSeq - cached.builtAtSeq <= cached.builtAtSeq * GROWTH_TO_REBUILD) return cached.stats
     return yield* build(latestSeq)

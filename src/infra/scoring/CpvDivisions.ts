@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 
 /**
  * For the candidate prefilter's award branch: the canonical division code (with its check digit,
@@ -10,10 +10,14 @@ export interface CpvDivisions {
   readonly divisionCodeOf: (tenderCode: string) => ReadonlyArray<string>
 }
 
+const DivisionRow = Schema.Struct({ code_full: Schema.String })
+
 export const loadCpvDivisions = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
-  const rows = yield* sql<{ code_full: string }>`
-    SELECT code_full FROM cpv_codes WHERE substr(code_full, 3, 6) = '000000'`
+  const rows = yield* sql`
+    SELECT code_full FROM cpv_codes WHERE substr(code_full, 3, 6) = '000000'`.pipe(
+    Effect.flatMap((rows) => Effect.orDie(Schema.decodeUnknown(Schema.Array(DivisionRow))(rows)))
+  )
   const divisions = new Map(rows.map(({ code_full }) => [code_full.slice(0, 2), code_full]))
   const divisionsOf: CpvDivisions = {
     divisionCodeOf: (tenderCode) => {

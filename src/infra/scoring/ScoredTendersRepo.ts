@@ -1,10 +1,9 @@
-import { SqlClient, type SqlError } from "@effect/sql"
-import { Context, Effect, Layer, Option } from "effect"
-import type { Verdict } from "../../domain/scoring/Verdict.js"
+import { SqlClient, type SqlError, SqlSchema } from "@effect/sql"
+import { Context, Effect, Layer, Option, Schema } from "effect"
+import { Verdict } from "../../domain/scoring/Verdict.js"
 import { makeRunPrepared } from "../db/PreparedStatements.js"
 import { isoMicrosText, isoMillisText } from "../db/TimestampText.js"
 import { type ListPageRow, ScoreListStatements, type TenderListRow } from "./ScoreListStatements.js"
-import type { StoredFactors } from "./StoredFactors.js"
 
 export type { TenderListRow }
 
@@ -12,7 +11,8 @@ export type { TenderListRow }
  * Reads of scored tenders for the key API: the ranked list, one score breakdown, the export.
  * Timestamps leave PostgreSQL already formatted as ISO 8601 UTC text (what the wire carries), and
  * each row also carries its exact sort position (`publish_key`, microseconds) for cursors. The
- * list path runs the named statements of ScoreListStatements; the rarer reads go through SqlClient.
+ * list path runs the named statements of ScoreListStatements; the rarer reads go through SqlClient,
+ * their rows decoded by Schema.
  */
 
 /** Sort position of a list row: (overall_score desc, tender_publish_date desc, tender_id). */
@@ -48,34 +48,45 @@ export interface ExportPageQuery {
   readonly take: number
 }
 
-export interface ScoreRow extends StoredFactors {
-  readonly tender_id: string
-  readonly overall_score: number
-  readonly overall_confidence: number
-  readonly verdict: Verdict
-  readonly scored_at: string
-}
+/** One stored score with its factors (a StoredFactors), `scored_at` as ISO 8601 UTC text. */
+export const ScoreRow = Schema.Struct({
+  tender_id: Schema.String,
+  overall_score: Schema.Number,
+  overall_confidence: Schema.Number,
+  verdict: Verdict,
+  score_semantic: Schema.Number,
+  score_keyword: Schema.Number,
+  score_cpv: Schema.Number,
+  score_value_fit: Schema.Number,
+  score_historical: Schema.Number,
+  cpv_type: Schema.Literal("primary", "additional", "none"),
+  model_version: Schema.String,
+  scored_at: Schema.String
+})
+export interface ScoreRow extends Schema.Schema.Type<typeof ScoreRow> {}
 
-export interface ExportRow {
-  readonly tender_id: string
-  readonly title: string
-  readonly cpv_codes: ReadonlyArray<string>
-  readonly contracting_authority: string
-  readonly authority_county: string | null
-  readonly deadline: string | null
-  readonly estimated_value_ron: number | null
-  readonly estimated_value_eur: number | null
-  readonly publish_date: string
-  readonly overall_score: number
-  readonly verdict: Verdict
-  readonly score_cpv: number | null
-  readonly score_semantic: number | null
-  readonly score_keyword: number | null
-  readonly score_value_fit: number | null
-  readonly score_historical: number | null
-  readonly source_url: string
-  readonly publish_key: string
-}
+/** One exported score, timestamps as ISO 8601 UTC text, factors in percent. */
+export const ExportRow = Schema.Struct({
+  tender_id: Schema.String,
+  title: Schema.String,
+  cpv_codes: Schema.Array(Schema.String),
+  contracting_authority: Schema.String,
+  authority_county: Schema.NullOr(Schema.String),
+  deadline: Schema.NullOr(Schema.String),
+  estimated_value_ron: Schema.NullOr(Schema.Number),
+  estimated_value_eur: Schema.NullOr(Schema.Number),
+  publish_date: Schema.String,
+  overall_score: Schema.Number,
+  verdict: Verdict,
+  score_cpv: Schema.NullOr(Schema.Number),
+  score_semantic: Schema.NullOr(Schema.Number),
+  score_keyword: Schema.NullOr(Schema.Number),
+  score_value_fit: Schema.NullOr(Schema.Number),
+  score_historical: Schema.NullOr(Schema.Number),
+  source_url: Schema.String,
+  publish_key: Schema.String
+})
+export interface ExportRow extends Schema.Schema.Type<typeof ExportRow> {}
 
 export class ScoredTendersRepo extends Context.Tag("ScoredTendersRepo")<
   ScoredTendersRepo,
@@ -121,6 +132,7 @@ export const ScoredTendersRepoLive = Layer.effect(
     const fraction = (column: string) => sql.literal(`round(${column}::numeric, 4)::float8 AS ${column}`)
     const factorPercent = (column: string) => sql.literal(`round(s.${column}::numeric * 100)::int`)
 
+    // Measured hot path (`npm run bench -- api`): the ScoreListStatements rows are typed, not decoded.
     const companyTenant = (companyId: string) =>
       runPrepared(ScoreListStatements.companyTenant, [companyId]).pipe(
         Effect.map((rows) => Option.fromNullable(rows[0]?.tenant_id))
@@ -144,16 +156,21 @@ export const ScoredTendersRepoLive = Layer.effect(
       )
     }
 
-    const findScore = (input: { readonly companyId: string; readonly tenderId: string }) =>
-      sql<ScoreRow>`
+    const findScoreRow = SqlSchema.findOne({
+      Request: Schema.Struct({ companyId: Schema.String, tenderId: Schema.String }),
+      Result: ScoreRow,
+      execute: (input) => sql`
         SELECT tender_id, overall_score, round(overall_confidence::numeric, 2)::float8 AS overall_confidence, verdict,
                ${fraction("score_semantic")}, ${fraction("score_keyword")}, ${fraction("score_cpv")},
                ${fraction("score_value_fit")}, ${fraction("score_historical")}, cpv_type,
                model_version, ${isoMillis("scored_at")} AS scored_at
-        FROM tender_scores WHERE company_id = ${input.companyId} AND tender_id = ${input.tenderId}`.pipe(
-        Effect.map((rows) => Option.fromNullable(rows[0])),
-        Effect.orDie
-      )
+        FROM tender_scores WHERE company_id = ${input.companyId} AND tender_id = ${input.tenderId}`
+    })
+
+    const findScore = (input: { readonly companyId: string; readonly tenderId: string }) =>
+      findScoreRow(input).pipe(Effect.orDie)
+
+    const decodeExportRows = Schema.decodeUnknown(Schema.Array(ExportRow))
 
     const exportPage = (input: ExportPageQuery) => {
       // The same row filter on both branches of the snapshot (current rows, then replaced versions).
@@ -197,16 +214,26 @@ export const ScoredTendersRepoLive = Layer.effect(
         JOIN tenders t ON t.id = s.tender_id
         JOIN contracting_authorities a ON a.id = t.authority_id
         ORDER BY s.tender_publish_date, s.tender_id
-        LIMIT ${input.take}`.pipe(Effect.orDie)
+        LIMIT ${input.take}`.pipe(Effect.flatMap(decodeExportRows), Effect.orDie)
     }
 
-    const pruneReplacedVersions = (keepHours: number) =>
-      sql<{ n: number }>`
+    const pruneVersions = SqlSchema.single({
+      Request: Schema.Number,
+      Result: Schema.Struct({ n: Schema.Number }),
+      execute: (keepHours) => sql`
         WITH gone AS (
           DELETE FROM tender_score_history WHERE superseded_at < now() - make_interval(hours => ${keepHours})
           RETURNING 1
         )
-        SELECT count(*)::int AS n FROM gone`.pipe(Effect.map((rows) => rows[0]!.n))
+        SELECT count(*)::int AS n FROM gone`
+    })
+
+    // A row that does not decode (or none from the count) is a defect; a failed statement stays the caller's SqlError.
+    const pruneReplacedVersions = (keepHours: number) =>
+      pruneVersions(keepHours).pipe(
+        Effect.map((row) => row.n),
+        Effect.catchTags({ ParseError: Effect.die, NoSuchElementException: Effect.die })
+      )
 
     return { companyTenant, snapshotBound, listPage, findScore, exportPage, pruneReplacedVersions }
   })

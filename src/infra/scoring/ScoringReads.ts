@@ -59,6 +59,7 @@ const toLoadedTender = (row: TenderRow): LoadedTender => ({
 /** What scoring reads from PostgreSQL: contract tenders and company profiles (watchlists, award history). */
 export const makeScoringReads = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
+  // Measured hot path (`npm run bench -- scoring`, 1.4 M pairs): rows typed, not decoded.
 
   const TENDER_COLUMNS = sql`
     t.id, t.title, t.description, t.main_cpv, t.additional_cpvs::text[] AS additional_cpvs, t.authority_id,

@@ -1,7 +1,7 @@
 import * as fs from "node:fs/promises"
 import { SqlClient } from "@effect/sql"
 import { parse } from "csv-parse/sync"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { projectFile } from "../config/ProjectFiles.js"
 
 /** The project's copy of the CPV 2008 table (Apache-2.0, licence beside it). */
@@ -17,18 +17,30 @@ interface CpvCsvRow {
 }
 
 /** A row of the `cpv_codes` table with its Romanian label. */
-export type CpvLabelRow = Pick<CpvCsvRow, "code_full" | "level" | "nature" | "label_ro">
+const CpvLabelRow = Schema.Struct({
+  code_full: Schema.String,
+  level: Schema.String,
+  nature: Schema.String,
+  label_ro: Schema.String
+})
+export type CpvLabelRow = typeof CpvLabelRow.Type
 
 /** The whole CPV table in code order, with levels, natures and Romanian labels. */
-export const readCpvTable = Effect.flatMap(
-  SqlClient.SqlClient,
-  (sql) => sql<CpvLabelRow>`SELECT code_full, level, nature, label_ro FROM cpv_codes ORDER BY code`
+export const readCpvTable = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  sql`SELECT code_full, level, nature, label_ro FROM cpv_codes ORDER BY code`.pipe(
+    Effect.flatMap((rows) => Effect.orDie(Schema.decodeUnknown(Schema.Array(CpvLabelRow))(rows)))
+  )
 )
+
+/** `count(*)` of a table: always one row. */
+const CountRow = Schema.Tuple(Schema.Struct({ count: Schema.Number }))
 
 /** Fills `cpv_codes` from the CSV in one statement when the table is empty; a no-op otherwise. */
 export const loadCpvCodes = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
-  const [{ count }] = yield* sql<{ count: number }>`SELECT count(*)::int AS count FROM cpv_codes`
+  const [{ count }] = yield* sql`SELECT count(*)::int AS count FROM cpv_codes`.pipe(
+    Effect.flatMap((rows) => Effect.orDie(Schema.decodeUnknown(CountRow)(rows)))
+  )
   if (count > 0) return 0
   const text = yield* Effect.promise(() => fs.readFile(CPV_CSV, "utf8"))
   const rows = parse(text, { columns: true, skip_empty_lines: true }) as Array<CpvCsvRow>

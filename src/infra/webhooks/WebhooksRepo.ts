@@ -1,5 +1,5 @@
-import { SqlClient } from "@effect/sql"
-import { Clock, Context, Effect, Layer } from "effect"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
 import {
   DeliveryNotFound,
   DeliveryNotRetryable,
@@ -77,21 +77,29 @@ export class WebhooksRepo extends Context.Tag("WebhooksRepo")<
   }
 >() {}
 
-interface WebhookRow {
-  readonly id: string
-  readonly url: string
-  readonly events: ReadonlyArray<string>
-  readonly active: boolean
-  readonly created_at: Date
-  readonly deleted_at: Date | null
-}
+const WebhookRow = Schema.Struct({
+  id: Schema.String,
+  url: Schema.String,
+  events: Schema.Array(Schema.String),
+  active: Schema.Boolean,
+  created_at: Schema.DateFromSelf,
+  deleted_at: Schema.NullOr(Schema.DateFromSelf)
+})
+type WebhookRow = typeof WebhookRow.Type
 
-interface DeliveryRow {
-  readonly id: string
-  readonly status: string
-  readonly timestamp: Date
-  readonly response_code: number | null
-}
+const DeliveryRow = Schema.Struct({
+  id: Schema.String,
+  status: Schema.String,
+  timestamp: Schema.DateFromSelf,
+  response_code: Schema.NullOr(Schema.Number)
+})
+type DeliveryRow = typeof DeliveryRow.Type
+
+/** A dashboard delivery with the webhook it belongs to. */
+const DashboardRow = Schema.Struct({ ...DeliveryRow.fields, webhook_id: Schema.String })
+
+/** Tenant and webhook (or delivery) of a request. */
+const TenantAnd = Schema.Struct({ tenantId: Schema.String, id: Schema.String })
 
 const toWebhook = (row: WebhookRow): Webhook => ({
   id: row.id,
@@ -127,28 +135,113 @@ export const WebhooksRepoLive = Layer.effect(
         WHERE delivery_id = d.id ORDER BY attempt_no DESC LIMIT 1
       ) a ON true`
 
+    const countActive = SqlSchema.single({
+      Request: Schema.String,
+      Result: Schema.Struct({ active: Schema.Number }),
+      execute: (tenantId) => sql`
+        SELECT count(*)::int AS active FROM webhooks WHERE tenant_id = ${tenantId} AND active`
+    })
+
+    const insertWebhook = SqlSchema.single({
+      Request: Schema.Struct({
+        tenantId: Schema.String,
+        url: Schema.String,
+        events: Schema.Array(Schema.String),
+        secretCiphertext: Schema.Uint8ArrayFromSelf,
+        createdAt: Schema.DateFromSelf
+      }),
+      Result: WebhookRow,
+      execute: (input) => sql`
+        INSERT INTO webhooks (tenant_id, url, secret_ciphertext, events, created_at)
+        VALUES (${input.tenantId}, ${input.url}, ${Buffer.from(input.secretCiphertext)},
+                ${[...input.events]}::text[], ${input.createdAt})
+        RETURNING id, url, events, active, created_at, deleted_at`
+    })
+
+    const activeWebhooks = SqlSchema.findAll({
+      Request: Schema.String,
+      Result: WebhookRow,
+      execute: (tenantId) => sql`
+        SELECT id, url, events, active, created_at, deleted_at FROM webhooks
+        WHERE tenant_id = ${tenantId} AND active ORDER BY created_at, id`
+    })
+
+    const deactivate = SqlSchema.findOne({
+      Request: Schema.Struct({ ...TenantAnd.fields, at: Schema.DateFromSelf }),
+      Result: WebhookRow,
+      execute: (input) => sql`
+        UPDATE webhooks SET active = false, deleted_at = ${input.at}
+        WHERE id = ${input.id} AND tenant_id = ${input.tenantId} AND active
+        RETURNING id, url, events, active, created_at, deleted_at`
+    })
+
+    const recentDeliveries = SqlSchema.findAll({
+      Request: Schema.String,
+      Result: DashboardRow,
+      execute: (tenantId) => sql`
+        SELECT w.id AS webhook_id, recent.* FROM webhooks w
+        CROSS JOIN LATERAL (
+          SELECT ${deliveryColumns}, d.created_at AS created_order FROM webhook_deliveries d ${lastAttempt}
+          WHERE d.webhook_id = w.id
+          ORDER BY d.created_at DESC, d.id DESC LIMIT ${DASHBOARD_DELIVERIES}
+        ) recent
+        WHERE w.tenant_id = ${tenantId} AND w.active
+        ORDER BY recent.created_order DESC, recent.id DESC`
+    })
+
+    // Webhook row first, then the delivery: the order DELETE takes them in (no deadlock), and a
+    // concurrent DELETE cannot slip between this check and the update.
+    const webhookOfDeliveryForShare = SqlSchema.findOne({
+      Request: TenantAnd,
+      Result: Schema.Struct({ active: Schema.Boolean }),
+      execute: (input) => sql`
+        SELECT w.active FROM webhooks w
+        WHERE w.id = (SELECT webhook_id FROM webhook_deliveries WHERE id = ${input.id})
+          AND w.tenant_id = ${input.tenantId}
+        FOR SHARE`
+    })
+
+    const deliveryForUpdate = SqlSchema.findOne({
+      Request: TenantAnd,
+      Result: Schema.Struct({ status: Schema.String }),
+      execute: (input) => sql`
+        SELECT status FROM webhook_deliveries
+        WHERE id = ${input.id} AND tenant_id = ${input.tenantId} FOR UPDATE`
+    })
+
+    const allowOneMoreAttempt = SqlSchema.single({
+      Request: Schema.Struct({ id: Schema.String, at: Schema.DateFromSelf }),
+      Result: Schema.Struct({ webhook_id: Schema.String }),
+      execute: (input) => sql`
+        UPDATE webhook_deliveries
+        SET status = 'pending', attempts_allowed = attempt_count + 1, next_attempt_at = ${input.at},
+            updated_at = ${input.at}
+        WHERE id = ${input.id}
+        RETURNING webhook_id::text`
+    })
+
+    const deliverySummary = SqlSchema.single({
+      Request: Schema.String,
+      Result: DeliveryRow,
+      execute: (id) => sql`
+        SELECT ${deliveryColumns} FROM webhook_deliveries d ${lastAttempt} WHERE d.id = ${id}`
+    })
+
     const create: WebhooksRepo["Type"]["create"] = (input) =>
       sql
         .withTransaction(
           Effect.gen(function* () {
             yield* lockTenant(sql, input.tenantId)
-            const [{ active }] = yield* sql<{ active: number }>`
-              SELECT count(*)::int AS active FROM webhooks WHERE tenant_id = ${input.tenantId} AND active`
+            const { active } = yield* countActive(input.tenantId)
             if (active >= MAX_ACTIVE_WEBHOOKS) return yield* new WebhookLimitExceeded({ limit: MAX_ACTIVE_WEBHOOKS })
-            const [row] = yield* sql<WebhookRow>`
-              INSERT INTO webhooks (tenant_id, url, secret_ciphertext, events, created_at)
-              VALUES (${input.tenantId}, ${input.url}, ${Buffer.from(input.secretCiphertext)},
-                      ${[...input.events]}::text[], ${yield* now})
-              RETURNING id, url, events, active, created_at, deleted_at`
-            return toWebhook(row!)
+            const row = yield* insertWebhook({ ...input, createdAt: yield* now })
+            return toWebhook(row)
           })
         )
-        .pipe(Effect.catchTag("SqlError", Effect.die))
+        .pipe(Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die, NoSuchElementException: Effect.die }))
 
     const listActive = (tenantId: string) =>
-      sql<WebhookRow>`
-        SELECT id, url, events, active, created_at, deleted_at FROM webhooks
-        WHERE tenant_id = ${tenantId} AND active ORDER BY created_at, id`.pipe(
+      activeWebhooks(tenantId).pipe(
         Effect.map((rows) => rows.map(toWebhook)),
         Effect.orDie
       )
@@ -158,34 +251,23 @@ export const WebhooksRepoLive = Layer.effect(
         .withTransaction(
           Effect.gen(function* () {
             const at = yield* now
-            const [row] = yield* sql<WebhookRow>`
-              UPDATE webhooks SET active = false, deleted_at = ${at}
-              WHERE id = ${input.id} AND tenant_id = ${input.tenantId} AND active
-              RETURNING id, url, events, active, created_at, deleted_at`
-            if (row === undefined) return yield* new WebhookNotFound({ id: input.id })
+            const row = yield* deactivate({ tenantId: input.tenantId, id: input.id, at })
+            if (Option.isNone(row)) return yield* new WebhookNotFound({ id: input.id })
             // Spec 3: in-flight deliveries finish as webhook_deleted. A dispatcher holding one
             // writes its outcome only while the row is still `delivering`, so this status stays.
             yield* sql`
               UPDATE webhook_deliveries SET status = 'webhook_deleted', updated_at = ${at}
               WHERE webhook_id = ${input.id} AND status IN ('pending', 'delivering')`
-            return toWebhook(row)
+            return toWebhook(row.value)
           })
         )
-        .pipe(Effect.catchTag("SqlError", Effect.die))
+        .pipe(Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die }))
 
     const dashboard = (tenantId: string) =>
       Effect.gen(function* () {
         const webhooks = yield* listActive(tenantId)
         if (webhooks.length === 0) return []
-        const rows = yield* sql<DeliveryRow & { webhook_id: string }>`
-          SELECT w.id AS webhook_id, recent.* FROM webhooks w
-          CROSS JOIN LATERAL (
-            SELECT ${deliveryColumns}, d.created_at AS created_order FROM webhook_deliveries d ${lastAttempt}
-            WHERE d.webhook_id = w.id
-            ORDER BY d.created_at DESC, d.id DESC LIMIT ${DASHBOARD_DELIVERIES}
-          ) recent
-          WHERE w.tenant_id = ${tenantId} AND w.active
-          ORDER BY recent.created_order DESC, recent.id DESC`.pipe(Effect.orDie)
+        const rows = yield* recentDeliveries(tenantId).pipe(Effect.orDie)
         return webhooks.map((webhook) => ({
           ...webhook,
           deliveries: rows.filter((row) => row.webhook_id === webhook.id).map(toDelivery)
@@ -196,40 +278,25 @@ export const WebhooksRepoLive = Layer.effect(
       sql
         .withTransaction(
           Effect.gen(function* () {
-            // Webhook row first, then the delivery: the order DELETE takes them in (no deadlock), and a
-            // concurrent DELETE cannot slip between this check and the update.
-            const [webhook] = yield* sql<{ active: boolean }>`
-              SELECT w.active FROM webhooks w
-              WHERE w.id = (SELECT webhook_id FROM webhook_deliveries WHERE id = ${input.deliveryId})
-                AND w.tenant_id = ${input.tenantId}
-              FOR SHARE`
-            if (webhook === undefined) return yield* new DeliveryNotFound({ id: input.deliveryId })
-            const [delivery] = yield* sql<{ status: string }>`
-              SELECT status FROM webhook_deliveries
-              WHERE id = ${input.deliveryId} AND tenant_id = ${input.tenantId} FOR UPDATE`
-            if (delivery === undefined) return yield* new DeliveryNotFound({ id: input.deliveryId })
-            if (delivery.status !== "failed") {
-              return yield* new DeliveryNotRetryable({ id: input.deliveryId, status: delivery.status })
+            const request = { tenantId: input.tenantId, id: input.deliveryId }
+            const webhook = yield* webhookOfDeliveryForShare(request)
+            if (Option.isNone(webhook)) return yield* new DeliveryNotFound({ id: input.deliveryId })
+            const delivery = yield* deliveryForUpdate(request)
+            if (Option.isNone(delivery)) return yield* new DeliveryNotFound({ id: input.deliveryId })
+            if (delivery.value.status !== "failed") {
+              return yield* new DeliveryNotRetryable({ id: input.deliveryId, status: delivery.value.status })
             }
             // A deleted webhook receives nothing more (spec 3).
-            if (!webhook.active) {
+            if (!webhook.value.active) {
               return yield* new DeliveryNotRetryable({ id: input.deliveryId, status: "webhook deleted" })
             }
-            const at = yield* now
-            const [retried] = yield* sql<{ webhook_id: string }>`
-              UPDATE webhook_deliveries
-              SET status = 'pending', attempts_allowed = attempt_count + 1, next_attempt_at = ${at},
-                  updated_at = ${at}
-              WHERE id = ${input.deliveryId}
-              RETURNING webhook_id::text`
+            const retried = yield* allowOneMoreAttempt({ id: input.deliveryId, at: yield* now })
             // Queued at commit: the runner of the webhook's deliveries wakes for it.
-            yield* queue.enqueue(DeliverWebhook, { deliveryId: input.deliveryId }, { groupKey: retried!.webhook_id })
-            const [row] = yield* sql<DeliveryRow>`
-              SELECT ${deliveryColumns} FROM webhook_deliveries d ${lastAttempt} WHERE d.id = ${input.deliveryId}`
-            return toDelivery(row!)
+            yield* queue.enqueue(DeliverWebhook, { deliveryId: input.deliveryId }, { groupKey: retried.webhook_id })
+            return toDelivery(yield* deliverySummary(input.deliveryId))
           })
         )
-        .pipe(Effect.catchTag("SqlError", Effect.die))
+        .pipe(Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die, NoSuchElementException: Effect.die }))
 
     return { create, listActive, remove, dashboard, retryDelivery }
   })
