@@ -213,3 +213,245 @@ export const parseSicapDirectAwardsCsv = (text: string): ReadonlyArray<ParsedIte
     })
   ]
 }
+
+/* ------------------------------------------------------------------------------------------------
+ * One polled notice (the SEAP poller): a list item with the details it fetched beside it.
+ * ---------------------------------------------------------------------------------------------- */
+
+/**
+ * An API timestamp as an instant: the API writes Romania-local times with their offset
+ * ("2020-04-04T01:54:35+03:00"), kept as they are; one without an offset ("2019-04-08T14:17:43", or
+ * the export's "09.05.2019 15:00") is read as Bucharest wall-clock time.
+ */
+const sicapInstant = (value: unknown): string | undefined => {
+  const text = str(value)
+  if (text === undefined) return undefined
+  if (/^\d{4}-\d{2}-\d{2}T[\d:.]+(Z|[+-]\d{2}:?\d{2})$/i.test(text)) return text
+  const iso = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{1,2}:\d{2}(?::\d{2})?)(?:\.\d+)?)?$/.exec(text)
+  if (iso !== null) return bucharestLocalToIso(iso[1]!, iso[2]) ?? undefined
+  const export_ = /^(\d{2})\.(\d{2})\.(\d{4})(?:\s+(\d{1,2}:\d{2}(?::\d{2})?))?$/.exec(text)
+  if (export_ !== null) return bucharestLocalToIso(`${export_[3]}-${export_[2]}-${export_[1]}`, export_[4]) ?? undefined
+  return undefined
+}
+
+/**
+ * A party as the lists write it, fiscal code first: "RO1590120 - REGIA NATIONALA …" (notice lists),
+ * "RO 6865630 DELTA PLUS TRADING S.R.L." and "4317975 Unitatea Militara 01714" (direct acquisitions,
+ * no dash). A text without a leading code is all name.
+ */
+const splitParty = (value: unknown): { readonly fiscalCode: string | null; readonly name: string } | undefined => {
+  const text = str(value)
+  if (text === undefined) return undefined
+  const match = /^((?:RO)?\s*[0-9]{2,10})\s+(?:-\s+)?(\S.*)$/i.exec(text)
+  return match === null ? { fiscalCode: null, name: text } : { fiscalCode: match[1]!.trim(), name: match[2]!.trim() }
+}
+
+const positive = (value: unknown): number | undefined =>
+  typeof value === "number" && Number.isFinite(value) && value > 0 ? value : undefined
+
+/** The public page of a participation notice: SCN (type 17) have their own route; both take the list's `noticeId`. */
+const contractNoticeUrl = (item: Json) => {
+  const id = item.noticeId ?? item.cNoticeId
+  if (id === undefined || id === null) return ""
+  return item.sysNoticeTypeId === 17
+    ? `https://e-licitatie.ro/pub/notices/simplified-notice/v2/view/${id}`
+    : `https://e-licitatie.ro/pub/notices/c-notice/v2/view/${id}`
+}
+
+const directAcquisitionUrl = (id: unknown) =>
+  id === undefined || id === null ? "" : `https://e-licitatie.ro/pub/direct-acquisition/view/${id}`
+
+/** CN: the participation list item (`GetCNoticeList`, keyed `cNoticeId`), enriched by a full notice when one is given. */
+const cnRecord = (item: Json, detail: unknown): TenderRecordInput | string => {
+  if (!looksLikeListItem(item)) return "not a SICAP list item"
+  const noticeNo = str(item.noticeNo) ?? ""
+  if (/^(CAN|DAN|DA)\d/i.test(noticeNo) || ("caNoticeId" in item && !("cNoticeId" in item))) {
+    return `${noticeNo || "the item"} is not a participation notice`
+  }
+  const base = fromListItem(item)
+  const exported = parseExportValue(item.estimatedValueExport)
+  // Participation rows carry `estimatedValueRon`; award rows `ronContractValue`; both the export text.
+  const ron = positive(item.estimatedValueRon) ?? positive(item.ronContractValue)
+  const value =
+    ron !== undefined ? recordValueFields(ron, "RON") : recordValueFields(exported?.amount, exported?.currency)
+  const record: TenderRecordInput = {
+    ...base,
+    notice_type: "contract",
+    deadline:
+      sicapInstant(item.maxTenderReceiptDeadline) ??
+      sicapInstant(item.minTenderReceiptDeadline) ??
+      sicapInstant(item.tenderReceiptDeadlineExport) ??
+      null,
+    ...value,
+    // List items carry no publication date: the state date is the nearest (it never precedes publication).
+    publish_date: sicapInstant(item.noticeStateDate) ?? base.publish_date,
+    source_url: contractNoticeUrl(item)
+  }
+  if (!isObject(detail) || !looksLikeNotice(detail)) return record
+  const full = fromNotice(detail, [])
+  if (full.source_id !== "" && full.source_id !== noticeNo) return `the detail is of ${full.source_id}, not ${noticeNo}`
+  return {
+    ...record,
+    description: full.description || record.description,
+    cpv_codes: [...new Set([...record.cpv_codes, ...full.cpv_codes.filter((code) => code !== "")])] as [
+      string,
+      ...Array<string>
+    ],
+    contracting_authority: {
+      name: record.contracting_authority.name || full.contracting_authority.name,
+      fiscal_code: record.contracting_authority.fiscal_code ?? full.contracting_authority.fiscal_code ?? null,
+      county: full.contracting_authority.county ?? null
+    },
+    deadline: record.deadline ?? sicapInstant(full.deadline) ?? null,
+    publish_date: sicapInstant(detail.publicationDate) ?? record.publish_date
+  }
+}
+
+/** CAN: the award list item (`GetCANoticeList`, keyed `caNoticeId`), the CA notice and its contracts (the winners). */
+const canRecord = (item: Json, detail: unknown, contracts: ReadonlyArray<Json>): TenderRecordInput | string => {
+  if (!looksLikeListItem(item)) return "not a SICAP list item"
+  const noticeNo = str(item.noticeNo) ?? ""
+  if (!("caNoticeId" in item)) return `${noticeNo || "the item"} is not an award notice (no caNoticeId)`
+  const listed = fromListItem(item)
+  const winners = fromNotice({}, contracts).winner_fiscal_codes ?? []
+  if (detail === undefined || detail === null) {
+    return { ...listed, notice_type: "award", winner_fiscal_codes: winners }
+  }
+  if (!isObject(detail) || !looksLikeNotice(detail)) return `the detail of ${noticeNo} is not a SICAP award notice`
+  const full = fromNotice(detail, contracts)
+  if (full.source_id !== "" && full.source_id !== noticeNo) return `the detail is of ${full.source_id}, not ${noticeNo}`
+  const hasValue = full.estimated_value_ron !== null || full.estimated_value_eur !== null
+  return {
+    ...full,
+    source_id: noticeNo,
+    notice_type: "award",
+    title: full.title || listed.title,
+    cpv_codes: full.cpv_codes[0] === "" ? listed.cpv_codes : full.cpv_codes,
+    contracting_authority: {
+      name: full.contracting_authority.name || listed.contracting_authority.name,
+      fiscal_code: full.contracting_authority.fiscal_code ?? listed.contracting_authority.fiscal_code ?? null,
+      county: full.contracting_authority.county ?? null
+    },
+    ...(hasValue
+      ? {}
+      : {
+          estimated_value_ron: listed.estimated_value_ron ?? null,
+          estimated_value_eur: listed.estimated_value_eur ?? null
+        }),
+    deadline: sicapInstant(full.deadline) ?? null,
+    publish_date: sicapInstant(full.publish_date) ?? listed.publish_date,
+    source_url: full.source_url || listed.source_url
+  }
+}
+
+/**
+ * DA: the direct-acquisition list item (`GetDirectAcquisitionList`) and its `PublicDirectAcquisition/getView`
+ * detail. The winner's fiscal code is only in the item's `supplier` ("RO 6865630 DELTA …"; the detail
+ * has SEAP's entity id `supplierId`, not the code), the authority only in its `contractingAuthority`.
+ */
+const daRecord = (item: Json, detail: unknown): TenderRecordInput | string => {
+  if (!("directAcquisitionId" in item) || str(item.uniqueIdentificationCode) === undefined) {
+    return "not a SICAP direct acquisition list item"
+  }
+  const noticeNo = str(item.uniqueIdentificationCode)!
+  const view: Json = isObject(detail) ? detail : {}
+  if (detail !== undefined && detail !== null && !isObject(detail)) {
+    return `the detail of ${noticeNo} is not a SICAP direct acquisition`
+  }
+  const viewId = view.directAcquisitionID ?? view.directAcquisitionId
+  if (viewId !== undefined && viewId !== null && String(viewId) !== String(item.directAcquisitionId)) {
+    return `the detail is of direct acquisition ${viewId}, not ${item.directAcquisitionId}`
+  }
+  const supplier = splitParty(item.supplier)
+  if (supplier?.fiscalCode == null) return `${noticeNo} has no supplier yet (not finalised)`
+  const authority = splitParty(item.contractingAuthority)
+  const itemCpvs: Array<unknown> = Array.isArray(view.directAcquisitionItems)
+    ? view.directAcquisitionItems.map((line: Json) => str(line?.cpvCode?.localeKey) ?? cpvOf(line?.cpvCode?.text))
+    : []
+  const mainCpv = str(view.cpvCode?.localeKey) ?? cpvOf(view.cpvCode?.text) ?? cpvOf(item.cpvCode) ?? str(item.cpvCode)
+  const cpvs = [...new Set([mainCpv ?? "", ...itemCpvs.filter((code): code is string => typeof code === "string")])]
+  const value = positive(view.closingValue) ?? positive(item.closingValue) ?? positive(item.estimatedValueRon)
+  return {
+    source: "sicap",
+    source_id: noticeNo,
+    notice_type: "award",
+    title: str(item.directAcquisitionName) ?? str(view.directAcquisitionName) ?? "",
+    description: str(view.directAcquisitionDescription) ?? "",
+    cpv_codes: cpvs as [string, ...Array<string>],
+    contracting_authority: { name: authority?.name ?? "", fiscal_code: authority?.fiscalCode ?? null, county: null },
+    deadline: null,
+    ...recordValueFields(value, "RON"),
+    publish_date: sicapInstant(item.publicationDate) ?? sicapInstant(view.publicationDate) ?? "",
+    source_url: directAcquisitionUrl(item.directAcquisitionId),
+    winner_fiscal_codes: [supplier.fiscalCode]
+  }
+}
+
+/**
+ * The tender record of one polled SEAP notice, or the reason it is skipped. `cn`: a participation
+ * list item (a full notice beside it adds description, county, lot CPVs); `can`: an award list item,
+ * its `C_PUBLIC_CANotice/get` detail and its `GetCANoticeContracts` items (winners); `da`: a
+ * direct-acquisition list item and its `PublicDirectAcquisition/getView` detail (an award).
+ */
+export const sicapRecord = (
+  kind: "cn" | "can" | "da",
+  parts: { readonly item: unknown; readonly detail?: unknown; readonly contracts?: ReadonlyArray<unknown> }
+): TenderRecordInput | string => {
+  const item = parts.item
+  if (!isObject(item)) return "not a SICAP list item"
+  switch (kind) {
+    case "cn":
+      return cnRecord(item, parts.detail)
+    case "can":
+      return canRecord(item, parts.detail, (parts.contracts ?? []).filter(isObject))
+    case "da":
+      return daRecord(item, parts.detail)
+  }
+}
+
+/**
+ * A TED publication number as "<number>-<year>" without leading zeros: "2020/S 064-154324" (OJ S
+ * reference), "00154324-2020" and "154324-2020" (TED / eForms) all give "154324-2020". Undefined
+ * when the text holds no such number.
+ */
+export const normalizeTedPublicationNumber = (s: string): string | undefined => {
+  const text = s.trim()
+  const make = (number: string, year: string) => {
+    const n = number.replace(/^0+/, "")
+    const y = Number(year)
+    return n === "" || y < 1990 || y > 2100 ? undefined : `${n}-${year}`
+  }
+  const ojs = /^(?:OJ\s*)?(\d{4})\s*\/\s*S\s*\d{1,3}\s*-\s*(\d{1,10})$/i.exec(text)
+  if (ojs !== null) return make(ojs[2]!, ojs[1]!)
+  const ted = /(?:^|[^\d])(\d{1,10})\s*-\s*(\d{4})(?!\d)/.exec(text)
+  return ted === null ? undefined : make(ted[1]!, ted[2]!)
+}
+
+/**
+ * The TED publication number an award notice detail carries (`section0_New.tedNoticeNo`,
+ * `publicationDetailsModel.jouePublicationNumber`, the top-level `tedNoticeNo`, or the OJ S parts of
+ * `completeTedModel`), normalised; undefined when the notice was not sent to JOUE.
+ */
+export const sicapTedPublicationNumber = (detail: unknown): string | undefined => {
+  if (!isObject(detail)) return undefined
+  const editKey = Object.keys(detail).find((key) => /NoticeEdit/i.test(key) && isObject(detail[key]))
+  const edit: Json = editKey === undefined ? {} : detail[editKey]
+  const section0Key = Object.keys(edit).find((key) => /^section0/i.test(key) && isObject(edit[key]))
+  const section0: Json = section0Key === undefined ? {} : edit[section0Key]
+  const ted: Json = isObject(section0.completeTedModel) ? section0.completeTedModel : {}
+  const parts =
+    str(ted.ojeuNoticeNoYear) !== undefined && str(ted.ojeuNoticeNoThirdPart) !== undefined
+      ? `${str(ted.ojeuNoticeNoThirdPart)}-${str(ted.ojeuNoticeNoYear)}`
+      : undefined
+  for (const candidate of [
+    section0.tedNoticeNo,
+    edit.publicationDetailsModel?.jouePublicationNumber,
+    detail.tedNoticeNo,
+    parts
+  ]) {
+    const text = str(candidate)
+    const normalised = text === undefined ? undefined : normalizeTedPublicationNumber(text)
+    if (normalised !== undefined) return normalised
+  }
+  return undefined
+}
