@@ -12,6 +12,7 @@ import { RedisConnectionLive } from "../infra/redis/RedisConnection.js"
 import { PdfRendererLive } from "../infra/reports/PdfRenderer.js"
 import { WebhookTransportLive } from "../infra/webhooks/HttpsWebhookTransport.js"
 import { jobHandlers } from "../workers/handlers.js"
+import { IngestionLive } from "../workers/IngestPollers.js"
 import { MailSenderLive } from "../workers/MailSender.js"
 import { ReportWorkFromEnv } from "../workers/ReportDispatcher.js"
 import { ScoreHistoryPrunerLive } from "../workers/ScoreHistoryPruner.js"
@@ -46,14 +47,16 @@ export const ApiProcess = HttpServerLive.pipe(
 /**
  * What a worker runs in the background: the job dispatcher with every registered handler, the
  * webhook-delivery actor over the outbound HTTPS transport, the mail sender, the report actor over
- * its renderer process (one warm Chromium), the pruner of replaced score versions.
+ * its renderer process (one warm Chromium), the pruner of replaced score versions, and the
+ * pollers of live ingestion (off unless INGEST_SOURCES names a source).
  */
 export const BackgroundWorkLive = Layer.mergeAll(
   WorkerFromEnv(jobHandlers),
   WebhookDeliveryFromEnv.pipe(Layer.provide(WebhookTransportLive)),
   ReportWorkFromEnv.pipe(Layer.provide(PdfRendererLive)),
   MailSenderLive().pipe(Layer.provide(MailerLive)),
-  ScoreHistoryPrunerLive
+  ScoreHistoryPrunerLive,
+  IngestionLive
 )
 
 /** A worker process: the background work over the repositories, migrations applied first. */

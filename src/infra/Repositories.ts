@@ -9,6 +9,7 @@ import { AlertWriter, AlertWriterLive } from "./alerts/AlertWriter.js"
 import { ApiKeysRepoLive } from "./auth/ApiKeysRepo.js"
 import { CreditLedgerLive } from "./billing/CreditLedger.js"
 import { CreditUsageLive } from "./billing/CreditUsage.js"
+import { IngestStateLive } from "./ingest/IngestState.js"
 import { EmailOutboxLive } from "./mail/EmailOutbox.js"
 import { JobQueueLive } from "./queue/JobQueue.js"
 import { AppTenderReadsLive } from "./scoring/AppTenderReads.js"
@@ -62,5 +63,6 @@ export const RepositoriesLive = Layer.mergeAll(
   WebhooksRepoLive,
   AppTenderReadsLive,
   CpvSearchLive,
+  IngestStateLive,
   CreditUsageLive.pipe(Layer.provide(CreditLedgerLive))
 )

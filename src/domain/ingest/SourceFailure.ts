@@ -1,0 +1,72 @@
+import { Data, Duration, Schedule } from "effect"
+
+/** The notice sources the pollers read. */
+export const SOURCE_NAMES = ["ted", "seap"] as const
+export type SourceName = (typeof SOURCE_NAMES)[number]
+
+/**
+ * Why a request to a notice source failed. `rate-limited`, `server`, `timeout`, `unreachable` and
+ * `maintenance` (an HTML page answered with 200, as SEAP does while it is down) pass with time;
+ * `refused` (another 4xx) and `invalid` (an answer of the wrong shape) do not, so they are not retried.
+ */
+export class SourceFailure extends Data.TaggedError("SourceFailure")<{
+  readonly source: SourceName
+  readonly reason: "rate-limited" | "server" | "timeout" | "unreachable" | "maintenance" | "refused" | "invalid"
+  readonly status: number | null
+  /** The wait a 429 or 503 asked for in `Retry-After`. */
+  readonly retryAfter: Duration.Duration | undefined
+  readonly message: string
+}> {}
+
+export const isTransient = (failure: SourceFailure) => failure.reason !== "refused" && failure.reason !== "invalid"
+
+/** The longest `Retry-After` honoured; a longer one waits for the next poll instead. */
+const LONGEST_RETRY_AFTER = Duration.minutes(10)
+
+/** `Retry-After` as seconds or an HTTP date (RFC 9110), relative to `now`; undefined when absent or unreadable. */
+export const parseRetryAfter = (value: string | undefined, now: number): Duration.Duration | undefined => {
+  if (value === undefined || value.trim() === "") return undefined
+  const seconds = /^\s*(\d+)\s*$/.exec(value)
+  const millis = seconds !== null ? Number(seconds[1]) * 1000 : Date.parse(value) - now
+  return Number.isFinite(millis) ? Duration.min(Duration.millis(Math.max(0, millis)), LONGEST_RETRY_AFTER) : undefined
+}
+
+/**
+ * Retries of one request to a source: what `Retry-After` asks for, else 1 s, 2 s, 4 s … (jittered,
+ * at most 2 minutes apart), `retries` times, and only for failures that pass with time.
+ */
+export const sourceRetrySchedule = (retries: number): Schedule.Schedule<SourceFailure, SourceFailure> =>
+  Schedule.exponential("1 second", 2).pipe(
+    Schedule.jittered,
+    Schedule.modifyDelay((_, delay) => Duration.min(delay, Duration.minutes(2))),
+    Schedule.intersect(Schedule.recurs(retries)),
+    Schedule.whileInput(isTransient),
+    Schedule.passthrough,
+    Schedule.modifyDelay((failure, delay) => failure.retryAfter ?? delay)
+  )
+
+/** What one poll of a source reports to the schedule that spaces the polls. */
+export interface PollOutcome {
+  /** Polls in a row that failed, this one included (0 after a success). */
+  readonly consecutiveFailures: number
+}
+
+/** The longest wait between the polls of a source that keeps failing. */
+const LONGEST_BACKOFF = Duration.minutes(30)
+
+/**
+ * The polls of one source: every `every` while it answers; after failures the wait doubles per
+ * failure in a row (never above 30 minutes, or `every` when that is longer), so an outage is
+ * polled a few times an hour, not hammered.
+ */
+export const pollSchedule = (every: Duration.DurationInput): Schedule.Schedule<PollOutcome, PollOutcome> =>
+  Schedule.passthrough(Schedule.spaced(every) as Schedule.Schedule<number, PollOutcome>).pipe(
+    Schedule.modifyDelay((outcome, delay) =>
+      outcome.consecutiveFailures === 0
+        ? delay
+        : Duration.min(
+            Duration.times(delay, 2 ** Math.min(outcome.consecutiveFailures, 20)),
+            Duration.max(LONGEST_BACKOFF, delay)
+          )
+    )
+  )

@@ -1,0 +1,169 @@
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Context, Effect, Layer, Option, Schema } from "effect"
+import { bucharestDate } from "../../domain/BucharestTime.js"
+import { SOURCE_NAMES, type SourceName } from "../../domain/ingest/SourceFailure.js"
+import { clockNow } from "../db/ClockNow.js"
+
+/** A source's poller state as it is stored; `cursor` is the poller's own paging state (JSON). */
+export const SourceStateRow = Schema.Struct({
+  name: Schema.Literal(...SOURCE_NAMES),
+  enabled: Schema.Boolean,
+  watermark: Schema.String,
+  cursor: Schema.NullOr(Schema.Unknown),
+  last_success_at: Schema.NullOr(Schema.DateFromSelf),
+  last_error_at: Schema.NullOr(Schema.DateFromSelf),
+  last_error: Schema.NullOr(Schema.String),
+  ingested: Schema.NumberFromString,
+  skipped: Schema.NumberFromString
+})
+export type SourceState = typeof SourceStateRow.Type
+
+/** A notice a poller has read: what it became (or why it was skipped) and the procedure's TED number. */
+export interface SeenNotice {
+  readonly source: SourceName
+  readonly ref: string
+  readonly version: number
+  readonly tenderId: string | null
+  readonly skipReason: string | null
+  readonly tedRef: string | null
+}
+
+/**
+ * The pollers' state in PostgreSQL, written from here only: per source its watermark, paging in
+ * progress, last success and error and counters (`ingest_sources`), and every notice read
+ * (`ingested_notices`), so that a restart resumes where it stopped and a notice seen again is not
+ * read twice.
+ */
+export class IngestState extends Context.Tag("IngestState")<
+  IngestState,
+  {
+    /** The source's state, created with `watermark` on first use; marks whether this worker polls it. */
+    readonly open: (source: SourceName, watermark: string, enabled: boolean) => Effect.Effect<SourceState>
+    readonly saveCursor: (source: SourceName, cursor: unknown) => Effect.Effect<void>
+    /** A poll that went to the end: the new watermark, no paging in progress, the success time. */
+    readonly finishPoll: (source: SourceName, watermark: string) => Effect.Effect<void>
+    readonly recordError: (source: SourceName, message: string) => Effect.Effect<void>
+    readonly count: (source: SourceName, counts: { ingested: number; skipped: number }) => Effect.Effect<void>
+    /** Every source, in SOURCE_NAMES order; one never polled shows its defaults. */
+    readonly all: Effect.Effect<ReadonlyArray<SourceState>>
+    /** The versions already read of these notices (absent: never read). */
+    readonly seenVersions: (
+      source: SourceName,
+      refs: ReadonlyArray<string>
+    ) => Effect.Effect<ReadonlyMap<string, number>>
+    readonly markSeen: (notices: ReadonlyArray<SeenNotice>) => Effect.Effect<void>
+    /** The tender another source's notice of the same procedure (same TED number) became. */
+    readonly tenderOfProcedure: (tedRef: string, notSource: SourceName) => Effect.Effect<Option.Option<string>>
+  }
+>() {}
+
+const decodeState = Schema.decodeUnknown(SourceStateRow)
+
+export const IngestStateLive = Layer.effect(
+  IngestState,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const columns = sql`name, enabled, watermark::text AS watermark, cursor, last_success_at, last_error_at,
+                        last_error, ingested::text AS ingested, skipped::text AS skipped`
+
+    const stateOf = (source: SourceName) =>
+      sql`SELECT ${columns} FROM ingest_sources WHERE name = ${source}`.pipe(
+        Effect.flatMap((rows) => decodeState(rows[0])),
+        Effect.orDie
+      )
+
+    const open = (source: SourceName, watermark: string, enabled: boolean) =>
+      sql`INSERT INTO ingest_sources (name, watermark, enabled) VALUES (${source}, ${watermark}::date, ${enabled})
+          ON CONFLICT (name) DO UPDATE SET enabled = EXCLUDED.enabled`.pipe(
+        Effect.zipRight(stateOf(source)),
+        Effect.orDie
+      )
+
+    const saveCursor = (source: SourceName, cursor: unknown) =>
+      Effect.flatMap(clockNow, (now) =>
+        sql`UPDATE ingest_sources SET cursor = ${JSON.stringify(cursor)}::jsonb, updated_at = ${now}
+            WHERE name = ${source}`.pipe(Effect.asVoid, Effect.orDie)
+      )
+
+    const finishPoll = (source: SourceName, watermark: string) =>
+      Effect.flatMap(clockNow, (now) =>
+        sql`UPDATE ingest_sources
+            SET watermark = greatest(watermark, ${watermark}::date), cursor = NULL, last_success_at = ${now},
+                updated_at = ${now}
+            WHERE name = ${source}`.pipe(Effect.asVoid, Effect.orDie)
+      )
+
+    const recordError = (source: SourceName, message: string) =>
+      Effect.flatMap(clockNow, (now) =>
+        sql`UPDATE ingest_sources SET last_error_at = ${now}, last_error = ${message.slice(0, 500)}, updated_at = ${now}
+            WHERE name = ${source}`.pipe(Effect.asVoid, Effect.orDie)
+      )
+
+    const count = (source: SourceName, counts: { ingested: number; skipped: number }) =>
+      counts.ingested === 0 && counts.skipped === 0
+        ? Effect.void
+        : sql`UPDATE ingest_sources SET ingested = ingested + ${counts.ingested}, skipped = skipped + ${counts.skipped}
+              WHERE name = ${source}`.pipe(Effect.asVoid, Effect.orDie)
+
+    const stored = SqlSchema.findAll({
+      Request: Schema.Void,
+      Result: SourceStateRow,
+      execute: () => sql`SELECT ${columns} FROM ingest_sources`
+    })
+    const all = Effect.gen(function* () {
+      const rows = yield* stored().pipe(Effect.orDie)
+      const today = bucharestDate((yield* clockNow).getTime())
+      return SOURCE_NAMES.map(
+        (name): SourceState =>
+          rows.find((row) => row.name === name) ?? {
+            name,
+            enabled: false,
+            watermark: today,
+            cursor: null,
+            last_success_at: null,
+            last_error_at: null,
+            last_error: null,
+            ingested: 0,
+            skipped: 0
+          }
+      )
+    })
+
+    const seenVersions = (source: SourceName, refs: ReadonlyArray<string>) =>
+      refs.length === 0
+        ? Effect.succeed(new Map<string, number>())
+        : sql<{ notice_ref: string; version: number }>`
+            SELECT notice_ref, version FROM ingested_notices
+            WHERE source = ${source} AND notice_ref = ANY(${refs}::text[])`.pipe(
+            Effect.map((rows) => new Map(rows.map((row) => [row.notice_ref, row.version]))),
+            Effect.orDie
+          )
+
+    const markSeen = (notices: ReadonlyArray<SeenNotice>) =>
+      notices.length === 0
+        ? Effect.void
+        : Effect.flatMap(clockNow, (now) =>
+            sql`
+              INSERT INTO ingested_notices (source, notice_ref, version, tender_id, skip_reason, ted_ref, seen_at)
+              SELECT * FROM unnest(${notices.map((n) => n.source)}::text[], ${notices.map((n) => n.ref)}::text[],
+                                   ${notices.map((n) => n.version)}::int[], ${notices.map((n) => n.tenderId)}::uuid[],
+                                   ${notices.map((n) => n.skipReason)}::text[], ${notices.map((n) => n.tedRef)}::text[],
+                                   ${notices.map(() => now.toISOString())}::timestamptz[])
+              ON CONFLICT (source, notice_ref) DO UPDATE SET
+                version = EXCLUDED.version, tender_id = coalesce(EXCLUDED.tender_id, ingested_notices.tender_id),
+                skip_reason = EXCLUDED.skip_reason, ted_ref = coalesce(EXCLUDED.ted_ref, ingested_notices.ted_ref),
+                seen_at = EXCLUDED.seen_at`.pipe(Effect.asVoid, Effect.orDie)
+          )
+
+    const tenderOfProcedure = (tedRef: string, notSource: SourceName) =>
+      sql<{ tender_id: string }>`
+        SELECT tender_id FROM ingested_notices
+        WHERE ted_ref = ${tedRef} AND source <> ${notSource} AND tender_id IS NOT NULL
+        ORDER BY seen_at LIMIT 1`.pipe(
+        Effect.map((rows) => Option.fromNullable(rows[0]?.tender_id)),
+        Effect.orDie
+      )
+
+    return { open, saveCursor, finishPoll, recordError, count, all, seenVersions, markSeen, tenderOfProcedure }
+  })
+)

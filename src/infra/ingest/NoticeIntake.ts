@@ -1,0 +1,159 @@
+import { SqlClient } from "@effect/sql"
+import { Context, Effect, Either, Layer, Option } from "effect"
+import type { SourceName } from "../../domain/ingest/SourceFailure.js"
+import type { ParsedItem } from "../../domain/tenders/formats/ParsedItem.js"
+import { normalizeTenderRecord, type Tender } from "../../domain/tenders/TenderRecord.js"
+import { JobQueue } from "../queue/JobQueue.js"
+import { ScoreTenders } from "../scoring/ScoringJobKinds.js"
+import { TenderStore } from "../tenders/TenderStore.js"
+import { IngestState, type SeenNotice } from "./IngestState.js"
+
+/** One notice a poller read, parsed (or skipped) by the importers the service already has. */
+export interface PolledNotice {
+  /** The source's own number of the notice (TED publication number, SEAP notice number). */
+  readonly ref: string
+  readonly version: number
+  /** The procedure's TED publication number, normalised, when the notice gives it. */
+  readonly tedRef: string | null
+  /** The notice's public page: its `source_url` when the notice itself names none. */
+  readonly pageUrl: string
+  readonly item: ParsedItem
+}
+
+export interface IntakeResult {
+  readonly inserted: number
+  readonly updated: number
+  /** Notices of a procedure already known from the other source: joined to its tender. */
+  readonly joined: number
+  readonly skipped: number
+}
+
+/**
+ * Where polled notices enter the service. In one transaction per batch: each notice becomes or
+ * updates its tender (upsert by source and notice id, so a notice seen again is an update and a
+ * change notice updates the tender it changes), or joins the tender of the same procedure already
+ * known from the other source; every notice is marked read, with its skip reason if it was skipped;
+ * one `tenders.score` job scores the batch, where only tenders new to the service may alert; and the
+ * poller's paging state advances. A crash anywhere leaves all of it undone, so the page is read again.
+ */
+export class NoticeIntake extends Context.Tag("NoticeIntake")<
+  NoticeIntake,
+  {
+    readonly intake: (
+      source: SourceName,
+      notices: ReadonlyArray<PolledNotice>,
+      /** The poller's paging state after this batch, saved with it. */
+      cursor?: Option.Option<unknown>
+    ) => Effect.Effect<IntakeResult>
+  }
+>() {}
+
+export const NoticeIntakeLive = Layer.effect(
+  NoticeIntake,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const store = yield* TenderStore
+    const state = yield* IngestState
+    const queue = yield* JobQueue
+    // The CPV table does not change while the process runs.
+    const catalog = yield* Effect.cached(store.cpvCatalog)
+
+    const joinTender = (tenderId: string, url: string) =>
+      sql`UPDATE tenders SET other_source_urls = array_append(other_source_urls, ${url}), updated_at = now()
+          WHERE id = ${tenderId} AND source_url <> ${url} AND NOT (${url} = ANY(other_source_urls))`.pipe(Effect.orDie)
+
+    const tenderIds = (tenders: ReadonlyArray<Tender>) =>
+      sql<{ id: string; source: string; source_notice_id: string }>`
+        SELECT t.id, t.source, t.source_notice_id
+        FROM unnest(${tenders.map((t) => t.source)}::text[], ${tenders.map((t) => t.sourceNoticeId)}::text[])
+          AS k(source, source_notice_id)
+        JOIN tenders t USING (source, source_notice_id)`.pipe(
+        Effect.map((rows) => new Map(rows.map((row) => [`${row.source}\u0000${row.source_notice_id}`, row.id]))),
+        Effect.orDie
+      )
+
+    const intake = (source: SourceName, notices: ReadonlyArray<PolledNotice>, cursor = Option.none<unknown>()) =>
+      sql
+        .withTransaction(
+          Effect.gen(function* () {
+            const cpv = yield* catalog
+            const seen: Array<SeenNotice> = []
+            const skip = (notice: PolledNotice, reason: string) => {
+              seen.push({
+                source,
+                ref: notice.ref,
+                version: notice.version,
+                tenderId: null,
+                skipReason: reason,
+                tedRef: notice.tedRef
+              })
+            }
+            const toStore: Array<{ notice: PolledNotice; tender: Tender }> = []
+            let joined = 0
+            for (const notice of notices) {
+              if (notice.item._tag === "Skipped") {
+                skip(notice, notice.item.reason)
+                continue
+              }
+              const record = notice.item.record as { source_url?: unknown }
+              const withPage = record.source_url ? record : { ...record, source_url: notice.pageUrl }
+              const tender = normalizeTenderRecord(cpv, withPage)
+              if (Either.isLeft(tender)) {
+                skip(notice, tender.left)
+                continue
+              }
+              const known =
+                notice.tedRef === null ? Option.none() : yield* state.tenderOfProcedure(notice.tedRef, source)
+              if (Option.isSome(known)) {
+                yield* joinTender(known.value, tender.right.sourceUrl)
+                seen.push({
+                  source,
+                  ref: notice.ref,
+                  version: notice.version,
+                  tenderId: known.value,
+                  skipReason: null,
+                  tedRef: notice.tedRef
+                })
+                joined++
+                continue
+              }
+              toStore.push({ notice, tender: tender.right })
+            }
+            const stored = yield* store.upsert(toStore.map((entry) => entry.tender))
+            const refused = new Map(stored.failed.map(({ tender, reason }) => [tender, reason]))
+            const ids = yield* tenderIds(toStore.map((entry) => entry.tender))
+            for (const { notice, tender } of toStore) {
+              const reason = refused.get(tender)
+              if (reason !== undefined) skip(notice, reason)
+              else
+                seen.push({
+                  source,
+                  ref: notice.ref,
+                  version: notice.version,
+                  tenderId: ids.get(`${tender.source}\u0000${tender.sourceNoticeId}`) ?? null,
+                  skipReason: null,
+                  tedRef: notice.tedRef
+                })
+            }
+            yield* state.markSeen(seen)
+            const scored = [...new Set([...stored.inserted, ...stored.updated])]
+            if (scored.length > 0) yield* queue.enqueue(ScoreTenders, { tenderIds: scored, isNew: stored.inserted })
+            if (Option.isSome(cursor)) yield* state.saveCursor(source, cursor.value)
+            const skipped = seen.filter((notice) => notice.skipReason !== null)
+            yield* state.count(source, { ingested: seen.length - skipped.length, skipped: skipped.length })
+            for (const notice of skipped) {
+              yield* Effect.logWarning(`${source} notice ${notice.ref} skipped: ${notice.skipReason}`)
+            }
+            return {
+              inserted: stored.inserted.length,
+              updated: stored.updated.length,
+              joined,
+              skipped: skipped.length
+            }
+          })
+        )
+        .pipe(Effect.orDie)
+
+    return { intake }
+  })
+)

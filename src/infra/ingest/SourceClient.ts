@@ -1,0 +1,141 @@
+import { HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
+import { Clock, Duration, Effect } from "effect"
+import {
+  parseRetryAfter,
+  SourceFailure,
+  type SourceName,
+  sourceRetrySchedule
+} from "../../domain/ingest/SourceFailure.js"
+
+/** What the service says it is, to every source (an honest User-Agent, with where to reach us). */
+export const userAgent = (publicBaseUrl: string) => `TenderScoringService/0.1 (+${publicBaseUrl})`
+
+export interface SourceClientOptions {
+  readonly source: SourceName
+  /** At least this long between two requests to the source (politeness; SEAP blocks fast clients). */
+  readonly spacing: Duration.DurationInput
+  readonly userAgent: string
+  /** Headers every request carries (SEAP's mandatory same-site Referer). */
+  readonly headers?: Readonly<Record<string, string>>
+  readonly timeout?: Duration.DurationInput
+}
+
+/** What a request expects back; anything else (SEAP's 200 HTML maintenance page) is not imported. */
+type Expected = "json" | "xml"
+
+const contentTypeMatches = (expected: Expected, contentType: string) =>
+  expected === "json" ? /\bjson\b/i.test(contentType) : /\bxml\b/i.test(contentType)
+
+/**
+ * The HTTP client of one source: requests spaced by `spacing` (one at a time), a timeout, and
+ * answers checked before they are read: 429 and 5xx, time-outs and unreachable hosts are transient
+ * failures retried by `sourceRetrySchedule` (honouring `Retry-After`), an answer of the wrong
+ * content type is `maintenance`, another 4xx is `refused`.
+ */
+export const makeSourceClient = (options: SourceClientOptions) =>
+  Effect.gen(function* () {
+    const client = yield* HttpClient.HttpClient
+    const turn = yield* Effect.makeSemaphore(1)
+    let nextAllowedAt = 0
+    const spacing = Duration.toMillis(options.spacing)
+    const timeout = options.timeout ?? Duration.seconds(30)
+
+    const failure = (
+      reason: SourceFailure["reason"],
+      message: string,
+      status: number | null = null,
+      retryAfter?: Duration.Duration
+    ) => new SourceFailure({ source: options.source, reason, status, retryAfter, message })
+
+    /** Waits for this source's turn, so that requests leave at least `spacing` apart. */
+    const awaitTurn = <A, E, R>(request: Effect.Effect<A, E, R>) =>
+      turn
+        .withPermits(1)(
+          Effect.gen(function* () {
+            const now = yield* Clock.currentTimeMillis
+            if (nextAllowedAt > now) yield* Effect.sleep(Duration.millis(nextAllowedAt - now))
+            nextAllowedAt = (yield* Clock.currentTimeMillis) + spacing
+          })
+        )
+        .pipe(Effect.zipRight(request))
+
+    const checked = (url: string, expected: Expected) => (response: HttpClientResponse.HttpClientResponse) =>
+      Effect.gen(function* () {
+        const status = response.status
+        const where = `${options.source} ${new URL(url).pathname}`
+        if (status === 429 || status === 503) {
+          const retryAfter = parseRetryAfter(response.headers["retry-after"], yield* Clock.currentTimeMillis)
+          return yield* failure(
+            status === 429 ? "rate-limited" : "server",
+            `${where} answered ${status}${retryAfter === undefined ? "" : ` (Retry-After ${Duration.format(retryAfter)})`}`,
+            status,
+            retryAfter
+          )
+        }
+        if (status >= 500) return yield* failure("server", `${where} answered ${status}`, status)
+        if (status >= 400) {
+          const body = yield* response.text.pipe(Effect.orElseSucceed(() => ""))
+          return yield* failure("refused", `${where} answered ${status}: ${body.slice(0, 200)}`, status)
+        }
+        const contentType = response.headers["content-type"] ?? ""
+        if (!contentTypeMatches(expected, contentType)) {
+          return yield* failure(
+            "maintenance",
+            `${where} answered ${status} with ${contentType || "no content type"}, not ${expected} (maintenance page?)`,
+            status
+          )
+        }
+        return yield* response.text.pipe(
+          Effect.mapError(() => failure("unreachable", `${where}: the answer was cut off`, status))
+        )
+      })
+
+    const send = (request: HttpClientRequest.HttpClientRequest, expected: Expected) =>
+      awaitTurn(
+        client.execute(
+          request.pipe(
+            HttpClientRequest.setHeaders({ "user-agent": options.userAgent, ...options.headers }),
+            HttpClientRequest.acceptJson
+          )
+        )
+      ).pipe(
+        Effect.flatMap(checked(request.url, expected)),
+        Effect.scoped,
+        Effect.timeoutFail({
+          duration: timeout,
+          onTimeout: () => failure("timeout", `${options.source} did not answer within ${Duration.format(timeout)}`)
+        }),
+        Effect.catchTag("RequestError", (error) =>
+          Effect.fail(failure("unreachable", `${options.source} unreachable: ${error.cause ?? error.message}`))
+        ),
+        Effect.catchTag("ResponseError", (error) => Effect.fail(failure("unreachable", error.message)))
+      )
+
+    /** A JSON answer read, or `invalid` (not retried: the same answer would come again). */
+    const sendJson = (request: HttpClientRequest.HttpClientRequest, retries: number) =>
+      send(request, "json").pipe(
+        Effect.flatMap((text) =>
+          Effect.try({
+            try: () => JSON.parse(text) as unknown,
+            catch: () =>
+              failure("invalid", `${options.source} ${new URL(request.url).pathname} answered JSON that does not parse`)
+          })
+        ),
+        Effect.retry(sourceRetrySchedule(retries))
+      )
+
+    return {
+      /** POSTs a JSON body and reads a JSON answer. */
+      postJson: (url: string, body: unknown, retries = 4) =>
+        sendJson(HttpClientRequest.post(url).pipe(HttpClientRequest.bodyUnsafeJson(body)), retries),
+      /** GETs a JSON answer. */
+      getJson: (url: string, retries = 4) => sendJson(HttpClientRequest.get(url), retries),
+      /** GETs an XML document as text. */
+      getXml: (url: string, retries = 4) =>
+        send(HttpClientRequest.get(url).pipe(HttpClientRequest.setHeader("accept", "application/xml")), "xml").pipe(
+          Effect.retry(sourceRetrySchedule(retries))
+        )
+    }
+  })
+
+export type SourceClient = Effect.Effect.Success<ReturnType<typeof makeSourceClient>>

@@ -1,0 +1,193 @@
+import { Clock, Context, Effect, Layer, Option, Schedule, Schema } from "effect"
+import { bucharestDate } from "../../domain/BucharestTime.js"
+import { addDays, laterDay } from "../../domain/ingest/PublicationDays.js"
+import { SourceFailure } from "../../domain/ingest/SourceFailure.js"
+import {
+  type TedNoticeRef,
+  TedSearchResponse,
+  tedNoticeRef,
+  tedNumberKey,
+  tedSearchRequest
+} from "../../domain/ingest/TedSearch.js"
+import { parseInput } from "../../domain/tenders/formats/ImportFormat.js"
+import { errorMessage, type ParsedItem, skipped } from "../../domain/tenders/formats/ParsedItem.js"
+import { jobKind } from "../queue/JobKind.js"
+import { JobQueue } from "../queue/JobQueue.js"
+import { handle } from "../queue/JobRunner.js"
+import { IngestConfig } from "./IngestConfig.js"
+import { IngestState } from "./IngestState.js"
+import { NoticeIntake, type PolledNotice } from "./NoticeIntake.js"
+import { makeSourceClient } from "./SourceClient.js"
+
+/** Paging in progress: the day the query started from, and the token of the next page. */
+const TedCursor = Schema.Struct({ day: Schema.String, token: Schema.NullOr(Schema.String) })
+const decodeCursor = Schema.decodeUnknownOption(TedCursor)
+const decodeSearch = Schema.decodeUnknown(TedSearchResponse)
+
+/**
+ * "ingest.ted-notice": a notice whose XML could not be read during its poll, read again on its own
+ * schedule (1, 2, 4 … 64 minutes) so that it delays none of the other notices of its page.
+ */
+export const ReadTedNotice = jobKind(
+  "ingest.ted-notice",
+  Schema.Struct({
+    publicationNumber: Schema.String,
+    publicationDay: Schema.String,
+    xmlUrl: Schema.String,
+    pageUrl: Schema.String
+  }),
+  { maxAttempts: 8, retry: Schedule.exponential("1 minute", 2) }
+)
+
+/** The notice in a downloaded XML (eForms or TED R2.0.9), as the file importers read it. */
+const parseNotice = (ref: TedNoticeRef, xml: string): ParsedItem => {
+  try {
+    const items = parseInput(xml, "auto")
+    return items.find((item) => item._tag === "Parsed") ?? items[0] ?? skipped(ref.publicationNumber, "empty XML")
+  } catch (error) {
+    return skipped(ref.publicationNumber, `the XML cannot be read: ${errorMessage(error)}`)
+  }
+}
+
+const polled = (ref: TedNoticeRef, item: ParsedItem): PolledNotice => ({
+  ref: ref.publicationNumber,
+  version: 0,
+  tedRef: tedNumberKey(ref.publicationNumber) ?? null,
+  pageUrl: ref.pageUrl,
+  item
+})
+
+/**
+ * The TED poller: one `poll` asks the Search API for Romanian buyers' notices published on or after
+ * the watermark (its own day included: TED publishes a day's notices at different times), follows
+ * `iterationNextToken` to the end, reads each notice not read before from its XML link and hands
+ * each page to the intake with the paging state, so a restart resumes at the page it stopped in.
+ * A token TED no longer accepts restarts the query from the watermark (notices already read are
+ * not read again). A notice whose XML fails becomes an `ingest.ted-notice` job.
+ */
+const makeTedPoller = Effect.gen(function* () {
+  const config = yield* IngestConfig
+  const state = yield* IngestState
+  const intake = yield* NoticeIntake
+  const queue = yield* JobQueue
+  const client = yield* makeSourceClient({ source: "ted", spacing: config.spacing.ted, userAgent: config.userAgent })
+  const searchUrl = `${config.tedApiUrl}/v3/notices/search`
+
+  /** One notice's XML, read once (no retry here: a failed notice gets a job of its own). */
+  const readNotice = (ref: TedNoticeRef) =>
+    client.getXml(ref.xmlUrl, 0).pipe(Effect.map((xml) => polled(ref, parseNotice(ref, xml))))
+
+  const search = (day: string, token: string | null) =>
+    client.postJson(searchUrl, tedSearchRequest(day, token, config.pageSize)).pipe(
+      Effect.flatMap((body) =>
+        decodeSearch(body).pipe(
+          Effect.mapError(
+            () =>
+              new SourceFailure({
+                source: "ted",
+                reason: "invalid",
+                status: 200,
+                retryAfter: undefined,
+                message: "TED search answered without a notices list"
+              })
+          )
+        )
+      ),
+      Effect.filterOrFail(
+        (response) => response.timedOut !== true,
+        () =>
+          new SourceFailure({
+            source: "ted",
+            reason: "server",
+            status: 200,
+            retryAfter: undefined,
+            message: "TED search timed out (partial results); the next poll asks again"
+          })
+      )
+    )
+
+  /** One page: the notices not read before, read and taken in with the paging state that follows it. */
+  const takePage = (notices: ReadonlyArray<unknown>, cursor: typeof TedCursor.Type) =>
+    Effect.gen(function* () {
+      const refs = notices.map(tedNoticeRef)
+      const readable = refs.filter((ref): ref is TedNoticeRef => !("skip" in ref))
+      const malformed = refs.flatMap((ref) =>
+        "skip" in ref
+          ? [
+              {
+                ref: ref.ref === "?" ? `search result ${refs.indexOf(ref) + 1}` : ref.ref,
+                version: 0,
+                tedRef: null,
+                pageUrl: "",
+                item: skipped(ref.ref, ref.skip)
+              }
+            ]
+          : []
+      )
+      const seen = yield* state.seenVersions(
+        "ted",
+        readable.map((ref) => ref.publicationNumber)
+      )
+      const unread = readable.filter((ref) => !seen.has(ref.publicationNumber))
+      const results = yield* Effect.forEach(unread, (ref) => Effect.either(readNotice(ref)), { concurrency: 4 })
+      const read: Array<PolledNotice> = []
+      const failed: Array<TedNoticeRef> = []
+      results.forEach((result, index) => {
+        if (result._tag === "Right") read.push(result.right)
+        else failed.push(unread[index]!)
+      })
+      if (failed.length > 0) {
+        yield* queue.enqueueAll(
+          ReadTedNotice,
+          failed.map((payload) => ({ payload }))
+        )
+        yield* Effect.logWarning(
+          `ted: ${failed.length} notice XML(s) failed (${failed.map((ref) => ref.publicationNumber).join(", ")}); each is retried on its own`
+        )
+      }
+      yield* intake.intake("ted", [...malformed, ...read], Option.some(cursor))
+      return readable.reduce((latest, ref) => laterDay(latest, ref.publicationDay), cursor.day)
+    })
+
+  const poll = Effect.gen(function* () {
+    const today = bucharestDate(yield* Clock.currentTimeMillis)
+    const source = yield* state.open("ted", addDays(today, -1), true)
+    const resumed = decodeCursor(source.cursor)
+    const day = Option.match(resumed, { onNone: () => source.watermark, onSome: (c) => c.day })
+    let token = Option.match(resumed, { onNone: () => null, onSome: (c) => c.token })
+    let latest = day
+    while (true) {
+      const response = yield* search(day, token).pipe(
+        Effect.catchIf(
+          (failure) => failure.reason === "refused" && token !== null,
+          (failure) =>
+            Effect.logWarning(`ted: the saved iteration token was refused (${failure.message}); starting again`).pipe(
+              Effect.zipRight(search(day, null))
+            )
+        )
+      )
+      const next = response.iterationNextToken ?? null
+      const end = next === null || response.notices.length === 0
+      latest = laterDay(latest, yield* takePage(response.notices, { day, token: end ? null : next }))
+      if (end) break
+      token = next
+    }
+    yield* state.finishPoll("ted", latest > today ? today : latest)
+  })
+
+  return { poll, readNotice }
+})
+
+export class TedPoller extends Context.Tag("TedPoller")<TedPoller, Effect.Effect.Success<typeof makeTedPoller>>() {}
+
+export const TedPollerLive = Layer.effect(TedPoller, makeTedPoller)
+
+/** Reads a notice whose XML failed during its poll; a failure again is retried by the kind's schedule. */
+export const readTedNoticeJob = handle(ReadTedNotice, (ref) =>
+  Effect.gen(function* () {
+    const poller = yield* TedPoller
+    const notice = yield* poller.readNotice(ref).pipe(Effect.mapError((failure) => failure.message))
+    const result = yield* (yield* NoticeIntake).intake("ted", [notice])
+    yield* Effect.logInfo(`ted notice ${ref.publicationNumber} read on retry (${result.inserted} new)`)
+  })
+)

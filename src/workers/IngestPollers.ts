@@ -1,0 +1,93 @@
+import { FetchHttpClient } from "@effect/platform"
+import type { SqlClient } from "@effect/sql"
+import { Cause, Clock, Duration, Effect, Layer } from "effect"
+import { bucharestDate } from "../domain/BucharestTime.js"
+import { addDays } from "../domain/ingest/PublicationDays.js"
+import { type PollOutcome, pollSchedule, SOURCE_NAMES, type SourceName } from "../domain/ingest/SourceFailure.js"
+import type { AppConfig } from "../infra/config/AppConfig.js"
+import { IngestConfig, IngestConfigLive } from "../infra/ingest/IngestConfig.js"
+import { IngestState } from "../infra/ingest/IngestState.js"
+import { NoticeIntakeLive } from "../infra/ingest/NoticeIntake.js"
+import { readTedNoticeJob, TedPoller, TedPollerLive } from "../infra/ingest/TedPoller.js"
+import type { JobQueue } from "../infra/queue/JobQueue.js"
+import { JobRunnerLive } from "../infra/queue/JobRunner.js"
+import type { TenderStore } from "../infra/tenders/TenderStore.js"
+
+/** The message of a failed poll, on one line. */
+const describe = (cause: Cause.Cause<{ readonly message: string }>) => {
+  const failure = Cause.failureOption(cause)
+  return failure._tag === "Some" ? failure.value.message : Cause.pretty(cause).split("\n")[0]!
+}
+
+/**
+ * One source's poller: polls now, then as `pollSchedule` spaces the polls (INGEST_POLL_SECONDS,
+ * backing off while the source fails). A failed poll is one log line and the source's `lastError`;
+ * it never stops the loop nor touches the other source's.
+ */
+const runPoller = <R>(source: SourceName, poll: Effect.Effect<void, { readonly message: string }, R>) =>
+  Effect.gen(function* () {
+    const config = yield* IngestConfig
+    const state = yield* IngestState
+    let failures = 0
+    const once = poll.pipe(
+      Effect.matchCauseEffect({
+        onSuccess: () => {
+          failures = 0
+          return Effect.succeed<PollOutcome>({ consecutiveFailures: 0 })
+        },
+        onFailure: (cause) => {
+          if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
+          failures++
+          const message = describe(cause)
+          return state
+            .recordError(source, message)
+            .pipe(
+              Effect.zipRight(Effect.logWarning(`${source} poll failed (${failures} in a row): ${message}`)),
+              Effect.as<PollOutcome>({ consecutiveFailures: failures })
+            )
+        }
+      })
+    )
+    yield* Effect.repeat(once, pollSchedule(config.pollEvery))
+  })
+
+/** The pollers this worker runs (INGEST_SOURCES); the sources it does not poll are marked so. */
+const Pollers = Layer.scopedDiscard(
+  Effect.gen(function* () {
+    const config = yield* IngestConfig
+    const state = yield* IngestState
+    const today = bucharestDate(yield* Clock.currentTimeMillis)
+    for (const source of SOURCE_NAMES) {
+      if (!config.sources.includes(source)) yield* state.open(source, addDays(today, -1), false)
+    }
+    if (config.sources.includes("ted")) yield* Effect.forkScoped(runPoller("ted", (yield* TedPoller).poll))
+    if (config.sources.length > 0) {
+      yield* Effect.logInfo(
+        `Ingestion on: ${config.sources.join(", ")}, every ${Duration.format(config.pollEvery)} (TED ${config.tedApiUrl}, SEAP ${config.seapApiUrl})`
+      )
+    }
+  })
+)
+
+/** Notices whose download failed during a poll, read again on their own schedule. */
+const NoticeRetries = JobRunnerLive([readTedNoticeJob], {
+  name: "ingest",
+  concurrency: 2,
+  lease: Duration.minutes(2),
+  pollEvery: Duration.seconds(10)
+})
+
+/**
+ * Live ingestion in a worker process: the pollers of the sources in INGEST_SOURCES (none by
+ * default, so nothing reaches a public host unless asked) and the retries of failed notices.
+ */
+export const IngestionLive: Layer.Layer<
+  never,
+  unknown,
+  IngestState | TenderStore | JobQueue | SqlClient.SqlClient | AppConfig
+> = Layer.mergeAll(Pollers, NoticeRetries).pipe(
+  Layer.provide(TedPollerLive),
+  Layer.provide(NoticeIntakeLive),
+  Layer.provideMerge(IngestConfigLive),
+  Layer.provide(FetchHttpClient.layer)
+)

@@ -1,0 +1,89 @@
+import { randomUUID } from "node:crypto"
+import { FetchHttpClient } from "@effect/platform"
+import { Context, Duration, Effect, Layer } from "effect"
+import { bucharestDate } from "../../src/domain/BucharestTime.js"
+import { addDays } from "../../src/domain/ingest/PublicationDays.js"
+import { IngestConfig, type IngestConfigShape } from "../../src/infra/ingest/IngestConfig.js"
+import { NoticeIntakeLive } from "../../src/infra/ingest/NoticeIntake.js"
+import { TedPollerLive } from "../../src/infra/ingest/TedPoller.js"
+import { type FakeSeap, startFakeSeap } from "../support/FakeSeap.js"
+import { eformsNoticeXml, type FakeTed, startFakeTed } from "../support/FakeTed.js"
+import { TestInfraLive } from "../support/TestServer.js"
+
+/** The fake TED this test file's pollers read. */
+export class Ted extends Context.Tag("test/FakeTed")<Ted, FakeTed>() {}
+export const FakeTedLive = Layer.scoped(
+  Ted,
+  Effect.acquireRelease(
+    Effect.promise(() => startFakeTed()),
+    (ted) => Effect.promise(() => ted.close())
+  )
+)
+
+/** The fake SEAP this test file's pollers read. */
+export class Seap extends Context.Tag("test/FakeSeap")<Seap, FakeSeap>() {}
+export const FakeSeapLive = Layer.scoped(
+  Seap,
+  Effect.acquireRelease(
+    Effect.promise(() => startFakeSeap()),
+    (seap) => Effect.promise(() => seap.close())
+  )
+)
+
+/** Ingestion pointed at the fakes, polling fast, requests spaced by `spacingMs`. */
+export const TestIngestConfig = (overrides: Partial<IngestConfigShape> = {}) =>
+  Layer.effect(
+    IngestConfig,
+    Effect.gen(function* () {
+      const ted = yield* Ted
+      const seap = yield* Seap
+      return {
+        sources: ["ted", "seap"],
+        tedApiUrl: ted.url,
+        seapApiUrl: seap.url,
+        pollEvery: Duration.seconds(1),
+        spacing: { ted: Duration.zero, seap: Duration.zero },
+        pageSize: 100,
+        userAgent: "TenderScoringService/0.1 (+http://127.0.0.1 test)",
+        ...overrides
+      }
+    })
+  )
+
+/** The TED poller and the intake over a fresh database, with both fakes. */
+export const TedIngestLive = (overrides: Partial<IngestConfigShape> = {}) =>
+  TedPollerLive.pipe(
+    Layer.provideMerge(NoticeIntakeLive),
+    Layer.provideMerge(TestIngestConfig(overrides)),
+    Layer.provideMerge(Layer.mergeAll(FakeTedLive, FakeSeapLive)),
+    Layer.provideMerge(FetchHttpClient.layer),
+    Layer.provideMerge(TestInfraLive())
+  )
+
+export const today = () => bucharestDate(Date.now())
+export const daysAgo = (days: number) => addDays(today(), -days)
+
+let published = 0
+
+/** Publishes a real eForms notice at the fake TED; its fields, with the ids the test needs. */
+export const publishTed = (ted: FakeTed, fields: Partial<Parameters<typeof eformsNoticeXml>[0]> = {}) => {
+  published++
+  const notice = {
+    noticeId: randomUUID(),
+    publicationNumber: `${String(700000 + published).padStart(8, "0")}-2026`,
+    publicationDate: today(),
+    title: `Servicii de mentenanță a sistemelor informatice ${published}`,
+    cpv: "72267000",
+    buyerFiscalCode: "4267117",
+    buyerNuts: "RO321",
+    estimatedValue: 250000,
+    deadline: addDays(today(), 30),
+    ...fields
+  }
+  ted.publish({
+    publicationNumber: notice.publicationNumber,
+    publicationDate: notice.publicationDate,
+    xml: eformsNoticeXml(notice)
+  })
+  return notice
+}
