@@ -7,7 +7,8 @@ import { type PollOutcome, pollSchedule, SOURCE_NAMES, type SourceName } from ".
 import type { AppConfig } from "../infra/config/AppConfig.js"
 import { IngestConfig, IngestConfigLive } from "../infra/ingest/IngestConfig.js"
 import { IngestState } from "../infra/ingest/IngestState.js"
-import { NoticeIntakeLive } from "../infra/ingest/NoticeIntake.js"
+import { type NoticeIntake, NoticeIntakeLive } from "../infra/ingest/NoticeIntake.js"
+import { readSeapNoticeJob, SeapPoller, SeapPollerLive } from "../infra/ingest/SeapPoller.js"
 import { readTedNoticeJob, TedPoller, TedPollerLive } from "../infra/ingest/TedPoller.js"
 import type { JobQueue } from "../infra/queue/JobQueue.js"
 import { JobRunnerLive } from "../infra/queue/JobRunner.js"
@@ -61,6 +62,7 @@ const Pollers = Layer.scopedDiscard(
       if (!config.sources.includes(source)) yield* state.open(source, addDays(today, -1), false)
     }
     if (config.sources.includes("ted")) yield* Effect.forkScoped(runPoller("ted", (yield* TedPoller).poll))
+    if (config.sources.includes("seap")) yield* Effect.forkScoped(runPoller("seap", (yield* SeapPoller).poll))
     if (config.sources.length > 0) {
       yield* Effect.logInfo(
         `Ingestion on: ${config.sources.join(", ")}, every ${Duration.format(config.pollEvery)} (TED ${config.tedApiUrl}, SEAP ${config.seapApiUrl})`
@@ -70,7 +72,7 @@ const Pollers = Layer.scopedDiscard(
 )
 
 /** Notices whose download failed during a poll, read again on their own schedule. */
-const NoticeRetries = JobRunnerLive([readTedNoticeJob], {
+const NoticeRetries = JobRunnerLive<NoticeIntake | TedPoller | SeapPoller>([readTedNoticeJob, readSeapNoticeJob], {
   name: "ingest",
   concurrency: 2,
   lease: Duration.minutes(2),
@@ -86,7 +88,7 @@ export const IngestionLive: Layer.Layer<
   unknown,
   IngestState | TenderStore | JobQueue | SqlClient.SqlClient | AppConfig
 > = Layer.mergeAll(Pollers, NoticeRetries).pipe(
-  Layer.provide(TedPollerLive),
+  Layer.provide(Layer.merge(TedPollerLive, SeapPollerLive)),
   Layer.provide(NoticeIntakeLive),
   Layer.provideMerge(IngestConfigLive),
   Layer.provide(FetchHttpClient.layer)

@@ -5,6 +5,7 @@ import { bucharestDate } from "../../src/domain/BucharestTime.js"
 import { addDays } from "../../src/domain/ingest/PublicationDays.js"
 import { IngestConfig, type IngestConfigShape } from "../../src/infra/ingest/IngestConfig.js"
 import { NoticeIntakeLive } from "../../src/infra/ingest/NoticeIntake.js"
+import { SeapPollerLive } from "../../src/infra/ingest/SeapPoller.js"
 import { TedPollerLive } from "../../src/infra/ingest/TedPoller.js"
 import { type FakeSeap, startFakeSeap } from "../support/FakeSeap.js"
 import { eformsNoticeXml, type FakeTed, startFakeTed } from "../support/FakeTed.js"
@@ -50,9 +51,9 @@ export const TestIngestConfig = (overrides: Partial<IngestConfigShape> = {}) =>
     })
   )
 
-/** The TED poller and the intake over a fresh database, with both fakes. */
-export const TedIngestLive = (overrides: Partial<IngestConfigShape> = {}) =>
-  TedPollerLive.pipe(
+/** Both pollers and the intake over a fresh database, with both fakes. */
+export const IngestTestLive = (overrides: Partial<IngestConfigShape> = {}) =>
+  Layer.merge(TedPollerLive, SeapPollerLive).pipe(
     Layer.provideMerge(NoticeIntakeLive),
     Layer.provideMerge(TestIngestConfig(overrides)),
     Layer.provideMerge(Layer.mergeAll(FakeTedLive, FakeSeapLive)),

@@ -6,7 +6,7 @@ import { readTedNoticeJob, TedPoller } from "../../src/infra/ingest/TedPoller.js
 import { drainDueJobs } from "../../src/infra/queue/JobRunner.js"
 import type { FakeTed } from "../support/FakeTed.js"
 import { eventually, pause } from "../webhooks/fixtures.js"
-import { daysAgo, publishTed, Ted, TedIngestLive, today } from "./ingestFixtures.js"
+import { daysAgo, IngestTestLive, publishTed, Ted, today } from "./ingestFixtures.js"
 
 const tenderOf = (sourceNoticeId: string) =>
   Effect.flatMap(
@@ -27,7 +27,7 @@ const xmlGets = (ted: FakeTed, publicationNumber: string) =>
   ted.requests.filter((r) => r.path === `/en/notice/${publicationNumber}/xml`).length
 
 describe("TED poller", () => {
-  layer(TedIngestLive({ pageSize: 2 }), { excludeTestServices: true, timeout: 60_000 })((it) => {
+  layer(IngestTestLive({ pageSize: 2 }), { excludeTestServices: true, timeout: 60_000 })((it) => {
     it.effect(
       "reads every notice from the watermark on, paging to the end, once; source_url names the publication",
       () =>
@@ -175,7 +175,7 @@ describe("TED poller", () => {
     )
   })
 
-  layer(TedIngestLive({ pageSize: 2, spacing: { ted: Duration.millis(400), seap: Duration.zero } }), {
+  layer(IngestTestLive({ pageSize: 2, spacing: { ted: Duration.millis(400), seap: Duration.zero } }), {
     excludeTestServices: true,
     timeout: 60_000
   })((it) => {

@@ -80,9 +80,3 @@ export const tedNoticeRef = (item: unknown): TedNoticeRef | { readonly skip: str
     pageUrl: tedNoticePage(notice["publication-number"])
   }
 }
-
-/** "00123456-2026" and "123456-2026" name one notice: the key without leading zeros. */
-export const tedNumberKey = (publicationNumber: string): string | undefined => {
-  const match = /^0*(\d{1,10})-(\d{4})$/.exec(publicationNumber.trim())
-  return match === null ? undefined : `${match[1]}-${match[2]}`
-}

@@ -67,7 +67,10 @@ export const ingestConfig = Config.all({
   spacing: Config.all({ ted: millis("TED_REQUEST_SPACING_MS", 250), seap: millis("SEAP_REQUEST_SPACING_MS", 2000) }),
   pageSize: Config.integer("INGEST_PAGE_SIZE").pipe(
     Config.withDefault(100),
-    Config.validate({ message: "INGEST_PAGE_SIZE: Expected a whole number from 1 to 250", validation: (n) => n >= 1 && n <= 250 })
+    Config.validate({
+      message: "INGEST_PAGE_SIZE: Expected a whole number from 1 to 250",
+      validation: (n) => n >= 1 && n <= 250
+    })
   )
 })
 

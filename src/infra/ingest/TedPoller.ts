@@ -2,15 +2,10 @@ import { Clock, Context, Effect, Layer, Option, Schedule, Schema } from "effect"
 import { bucharestDate } from "../../domain/BucharestTime.js"
 import { addDays, laterDay } from "../../domain/ingest/PublicationDays.js"
 import { SourceFailure } from "../../domain/ingest/SourceFailure.js"
-import {
-  type TedNoticeRef,
-  TedSearchResponse,
-  tedNoticeRef,
-  tedNumberKey,
-  tedSearchRequest
-} from "../../domain/ingest/TedSearch.js"
+import { type TedNoticeRef, TedSearchResponse, tedNoticeRef, tedSearchRequest } from "../../domain/ingest/TedSearch.js"
 import { parseInput } from "../../domain/tenders/formats/ImportFormat.js"
 import { errorMessage, type ParsedItem, skipped } from "../../domain/tenders/formats/ParsedItem.js"
+import { normalizeTedPublicationNumber } from "../../domain/tenders/formats/Sicap.js"
 import { jobKind } from "../queue/JobKind.js"
 import { JobQueue } from "../queue/JobQueue.js"
 import { handle } from "../queue/JobRunner.js"
@@ -52,7 +47,7 @@ const parseNotice = (ref: TedNoticeRef, xml: string): ParsedItem => {
 const polled = (ref: TedNoticeRef, item: ParsedItem): PolledNotice => ({
   ref: ref.publicationNumber,
   version: 0,
-  tedRef: tedNumberKey(ref.publicationNumber) ?? null,
+  tedRef: normalizeTedPublicationNumber(ref.publicationNumber) ?? null,
   pageUrl: ref.pageUrl,
   item
 })

@@ -1,0 +1,216 @@
+import { Clock, Context, Effect, Layer, Option, Schedule, Schema } from "effect"
+import { bucharestDate } from "../../domain/BucharestTime.js"
+import { addDays, daysUntil } from "../../domain/ingest/PublicationDays.js"
+import {
+  SEAP_LISTS,
+  type SeapList,
+  seapItemRef,
+  seapListBody,
+  seapListPath,
+  seapReferer
+} from "../../domain/ingest/SeapLists.js"
+import { SourceFailure } from "../../domain/ingest/SourceFailure.js"
+import { parsed, skipped } from "../../domain/tenders/formats/ParsedItem.js"
+import { sicapRecord, sicapTedPublicationNumber } from "../../domain/tenders/formats/Sicap.js"
+import { jobKind } from "../queue/JobKind.js"
+import { JobQueue } from "../queue/JobQueue.js"
+import { handle } from "../queue/JobRunner.js"
+import { IngestConfig } from "./IngestConfig.js"
+import { IngestState } from "./IngestState.js"
+import { NoticeIntake, type PolledNotice } from "./NoticeIntake.js"
+import { makeSourceClient } from "./SourceClient.js"
+
+/** Paging in progress: the day, the list and the next page to ask. */
+const SeapCursor = Schema.Struct({ day: Schema.String, list: Schema.Literal(...SEAP_LISTS), pageIndex: Schema.Number })
+type SeapCursor = typeof SeapCursor.Type
+const decodeCursor = Schema.decodeUnknownOption(SeapCursor)
+
+const ListPage = Schema.Struct({
+  total: Schema.optional(Schema.NullOr(Schema.Number)),
+  items: Schema.Array(Schema.Unknown),
+  searchTooLong: Schema.optional(Schema.NullOr(Schema.Boolean))
+})
+const decodePage = Schema.decodeUnknown(ListPage)
+
+const Contracts = Schema.Struct({ items: Schema.Array(Schema.Unknown) })
+const decodeContracts = Schema.decodeUnknownOption(Contracts)
+
+/** "ingest.seap-notice": a listed notice whose detail could not be read during its poll, read again later. */
+export const ReadSeapNotice = jobKind(
+  "ingest.seap-notice",
+  Schema.Struct({ list: Schema.Literal(...SEAP_LISTS), item: Schema.Unknown }),
+  { maxAttempts: 8, retry: Schedule.exponential("1 minute", 2) }
+)
+
+const idOf = (item: unknown, key: string) => String((item as Record<string, unknown>)[key] ?? "")
+
+/**
+ * The SEAP poller: one `poll` walks the publication days from the watermark (its own day included)
+ * to today, and for each day the contract-notice, award-notice and direct-acquisition lists page by
+ * page. A notice not read before (or with a newer erratum) is read with its detail (an award's
+ * contracts name the winners, which feed the award history) and each page goes to the intake with
+ * the paging state, so a restart resumes at the page it stopped in. Requests are spaced (SEAP blocks
+ * clients that ask fast) and carry the same-site Referer SEAP requires.
+ */
+const makeSeapPoller = Effect.gen(function* () {
+  const config = yield* IngestConfig
+  const state = yield* IngestState
+  const intake = yield* NoticeIntake
+  const queue = yield* JobQueue
+  const base = config.seapApiUrl
+  const client = yield* makeSourceClient({
+    source: "seap",
+    spacing: config.spacing.seap,
+    userAgent: config.userAgent,
+    headers: { referer: seapReferer(base) }
+  })
+
+  /** A listed notice with its detail, as a notice for the intake. */
+  const readNotice = (list: SeapList, item: unknown) =>
+    Effect.gen(function* () {
+      const { ref, version } = seapItemRef(list, item) ?? { ref: "?", version: 0 }
+      const detail =
+        list === "can"
+          ? yield* client.getJson(`${base}/api-pub/C_PUBLIC_CANotice/get/${idOf(item, "caNoticeId")}`, 1)
+          : list === "da"
+            ? yield* client.getJson(
+                `${base}/api-pub/PublicDirectAcquisition/getView/${idOf(item, "directAcquisitionId")}`,
+                1
+              )
+            : undefined
+      const contracts =
+        list === "can"
+          ? yield* client
+              .postJson(
+                `${base}/api-pub/C_PUBLIC_CANotice/GetCANoticeContracts`,
+                { caNoticeId: Number(idOf(item, "caNoticeId")), skip: 0, take: 200 },
+                1
+              )
+              .pipe(
+                Effect.map((body) => Option.match(decodeContracts(body), { onNone: () => [], onSome: (c) => c.items }))
+              )
+          : []
+      const record = sicapRecord(list, { item, detail, contracts })
+      return {
+        ref,
+        version,
+        tedRef: (list === "can" ? sicapTedPublicationNumber(detail) : undefined) ?? null,
+        pageUrl: typeof record === "string" ? "" : (record.source_url ?? ""),
+        item: typeof record === "string" ? skipped(ref, record) : parsed(ref, record)
+      } satisfies PolledNotice
+    })
+
+  const listPage = (list: SeapList, day: string, pageIndex: number) =>
+    client.postJson(`${base}${seapListPath[list]}`, seapListBody(list, day, pageIndex, config.pageSize)).pipe(
+      Effect.flatMap((body) =>
+        decodePage(body).pipe(
+          Effect.mapError(
+            () =>
+              new SourceFailure({
+                source: "seap",
+                reason: "invalid",
+                status: 200,
+                retryAfter: undefined,
+                message: `seap ${list} list of ${day} answered without an items list`
+              })
+          )
+        )
+      )
+    )
+
+  /** One page: its notices not read before (or changed since) read, and taken in with the paging state after it. */
+  const takePage = (list: SeapList, items: ReadonlyArray<unknown>, next: SeapCursor) =>
+    Effect.gen(function* () {
+      const listed = items.map((item, index) => ({ item, key: seapItemRef(list, item), index }))
+      const malformed: Array<PolledNotice> = listed.flatMap(({ key, index }) =>
+        key === undefined
+          ? [
+              {
+                ref: `${list}:${next.day}:${next.pageIndex}:${index}`,
+                version: 0,
+                tedRef: null,
+                pageUrl: "",
+                item: skipped(`${list} item ${index + 1}`, "a list item without a notice number")
+              }
+            ]
+          : []
+      )
+      const known = listed.filter((entry) => entry.key !== undefined)
+      const seen = yield* state.seenVersions(
+        "seap",
+        known.map((entry) => entry.key!.ref)
+      )
+      const unread = known.filter((entry) => (seen.get(entry.key!.ref) ?? -1) < entry.key!.version)
+      const results = yield* Effect.forEach(unread, ({ item }) => Effect.either(readNotice(list, item)))
+      const read: Array<PolledNotice> = []
+      const failed: Array<unknown> = []
+      results.forEach((result, index) => {
+        if (result._tag === "Right") read.push(result.right)
+        else failed.push(unread[index]!.item)
+      })
+      if (failed.length > 0) {
+        yield* queue.enqueueAll(
+          ReadSeapNotice,
+          failed.map((item) => ({ payload: { list, item } }))
+        )
+        yield* Effect.logWarning(`seap: ${failed.length} ${list} notice detail(s) failed; each is retried on its own`)
+      }
+      yield* intake.intake("seap", [...malformed, ...read], Option.some(next))
+    })
+
+  /** Where paging goes after the last page of `list` on `day`. */
+  const afterList = (day: string, list: SeapList): SeapCursor => {
+    const following = SEAP_LISTS[SEAP_LISTS.indexOf(list) + 1]
+    return following === undefined
+      ? { day: addDays(day, 1), list: "cn", pageIndex: 0 }
+      : { day, list: following, pageIndex: 0 }
+  }
+
+  const pollList = (day: string, list: SeapList, firstPage: number) =>
+    Effect.gen(function* () {
+      for (let pageIndex = firstPage; ; pageIndex++) {
+        const page = yield* listPage(list, day, pageIndex)
+        if (page.searchTooLong === true && pageIndex === firstPage) {
+          yield* Effect.logWarning(
+            `seap: the ${list} list of ${day} is cut at ${page.total ?? "?"} notices (searchTooLong); the rest is not reachable by paging`
+          )
+        }
+        const total = page.total ?? 0
+        const last = page.items.length < config.pageSize || (pageIndex + 1) * config.pageSize >= total
+        yield* takePage(list, page.items, last ? afterList(day, list) : { day, list, pageIndex: pageIndex + 1 })
+        if (last) return
+      }
+    })
+
+  const poll = Effect.gen(function* () {
+    const now = yield* Clock.currentTimeMillis
+    const today = bucharestDate(now)
+    const source = yield* state.open("seap", addDays(today, -1), true)
+    const resumed = decodeCursor(source.cursor)
+    const start = Option.match(resumed, { onNone: () => source.watermark, onSome: (c) => c.day })
+    for (const day of daysUntil(start, now)) {
+      for (const list of SEAP_LISTS) {
+        const at = Option.filter(resumed, (c) => c.day === day)
+        if (Option.isSome(at) && SEAP_LISTS.indexOf(list) < SEAP_LISTS.indexOf(at.value.list)) continue
+        const firstPage = Option.isSome(at) && at.value.list === list ? at.value.pageIndex : 0
+        yield* pollList(day, list, firstPage)
+      }
+    }
+    yield* state.finishPoll("seap", today)
+  })
+
+  return { poll, readNotice }
+})
+
+export class SeapPoller extends Context.Tag("SeapPoller")<SeapPoller, Effect.Effect.Success<typeof makeSeapPoller>>() {}
+
+export const SeapPollerLive = Layer.effect(SeapPoller, makeSeapPoller)
+
+/** Reads a listed notice whose detail failed during its poll; a failure again is retried by the kind's schedule. */
+export const readSeapNoticeJob = handle(ReadSeapNotice, ({ list, item }) =>
+  Effect.gen(function* () {
+    const notice = yield* (yield* SeapPoller).readNotice(list, item).pipe(Effect.mapError((failure) => failure.message))
+    yield* (yield* NoticeIntake).intake("seap", [notice])
+    yield* Effect.logInfo(`seap notice ${notice.ref} read on retry`)
+  })
+)
