@@ -8,6 +8,7 @@ import { companyCommand } from "../cli/company.js"
 import { creditsCommand } from "../cli/credits.js"
 import { demoCommand } from "../cli/demo.js"
 import { migrateCommand } from "../cli/migrate.js"
+import { sourcesCommand } from "../cli/sources.js"
 import { tenantCommand } from "../cli/tenant.js"
 import { tendersCommand } from "../cli/tenders.js"
 import { userCommand } from "../cli/user.js"
@@ -34,7 +35,8 @@ const commands = [
   schemaFirst(apikeyCommand),
   schemaFirst(creditsCommand),
   schemaFirst(demoCommand),
-  schemaFirst(tendersCommand)
+  schemaFirst(tendersCommand),
+  schemaFirst(sourcesCommand)
 ] as const
 
 /**

@@ -11,6 +11,7 @@ import { ExportApi } from "./export/ExportApi.js"
 import { documentResponseHeaders } from "./OpenApiHeaders.js"
 import { ReportsApi } from "./reports/ReportsApi.js"
 import { SettingsApi } from "./settings/SettingsApi.js"
+import { SourcesApi } from "./sources/SourcesApi.js"
 import { SystemApi } from "./system/SystemApi.js"
 import { TendersApi } from "./tenders/TendersApi.js"
 import { DecodeErrorWire, errors } from "./WireErrors.js"
@@ -42,6 +43,7 @@ export class Api extends withUniformErrors()
   .add(AppReportsApi)
   .add(CpvApi)
   .add(CreditsApi)
+  .add(SourcesApi)
   .add(TendersApi)
   .add(ExportApi)
   .add(WebhooksApi)

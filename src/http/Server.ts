@@ -17,6 +17,7 @@ import { OPENAPI_PATH, OpenApiDocumentLive } from "./OpenApiDocument.js"
 import { ReportsLive } from "./reports/ReportsHttp.js"
 import { SecurityHeadersLive } from "./SecurityHeaders.js"
 import { SettingsHttpLive } from "./settings/SettingsHttp.js"
+import { SourcesHttpLive } from "./sources/SourcesHttp.js"
 import { SystemHttpLive } from "./system/SystemHttp.js"
 import { TendersLive } from "./tenders/TendersHttp.js"
 import { WatchlistsHttpLive } from "./watchlists/WatchlistsHttp.js"
@@ -38,7 +39,8 @@ const AccountHttpLive = Layer.mergeAll(
   AppTendersHttpLive,
   AppReportsHttpLive,
   CpvHttpLive,
-  CreditsHttpLive
+  CreditsHttpLive,
+  SourcesHttpLive
 )
 
 /** The API with every group's handlers, the docs pages and the error mapping. */

@@ -9,8 +9,15 @@ export const Readiness = Schema.Struct({
   status: Schema.Literal("ready"),
   checks: Schema.Struct({
     database: Schema.Literal("ok"),
-    redis: Schema.Literal("ok", "in-process")
-  })
+    redis: Schema.Literal("ok", "in-process"),
+    /**
+     * The polled notice sources: a source that is down is `degraded`, and the service stays ready
+     * (a source outage is not a service outage).
+     */
+    sources: Schema.Record({ key: Schema.String, value: Schema.Literal("ok", "degraded") })
+  }),
+  /** The sources whose last poll failed, with why. */
+  degraded: Schema.Array(Schema.Struct({ source: Schema.String, lastError: Schema.NullOr(Schema.String) }))
 })
 
 /** Probes for load balancers and orchestrators; no authentication. */
@@ -24,7 +31,7 @@ export class SystemApi extends HttpApiGroup.make("system")
     HttpApiEndpoint.get("ready", "/ready")
       .addSuccess(Readiness)
       .addError(errors(ApiError.ServiceUnavailable))
-      .annotate(OpenApi.Summary, "Readiness: PostgreSQL and Redis answer, else 503")
+      .annotate(OpenApi.Summary, "Readiness: PostgreSQL and Redis answer, else 503; names notice sources that are down")
   )
   .annotate(OpenApi.Description, "Probes for load balancers and orchestrators; no authentication.")
   .annotate(OpenApi.Title, "System") {}

@@ -3,6 +3,7 @@ import type { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
 import * as ApiError from "../../domain/ApiErrors.js"
 import { pingDatabase } from "../../infra/db/Database.js"
+import { IngestState, isDegraded, sourceStatus } from "../../infra/ingest/IngestState.js"
 import { pingRedis, RedisConnection } from "../../infra/redis/RedisConnection.js"
 import { Api } from "../Api.js"
 
@@ -11,6 +12,7 @@ export const SystemHttpLive = HttpApiBuilder.group(Api, "system", (handlers) =>
     const services = yield* Effect.context<SqlClient.SqlClient | RedisConnection>()
     // The connection the rate limiter counts on (or none: the in-process store).
     const redis = yield* RedisConnection
+    const ingest = yield* IngestState
 
     const checkDatabase = pingDatabase.pipe(
       Effect.provide(services),
@@ -25,9 +27,22 @@ export const SystemHttpLive = HttpApiBuilder.group(Api, "system", (handlers) =>
       .handle("health", () => Effect.succeed({ status: "ok" as const }))
       .handle("ready", () =>
         Effect.all([checkDatabase, checkRedis], { concurrency: 2, mode: "validate" }).pipe(
-          Effect.as({
-            status: "ready" as const,
-            checks: { database: "ok" as const, redis: Option.isSome(redis) ? ("ok" as const) : ("in-process" as const) }
+          Effect.zipRight(ingest.all),
+          Effect.map((states) => {
+            const polled = states.map(sourceStatus).filter((source) => source.enabled)
+            return {
+              status: "ready" as const,
+              checks: {
+                database: "ok" as const,
+                redis: Option.isSome(redis) ? ("ok" as const) : ("in-process" as const),
+                sources: Object.fromEntries(
+                  polled.map((source) => [source.name, isDegraded(source) ? ("degraded" as const) : ("ok" as const)])
+                )
+              },
+              degraded: polled
+                .filter(isDegraded)
+                .map((source) => ({ source: source.name, lastError: source.lastError }))
+            }
           }),
           Effect.mapError(
             (failures) =>

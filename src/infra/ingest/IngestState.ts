@@ -18,6 +18,35 @@ export const SourceStateRow = Schema.Struct({
 })
 export type SourceState = typeof SourceStateRow.Type
 
+/** A source's state as operators read it (`sources status`, the app's settings, `/ready`). */
+export interface SourceStatus {
+  readonly name: SourceName
+  readonly enabled: boolean
+  readonly watermark: string
+  readonly lastSuccessAt: string | null
+  readonly lastErrorAt: string | null
+  readonly lastError: string | null
+  readonly ingested: number
+  readonly skipped: number
+}
+
+export const sourceStatus = (state: SourceState): SourceStatus => ({
+  name: state.name,
+  enabled: state.enabled,
+  watermark: state.watermark,
+  lastSuccessAt: state.last_success_at?.toISOString() ?? null,
+  lastErrorAt: state.last_error_at?.toISOString() ?? null,
+  lastError: state.last_error,
+  ingested: state.ingested,
+  skipped: state.skipped
+})
+
+/** A polled source whose last poll failed (or that failed before it ever succeeded): it is down. */
+export const isDegraded = (status: SourceStatus) =>
+  status.enabled &&
+  status.lastErrorAt !== null &&
+  (status.lastSuccessAt === null || status.lastErrorAt > status.lastSuccessAt)
+
 /** A notice a poller has read: what it became (or why it was skipped) and the procedure's TED number. */
 export interface SeenNotice {
   readonly source: SourceName

@@ -1,0 +1,28 @@
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { SOURCE_NAMES } from "../../domain/ingest/SourceFailure.js"
+import { AccessTokenAuth } from "../AccessTokenAuth.js"
+
+export const SourceStatus = Schema.Struct({
+  name: Schema.Literal(...SOURCE_NAMES),
+  enabled: Schema.Boolean.annotations({ description: "Polled by the worker (INGEST_SOURCES)" }),
+  watermark: Schema.String.annotations({ description: "The earliest publication day the next poll asks for" }),
+  lastSuccessAt: Schema.NullOr(Schema.String),
+  lastErrorAt: Schema.NullOr(Schema.String),
+  lastError: Schema.NullOr(Schema.String),
+  ingested: Schema.Number.annotations({ description: "Notices taken in since the first poll" }),
+  skipped: Schema.Number.annotations({
+    description: "Notices skipped (malformed, unreadable), each logged with its reason"
+  })
+})
+
+/** The notice sources' state for the app's settings ("Surse de date"; access token), under /api/v1/sources. */
+export class SourcesApi extends HttpApiGroup.make("sources")
+  .add(
+    HttpApiEndpoint.get("list", "/")
+      .annotate(OpenApi.Summary, "Notice sources (TED, SEAP): polled or not, watermark, last success and error, counts")
+      .addSuccess(Schema.Struct({ data: Schema.Array(SourceStatus) }))
+  )
+  .middleware(AccessTokenAuth)
+  .prefix("/api/v1/sources")
+  .annotate(OpenApi.Title, "Account: notice sources") {}
