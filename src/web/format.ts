@@ -48,6 +48,12 @@ export const formatMoney = (value: number, currency: "RON" | "EUR") => `${format
 /** A 0-1 fraction as a whole percentage. */
 export const percent = (fraction: number) => Math.round(fraction * 100)
 
+/** A `YYYY-MM-DD` calendar day (a source's watermark) as `DD.MM.YYYY`, like `formatDate`. */
+export const formatDay = (isoDate: string) => {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(isoDate)
+  return match === null ? isoDate : `${match[3]}.${match[2]}.${match[1]}`
+}
+
 /** A `YYYY-MM-DD` local date (credits' daily use) as `DD.MM`. */
 export const shortDay = (isoDate: string) => {
   const [, month, day] = isoDate.split("-")

@@ -206,7 +206,29 @@ export const t = {
     } as Record<string, string>,
     responseCode: (code: number | null) => (code === null ? "fără răspuns" : `HTTP ${code}`),
     retryDelivery: "Retrimite",
-    confirmDeleteWebhook: (url: string) => `Ștergeți webhook-ul ${url}?`
+    confirmDeleteWebhook: (url: string) => `Ștergeți webhook-ul ${url}?`,
+    sources: {
+      title: "Surse de date",
+      intro: "De unde vin licitațiile: anunțurile preluate automat din cele două surse publice.",
+      name: {
+        ted: "TED — Jurnalul Oficial al UE",
+        seap: "SEAP / SICAP — e-licitatie.ro"
+      } as Record<"ted" | "seap", string>,
+      state: {
+        active: "Activă",
+        off: "Oprită",
+        degraded: "Indisponibilă"
+      } as Record<"active" | "off" | "degraded", string>,
+      offHint: "Nu este interogată. Un operator o pornește pe worker cu",
+      status: "Stare",
+      watermark: "Următoarea preluare de la",
+      lastSuccess: "Ultima preluare reușită",
+      lastErrorAt: "Ultima eroare",
+      error: "Eroarea",
+      ingested: "Anunțuri preluate",
+      skipped: "Anunțuri omise",
+      never: "niciodată"
+    }
   },
 
   errors: {

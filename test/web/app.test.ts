@@ -266,6 +266,62 @@ describe("the browser app", () => {
     expectNoProblems(problems)
   })
 
+  it("shows the notice sources in the settings: polled or not, their days, times, counts and the error of a source that is down", async () => {
+    // SEAP polled and failing since its last success; TED never opened (not polled by any worker).
+    await sql(
+      (q) => q`
+        INSERT INTO ingest_sources (name, enabled, watermark, last_success_at, last_error_at, last_error, ingested, skipped)
+        VALUES ('seap', true, '2026-11-20', '2026-11-21T08:15:00Z', '2026-11-21T09:30:00Z',
+                'SEAP answered with its maintenance page', 1234567, 3)
+        ON CONFLICT (name) DO UPDATE SET enabled = EXCLUDED.enabled, watermark = EXCLUDED.watermark,
+          last_success_at = EXCLUDED.last_success_at, last_error_at = EXCLUDED.last_error_at,
+          last_error = EXCLUDED.last_error, ingested = EXCLUDED.ingested, skipped = EXCLUDED.skipped`
+    )
+    const { page, problems } = await session()
+    await page.click("a[href='/settings']")
+    await page.waitForSelector("[data-testid=source]")
+    const section = await page.$eval("[data-testid=sources]", (el) => ({
+      heading: el.querySelector("h2")?.textContent ?? "",
+      labelledBy: el.getAttribute("aria-labelledby"),
+      sources: [...el.querySelectorAll("[data-testid=source]")].map((li) => ({
+        name: li.getAttribute("data-source"),
+        title: li.querySelector("h3")?.textContent ?? "",
+        labels: [...li.querySelectorAll("dt")].map((dt) => dt.textContent ?? ""),
+        values: [...li.querySelectorAll("dd")].map((dd) => dd.textContent?.trim() ?? "")
+      }))
+    }))
+    expect(section.heading).toBe("Surse de date")
+    expect(section.labelledBy).toBe("sources-title")
+    expect(section.sources.map((s) => [s.name, s.title])).toEqual([
+      ["ted", "TED — Jurnalul Oficial al UE"],
+      ["seap", "SEAP / SICAP — e-licitatie.ro"]
+    ])
+    const [ted, seap] = section.sources
+    expect(seap?.labels).toEqual([
+      "Stare",
+      "Următoarea preluare de la",
+      "Ultima preluare reușită",
+      "Ultima eroare",
+      "Eroarea",
+      "Anunțuri preluate",
+      "Anunțuri omise"
+    ])
+    expect(seap?.values).toEqual([
+      "Indisponibilă",
+      "20.11.2026",
+      "21.11.2026, 10:15",
+      "21.11.2026, 11:30",
+      "SEAP answered with its maintenance page",
+      "1.234.567",
+      "3"
+    ])
+    // TED is not polled: off, with how an operator turns it on, and no error line.
+    expect(ted?.labels).not.toContain("Eroarea")
+    expect(ted?.values[0]).toMatch(/^Oprită .*INGEST_SOURCES=ted,seap/)
+    expect(ted?.values.slice(2)).toEqual(["niciodată", "niciodată", "0", "0"])
+    expectNoProblems(problems)
+  })
+
   it("refreshes an expired access token without the user noticing", async () => {
     const { page, problems } = await session()
     const seen: Array<string> = []

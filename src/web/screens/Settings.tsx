@@ -3,6 +3,7 @@ import { useServices } from "../AppContext.js"
 import { Empty, ErrorBox, Field, Loading, Notice } from "../components/ui.js"
 import { formatDate, formatDateTime, shortDay } from "../format.js"
 import { useAction, useLoad } from "../hooks.js"
+import { INGEST_SETTING, sourceRows } from "../sources.js"
 import { t } from "../strings.js"
 import { Reports } from "./Reports.js"
 
@@ -13,6 +14,7 @@ export const SettingsScreen = () => (
     <Credits />
     <Webhooks />
     <Reports />
+    <Sources />
   </section>
 )
 
@@ -237,6 +239,70 @@ const Webhooks = () => {
                   </tbody>
                 </table>
               )}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  )
+}
+
+/** The notice sources (TED, SEAP): polled or not, up to which day, last success and error, counts. */
+const Sources = () => {
+  const { call } = useServices()
+  const sources = useLoad(() => call((c) => c.sources.list()).then((r) => sourceRows(r.data)), [])
+  const words = t.settings.sources
+  return (
+    <section className="card" data-testid="sources" aria-labelledby="sources-title">
+      <h2 id="sources-title">{words.title}</h2>
+      <p className="muted small">{words.intro}</p>
+      <ErrorBox error={sources.error} onRetry={sources.reload} />
+      {sources.data === undefined ? (
+        sources.loading && <Loading />
+      ) : (
+        <ul className="rows sources">
+          {sources.data.map((source) => (
+            <li
+              key={source.name}
+              className="source"
+              data-testid="source"
+              data-source={source.name}
+              data-state={source.state}
+              aria-labelledby={`source-${source.name}`}
+            >
+              <h3 id={`source-${source.name}`}>{source.title}</h3>
+              <dl className="facts">
+                <dt>{words.status}</dt>
+                <dd>
+                  <span className={`badge badge-source-${source.state}`} data-testid="source-state">
+                    {source.stateLabel}
+                  </span>
+                  {source.offHint !== undefined && (
+                    <span className="muted small" data-testid="source-hint">
+                      {" "}
+                      {source.offHint} <code>{INGEST_SETTING}</code>.
+                    </span>
+                  )}
+                </dd>
+                <dt>{words.watermark}</dt>
+                <dd>{source.watermark}</dd>
+                <dt>{words.lastSuccess}</dt>
+                <dd>{source.lastSuccess}</dd>
+                <dt>{words.lastErrorAt}</dt>
+                <dd>{source.lastErrorAt}</dd>
+                {source.error !== undefined && (
+                  <>
+                    <dt>{words.error}</dt>
+                    <dd className="danger wrap-text" data-testid="source-error">
+                      {source.error}
+                    </dd>
+                  </>
+                )}
+                <dt>{words.ingested}</dt>
+                <dd data-testid="source-ingested">{source.ingested}</dd>
+                <dt>{words.skipped}</dt>
+                <dd data-testid="source-skipped">{source.skipped}</dd>
+              </dl>
             </li>
           ))}
         </ul>
