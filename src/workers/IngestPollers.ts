@@ -25,7 +25,7 @@ const describe = (cause: Cause.Cause<{ readonly message: string }>) => {
  * backing off while the source fails). A failed poll is one log line and the source's `lastError`;
  * it never stops the loop nor touches the other source's.
  */
-const runPoller = <R>(source: SourceName, poll: Effect.Effect<void, { readonly message: string }, R>) =>
+export const runPoller = <R>(source: SourceName, poll: Effect.Effect<void, { readonly message: string }, R>) =>
   Effect.gen(function* () {
     const config = yield* IngestConfig
     const state = yield* IngestState
@@ -79,17 +79,21 @@ const NoticeRetries = JobRunnerLive<NoticeIntake | TedPoller | SeapPoller>([read
   pollEvery: Duration.seconds(10)
 })
 
+/** Live ingestion as configured by `config` (tests point it at their fake sources). */
+export const IngestionWith = <E, R>(config: Layer.Layer<IngestConfig, E, R>) =>
+  Layer.mergeAll(Pollers, NoticeRetries).pipe(
+    Layer.provide(Layer.merge(TedPollerLive, SeapPollerLive)),
+    Layer.provide(NoticeIntakeLive),
+    Layer.provideMerge(config),
+    Layer.provide(FetchHttpClient.layer)
+  )
+
 /**
  * Live ingestion in a worker process: the pollers of the sources in INGEST_SOURCES (none by
  * default, so nothing reaches a public host unless asked) and the retries of failed notices.
  */
 export const IngestionLive: Layer.Layer<
-  never,
+  IngestConfig,
   unknown,
   IngestState | TenderStore | JobQueue | SqlClient.SqlClient | AppConfig
-> = Layer.mergeAll(Pollers, NoticeRetries).pipe(
-  Layer.provide(Layer.merge(TedPollerLive, SeapPollerLive)),
-  Layer.provide(NoticeIntakeLive),
-  Layer.provideMerge(IngestConfigLive),
-  Layer.provide(FetchHttpClient.layer)
-)
+> = IngestionWith(IngestConfigLive)

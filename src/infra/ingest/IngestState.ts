@@ -124,8 +124,14 @@ export const IngestStateLive = Layer.effect(
 
     const recordError = (source: SourceName, message: string) =>
       Effect.flatMap(clockNow, (now) =>
-        sql`UPDATE ingest_sources SET last_error_at = ${now}, last_error = ${message.slice(0, 500)}, updated_at = ${now}
-            WHERE name = ${source}`.pipe(Effect.asVoid, Effect.orDie)
+        sql`
+          INSERT INTO ingest_sources (name, watermark, last_error_at, last_error, updated_at)
+          VALUES (${source}, ${bucharestDate(now.getTime())}::date, ${now}, ${message.slice(0, 500)}, ${now})
+          ON CONFLICT (name) DO UPDATE SET
+            last_error_at = EXCLUDED.last_error_at, last_error = EXCLUDED.last_error, updated_at = EXCLUDED.updated_at`.pipe(
+          Effect.asVoid,
+          Effect.orDie
+        )
       )
 
     const count = (source: SourceName, counts: { ingested: number; skipped: number }) =>

@@ -26,6 +26,15 @@ type Expected = "json" | "xml"
 const contentTypeMatches = (expected: Expected, contentType: string) =>
   expected === "json" ? /\bjson\b/i.test(contentType) : /\bxml\b/i.test(contentType)
 
+/** Why a request never got an answer: fetch's "fetch failed" names the network error in its cause. */
+const networkReason = (cause: unknown): string | undefined => {
+  if (!(cause instanceof Error)) return undefined
+  const inner = (cause as { cause?: { code?: unknown; message?: unknown } }).cause
+  const reason =
+    typeof inner?.code === "string" ? inner.code : typeof inner?.message === "string" ? inner.message : undefined
+  return reason === undefined ? cause.message : `${cause.message}: ${reason}`
+}
+
 /**
  * The HTTP client of one source: requests spaced by `spacing` (one at a time), a timeout, and
  * answers checked before they are read: 429 and 5xx, time-outs and unreachable hosts are transient
@@ -106,7 +115,9 @@ export const makeSourceClient = (options: SourceClientOptions) =>
           onTimeout: () => failure("timeout", `${options.source} did not answer within ${Duration.format(timeout)}`)
         }),
         Effect.catchTag("RequestError", (error) =>
-          Effect.fail(failure("unreachable", `${options.source} unreachable: ${error.cause ?? error.message}`))
+          Effect.fail(
+            failure("unreachable", `${options.source} unreachable: ${networkReason(error.cause) ?? error.message}`)
+          )
         ),
         Effect.catchTag("ResponseError", (error) => Effect.fail(failure("unreachable", error.message)))
       )

@@ -1,0 +1,163 @@
+import { SqlClient } from "@effect/sql"
+import { describe, expect, it, layer } from "@effect/vitest"
+import { Clock, Duration, Effect, Fiber, Layer, Ref, TestClock } from "effect"
+import { SourceFailure, sourceRetrySchedule } from "../../src/domain/ingest/SourceFailure.js"
+import { IngestState } from "../../src/infra/ingest/IngestState.js"
+import { IngestionWith, runPoller } from "../../src/workers/IngestPollers.js"
+import { expectJson, runCli } from "../foundation/processes.js"
+import { seapContractNotice } from "../support/FakeSeap.js"
+import { startTestServer, TestInfraLive } from "../support/TestServer.js"
+import { eventually } from "../webhooks/fixtures.js"
+import { FakeSeapLive, FakeTedLive, IngestTestLive, Seap, TestIngestConfig, today } from "./ingestFixtures.js"
+
+const failure = (reason: SourceFailure["reason"], retryAfter?: Duration.Duration) =>
+  new SourceFailure({ source: "ted", reason, status: null, retryAfter, message: reason })
+
+/** Lets forked fibers and real I/O (the database) run between two moves of the TestClock. */
+const settle = Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 30)))
+
+describe("the retries of one request to a source (TestClock)", () => {
+  it.effect("waits what Retry-After asks, backs off otherwise, and never retries a refusal", () =>
+    Effect.gen(function* () {
+      const attempts = yield* Ref.make<Array<number>>([])
+      const answers = [failure("rate-limited", Duration.seconds(30)), failure("server"), failure("timeout")]
+      const request = Effect.gen(function* () {
+        const done = yield* Ref.getAndUpdate(attempts, (list) => [...list, 0])
+        const now = yield* Clock.currentTimeMillis
+        yield* Ref.update(attempts, (list) => [...list.slice(0, -1), now])
+        const answer = answers[done.length]
+        return answer === undefined ? "ok" : yield* Effect.fail(answer)
+      })
+      const fiber = yield* Effect.fork(Effect.retry(request, sourceRetrySchedule(4)))
+      yield* TestClock.adjust(Duration.seconds(29))
+      expect(yield* Ref.get(attempts)).toHaveLength(1)
+      yield* TestClock.adjust(Duration.seconds(1))
+      expect(yield* Ref.get(attempts)).toEqual([0, 30_000])
+      // Then 1 s and 2 s (jittered), at most a few seconds in all.
+      yield* TestClock.adjust(Duration.seconds(10))
+      expect(yield* Fiber.join(fiber)).toBe("ok")
+      const times = yield* Ref.get(attempts)
+      expect(times).toHaveLength(4)
+      expect(times[2]! - times[1]!).toBeGreaterThanOrEqual(800)
+      expect(times[3]! - times[2]!).toBeGreaterThanOrEqual(1_600)
+
+      const refused = yield* Ref.make(0)
+      const outcome = yield* Effect.retry(
+        Ref.update(refused, (n) => n + 1).pipe(Effect.zipRight(Effect.fail(failure("refused")))),
+        sourceRetrySchedule(4)
+      ).pipe(Effect.flip)
+      expect(outcome.reason).toBe("refused")
+      expect(yield* Ref.get(refused)).toBe(1)
+    })
+  )
+})
+
+describe("a poller's schedule (TestClock)", () => {
+  layer(IngestTestLive({ pollEvery: Duration.seconds(10) }), { timeout: 60_000 })((it) => {
+    it.effect("polls every INGEST_POLL_SECONDS, doubles the wait while the source fails, records each failure", () =>
+      Effect.gen(function* () {
+        const polls = yield* Ref.make<Array<number>>([])
+        const outcomes = [false, false, false, true, true]
+        const poll = Effect.gen(function* () {
+          const done = yield* Ref.get(polls)
+          yield* Ref.set(polls, [...done, yield* Clock.currentTimeMillis])
+          if (outcomes[done.length] === false) return yield* Effect.fail(failure("unreachable"))
+        })
+        const start = yield* Clock.currentTimeMillis
+        const fiber = yield* Effect.fork(runPoller("ted", poll))
+        for (let second = 0; second < 90; second++) {
+          yield* settle
+          yield* TestClock.adjust(Duration.seconds(1))
+        }
+        yield* settle
+        yield* Fiber.interrupt(fiber)
+        const offsets = (yield* Ref.get(polls)).map((at) => (at - start) / 1000)
+        // 10 s × 2, × 4, × 8 after one, two, three failures in a row; 10 s again once it answers.
+        expect(offsets.slice(0, 6)).toEqual([0, 20, 60, 140, 150, 160].filter((s) => s <= 90))
+        const [ted] = (yield* (yield* IngestState).all).filter((s) => s.name === "ted")
+        expect(ted?.last_error).toBe("unreachable")
+      })
+    )
+  })
+})
+
+describe("pollers side by side: one source down, the other ingests; status and /ready tell the truth", () => {
+  const Pollers = IngestionWith(
+    TestIngestConfig({ tedApiUrl: "http://127.0.0.1:65534", pollEvery: Duration.seconds(1) })
+  ).pipe(Layer.provideMerge(Layer.mergeAll(FakeTedLive, FakeSeapLive)), Layer.provideMerge(TestInfraLive()))
+
+  layer(Pollers, { excludeTestServices: true, timeout: 90_000 })((it) => {
+    it.effect("TED unreachable: its error is recorded and SEAP's notices still come in", () =>
+      Effect.gen(function* () {
+        const seap = yield* Seap
+        const sql = yield* SqlClient.SqlClient
+        const notice = seapContractNotice({ publicationDate: today(), title: "Lucrări de reabilitare școală" })
+        seap.publishContractNotice(notice)
+        yield* eventually(
+          sql<{
+            id: string
+          }>`SELECT id FROM tenders WHERE source = 'sicap' AND source_notice_id = ${notice.item.noticeNo}`.pipe(
+            Effect.map((rows) => rows[0]),
+            Effect.orDie
+          )
+        )
+        const ted = yield* eventually(
+          Effect.map(IngestState, (state) => state).pipe(
+            Effect.flatMap((state) => state.all),
+            Effect.map((all) => all.find((s) => s.name === "ted" && s.last_error !== null))
+          )
+        )
+        expect(ted.enabled).toBe(true)
+        expect(ted.last_error).toMatch(/unreachable: fetch failed: ECONNREFUSED/)
+      })
+    )
+  })
+
+  it("sources status (CLI) and /ready (200, the degraded source named) during an outage", async () => {
+    const server = await startTestServer()
+    try {
+      await server.run(
+        Effect.flatMap(
+          SqlClient.SqlClient,
+          (sql) => sql`
+            INSERT INTO ingest_sources (name, enabled, watermark, last_success_at, last_error_at, last_error, ingested, skipped)
+            VALUES ('ted', true, '2026-11-20', '2026-11-20T08:00:00Z', '2026-11-20T09:00:00Z', 'ted unreachable: ECONNREFUSED', 42, 1),
+                   ('seap', true, '2026-11-20', '2026-11-20T09:30:00Z', '2026-11-20T07:00:00Z', 'seap answered 429', 7, 0)`
+        )
+      )
+      const ready = await fetch(`${server.baseUrl}/ready`)
+      expect(ready.status).toBe(200)
+      const body = (await ready.json()) as any
+      expect(body.checks.sources).toEqual({ ted: "degraded", seap: "ok" })
+      expect(body.degraded).toEqual([{ source: "ted", lastError: "ted unreachable: ECONNREFUSED" }])
+
+      const status = expectJson(await runCli(server.databaseUrl, "sources", "status"))
+      expect(status).toEqual({
+        sources: [
+          {
+            name: "ted",
+            enabled: true,
+            watermark: "2026-11-20",
+            lastSuccessAt: "2026-11-20T08:00:00.000Z",
+            lastErrorAt: "2026-11-20T09:00:00.000Z",
+            lastError: "ted unreachable: ECONNREFUSED",
+            ingested: 42,
+            skipped: 1
+          },
+          {
+            name: "seap",
+            enabled: true,
+            watermark: "2026-11-20",
+            lastSuccessAt: "2026-11-20T09:30:00.000Z",
+            lastErrorAt: "2026-11-20T07:00:00.000Z",
+            lastError: "seap answered 429",
+            ingested: 7,
+            skipped: 0
+          }
+        ]
+      })
+    } finally {
+      await server.close()
+    }
+  }, 120_000)
+})
