@@ -1,8 +1,9 @@
-import { Console, Context, Effect, Layer, Option } from "effect"
+import { Console, Context, Duration, Effect, Layer, Option } from "effect"
 import { DEMO_EMAIL, DEMO_PASSWORD } from "../demo/DemoData.js"
 import { type DemoSeedResult, databaseIsEmpty, seedDemoAndScore } from "../demo/seedDemo.js"
 import { HttpServerLive } from "../http/Server.js"
 import { AppConfig } from "../infra/config/AppConfig.js"
+import { IngestConfig, type IngestConfigShape } from "../infra/ingest/IngestConfig.js"
 import { RepositoriesLive } from "../infra/Repositories.js"
 import { BackgroundWorkLive, InfraLive, launch, MigrateOnStart, runProcess } from "./Main.js"
 
@@ -19,7 +20,13 @@ const SeedOnEmptyDatabase = Layer.effect(
   })
 )
 
-const banner = (baseUrl: string, seeded: Option.Option<DemoSeedResult>) =>
+/** Whether live ingestion runs, and how to turn it on when it does not. */
+const ingestionLine = (ingest: IngestConfigShape) =>
+  ingest.sources.length === 0
+    ? "    Ingestion: off (INGEST_SOURCES=ted,seap polls TED and SEAP for new notices; see README)"
+    : `    Ingestion: ${ingest.sources.join(", ")}, every ${Duration.format(ingest.pollEvery)} (npm run cli -- sources status)`
+
+const banner = (baseUrl: string, seeded: Option.Option<DemoSeedResult>, ingest: IngestConfigShape) =>
   [
     "",
     "  Tender Scoring Service is running",
@@ -31,6 +38,7 @@ const banner = (baseUrl: string, seeded: Option.Option<DemoSeedResult>) =>
         "    API key:   shown at the first start; create another with\n" +
         "               npm run cli -- apikey create --tenant <tenantId>"
     }),
+    ingestionLine(ingest),
     ""
   ].join("\n")
 
@@ -38,7 +46,7 @@ const banner = (baseUrl: string, seeded: Option.Option<DemoSeedResult>) =>
 const Banner = Layer.effectDiscard(
   Effect.gen(function* () {
     const config = yield* AppConfig
-    yield* Console.log(banner(config.publicBaseUrl, yield* FirstStart))
+    yield* Console.log(banner(config.publicBaseUrl, yield* FirstStart, yield* IngestConfig))
   })
 )
 

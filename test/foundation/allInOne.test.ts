@@ -70,6 +70,8 @@ describe("npm start (all-in-one)", () => {
     expect(first.health, first.stdout + first.stderr).toBe(200)
     expect(first.stdout).toContain(`URL:       ${env.PUBLIC_BASE_URL}`)
     expect(first.stdout).toContain(`Login:     ${DEMO_EMAIL} / ${DEMO_PASSWORD}`)
+    // Live ingestion is off unless asked for, and the banner says how to turn it on.
+    expect(first.stdout).toContain("Ingestion: off (INGEST_SOURCES=ted,seap")
     const key = /API key:\s+(svc_[0-9a-f]{64})/.exec(first.stdout)?.[1]
     expect(key, first.stdout + first.stderr).toBeDefined()
     expect(first.code).toBe(0)
