@@ -149,16 +149,23 @@ export const JobQueueLive = Layer.scoped(
         const full = [...inFlight].filter(([, n]) => n >= bound).map(([key]) => key)
         const busy = [...inFlight].filter(([, n]) => n > 0 && n < bound)
         // Jobs of groups already at their bound are skipped before the LIMIT, so a backlog for one
-        // slow group never fills the scan and hides other groups' due jobs. Only the chosen rows are
-        // locked (SKIP LOCKED, status checked again under the lock): a job another worker claims
+        // slow group never fills the scan and hides other groups' due jobs. Each kind is scanned on
+        // its own (`jobs_ready_idx` is ordered by run time within a kind): `kind = ANY(kinds)` made
+        // PostgreSQL read and sort every queued job of the kinds on each claim. Only the chosen rows
+        // are locked (SKIP LOCKED, status checked again under the lock): a job another worker claims
         // meanwhile is skipped or fails the recheck, so it is never claimed twice.
+        const scan = limit * SCAN_FACTOR
         const rows = yield* sql`
           WITH candidates AS (
-            SELECT id, group_key, run_at FROM jobs
-            WHERE status = 'queued' AND kind = ANY(${kinds}) AND run_at <= ${now}
-              AND (group_key IS NULL OR NOT (group_key = ANY(${full}::text[])))
-            ORDER BY run_at, id
-            LIMIT ${limit * SCAN_FACTOR}
+            SELECT c.id, c.group_key, c.run_at FROM unnest(${kinds}::text[]) AS k(kind)
+            CROSS JOIN LATERAL (
+              SELECT id, group_key, run_at FROM jobs
+              WHERE status = 'queued' AND kind = k.kind AND run_at <= ${now}
+                AND (group_key IS NULL OR NOT (group_key = ANY(${full}::text[])))
+              ORDER BY run_at, id
+              LIMIT ${scan}) c
+            ORDER BY c.run_at, c.id
+            LIMIT ${scan}
           ), ranked AS (
             SELECT c.id FROM (
               SELECT id, group_key, run_at,
@@ -190,7 +197,7 @@ export const JobQueueLive = Layer.scoped(
             workerId
           })
         )
-        return { jobs, more: rows.length > 0 && rows[0]!.scanned >= limit * SCAN_FACTOR }
+        return { jobs, more: rows.length > 0 && rows[0]!.scanned >= scan }
       }).pipe(Effect.orDie)
 
     const settlement = (job: Job, outcome: Settlement) =>
@@ -229,11 +236,14 @@ export const JobQueueLive = Layer.scoped(
         RETURNING id::text`
     })
 
+    // Per kind, like the claim: each kind's earliest run time is the first entry of `jobs_ready_idx`
+    // (over `kind = ANY(kinds)` PostgreSQL read every queued job).
     const nextDue = SqlSchema.single({
       Request: Schema.Array(Schema.String),
       Result: NextDueRow,
       execute: (kinds) => sql`
-        SELECT min(run_at) AS at FROM jobs WHERE status = 'queued' AND kind = ANY(${kinds})`
+        SELECT min(m) AS at FROM unnest(${kinds}::text[]) AS k(kind)
+        CROSS JOIN LATERAL (SELECT min(run_at) AS m FROM jobs WHERE status = 'queued' AND kind = k.kind) due`
     })
 
     return {
