@@ -43,9 +43,13 @@ export interface ClaimResult {
   readonly more: boolean
 }
 
-/** How a held job ends: done, due again at `at`, or dead-lettered. */
+/**
+ * How a held job ends: done, due again at `at`, or dead-lettered. A done job is kept for a day for
+ * inspection, unless `keep: false`: a consumer whose own rows record the outcome (a webhook delivery
+ * and its attempts) deletes it, which costs less than writing the done row and reaping it later.
+ */
 export type Settlement =
-  | { readonly _tag: "done" }
+  | { readonly _tag: "done"; readonly keep?: boolean }
   | { readonly _tag: "retry"; readonly at: Date; readonly error: string }
   | { readonly _tag: "dead"; readonly error: string }
 
@@ -202,6 +206,11 @@ export const JobQueueLive = Layer.scoped(
 
     const settlement = (job: Job, outcome: Settlement) =>
       Effect.map(clockNow, (now) => {
+        if (outcome._tag === "done" && outcome.keep === false) {
+          return sql<{ id: string }>`
+            DELETE FROM jobs WHERE id = ${job.id} AND status = 'running' AND locked_by = ${job.workerId}
+            RETURNING id::text`
+        }
         const status = outcome._tag === "done" ? "done" : outcome._tag === "retry" ? "queued" : "dead"
         const runAt = outcome._tag === "retry" ? outcome.at : now
         const error = outcome._tag === "done" ? null : outcome.error

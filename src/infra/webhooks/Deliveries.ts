@@ -192,7 +192,7 @@ export const DeliveriesLive = Layer.effect(
         const error = result._tag === "error" ? result.message : null
         const settlement: Settlement =
           outcome._tag === "succeeded"
-            ? { _tag: "done" }
+            ? { _tag: "done", keep: false } // the delivery and its attempts are the record
             : outcome._tag === "retry"
               ? { _tag: "retry", at: nextAttemptAt!, error: describe(result) }
               : { _tag: "dead", error: describe(result) }
