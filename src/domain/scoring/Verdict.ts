@@ -7,3 +7,9 @@ import { Schema } from "effect"
  */
 export const Verdict = Schema.Literal("GO", "RESEARCH", "SKIP")
 export type Verdict = typeof Verdict.Type
+
+const RANK: Record<Verdict, number> = { SKIP: 0, RESEARCH: 1, GO: 2 }
+
+/** A verdict above the one before (none before counts as below SKIP): a changed tender worth a new look. */
+export const verdictRose = (before: Verdict | undefined, after: Verdict): boolean =>
+  RANK[after] > (before === undefined ? -1 : RANK[before])

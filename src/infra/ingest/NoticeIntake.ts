@@ -33,7 +33,8 @@ export interface IntakeResult {
  * updates its tender (upsert by source and notice id, so a notice seen again is an update and a
  * change notice updates the tender it changes), or joins the tender of the same procedure already
  * known from the other source; every notice is marked read, with its skip reason if it was skipped;
- * one `tenders.score` job scores the batch, where only tenders new to the service may alert; and the
+ * one `tenders.score` job scores the batch, where tenders new to the service may alert and tenders a
+ * change updated alert only where their verdict rose; and the
  * poller's paging state advances. A crash anywhere leaves all of it undone, so the page is read again.
  */
 export class NoticeIntake extends Context.Tag("NoticeIntake")<
@@ -137,7 +138,9 @@ export const NoticeIntakeLive = Layer.effect(
             }
             yield* state.markSeen(seen)
             const scored = [...new Set([...stored.inserted, ...stored.updated])]
-            if (scored.length > 0) yield* queue.enqueue(ScoreTenders, { tenderIds: scored, isNew: stored.inserted })
+            if (scored.length > 0) {
+              yield* queue.enqueue(ScoreTenders, { tenderIds: scored, isNew: stored.inserted, changed: stored.updated })
+            }
             if (Option.isSome(cursor)) yield* state.saveCursor(source, cursor.value)
             const skipped = seen.filter((notice) => notice.skipReason !== null)
             yield* state.count(source, { ingested: seen.length - skipped.length, skipped: skipped.length })

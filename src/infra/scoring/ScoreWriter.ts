@@ -4,6 +4,7 @@ import { type TenderMatch, tenderMatchedPayload } from "../../domain/scoring/Mat
 import { alertingWatchlists } from "../../domain/scoring/Matching.js"
 import { MODEL_VERSION, scorePair } from "../../domain/scoring/Model.js"
 import type { CorpusStats } from "../../domain/scoring/Semantic.js"
+import { type Verdict, verdictRose } from "../../domain/scoring/Verdict.js"
 import { MatchSink } from "./MatchSink.js"
 import type { LoadedCompany, LoadedTender } from "./ScoringReads.js"
 
@@ -22,6 +23,11 @@ export type StaleScope =
   | { readonly companyId: string; readonly now: Date }
 
 /** (company, tender) pairs as two parallel id arrays. */
+/** Which scored pairs may raise alerts and events. */
+interface AlertRule {
+  readonly mayAlert: (tenderId: string, companyId: string, verdict: Verdict) => boolean
+}
+
 interface PairKeys {
   readonly company: ReadonlyArray<string>
   readonly tender: ReadonlyArray<string>
@@ -32,7 +38,7 @@ const noPairs: PairKeys = { company: [], tender: [] }
  * The score rows as column arrays for one INSERT … unnest (numbers travel as numeric arrays, not
  * JSON text), and the matches: new tenders that reached a watchlist of their company.
  */
-const rowsOf = (pairs: ReadonlyArray<ScoringPair>, stats: CorpusStats, isNew: ReadonlySet<string>, scoredAt: Date) => {
+const rowsOf = (pairs: ReadonlyArray<ScoringPair>, stats: CorpusStats, alerting: AlertRule, scoredAt: Date) => {
   const scores = {
     company: [] as Array<string>,
     tender: [] as Array<string>,
@@ -66,9 +72,9 @@ const rowsOf = (pairs: ReadonlyArray<ScoringPair>, stats: CorpusStats, isNew: Re
     scores.cpvType.push(score.factors.cpv.cpv_type)
     scores.publishDate.push(tender.row.publish_date.toISOString())
     scores.ingestSeq.push(tender.row.ingest_seq)
-    if (!isNew.has(tender.row.id)) continue
-    const alerting = alertingWatchlists(company.prepared, tender.prepared, score)
-    if (alerting.length === 0) continue
+    if (!alerting.mayAlert(tender.row.id, companyId, score.verdict)) continue
+    const watchlists = alertingWatchlists(company.prepared, tender.prepared, score)
+    if (watchlists.length === 0) continue
     const matched = {
       id: tender.row.id,
       title: tender.row.title,
@@ -81,7 +87,7 @@ const rowsOf = (pairs: ReadonlyArray<ScoringPair>, stats: CorpusStats, isNew: Re
       tenantId: company.tenantId,
       companyId,
       tenderId: tender.row.id,
-      watchlistIds: alerting.map(({ watchlist }) => watchlist.id),
+      watchlistIds: watchlists.map(({ watchlist }) => watchlist.id),
       score: score.overallScore,
       verdict: score.verdict,
       event: tenderMatchedPayload(companyId, matched, score, scoredAt)
@@ -117,6 +123,13 @@ export const makeScoreWriter = Effect.gen(function* () {
       : sql`NOT EXISTS (SELECT 1 FROM unnest(${keep.company}::uuid[], ${keep.tender}::uuid[]) AS k(company_id, tender_id)
                         WHERE k.company_id = s.company_id AND k.tender_id = s.tender_id)`
 
+  /** The verdicts these tenders have now, per (company, tender). */
+  const verdictsOf = (tenderIds: ReadonlyArray<string>) =>
+    sql<{ company_id: string; tender_id: string; verdict: Verdict }>`
+      SELECT company_id, tender_id, verdict FROM tender_scores WHERE tender_id = ANY(${tenderIds}::uuid[])`.pipe(
+      Effect.map((rows) => new Map(rows.map((row) => [`${row.company_id}\u0000${row.tender_id}`, row.verdict])))
+    )
+
   /** Removes the scores of these tenders that are still from another model version. */
   const removeOutdatedScores = (tenderIds: ReadonlyArray<string>) =>
     sql`DELETE FROM tender_scores
@@ -125,17 +138,25 @@ export const makeScoreWriter = Effect.gen(function* () {
   /**
    * Scores the given pairs and writes them in one transaction: score upserts, removal of the
    * earlier scores in `staleScope` (so pairs that are no longer candidates disappear), and the
-   * matches of new tenders (their alerts and events).
+   * matches of new tenders (their alerts and events). A `changed` tender (a change notice updated
+   * it) alerts only for the pairs whose verdict rose above the one they had.
    */
   const scoreAndWrite = (
     pairs: ReadonlyArray<ScoringPair>,
     stats: CorpusStats,
     isNew: ReadonlySet<string>,
-    staleScope: StaleScope
+    staleScope: StaleScope,
+    changed: ReadonlySet<string> = new Set()
   ) =>
     Effect.gen(function* () {
       const scoredAt = new Date(yield* Clock.currentTimeMillis)
-      const { scores, matches } = rowsOf(pairs, stats, isNew, scoredAt)
+      const before = changed.size === 0 ? new Map<string, Verdict>() : yield* verdictsOf([...changed])
+      const alerting: AlertRule = {
+        mayAlert: (tenderId, companyId, verdict) =>
+          isNew.has(tenderId) ||
+          (changed.has(tenderId) && verdictRose(before.get(`${companyId}\u0000${tenderId}`), verdict))
+      }
+      const { scores, matches } = rowsOf(pairs, stats, alerting, scoredAt)
       const computedAt = yield* Clock.currentTimeMillis
       const written = yield* sql.withTransaction(
         Effect.gen(function* () {

@@ -18,12 +18,13 @@ export interface ScoreTendersResult {
 export interface ScoringServiceShape {
   /**
    * Scores tenders for every company they may concern and raises alerts and tender.matched events
-   * for newly inserted tenders. Only ids listed in `isNew` may raise alerts or events. Award
-   * notices among the ids queue `company.rescore` for the companies they name as winners.
+   * for newly inserted tenders. Only ids listed in `isNew` may raise alerts or events, and those in
+   * `changed` (updated by a change notice) for the pairs whose verdict rose. Award notices among the
+   * ids queue `company.rescore` for the companies they name as winners.
    */
   readonly scoreTenders: (
     tenderIds: ReadonlyArray<string>,
-    options: { readonly isNew: ReadonlyArray<string> }
+    options: { readonly isNew: ReadonlyArray<string>; readonly changed?: ReadonlyArray<string> }
   ) => Effect.Effect<ScoreTendersResult>
   /**
    * Rescores one company against every open contract tender (deadline in the future or none);
@@ -73,6 +74,7 @@ export const makeScoringService = Effect.gen(function* () {
   const scoreBatch = (
     tenderIds: ReadonlyArray<string>,
     isNew: ReadonlySet<string>,
+    changed: ReadonlySet<string>,
     stats: CorpusStats,
     companyCache: Map<string, LoadedCompany | null>
   ) =>
@@ -93,13 +95,18 @@ export const makeScoringService = Effect.gen(function* () {
         `scoring: prefilter of ${tenders.length} tenders found ${pairs.length} pairs in ${(yield* Clock.currentTimeMillis) - startedAt} ms`
       )
       const rescored = tenders.map((t) => t.row.id).filter((id) => !isNew.has(id))
-      return yield* writer.scoreAndWrite(pairs, stats, isNew, { tenderIds: rescored })
+      const changedHere = new Set(tenders.map((t) => t.row.id).filter((id) => changed.has(id)))
+      return yield* writer.scoreAndWrite(pairs, stats, isNew, { tenderIds: rescored }, changedHere)
     })
 
-  const scoreTenders = (tenderIds: ReadonlyArray<string>, options: { readonly isNew: ReadonlyArray<string> }) =>
+  const scoreTenders = (
+    tenderIds: ReadonlyArray<string>,
+    options: { readonly isNew: ReadonlyArray<string>; readonly changed?: ReadonlyArray<string> }
+  ) =>
     Effect.gen(function* () {
       const stats = yield* corpus.current
       const isNew = new Set(options.isNew)
+      const changed = new Set(options.changed ?? [])
       // Profiles are loaded once per call and shared by its batches.
       const companyCache = new Map<string, LoadedCompany | null>()
       const total = { scored: 0, alerts: 0, events: 0 }
@@ -107,7 +114,7 @@ export const makeScoringService = Effect.gen(function* () {
       yield* Effect.forEach(
         chunksOf([...new Set(tenderIds)], SCORING_BATCH_SIZE),
         (batch) =>
-          Effect.map(scoreBatch(batch, isNew, stats, companyCache), (result) => {
+          Effect.map(scoreBatch(batch, isNew, changed, stats, companyCache), (result) => {
             total.scored += result.scored
             total.alerts += result.alerts
             total.events += result.events
