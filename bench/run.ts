@@ -8,7 +8,8 @@ const benches: Record<string, () => Promise<unknown>> = {
   webhooks: () => import("./webhooks.js"),
   reports: () => import("./reports.js"),
   soak: () => import("./soak.js"),
-  web: () => import("./web.js")
+  web: () => import("./web.js"),
+  ingest: () => import("./ingest.js")
 }
 
 const name = process.argv[2]
