@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Duration, Effect } from "effect"
+import { addDays } from "../../src/domain/ingest/PublicationDays.js"
 import { IngestState } from "../../src/infra/ingest/IngestState.js"
 import { readSeapNoticeJob, SeapPoller } from "../../src/infra/ingest/SeapPoller.js"
 import { TedPoller } from "../../src/infra/ingest/TedPoller.js"
@@ -193,6 +194,53 @@ describe("SEAP poller", () => {
           yield* sql`SELECT id FROM tenders WHERE source = 'ted-eforms' AND source_notice_id = ${tedLater.noticeId}`
         expect(tedRows).toHaveLength(0)
       })
+    )
+
+    it.effect(
+      "without a TED number, a contract notice on both sources is joined by its facts; a different one is not",
+      () =>
+        Effect.gen(function* () {
+          const ted = yield* Ted
+          const seap = yield* Seap
+          const sql = yield* SqlClient.SqlClient
+          const deadline = addDays(today(), 30)
+          // SEAP first: upper case, no diacritics, as SEAP writes titles.
+          const onSeap = seapContractNotice({
+            publicationDate: today(),
+            title: "SERVICII DE MENTENANTA A SISTEMELOR INFORMATICE ALE PRIMARIEI",
+            cpv: "72267000-4 - Servicii de intretinere si reparare a software-ului (Rev.2)",
+            authority: "4267117 - PRIMARIA MUNICIPIULUI BUCURESTI",
+            value: 250000,
+            deadline: `${deadline}T10:00`
+          })
+          const other = seapContractNotice({
+            publicationDate: today(),
+            title: "Servicii de curățenie a clădirilor primăriei",
+            cpv: "72267000-4 - Servicii de intretinere si reparare a software-ului (Rev.2)",
+            authority: "4267117 - PRIMARIA MUNICIPIULUI BUCURESTI",
+            value: 250000,
+            deadline: `${deadline}T10:00`
+          })
+          seap.publishContractNotice(onSeap)
+          seap.publishContractNotice(other)
+          yield* (yield* SeapPoller).poll
+          // TED: the same procedure in proper Romanian.
+          const onTed = publishTed(ted, {
+            title: "Servicii de mentenanță a sistemelor informatice ale Primăriei",
+            cpv: "72267000",
+            buyerFiscalCode: "4267117",
+            estimatedValue: 250000,
+            deadline
+          })
+          yield* (yield* TedPoller).poll
+          const tedRows =
+            yield* sql`SELECT id FROM tenders WHERE source = 'ted-eforms' AND source_notice_id = ${onTed.noticeId}`
+          expect(tedRows).toHaveLength(0)
+          const [joined] = yield* sicapTender(onSeap.item.noticeNo)
+          expect(joined?.other_source_urls).toEqual([expect.stringContaining(onTed.publicationNumber)])
+          const [separate] = yield* sicapTender(other.item.noticeNo)
+          expect(separate?.other_source_urls).toEqual([])
+        })
     )
   })
 })

@@ -119,7 +119,7 @@ describe("TED poller", () => {
         const failing = publishTed(ted)
         const fine = publishTed(ted)
         ted.publish({ publicationNumber: "00799999-2026", publicationDate: today(), xml: "<ContractNotice><broken" })
-        ted.failXml(failing.publicationNumber, 1, 500)
+        ted.failXml(failing.publicationNumber, 2, 500)
         yield* poller.poll
         // The rest of the page is in; the failed notice waits in its own job.
         expect(yield* tenderOf(fine.noticeId)).toHaveLength(1)

@@ -27,6 +27,6 @@ export class SourcesApi extends HttpApiGroup.make("sources")
   .prefix("/api/v1/sources")
   .annotate(
     OpenApi.Description,
-    "The live-ingestion pollers of the two notice sources (TED, SEAP/SICAP): what the settings screen shows as \"Surse de date\"; access token, every plan."
+    'The live-ingestion pollers of the two notice sources (TED, SEAP/SICAP): what the settings screen shows as "Surse de date"; access token, every plan.'
   )
   .annotate(OpenApi.Title, "Account: notice sources") {}

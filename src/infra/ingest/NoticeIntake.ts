@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Context, Effect, Either, Layer, Option } from "effect"
+import { sameProcedure } from "../../domain/ingest/SameProcedure.js"
 import type { SourceName } from "../../domain/ingest/SourceFailure.js"
 import type { ParsedItem } from "../../domain/tenders/formats/ParsedItem.js"
 import { normalizeTenderRecord, type Tender } from "../../domain/tenders/TenderRecord.js"
@@ -49,6 +50,8 @@ export class NoticeIntake extends Context.Tag("NoticeIntake")<
   }
 >() {}
 
+const keyOf = (tender: Tender) => `${tender.source}\u0000${tender.sourceNoticeId}`
+
 export const NoticeIntakeLive = Layer.effect(
   NoticeIntake,
   Effect.gen(function* () {
@@ -62,6 +65,53 @@ export const NoticeIntakeLive = Layer.effect(
     const joinTender = (tenderId: string, url: string) =>
       sql`UPDATE tenders SET other_source_urls = array_append(other_source_urls, ${url}), updated_at = now()
           WHERE id = ${tenderId} AND source_url <> ${url} AND NOT (${url} = ANY(other_source_urls))`.pipe(Effect.orDie)
+
+    /** The other source's tenders of this one's buyer published within a week of it. */
+    const otherSourceTenders = (source: SourceName, tender: Tender) =>
+      sql<{
+        id: string
+        title: string
+        main_cpv: string
+        publish_date: Date
+        deadline: Date | null
+        value_ron: number | null
+      }>`
+        SELECT t.id, t.title, t.main_cpv, t.publish_date, t.deadline, t.estimated_value_ron::float8 AS value_ron
+        FROM tenders t JOIN contracting_authorities a ON a.id = t.authority_id
+        WHERE a.fiscal_code = ${tender.authority.fiscalCode} AND t.notice_type = ${tender.noticeType}
+          AND t.source = ANY(${source === "ted" ? ["sicap"] : ["ted", "ted-eforms"]}::text[])
+          AND t.publish_date BETWEEN ${new Date(tender.publishDate.getTime() - 7 * 86_400_000)}
+                                 AND ${new Date(tender.publishDate.getTime() + 7 * 86_400_000)}`.pipe(Effect.orDie)
+
+    /** The tender of the same procedure from the other source, by its TED number, else by its facts. */
+    const sameProcedureTender = (source: SourceName, notice: PolledNotice, tender: Tender) =>
+      Effect.gen(function* () {
+        if (notice.tedRef !== null) {
+          const byNumber = yield* state.tenderOfProcedure(notice.tedRef, source)
+          if (Option.isSome(byNumber)) return byNumber
+        }
+        if (tender.authority.fiscalCode === null) return Option.none<string>()
+        const facts = {
+          authorityFiscalCode: tender.authority.fiscalCode,
+          mainCpv: tender.mainCpv,
+          publishDate: tender.publishDate,
+          deadline: tender.deadline,
+          title: tender.title,
+          valueRon: tender.estimatedValueRon
+        }
+        const candidates = yield* otherSourceTenders(source, tender)
+        const match = candidates.find((other) =>
+          sameProcedure(facts, {
+            authorityFiscalCode: tender.authority.fiscalCode,
+            mainCpv: other.main_cpv,
+            publishDate: other.publish_date,
+            deadline: other.deadline,
+            title: other.title,
+            valueRon: other.value_ron
+          })
+        )
+        return Option.map(Option.fromNullable(match), (other) => other.id)
+      })
 
     const tenderIds = (tenders: ReadonlyArray<Tender>) =>
       sql<{ id: string; source: string; source_notice_id: string }>`
@@ -89,8 +139,7 @@ export const NoticeIntakeLive = Layer.effect(
                 tedRef: notice.tedRef
               })
             }
-            const toStore: Array<{ notice: PolledNotice; tender: Tender }> = []
-            let joined = 0
+            const normalized: Array<{ notice: PolledNotice; tender: Tender }> = []
             for (const notice of notices) {
               if (notice.item._tag === "Skipped") {
                 skip(notice, notice.item.reason)
@@ -99,14 +148,20 @@ export const NoticeIntakeLive = Layer.effect(
               const record = notice.item.record as { source_url?: unknown }
               const withPage = record.source_url ? record : { ...record, source_url: notice.pageUrl }
               const tender = normalizeTenderRecord(cpv, withPage)
-              if (Either.isLeft(tender)) {
-                skip(notice, tender.left)
-                continue
-              }
-              const known =
-                notice.tedRef === null ? Option.none() : yield* state.tenderOfProcedure(notice.tedRef, source)
+              if (Either.isLeft(tender)) skip(notice, tender.left)
+              else normalized.push({ notice, tender: tender.right })
+            }
+            // A notice whose own tender exists updates it; a new one may be a procedure the other
+            // source already brought, which it joins instead of doubling.
+            const existing = yield* tenderIds(normalized.map((entry) => entry.tender))
+            const toStore: Array<{ notice: PolledNotice; tender: Tender }> = []
+            let joined = 0
+            for (const { notice, tender } of normalized) {
+              const known = existing.has(keyOf(tender))
+                ? Option.none<string>()
+                : yield* sameProcedureTender(source, notice, tender)
               if (Option.isSome(known)) {
-                yield* joinTender(known.value, tender.right.sourceUrl)
+                yield* joinTender(known.value, tender.sourceUrl)
                 seen.push({
                   source,
                   ref: notice.ref,
@@ -116,9 +171,7 @@ export const NoticeIntakeLive = Layer.effect(
                   tedRef: notice.tedRef
                 })
                 joined++
-                continue
-              }
-              toStore.push({ notice, tender: tender.right })
+              } else toStore.push({ notice, tender })
             }
             const stored = yield* store.upsert(toStore.map((entry) => entry.tender))
             const refused = new Map(stored.failed.map(({ tender, reason }) => [tender, reason]))
@@ -131,7 +184,7 @@ export const NoticeIntakeLive = Layer.effect(
                   source,
                   ref: notice.ref,
                   version: notice.version,
-                  tenderId: ids.get(`${tender.source}\u0000${tender.sourceNoticeId}`) ?? null,
+                  tenderId: ids.get(keyOf(tender)) ?? null,
                   skipReason: null,
                   tedRef: notice.tedRef
                 })

@@ -68,9 +68,12 @@ const makeTedPoller = Effect.gen(function* () {
   const client = yield* makeSourceClient({ source: "ted", spacing: config.spacing.ted, userAgent: config.userAgent })
   const searchUrl = `${config.tedApiUrl}/v3/notices/search`
 
-  /** One notice's XML, read once (no retry here: a failed notice gets a job of its own). */
+  /**
+   * One notice's XML, retried once at once (a kept-alive connection the server had closed); a notice
+   * that fails again gets a job of its own instead of holding up its page.
+   */
   const readNotice = (ref: TedNoticeRef) =>
-    client.getXml(ref.xmlUrl, 0).pipe(Effect.map((xml) => polled(ref, parseNotice(ref, xml))))
+    client.getXml(ref.xmlUrl, 1).pipe(Effect.map((xml) => polled(ref, parseNotice(ref, xml))))
 
   const search = (day: string, token: string | null) =>
     client.postJson(searchUrl, tedSearchRequest(day, token, config.pageSize)).pipe(
@@ -126,19 +129,21 @@ const makeTedPoller = Effect.gen(function* () {
       const unread = readable.filter((ref) => !seen.has(ref.publicationNumber))
       const results = yield* Effect.forEach(unread, (ref) => Effect.either(readNotice(ref)), { concurrency: 4 })
       const read: Array<PolledNotice> = []
-      const failed: Array<TedNoticeRef> = []
+      const failed: Array<{ readonly ref: TedNoticeRef; readonly reason: string }> = []
       results.forEach((result, index) => {
         if (result._tag === "Right") read.push(result.right)
-        else failed.push(unread[index]!)
+        else failed.push({ ref: unread[index]!, reason: result.left.message })
       })
       if (failed.length > 0) {
         yield* queue.enqueueAll(
           ReadTedNotice,
-          failed.map((payload) => ({ payload }))
+          failed.map(({ ref }) => ({ payload: ref }))
         )
-        yield* Effect.logWarning(
-          `ted: ${failed.length} notice XML(s) failed (${failed.map((ref) => ref.publicationNumber).join(", ")}); each is retried on its own`
-        )
+        for (const { ref, reason } of failed) {
+          yield* Effect.logWarning(
+            `ted notice ${ref.publicationNumber}: its XML failed (${reason}); retried on its own`
+          )
+        }
       }
       yield* intake.intake("ted", [...malformed, ...read], Option.some(cursor))
       return readable.reduce((latest, ref) => laterDay(latest, ref.publicationDay), cursor.day)

@@ -8,7 +8,10 @@ import { ScoringService } from "./ScoringService.js"
 export const scoreTendersJob = handle(ScoreTenders, (payload) =>
   Effect.gen(function* () {
     const scoring = yield* ScoringService
-    const result = yield* scoring.scoreTenders(payload.tenderIds, { isNew: payload.isNew, changed: payload.changed ?? [] })
+    const result = yield* scoring.scoreTenders(payload.tenderIds, {
+      isNew: payload.isNew,
+      changed: payload.changed ?? []
+    })
     yield* Effect.logInfo(`Scored ${result.scored} pairs, ${result.alerts} alerts, ${result.events} events`)
   })
 )
