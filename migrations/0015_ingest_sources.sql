@@ -38,3 +38,7 @@ CREATE INDEX ingested_notices_tender_idx ON ingested_notices (tender_id);
 
 -- A procedure published on both sources is one tender; the other source's page is kept beside it.
 ALTER TABLE tenders ADD COLUMN other_source_urls text[] NOT NULL DEFAULT '{}';
+
+-- A procedure its source cancelled (SEAP: the procedure's state "Anulata") is closed whatever its
+-- deadline: no longer open in the app's list, not rescored.
+ALTER TABLE tenders ADD COLUMN cancelled_at timestamptz;

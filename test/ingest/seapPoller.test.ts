@@ -242,5 +242,27 @@ describe("SEAP poller", () => {
           expect(separate?.other_source_urls).toEqual([])
         })
     )
+
+    it.effect("a procedure SEAP lists as cancelled closes its tender (read again though seen before)", () =>
+      Effect.gen(function* () {
+        const seap = yield* Seap
+        const sql = yield* SqlClient.SqlClient
+        const cn = seapContractNotice({ publicationDate: today(), title: "Modernizare iluminat public stradal" })
+        seap.publishContractNotice(cn)
+        yield* (yield* SeapPoller).poll
+        const [open] = yield* sql<{ cancelled_at: Date | null }>`
+          SELECT cancelled_at FROM tenders WHERE source = 'sicap' AND source_notice_id = ${cn.item.noticeNo}`
+        expect(open?.cancelled_at).toBeNull()
+        seap.publishContractNotice({
+          ...cn,
+          item: { ...cn.item, sysProcedureState: { id: 4, text: "Anulata", localeKey: null } }
+        })
+        yield* (yield* SeapPoller).poll
+        const rows = yield* sql<{ cancelled_at: Date | null }>`
+          SELECT cancelled_at FROM tenders WHERE source = 'sicap' AND source_notice_id = ${cn.item.noticeNo}`
+        expect(rows).toHaveLength(1)
+        expect(rows[0]!.cancelled_at).toBeInstanceOf(Date)
+      })
+    )
   })
 })

@@ -63,14 +63,23 @@ export const seapListBody = (list: SeapList, day: string, pageIndex: number, pag
 
 type Json = Record<string, unknown>
 
-/** The notice number an item is known by (CN…, CAN…, DA…) and its version (errata raise it). */
+/** Whether SEAP lists the item's procedure as cancelled (state "Anulata" / "Anulată"). */
+export const seapCancelled = (item: unknown): boolean => {
+  const state = (item as Json | null)?.sysProcedureState as Json | null | undefined
+  return typeof state?.text === "string" && /^anulat/i.test(state.text.normalize("NFD").replace(/\p{M}+/gu, ""))
+}
+
+/**
+ * The notice number an item is known by (CN…, CAN…, DA…) and its version: two per erratum, plus one
+ * once its procedure is cancelled, so that an erratum or a cancellation reads a seen notice again.
+ */
 export const seapItemRef = (list: SeapList, item: unknown): { ref: string; version: number } | undefined => {
   if (typeof item !== "object" || item === null) return undefined
   const json = item as Json
   const ref = list === "da" ? json.uniqueIdentificationCode : json.noticeNo
   if (typeof ref !== "string" || ref.trim() === "") return undefined
   const errata = typeof json.errataNo === "number" ? json.errataNo : 0
-  return { ref: ref.trim(), version: errata }
+  return { ref: ref.trim(), version: errata * 2 + (seapCancelled(item) ? 1 : 0) }
 }
 
 /** The same-site Referer SEAP requires on every api-pub call (403 without it). */

@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Context, Effect, Either, Layer, Option } from "effect"
+import { Clock, Context, Effect, Either, Layer, Option } from "effect"
 import { sameProcedure } from "../../domain/ingest/SameProcedure.js"
 import type { SourceName } from "../../domain/ingest/SourceFailure.js"
 import type { ParsedItem } from "../../domain/tenders/formats/ParsedItem.js"
@@ -19,6 +19,8 @@ export interface PolledNotice {
   /** The notice's public page: its `source_url` when the notice itself names none. */
   readonly pageUrl: string
   readonly item: ParsedItem
+  /** The source says the procedure was cancelled: its tender is closed. */
+  readonly cancelled?: boolean
 }
 
 export interface IntakeResult {
@@ -65,6 +67,15 @@ export const NoticeIntakeLive = Layer.effect(
     const joinTender = (tenderId: string, url: string) =>
       sql`UPDATE tenders SET other_source_urls = array_append(other_source_urls, ${url}), updated_at = now()
           WHERE id = ${tenderId} AND source_url <> ${url} AND NOT (${url} = ANY(other_source_urls))`.pipe(Effect.orDie)
+
+    /** Cancelled procedures are closed from now on (the first cancellation's time is kept). */
+    const closeCancelled = (tenderIds: ReadonlyArray<string>) =>
+      tenderIds.length === 0
+        ? Effect.void
+        : Effect.flatMap(Clock.currentTimeMillis, (now) =>
+            sql`UPDATE tenders SET cancelled_at = coalesce(cancelled_at, ${new Date(now)})
+                WHERE id = ANY(${tenderIds}::uuid[])`.pipe(Effect.asVoid, Effect.orDie)
+          )
 
     /** The other source's tenders of this one's buyer published within a week of it. */
     const otherSourceTenders = (source: SourceName, tender: Tender) =>
@@ -190,6 +201,10 @@ export const NoticeIntakeLive = Layer.effect(
                 })
             }
             yield* state.markSeen(seen)
+            const cancelled = toStore
+              .filter(({ notice }) => notice.cancelled === true)
+              .map(({ tender }) => ids.get(keyOf(tender)))
+            yield* closeCancelled(cancelled.filter((id): id is string => id !== undefined))
             const scored = [...new Set([...stored.inserted, ...stored.updated])]
             if (scored.length > 0) {
               yield* queue.enqueue(ScoreTenders, { tenderIds: scored, isNew: stored.inserted, changed: stored.updated })

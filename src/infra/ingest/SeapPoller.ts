@@ -4,6 +4,7 @@ import { addDays, daysUntil } from "../../domain/ingest/PublicationDays.js"
 import {
   SEAP_LISTS,
   type SeapList,
+  seapCancelled,
   seapItemRef,
   seapListBody,
   seapListPath,
@@ -96,7 +97,8 @@ const makeSeapPoller = Effect.gen(function* () {
         version,
         tedRef: (list === "can" ? sicapTedPublicationNumber(detail) : undefined) ?? null,
         pageUrl: typeof record === "string" ? "" : (record.source_url ?? ""),
-        item: typeof record === "string" ? skipped(ref, record) : parsed(ref, record)
+        item: typeof record === "string" ? skipped(ref, record) : parsed(ref, record),
+        cancelled: seapCancelled(item)
       } satisfies PolledNotice
     })
 

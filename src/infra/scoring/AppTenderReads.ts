@@ -151,8 +151,8 @@ export const AppTenderReadsLive = Layer.effect(
         onNone: () => sql``,
         onSome: (status) =>
           status === "open"
-            ? sql`AND (t.deadline IS NULL OR t.deadline > ${input.now})`
-            : sql`AND t.deadline <= ${input.now}`
+            ? sql`AND (t.deadline IS NULL OR t.deadline > ${input.now}) AND t.cancelled_at IS NULL`
+            : sql`AND (t.deadline <= ${input.now} OR t.cancelled_at IS NOT NULL)`
       })
 
     const pageTotal = SqlSchema.single({

@@ -113,7 +113,7 @@ export const makeScoreWriter = Effect.gen(function* () {
     sql`
       DELETE FROM tender_scores s USING tenders t
       WHERE s.company_id = ${companyId} AND t.id = s.tender_id
-        AND (t.deadline IS NULL OR t.deadline > ${now.toISOString()}::timestamptz)
+        AND (t.deadline IS NULL OR t.deadline > ${now.toISOString()}::timestamptz) AND t.cancelled_at IS NULL
         AND ${notIn(keep)}`
 
   /** `s` (a tender_scores row) is none of the pairs in `keep`. */

@@ -79,7 +79,7 @@ export const makeScoringReads = Effect.gen(function* () {
     sql<TenderRow>`
       SELECT ${TENDER_COLUMNS} FROM tenders t
       WHERE t.notice_type = 'contract' AND (t.deadline IS NULL OR t.deadline > ${now.toISOString()}::timestamptz)
-        AND t.ingest_seq > ${afterSeq}::bigint
+        AND t.cancelled_at IS NULL AND t.ingest_seq > ${afterSeq}::bigint
       ORDER BY t.ingest_seq LIMIT 2000`.pipe(Effect.map((rows) => rows.map(toLoadedTender)))
 
   /** Active, not deleted watchlists of the companies, by company, oldest first. */
