@@ -3,7 +3,7 @@ import { DEMO_EMAIL, DEMO_PASSWORD } from "../demo/DemoData.js"
 import { type DemoSeedResult, databaseIsEmpty, seedDemoAndScore } from "../demo/seedDemo.js"
 import { HttpServerLive } from "../http/Server.js"
 import { AppConfig } from "../infra/config/AppConfig.js"
-import { IngestConfig, type IngestConfigShape } from "../infra/ingest/IngestConfig.js"
+import { type IngestConfigShape, ingestConfig } from "../infra/ingest/IngestConfig.js"
 import { RepositoriesLive } from "../infra/Repositories.js"
 import { BackgroundWorkLive, InfraLive, launch, MigrateOnStart, runProcess } from "./Main.js"
 
@@ -21,12 +21,16 @@ const SeedOnEmptyDatabase = Layer.effect(
 )
 
 /** Whether live ingestion runs, and how to turn it on when it does not. */
-const ingestionLine = (ingest: IngestConfigShape) =>
+const ingestionLine = (ingest: Pick<IngestConfigShape, "sources" | "pollEvery">) =>
   ingest.sources.length === 0
     ? "    Ingestion: off (INGEST_SOURCES=ted,seap polls TED and SEAP for new notices; see README)"
     : `    Ingestion: ${ingest.sources.join(", ")}, every ${Duration.format(ingest.pollEvery)} (npm run cli -- sources status)`
 
-const banner = (baseUrl: string, seeded: Option.Option<DemoSeedResult>, ingest: IngestConfigShape) =>
+const banner = (
+  baseUrl: string,
+  seeded: Option.Option<DemoSeedResult>,
+  ingest: Option.Option<Pick<IngestConfigShape, "sources" | "pollEvery">>
+) =>
   [
     "",
     "  Tender Scoring Service is running",
@@ -38,7 +42,7 @@ const banner = (baseUrl: string, seeded: Option.Option<DemoSeedResult>, ingest: 
         "    API key:   shown at the first start; create another with\n" +
         "               npm run cli -- apikey create --tenant <tenantId>"
     }),
-    ingestionLine(ingest),
+    ...Option.toArray(Option.map(ingest, ingestionLine)),
     ""
   ].join("\n")
 
@@ -46,16 +50,19 @@ const banner = (baseUrl: string, seeded: Option.Option<DemoSeedResult>, ingest: 
 const Banner = Layer.effectDiscard(
   Effect.gen(function* () {
     const config = yield* AppConfig
-    yield* Console.log(banner(config.publicBaseUrl, yield* FirstStart, yield* IngestConfig))
+    // Read here rather than from the worker's layers, so the banner waits for the server only; an
+    // invalid INGEST_* variable is reported by the worker's layer.
+    const ingest = yield* Effect.option(ingestConfig)
+    yield* Console.log(banner(config.publicBaseUrl, yield* FirstStart, ingest))
   })
 )
 
 /**
  * `npm start`: the API and a worker in one process, on the embedded defaults unless configured.
- * Order: migrations, demo seed (empty database only), server + background work, banner.
+ * Order: migrations, demo seed (empty database only), then the server (and, once it listens, the
+ * banner) beside the background work.
  */
-const AllInOne = Banner.pipe(
-  Layer.provide(Layer.mergeAll(HttpServerLive, BackgroundWorkLive)),
+const AllInOne = Layer.mergeAll(Banner.pipe(Layer.provide(HttpServerLive)), BackgroundWorkLive).pipe(
   Layer.provideMerge(SeedOnEmptyDatabase),
   Layer.provide(MigrateOnStart),
   Layer.provideMerge(RepositoriesLive),
