@@ -37,6 +37,7 @@ import { migrate } from "../src/infra/DatabaseSetup.js"
 import { makeSecretBox } from "../src/infra/webhooks/SecretBox.js"
 import { eformsNoticeXml, type FakeTed, type FakeTedRequest, startFakeTed } from "../test/support/FakeTed.js"
 import { type HttpsReceiver, makeSelfSignedCertificate, startHttpsReceiver } from "../test/support/HttpsReceiver.js"
+import { syntheticDraws } from "./SyntheticData.js"
 
 const QUICK = process.argv.includes("--quick")
 const ADMIN_URL = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
@@ -121,52 +122,7 @@ const freshDatabase = async (label: string) => {
 // ---------------------------------------------------------------------------------------------
 // Realistic data: CPV codes weighted like Romanian procurement (as bench/scoring.ts), Romanian buyers.
 
-/** Share of notices per CPV division, roughly as on SEAP (works, design, medical, IT, food, ...). */
-const DIVISION_WEIGHTS: Record<string, number> = {
-  "45": 20,
-  "33": 10,
-  "71": 8,
-  "79": 6,
-  "39": 5,
-  "90": 5,
-  "50": 5,
-  "15": 5,
-  "30": 4,
-  "34": 4,
-  "72": 4,
-  "44": 4,
-  "80": 3,
-  "09": 3,
-  "48": 3,
-  "60": 3,
-  "77": 3,
-  "55": 2,
-  "85": 2,
-  "92": 1
-}
-
-/** Deterministic PRNG (mulberry32), so every run benchmarks the same data. */
-const prng = (seed: number) => () => {
-  seed = (seed + 0x6d2b79f5) | 0
-  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-}
-const random = prng(20261119)
-const pick = <A>(items: ReadonlyArray<A>): A => items[Math.floor(random() * items.length)]!
-const weightedDivision = (() => {
-  const entries = Object.entries(DIVISION_WEIGHTS)
-  const total = entries.reduce((sum, [, w]) => sum + w, 0)
-  return () => {
-    let r = random() * total
-    for (const [division, weight] of entries) {
-      r -= weight
-      if (r < 0) return division
-    }
-    return entries[0]![0]
-  }
-})()
-const logNormalValue = () => Math.round(Math.exp(10 + random() * 6) / 100) * 100 // ~22k to ~9M RON
+const { random, pick, weightedDivision, logNormalValue } = syntheticDraws(20261119)
 
 /** Buyers: name, fiscal code, NUTS 3 of their county. */
 const BUYERS: ReadonlyArray<readonly [string, string, string]> = [

@@ -22,6 +22,7 @@ import { migrate } from "../src/infra/DatabaseSetup.js"
 import { ScoringLive } from "../src/infra/Repositories.js"
 import { ScoringService } from "../src/infra/scoring/ScoringService.js"
 import { TenderStore, TenderStoreLive } from "../src/infra/tenders/TenderStore.js"
+import { syntheticDraws } from "./SyntheticData.js"
 
 const COMPANIES = 5_000
 const WATCHLISTS_PER_COMPANY = 3
@@ -30,52 +31,7 @@ const TENDERS = Number(process.env.SCORING_BENCH_TENDERS ?? 5_000)
 const AWARDS = 2_000
 const AUTHORITIES = 400
 
-/** Share of notices per CPV division, roughly as on SEAP (works, design, medical, IT, food, ...). */
-const DIVISION_WEIGHTS: Record<string, number> = {
-  "45": 20,
-  "33": 10,
-  "71": 8,
-  "79": 6,
-  "39": 5,
-  "90": 5,
-  "50": 5,
-  "15": 5,
-  "30": 4,
-  "34": 4,
-  "72": 4,
-  "44": 4,
-  "80": 3,
-  "09": 3,
-  "48": 3,
-  "60": 3,
-  "77": 3,
-  "55": 2,
-  "85": 2,
-  "92": 1
-}
-
-/** Deterministic PRNG (mulberry32), so every run benchmarks the same data. */
-const prng = (seed: number) => () => {
-  seed = (seed + 0x6d2b79f5) | 0
-  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-}
-const random = prng(20260101)
-const pick = <A>(items: ReadonlyArray<A>): A => items[Math.floor(random() * items.length)]!
-const weightedDivision = (() => {
-  const entries = Object.entries(DIVISION_WEIGHTS)
-  const total = entries.reduce((sum, [, w]) => sum + w, 0)
-  return () => {
-    let r = random() * total
-    for (const [division, weight] of entries) {
-      r -= weight
-      if (r < 0) return division
-    }
-    return entries[0]![0]
-  }
-})()
-const logNormalValue = () => Math.round(Math.exp(10 + random() * 6) / 100) * 100 // ~22k to ~9M RON
+const { random, pick, weightedDivision, logNormalValue } = syntheticDraws(20260101)
 
 interface CpvRow {
   readonly code_full: string

@@ -45,6 +45,12 @@ export const sourceRetrySchedule = (retries: number): Schedule.Schedule<SourceFa
     Schedule.modifyDelay((failure, delay) => failure.retryAfter ?? delay)
   )
 
+/**
+ * A notice whose download failed during its poll becomes a job of its own, read again 1, 2, 4 … 64
+ * minutes later (8 attempts), so it delays none of the other notices of its page.
+ */
+export const NOTICE_RETRY = { maxAttempts: 8, retry: Schedule.exponential("1 minute", 2) }
+
 /** What one poll of a source reports to the schedule that spaces the polls. */
 export interface PollOutcome {
   /** Polls in a row that failed, this one included (0 after a success). */

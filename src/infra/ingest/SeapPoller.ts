@@ -1,4 +1,4 @@
-import { Clock, Context, Effect, Layer, Option, Schedule, Schema } from "effect"
+import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
 import { bucharestDate } from "../../domain/BucharestTime.js"
 import { addDays, daysUntil } from "../../domain/ingest/PublicationDays.js"
 import {
@@ -10,7 +10,7 @@ import {
   seapListPath,
   seapReferer
 } from "../../domain/ingest/SeapLists.js"
-import { SourceFailure } from "../../domain/ingest/SourceFailure.js"
+import { NOTICE_RETRY, SourceFailure } from "../../domain/ingest/SourceFailure.js"
 import { parsed, skipped } from "../../domain/tenders/formats/ParsedItem.js"
 import { sicapRecord, sicapTedPublicationNumber } from "../../domain/tenders/formats/Sicap.js"
 import { jobKind } from "../queue/JobKind.js"
@@ -36,11 +36,11 @@ const decodePage = Schema.decodeUnknown(ListPage)
 const Contracts = Schema.Struct({ items: Schema.Array(Schema.Unknown) })
 const decodeContracts = Schema.decodeUnknownOption(Contracts)
 
-/** "ingest.seap-notice": a listed notice whose detail could not be read during its poll, read again later. */
+/** "ingest.seap-notice": a listed notice whose detail could not be read during its poll (NOTICE_RETRY). */
 export const ReadSeapNotice = jobKind(
   "ingest.seap-notice",
   Schema.Struct({ list: Schema.Literal(...SEAP_LISTS), item: Schema.Unknown }),
-  { maxAttempts: 8, retry: Schedule.exponential("1 minute", 2) }
+  NOTICE_RETRY
 )
 
 const idOf = (item: unknown, key: string) => String((item as Record<string, unknown>)[key] ?? "")

@@ -1,7 +1,7 @@
-import { Clock, Context, Effect, Layer, Option, Schedule, Schema } from "effect"
+import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
 import { bucharestDate } from "../../domain/BucharestTime.js"
 import { addDays, laterDay } from "../../domain/ingest/PublicationDays.js"
-import { SourceFailure } from "../../domain/ingest/SourceFailure.js"
+import { NOTICE_RETRY, SourceFailure } from "../../domain/ingest/SourceFailure.js"
 import { type TedNoticeRef, TedSearchResponse, tedNoticeRef, tedSearchRequest } from "../../domain/ingest/TedSearch.js"
 import { parseInput } from "../../domain/tenders/formats/ImportFormat.js"
 import { errorMessage, type ParsedItem, skipped } from "../../domain/tenders/formats/ParsedItem.js"
@@ -19,10 +19,7 @@ const TedCursor = Schema.Struct({ day: Schema.String, token: Schema.NullOr(Schem
 const decodeCursor = Schema.decodeUnknownOption(TedCursor)
 const decodeSearch = Schema.decodeUnknown(TedSearchResponse)
 
-/**
- * "ingest.ted-notice": a notice whose XML could not be read during its poll, read again on its own
- * schedule (1, 2, 4 … 64 minutes) so that it delays none of the other notices of its page.
- */
+/** "ingest.ted-notice": a notice whose XML could not be read during its poll (NOTICE_RETRY). */
 export const ReadTedNotice = jobKind(
   "ingest.ted-notice",
   Schema.Struct({
@@ -31,7 +28,7 @@ export const ReadTedNotice = jobKind(
     xmlUrl: Schema.String,
     pageUrl: Schema.String
   }),
-  { maxAttempts: 8, retry: Schedule.exponential("1 minute", 2) }
+  NOTICE_RETRY
 )
 
 /** The notice in a downloaded XML (eForms or TED R2.0.9), as the file importers read it. */
