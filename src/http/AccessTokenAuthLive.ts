@@ -22,22 +22,25 @@ const rejection = (error: AccessTokenRejected) => {
   }
 }
 
+/** The check of the request's access token, for any middleware that accepts one. */
+export const makeAccessTokenCheck = Effect.map(AuthSessions, (sessions) =>
+  // The platform slices 7 characters off any header; read it ourselves and insist on "Bearer ".
+  Effect.gen(function* () {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const header = request.headers.authorization ?? ""
+    if (!/^Bearer /i.test(header)) return yield* missing
+    const token = header.slice("Bearer ".length).trim()
+    if (token === "") return yield* missing
+    if (token.startsWith("svc_"))
+      return yield* new ApiError.AccessTokenInvalid({
+        message:
+          "An API key is not accepted here (keys are read-only: tenders, scores, export, reports, webhooks, and reading companies); log in for an access token"
+      })
+    return yield* sessions.authenticate(token).pipe(Effect.mapError(rejection))
+  })
+)
+
 export const AccessTokenAuthLive = Layer.effect(
   AccessTokenAuth,
-  Effect.map(AuthSessions, (sessions) => ({
-    // The platform slices 7 characters off any header; read it ourselves and insist on "Bearer ".
-    accessToken: () =>
-      Effect.gen(function* () {
-        const request = yield* HttpServerRequest.HttpServerRequest
-        const header = request.headers.authorization ?? ""
-        if (!/^Bearer /i.test(header)) return yield* missing
-        const token = header.slice("Bearer ".length).trim()
-        if (token === "") return yield* missing
-        if (token.startsWith("svc_"))
-          return yield* new ApiError.AccessTokenInvalid({
-            message: "An API key is not an access token; log in for an access token"
-          })
-        return yield* sessions.authenticate(token).pipe(Effect.mapError(rejection))
-      })
-  }))
+  Effect.map(makeAccessTokenCheck, (check) => ({ accessToken: () => check }))
 ).pipe(Layer.provide(AuthSessionsLive))

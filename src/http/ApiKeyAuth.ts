@@ -1,6 +1,7 @@
 import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "@effect/platform"
 import { Context } from "effect"
 import * as ApiError from "../domain/ApiErrors.js"
+import type { Plan } from "../domain/Plan.js"
 import type { CreditsReport } from "./credits/CreditsReport.js"
 import { errors } from "./WireErrors.js"
 
@@ -8,6 +9,7 @@ import { errors } from "./WireErrors.js"
 export interface ApiCallerShape {
   readonly keyId: string
   readonly tenantId: string
+  readonly plan: Plan
   readonly credits: CreditsReport
 }
 

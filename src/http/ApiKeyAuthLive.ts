@@ -56,7 +56,7 @@ export const makeApiKeyAuth = (policy: keyof RateLimitPolicies) =>
                 tooManyRequests(hit, `Rate limit exceeded; retry in ${hit.retryAfterSeconds} seconds`)
               )
             )
-          return { keyId: owner.keyId, tenantId: owner.tenantId, credits }
+          return { keyId: owner.keyId, tenantId: owner.tenantId, plan: owner.plan, credits }
         })
     }
   })

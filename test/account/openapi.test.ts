@@ -11,7 +11,8 @@ describe("the account API in the OpenAPI document", () => {
 
   it("lists every account endpoint, with the access-token scheme and its 401 on the protected ones", async () => {
     const { body: spec } = await request(`${server.baseUrl}/api/v1/openapi.json`)
-    const operations: Array<[string, string, boolean]> = [
+    // The scheme of each protected operation: the access token, or (the companies' reads) either credential.
+    const operations: Array<[string, string, boolean | "accessTokenOrApiKey"]> = [
       ["/api/v1/auth/login", "post", false],
       ["/api/v1/auth/refresh", "post", false],
       ["/api/v1/auth/logout", "post", true],
@@ -19,8 +20,8 @@ describe("the account API in the OpenAPI document", () => {
       ["/api/v1/watchlists", "post", true],
       ["/api/v1/watchlists/{id}", "patch", true],
       ["/api/v1/watchlists/{id}", "delete", true],
-      ["/api/v1/companies", "get", true],
-      ["/api/v1/companies/{id}", "get", true],
+      ["/api/v1/companies", "get", "accessTokenOrApiKey"],
+      ["/api/v1/companies/{id}", "get", "accessTokenOrApiKey"],
       ["/api/v1/companies/{id}", "patch", true],
       ["/api/v1/companies", "post", true],
       ["/api/v1/companies/{id}", "delete", true],
@@ -43,7 +44,8 @@ describe("the account API in the OpenAPI document", () => {
       const operation = spec.paths[path]?.[method]
       expect(operation, `${method} ${path}`).toBeDefined()
       if (protectedByToken) {
-        expect(operation.security, `${method} ${path}`).toEqual([{ accessToken: [] }])
+        const scheme = protectedByToken === true ? "accessToken" : protectedByToken
+        expect(operation.security, `${method} ${path}`).toEqual([{ [scheme]: [] }])
         expect(operation.responses["401"], `${method} ${path}`).toBeDefined()
       }
     }

@@ -5,6 +5,7 @@ import { normalizeFiscalCode } from "../../domain/tenders/FiscalCode.js"
 import { AccessTokenAuth } from "../AccessTokenAuth.js"
 import { NonEmptyText, Text } from "../Inputs.js"
 import { errors } from "../WireErrors.js"
+import { WorkspaceReaderAuth } from "../WorkspaceReaderAuth.js"
 
 /** Stored digits of a Romanian fiscal code (CUI), or null when the company has none. */
 const StoredFiscalCode = Schema.NullOr(Schema.String).annotations({
@@ -79,12 +80,18 @@ export class CompaniesApi extends HttpApiGroup.make("companies")
     HttpApiEndpoint.get("list", "/")
       .annotate(OpenApi.Summary, "Companies of the workspace")
       .addSuccess(Schema.Struct({ data: Schema.Array(CompanyListItem) }))
+      .middleware(WorkspaceReaderAuth)
+      .annotate(
+        OpenApi.Description,
+        "Also answers an API key (read-only, 0 credits): an integrator finds here the `companyId` the key API asks for."
+      )
   )
   .add(
     HttpApiEndpoint.post("create", "/")
       .annotate(OpenApi.Summary, "Add a client company")
       .setPayload(CreateCompany)
       .addSuccess(Schema.Struct({ data: CompanyDetail }), { status: 201 })
+      .middleware(AccessTokenAuth)
       .annotate(
         OpenApi.Description,
         "`name` required (1-200 characters, trimmed); `description` up to 10,000 characters; `fiscalCode` a Romanian fiscal code (stored as digits). The new company is scored against the open tenders (a `company.rescore` job)."
@@ -95,6 +102,8 @@ export class CompaniesApi extends HttpApiGroup.make("companies")
       .annotate(OpenApi.Summary, "One company with its watchlists")
       .setPath(CompanyPath)
       .addSuccess(Schema.Struct({ data: CompanyDetail }))
+      .middleware(WorkspaceReaderAuth)
+      .annotate(OpenApi.Description, "Also answers an API key (read-only, 0 credits).")
   )
   .add(
     HttpApiEndpoint.patch("update", "/:id")
@@ -102,6 +111,7 @@ export class CompaniesApi extends HttpApiGroup.make("companies")
       .setPath(CompanyPath)
       .setPayload(UpdateCompany)
       .addSuccess(Schema.Struct({ data: CompanyDetail }))
+      .middleware(AccessTokenAuth)
       .annotate(
         OpenApi.Description,
         "Writable: `name`, `description`, `fiscalCode` (null clears it) and `active`; absent fields stay unchanged. A changed description or fiscal code, or a reactivation, re-scores the company. An inactive company is no longer scored; its scores and watchlists are kept."
@@ -112,16 +122,16 @@ export class CompaniesApi extends HttpApiGroup.make("companies")
       .annotate(OpenApi.Summary, "Deactivate a company (kept, no longer scored)")
       .setPath(CompanyPath)
       .addSuccess(Schema.Struct({ data: CompanyDetail }))
+      .middleware(AccessTokenAuth)
       .annotate(
         OpenApi.Description,
         "Sets `active` to false and answers the company; idempotent. Nothing is deleted: PATCH `active: true` reactivates it."
       )
   )
   .addError(errors(ApiError.PlanUpgradeRequired))
-  .middleware(AccessTokenAuth)
   .prefix("/api/v1/companies")
   .annotate(
     OpenApi.Description,
-    "Only plans with the multi-client workspace (Consultant); others get 403 PLAN_UPGRADE_REQUIRED. Another account's company, like an unknown one, is 404."
+    "Only plans with the multi-client workspace (Consultant); others get 403 PLAN_UPGRADE_REQUIRED. Another account's company, like an unknown one, is 404. Reading (list, one company) takes an access token or an API key; changing takes an access token (an API key gets 401 ACCESS_TOKEN_INVALID: keys are read-only for account data)."
   )
   .annotate(OpenApi.Title, "Account: companies") {}

@@ -1,22 +1,28 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Layer } from "effect"
 import * as ApiError from "../../domain/ApiErrors.js"
-import { planRules } from "../../domain/Plan.js"
+import { type Plan, planRules } from "../../domain/Plan.js"
 import { CompanyProfilesRepo } from "../../infra/accounts/CompanyProfilesRepo.js"
 import { CurrentAccount } from "../AccessTokenAuth.js"
 import { AccessTokenAuthLive } from "../AccessTokenAuthLive.js"
 import { Api } from "../Api.js"
+import { WorkspaceReader } from "../WorkspaceReaderAuth.js"
+import { WorkspaceReaderAuthLive } from "../WorkspaceReaderAuthLive.js"
 
-/** The tenant of the access token, if its plan has the multi-client workspace. */
-const workspaceTenant = Effect.flatMap(CurrentAccount, (account) =>
-  planRules[account.plan].multiClientWorkspace
-    ? Effect.succeed(account.tenantId)
+const requireWorkspace = (caller: { readonly tenantId: string; readonly plan: Plan }) =>
+  planRules[caller.plan].multiClientWorkspace
+    ? Effect.succeed(caller.tenantId)
     : Effect.fail(
         new ApiError.PlanUpgradeRequired({
           message: "Companies are part of the multi-client workspace of the Consultant plan"
         })
       )
-)
+
+/** The tenant of the access token, if its plan has the multi-client workspace. */
+const workspaceTenant = Effect.flatMap(CurrentAccount, requireWorkspace)
+
+/** The same for the read-only endpoints, which also take an API key. */
+const readerTenant = Effect.flatMap(WorkspaceReader, requireWorkspace)
 
 const notFound = () => new ApiError.NotFound({ message: "No such company" })
 
@@ -25,7 +31,7 @@ export const CompaniesHttpLive = HttpApiBuilder.group(Api, "companies", (handler
     const repo = yield* CompanyProfilesRepo
     return handlers
       .handle("list", () =>
-        workspaceTenant.pipe(
+        readerTenant.pipe(
           Effect.flatMap(repo.list),
           Effect.map((data) => ({ data }))
         )
@@ -44,7 +50,7 @@ export const CompaniesHttpLive = HttpApiBuilder.group(Api, "companies", (handler
         )
       )
       .handle("get", ({ path }) =>
-        workspaceTenant.pipe(
+        readerTenant.pipe(
           Effect.flatMap((tenantId) => repo.get({ tenantId, id: path.id })),
           Effect.map((data) => ({ data })),
           Effect.catchTag("CompanyNotFound", () => Effect.fail(notFound()))
@@ -65,4 +71,4 @@ export const CompaniesHttpLive = HttpApiBuilder.group(Api, "companies", (handler
         )
       )
   })
-).pipe(Layer.provide(AccessTokenAuthLive))
+).pipe(Layer.provide([AccessTokenAuthLive, WorkspaceReaderAuthLive]))
