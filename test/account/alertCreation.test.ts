@@ -13,7 +13,8 @@ describe("alerts raised by scoring", () => {
           const alerts = yield* AlertsRepo
           const consultant = yield* tenantWithWebhooks({ companies: 2, webhooks: [] })
           const first = Date.parse("2026-05-04T08:00:00Z")
-          yield* TestClock.setTime(first)
+          // Mid-second: alerts keep the whole second they were raised in (one pass's batches tie).
+          yield* TestClock.setTime(first + 250)
           const earlier = yield* newMatchingTenders(2)
           yield* TestClock.adjust("90 minutes")
           const later = yield* newMatchingTenders(1)

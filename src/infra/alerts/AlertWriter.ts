@@ -19,10 +19,11 @@ export const AlertWriterLive = Layer.effect(
       const rows = matches.flatMap((match) => match.watchlistIds.map((watchlistId) => ({ match, watchlistId })))
       if (rows.length === 0) return Effect.succeed(0)
       // Raised now on the service's Clock (as the webhook deliveries are), not at the column's
-      // default, the database transaction's start: tests move it with TestClock, and the time is
-      // when the match was recorded.
+      // default, the database transaction's start: tests move it with TestClock. Whole seconds: one
+      // scoring pass writes in batches milliseconds apart, and its alerts should read as raised
+      // together, so the list's tie-break (score desc) orders them as a consultant expects.
       return Effect.flatMap(
-        clockNow,
+        Effect.map(clockNow, (now) => new Date(now.getTime() - (now.getTime() % 1000))),
         (now) => sql`
         INSERT INTO alerts (tenant_id, company_id, watchlist_id, tender_id, score, verdict, created_at)
         SELECT *, ${now}::timestamptz
