@@ -85,7 +85,12 @@ const withDeliveryCallback = (operation: Record<string, any>): Record<string, an
             required: true,
             content: { "application/json": { schema: bodySchema } }
           },
-          responses: { "2XX": { description: "Delivered; any other answer is retried (spec 6.3)" } }
+          responses: {
+            "2XX": { description: "Delivered" },
+            "4XX": {
+              description: "A failure, as is any answer but a 2xx: retried at +30 s, +5 min, +30 min (spec 6.3)"
+            }
+          }
         }
       }
     }
