@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startTestServer, type TestServer } from "../support/TestServer.js"
-import { addAlert, addTender, client, query, type SeededAccount, seedAccount, signIn } from "./fixtures.js"
+import { addAlert, addCompany, addTender, client, query, type SeededAccount, seedAccount, signIn } from "./fixtures.js"
 
 describe("alerts (spec 2.10, 3, 4.8)", () => {
   let server: TestServer
@@ -38,7 +38,10 @@ describe("alerts (spec 2.10, 3, 4.8)", () => {
   })
   afterAll(() => server.close())
 
-  it("GET lists newest first with the fields of 2.10 and meta {page, limit, total, totalPages}; default limit 20", async () => {
+  it("GET lists newest first with the fields of 2.10 (plus the company) and meta {page, limit, total, totalPages}; default limit 20", async () => {
+    const [company] = await query<{ name: string }>(server, "SELECT name FROM companies WHERE id = $1", [
+      account.companyId
+    ])
     const { status, body } = await api.get("/api/v1/alerts")
     expect(status).toBe(200)
     expect(body.meta).toEqual({ page: 1, limit: 20, total: 25, totalPages: 2 })
@@ -51,6 +54,8 @@ describe("alerts (spec 2.10, 3, 4.8)", () => {
       verdict: "GO",
       watchlistId: roads.id,
       watchlistName: "Roads",
+      companyId: account.companyId,
+      companyName: company!.name,
       read: true,
       createdAt: at(24).toISOString()
     })
@@ -90,6 +95,66 @@ describe("alerts (spec 2.10, 3, 4.8)", () => {
       ...(await otherApi.get("/api/v1/alerts?limit=2&page=2")).body.data
     ].map((a: any) => a.id)
     expect(pages).toEqual([...created].sort().reverse())
+  })
+
+  it("alerts raised at the same instant (one scoring pass) come by score, highest first, then by id", async () => {
+    const other = await seedAccount(server, "activ")
+    const otherApi = client(server, (await signIn(server, other)).accessToken)
+    const watchlist = (await otherApi.post("/api/v1/watchlists", { name: "One pass" })).body.data
+    const same = new Date("2026-04-02T08:00:00Z")
+    const byScore = new Map<number, string>()
+    for (const score of [55, 91, 70])
+      byScore.set(
+        score,
+        await addAlert(server, {
+          tenantId: other.tenantId,
+          companyId: other.companyId,
+          watchlistId: watchlist.id,
+          tenderId: await addTender(server),
+          score,
+          createdAt: same
+        })
+      )
+    const later = await addAlert(server, {
+      tenantId: other.tenantId,
+      companyId: other.companyId,
+      watchlistId: watchlist.id,
+      tenderId: await addTender(server),
+      score: 10,
+      createdAt: new Date(same.getTime() + 1)
+    })
+    const { body } = await otherApi.get("/api/v1/alerts")
+    expect(body.data.map((a: any) => a.id)).toEqual([later, byScore.get(91), byScore.get(70), byScore.get(55)])
+  })
+
+  it("a consultant with several client companies sees each alert's company", async () => {
+    const consultant = await seedAccount(server, "consultant")
+    const consultantApi = client(server, (await signIn(server, consultant)).accessToken)
+    const second = await addCompany(server, consultant.tenantId, "Drumuri Nord SRL")
+    const mine = (await consultantApi.post("/api/v1/watchlists", { name: "Prima" })).body.data
+    const theirs = (await consultantApi.post("/api/v1/watchlists", { name: "A doua", companyId: second.id })).body.data
+    for (const [i, [companyId, watchlistId]] of [
+      [consultant.companyId, mine.id],
+      [second.id, theirs.id]
+    ].entries())
+      await addAlert(server, {
+        tenantId: consultant.tenantId,
+        companyId: companyId!,
+        watchlistId: watchlistId!,
+        tenderId: await addTender(server),
+        createdAt: at(i)
+      })
+    const [first] = await query<{ name: string }>(server, "SELECT name FROM companies WHERE id = $1", [
+      consultant.companyId
+    ])
+    const { body } = await consultantApi.get("/api/v1/alerts")
+    expect(body.data.map((a: any) => [a.companyId, a.companyName, a.watchlistName])).toEqual([
+      [second.id, "Drumuri Nord SRL", "A doua"],
+      [consultant.companyId, first!.name, "Prima"]
+    ])
+    // PATCH answers with the same fields.
+    const patched = await consultantApi.patch(`/api/v1/alerts/${body.data[0].id}`, { read: true })
+    expect(patched.body.data).toMatchObject({ companyId: second.id, companyName: "Drumuri Nord SRL" })
   })
 
   it("filters: unread, watchlistId, verdict, dateFrom (strictly after), combined", async () => {

@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
-import { Chunk, Duration, Effect, TestClock } from "effect"
+import { Chunk, Duration, Effect, Schema, TestClock } from "effect"
+import { TenderMatchedBody } from "../../src/domain/webhooks/TenderMatchedBody.js"
 import { makeSecretBox } from "../../src/infra/webhooks/SecretBox.js"
 import { WebhooksRepo } from "../../src/infra/webhooks/WebhooksRepo.js"
 import {
@@ -123,12 +124,26 @@ describe("webhook delivery on the TestClock", () => {
           })
           expect(new Set(r.requests.map((q) => q.headers["x-svc-signature"])).size).toBe(4)
           const body = JSON.parse(r.requests[0]!.body)
-          expect(Object.keys(body).sort()).toEqual(["company_id", "event", "tender", "timestamp"])
+          // Spec 6.1's fields plus our two extensions, company_name and tender.contracting_authority.
+          expect(Object.keys(body).sort()).toEqual(["company_id", "company_name", "event", "tender", "timestamp"])
           expect(body.event).toBe("tender.matched")
           expect(body.company_id).toBe(t.companies[0])
+          expect(body.company_name).toBe("C0")
           expect(Object.keys(body.tender).sort()).toEqual(
-            ["cpv_codes", "deadline", "estimated_value_ron", "id", "score", "source_url", "title", "verdict"].sort()
+            [
+              "contracting_authority",
+              "cpv_codes",
+              "deadline",
+              "estimated_value_ron",
+              "id",
+              "score",
+              "source_url",
+              "title",
+              "verdict"
+            ].sort()
           )
+          expect(body.tender.contracting_authority).toBe("Școala 1")
+          expect(Schema.decodeUnknownSync(TenderMatchedBody)(body)).toEqual(body)
           expect(body.tender.cpv_codes).toEqual(["39160000-1"])
           expect(body.tender.deadline).toBe("2026-03-01T10:00:00.000Z")
           expect(body.tender.estimated_value_ron).toBe(250000)

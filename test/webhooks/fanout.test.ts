@@ -64,6 +64,11 @@ describe("fan-out from scoring", () => {
               // The body is the event's payload, as JSON text with spec 6.1's field order.
               expect(JSON.parse(row.body)).toEqual(event.payload)
               expect(row.body.startsWith('{"event":"tender.matched","company_id":')).toBe(true)
+              // Each company's event names that company (the extensions of TenderMatchedBody).
+              const body = JSON.parse(row.body)
+              const owner = [...a.companies, ...b.companies].indexOf(body.company_id)
+              expect(body.company_name).toBe(owner < a.companies.length ? `C${owner}` : "C0")
+              expect(body.tender.contracting_authority).toBe("Școala 1")
             }
           }
           const [tenantOfDeliveries] = yield* sql<{ n: number }>`

@@ -92,6 +92,8 @@ const IPV4_SPECIAL: ReadonlyArray<Cidr> = [
   ["10.0.0.0/8", "private"],
   ["100.64.0.0/10", "shared address space (CGNAT)"],
   ["127.0.0.0/8", "loopback"],
+  // Inside link-local, named on its own so a refusal says what the address is.
+  ["169.254.169.254/32", "link-local, cloud metadata service"],
   ["169.254.0.0/16", "link-local"],
   ["172.16.0.0/12", "private"],
   ["192.0.0.0/24", "IETF protocol assignments"],
@@ -128,6 +130,8 @@ const IPV6_SPECIAL: ReadonlyArray<Cidr> = [
   ["2620:4f:8000::/48", "direct delegation AS112"],
   ["3fff::/20", "documentation"],
   ["5f00::/16", "segment routing (SRv6) SIDs"],
+  // Inside unique local: the AWS metadata service over IPv6.
+  ["fd00:ec2::254/128", "unique local, cloud metadata service"],
   ["fc00::/7", "unique local"],
   ["fe80::/10", "link-local"],
   ["fec0::/10", "site-local (deprecated)"],

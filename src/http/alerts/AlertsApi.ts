@@ -12,6 +12,8 @@ export const Alert = Schema.Struct({
   verdict: Verdict,
   watchlistId: Schema.UUID,
   watchlistName: Schema.String,
+  companyId: Schema.UUID.annotations({ description: "Extension: the company the alert is for" }),
+  companyName: Schema.String.annotations({ description: "Extension: that company's name" }),
   read: Schema.Boolean,
   createdAt: Schema.Date
 })
@@ -82,7 +84,7 @@ export class AlertsApi extends HttpApiGroup.make("alerts")
       .addSuccess(AlertsPage)
       .annotate(
         OpenApi.Description,
-        "Newest first (createdAt desc, then id desc). unread=true: unread only; unread=false: read only. dateFrom: strictly after. page >= 1 (default 1), limit 1-100 (default 20); out of range is 400. An unknown watchlistId is 404."
+        "Newest first: createdAt desc; alerts raised at the same instant (one scoring pass) by score desc, then id desc. createdAt is when the alert was raised. unread=true: unread only; unread=false: read only. dateFrom: strictly after. page >= 1 (default 1), limit 1-100 (default 20); out of range is 400. An unknown watchlistId is 404."
       )
   )
   // Declared before `/:id`; the id is also a UUID, so `mark-all-read` can never be taken for one.

@@ -41,7 +41,7 @@ export class WebhookDashboardApi extends HttpApiGroup.make("webhookDashboard")
       .addError(errors(ApiError.WebhookLimitExceeded))
       .annotate(
         OpenApi.Description,
-        "The same rules as POST /api/v1/webhooks (key API): `url` an https:// URL, `secret` 32-1,024 characters (write-only, never returned), `events` from [tender.matched]; 422 WEBHOOK_LIMIT_EXCEEDED for a sixth active webhook. Answered with `Cache-Control: no-store`."
+        "The same rules as POST /api/v1/webhooks (key API): `url` an https:// URL, `secret` 32-1,024 characters (write-only, never returned), `events` from [tender.matched]; 400 for a host that is, or resolves to, a special-purpose address or does not resolve; 422 WEBHOOK_LIMIT_EXCEEDED for a sixth active webhook. Answered with `Cache-Control: no-store`."
       )
   )
   .add(

@@ -3,11 +3,13 @@ import { Effect, Layer } from "effect"
 import * as ApiError from "../../domain/ApiErrors.js"
 import { planRules } from "../../domain/Plan.js"
 import type { WebhookEvent } from "../../domain/webhooks/Registration.js"
+import { ReceiverHostCheckLive } from "../../infra/webhooks/ReceiverHostCheck.js"
 import { SecretBox, SecretBoxLive } from "../../infra/webhooks/SecretBox.js"
 import { type DeliverySummary, WebhooksRepo } from "../../infra/webhooks/WebhooksRepo.js"
 import { CurrentAccount } from "../AccessTokenAuth.js"
 import { AccessTokenAuthLive } from "../AccessTokenAuthLive.js"
 import { Api } from "../Api.js"
+import { refuseUnreachableReceiver } from "./WebhooksHttp.js"
 
 /** The tenant of the access token, if its plan has the key API and so webhooks (Consultant). */
 const consultantTenant = Effect.flatMap(CurrentAccount, (account) =>
@@ -44,6 +46,7 @@ export const WebhookDashboardHttpLive = HttpApiBuilder.group(Api, "webhookDashbo
       )
       .handle("createWebhook", ({ payload }) =>
         consultantTenant.pipe(
+          Effect.tap(() => refuseUnreachableReceiver(payload.url)),
           Effect.flatMap((tenantId) =>
             repo.create({
               tenantId,
@@ -102,4 +105,4 @@ export const WebhookDashboardHttpLive = HttpApiBuilder.group(Api, "webhookDashbo
         )
       )
   })
-).pipe(Layer.provide([AccessTokenAuthLive, SecretBoxLive]))
+).pipe(Layer.provide([AccessTokenAuthLive, SecretBoxLive, ReceiverHostCheckLive]))

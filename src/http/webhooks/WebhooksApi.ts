@@ -1,5 +1,5 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { Schema } from "effect"
+import { JSONSchema, Schema } from "effect"
 import * as ApiError from "../../domain/ApiErrors.js"
 import {
   MAX_ACTIVE_WEBHOOKS,
@@ -10,6 +10,7 @@ import {
   URL_MAX_LENGTH,
   WEBHOOK_EVENTS
 } from "../../domain/webhooks/Registration.js"
+import { TenderMatchedBody } from "../../domain/webhooks/TenderMatchedBody.js"
 import { ApiKeyAuth } from "../ApiKeyAuth.js"
 import { UtcTimestamp } from "../tenders/TendersApi.js"
 import { errors } from "../WireErrors.js"
@@ -58,6 +59,44 @@ export const DeletedWebhook = Schema.Struct({
   deleted_at: UtcTimestamp
 })
 
+/**
+ * The deliveries a registration leads to, as an OpenAPI callback of the create operation: the POST
+ * to the registered URL with the headers of spec 6.1 and the body with our two extensions.
+ */
+/** The body's JSON Schema, inline (its `$schema` line belongs to standalone documents only). */
+const { $schema: _, ...bodySchema } = JSONSchema.make(TenderMatchedBody, { target: "openApi3.1" })
+
+const withDeliveryCallback = (operation: Record<string, any>): Record<string, any> => ({
+  ...operation,
+  callbacks: {
+    "tender.matched": {
+      "{$request.body#/url}": {
+        post: {
+          summary: "tender.matched delivery (spec 6.1)",
+          description:
+            "Signed with X-SVC-Signature: sha256=<hex HMAC-SHA256 of `<X-SVC-Timestamp>.<raw body>`>. Extensions to spec 6.1: company_name and tender.contracting_authority.",
+          parameters: ["X-SVC-Signature", "X-SVC-Event", "X-SVC-Timestamp", "X-SVC-Delivery"].map((name) => ({
+            name,
+            in: "header",
+            required: true,
+            schema: { type: "string" }
+          })),
+          requestBody: {
+            required: true,
+            content: { "application/json": { schema: bodySchema } }
+          },
+          responses: {
+            "2XX": { description: "Delivered" },
+            "4XX": {
+              description: "A failure, as is any answer but a 2xx: retried at +30 s, +5 min, +30 min (spec 6.3)"
+            }
+          }
+        }
+      }
+    }
+  }
+})
+
 const free = "Costs 0 credits; counts against the general rate limit (60 per minute per tenant)."
 
 /** Webhook registration of the key API (spec 4.4): Consultant plan, general rate limit, 0 credits. */
@@ -68,9 +107,10 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       .addSuccess(CreatedWebhook, { status: 201 })
       .addError(errors(ApiError.WebhookLimitExceeded))
       .annotate(OpenApi.Summary, "Register a webhook")
+      .annotate(OpenApi.Transform, withDeliveryCallback)
       .annotate(
         OpenApi.Description,
-        `The secret is stored encrypted and never returned. 400 VALIDATION_ERROR (details[].path names the field) for an invalid URL, secret or event list; 422 WEBHOOK_LIMIT_EXCEEDED when ${MAX_ACTIVE_WEBHOOKS} webhooks are already active. ${free}`
+        `The secret is stored encrypted and never returned. 400 VALIDATION_ERROR (details[].path names the field) for an invalid URL, secret or event list, and for a URL whose host is, or resolves to, a loopback, private, link-local, metadata or other special-purpose address, or does not resolve (unless the service runs with WEBHOOK_ALLOW_PRIVATE_NETWORKS); 422 WEBHOOK_LIMIT_EXCEEDED when ${MAX_ACTIVE_WEBHOOKS} webhooks are already active. ${free} Each tender.matched delivery is a POST whose body (TenderMatchedBody) has the fields of spec 6.1 plus two extensions: top-level company_name and tender.contracting_authority (the buyer's name); see the callback.`
       )
   )
   .add(

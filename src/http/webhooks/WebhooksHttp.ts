@@ -1,7 +1,8 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Option } from "effect"
 import * as ApiError from "../../domain/ApiErrors.js"
 import type { WebhookEvent } from "../../domain/webhooks/Registration.js"
+import { ReceiverHostCheck, ReceiverHostCheckLive } from "../../infra/webhooks/ReceiverHostCheck.js"
 import { SecretBox, SecretBoxLive } from "../../infra/webhooks/SecretBox.js"
 import { type Webhook, WebhooksRepo } from "../../infra/webhooks/WebhooksRepo.js"
 import { Api } from "../Api.js"
@@ -10,6 +11,24 @@ import { ApiKeyAuthLive } from "../ApiKeyAuthLive.js"
 
 /** The events column holds only names the create schema admitted. */
 const events = (webhook: Webhook) => webhook.events as ReadonlyArray<WebhookEvent>
+
+/**
+ * 400 when no delivery could ever reach the URL's host (private, loopback, link-local, metadata,
+ * ... or not resolving): refused now rather than after four failed attempts and an e-mail. Shared by
+ * the key API and the app's settings, which register webhooks under the same rules.
+ */
+export const refuseUnreachableReceiver = (url: string) =>
+  Effect.flatMap(ReceiverHostCheck, (check) => check.problemOf(url)).pipe(
+    Effect.flatMap(
+      Option.match({
+        onNone: () => Effect.void,
+        onSome: (problem) => {
+          const message = `url: webhooks cannot be delivered there: ${problem}`
+          return Effect.fail(new ApiError.ValidationError({ message, details: [{ path: "url", message: problem }] }))
+        }
+      })
+    )
+  )
 
 const notFound = () => new ApiError.NotFound({ message: "No such webhook" })
 
@@ -21,6 +40,7 @@ export const WebhooksHttpLive = HttpApiBuilder.group(Api, "webhooks", (handlers)
       .handle("create", ({ payload }) =>
         Effect.gen(function* () {
           const caller = yield* ApiCaller
+          yield* refuseUnreachableReceiver(payload.url)
           const webhook = yield* repo.create({
             tenantId: caller.tenantId,
             url: payload.url,
@@ -75,5 +95,5 @@ export const WebhooksHttpLive = HttpApiBuilder.group(Api, "webhooks", (handlers)
   })
 )
 
-/** The group with its key authentication (general rate limit) and the secret sealer. */
-export const WebhooksLive = WebhooksHttpLive.pipe(Layer.provide([ApiKeyAuthLive, SecretBoxLive]))
+/** The group with its key authentication (general rate limit), the secret sealer and the host check. */
+export const WebhooksLive = WebhooksHttpLive.pipe(Layer.provide([ApiKeyAuthLive, SecretBoxLive, ReceiverHostCheckLive]))

@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer } from "effect"
 import type { TenderMatch } from "../../domain/scoring/MatchEvent.js"
+import { clockNow } from "../db/ClockNow.js"
 
 /** Writes the alerts of new matches: one per watchlist a new tender reached (spec 2.6). */
 export class AlertWriter extends Context.Tag("AlertWriter")<
@@ -17,13 +18,21 @@ export const AlertWriterLive = Layer.effect(
     recordMatches: (matches) => {
       const rows = matches.flatMap((match) => match.watchlistIds.map((watchlistId) => ({ match, watchlistId })))
       if (rows.length === 0) return Effect.succeed(0)
-      return sql`
-        INSERT INTO alerts (tenant_id, company_id, watchlist_id, tender_id, score, verdict)
-        SELECT * FROM unnest(${rows.map((r) => r.match.tenantId)}::uuid[], ${rows.map((r) => r.match.companyId)}::uuid[],
-                             ${rows.map((r) => r.watchlistId)}::uuid[], ${rows.map((r) => r.match.tenderId)}::uuid[],
-                             ${rows.map((r) => r.match.score)}::smallint[], ${rows.map((r) => r.match.verdict)}::text[])
+      // Raised now on the service's Clock (as the webhook deliveries are), not at the column's
+      // default, the database transaction's start: tests move it with TestClock. Whole seconds: one
+      // scoring pass writes in batches milliseconds apart, and its alerts should read as raised
+      // together, so the list's tie-break (score desc) orders them as a consultant expects.
+      return Effect.flatMap(
+        Effect.map(clockNow, (now) => new Date(now.getTime() - (now.getTime() % 1000))),
+        (now) => sql`
+        INSERT INTO alerts (tenant_id, company_id, watchlist_id, tender_id, score, verdict, created_at)
+        SELECT *, ${now}::timestamptz
+        FROM unnest(${rows.map((r) => r.match.tenantId)}::uuid[], ${rows.map((r) => r.match.companyId)}::uuid[],
+                    ${rows.map((r) => r.watchlistId)}::uuid[], ${rows.map((r) => r.match.tenderId)}::uuid[],
+                    ${rows.map((r) => r.match.score)}::smallint[], ${rows.map((r) => r.match.verdict)}::text[])
         ON CONFLICT (watchlist_id, tender_id) DO NOTHING
-        RETURNING 1`.pipe(
+        RETURNING 1`
+      ).pipe(
         Effect.map((inserted) => inserted.length),
         Effect.orDie
       )

@@ -14,6 +14,9 @@ export interface Alert {
   readonly watchlistId: string
   /** Also for deleted watchlists: their alerts are kept. */
   readonly watchlistName: string
+  /** The client company the alert is for (a consultant has several). */
+  readonly companyId: string
+  readonly companyName: string
   readonly read: boolean
   readonly createdAt: Date
 }
@@ -30,7 +33,10 @@ export interface AlertFilters {
 export class AlertsRepo extends Context.Tag("AlertsRepo")<
   AlertsRepo,
   {
-    /** Newest first (created_at desc, id desc); `total` counts every match. */
+    /**
+     * Newest first: created_at desc; alerts raised together (one scoring pass) by score desc, then
+     * id desc, so the order is total and stable across pages. `total` counts every match.
+     */
     readonly list: (input: {
       readonly tenantId: string
       readonly filters: AlertFilters
@@ -60,6 +66,8 @@ const AlertRow = Schema.Struct({
   verdict: Verdict,
   watchlist_id: Schema.String,
   watchlist_name: Schema.String,
+  company_id: Schema.String,
+  company_name: Schema.String,
   read: Schema.Boolean,
   created_at: Schema.DateFromSelf
 })
@@ -85,6 +93,8 @@ const toAlert = (row: typeof AlertRow.Type): Alert => ({
   verdict: row.verdict,
   watchlistId: row.watchlist_id,
   watchlistName: row.watchlist_name,
+  companyId: row.company_id,
+  companyName: row.company_name,
   read: row.read,
   createdAt: row.created_at
 })
@@ -96,8 +106,9 @@ export const AlertsRepoLive = Layer.effect(
 
     const selectAlerts = sql`
       SELECT a.id, a.tender_id, t.title AS tender_title, a.score, a.verdict, a.watchlist_id,
-             w.name AS watchlist_name, a.read, a.created_at
-      FROM alerts a JOIN tenders t ON t.id = a.tender_id JOIN watchlists w ON w.id = a.watchlist_id`
+             w.name AS watchlist_name, a.company_id, c.name AS company_name, a.read, a.created_at
+      FROM alerts a JOIN tenders t ON t.id = a.tender_id JOIN watchlists w ON w.id = a.watchlist_id
+        JOIN companies c ON c.id = a.company_id`
 
     const matching = ({ tenantId, filters }: typeof AlertsMatching.Encoded) =>
       sql.and([
@@ -118,7 +129,7 @@ export const AlertsRepoLive = Layer.effect(
       Result: AlertRow,
       execute: (input) => sql`
         ${selectAlerts} WHERE ${matching(input)}
-        ORDER BY a.created_at DESC, a.id DESC LIMIT ${input.limit} OFFSET ${input.offset}`
+        ORDER BY a.created_at DESC, a.score DESC, a.id DESC LIMIT ${input.limit} OFFSET ${input.offset}`
     })
     const markRead = SqlSchema.findOne({
       Request: Schema.Struct({ tenantId: Schema.String, id: Schema.String, read: Schema.Boolean }),

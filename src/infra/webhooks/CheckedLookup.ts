@@ -16,6 +16,25 @@ export type ResolveAll = (
 export const systemResolveAll: ResolveAll = (hostname, callback) =>
   dns.lookup(hostname, { all: true }, (error, addresses) => callback(error, addresses ?? []))
 
+/**
+ * Why webhooks may not reach a host with these addresses (the first special-purpose one, named with
+ * its range), or undefined when every address is public. Shared by the socket's lookup (delivery)
+ * and the registration check, so both refuse exactly the same hosts.
+ */
+export const forbiddenAddressReason = (
+  hostname: string,
+  addresses: ReadonlyArray<{ readonly address: string }>
+): string | undefined => {
+  for (const { address } of addresses) {
+    const verdict = classifyAddress(address)
+    if (verdict._tag !== "Public") {
+      const why = verdict._tag === "Special" ? `${verdict.range.cidr}, ${verdict.range.name}` : "not an IP address"
+      return address === hostname ? `${address} is in ${why}` : `${hostname} resolves to ${address} (${why})`
+    }
+  }
+  return undefined
+}
+
 const familyNumber = (family: dns.LookupOptions["family"]): number =>
   family === "IPv4" ? 4 : family === "IPv6" ? 6 : (family ?? 0)
 
@@ -32,16 +51,8 @@ export const checkedLookup =
   (hostname, options, callback) =>
     resolveAll(hostname, (error, addresses) => {
       if (error) return callback(error, "")
-      if (!allowPrivateNetworks) {
-        for (const { address } of addresses) {
-          const verdict = classifyAddress(address)
-          if (verdict._tag !== "Public") {
-            const why =
-              verdict._tag === "Special" ? `${verdict.range.cidr}, ${verdict.range.name}` : "not an IP address"
-            return callback(new ForbiddenAddressError(`${hostname} resolves to ${address} (${why})`), "")
-          }
-        }
-      }
+      const forbidden = allowPrivateNetworks ? undefined : forbiddenAddressReason(hostname, addresses)
+      if (forbidden !== undefined) return callback(new ForbiddenAddressError(forbidden), "")
       const family = familyNumber(options.family)
       const usable = family === 0 ? addresses : addresses.filter((candidate) => candidate.family === family)
       const first = usable[0]

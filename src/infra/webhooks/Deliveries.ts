@@ -8,6 +8,7 @@ import {
   outcomeOf,
   TENDER_MATCHED
 } from "../../domain/webhooks/DeliverySchedule.js"
+import { type MatchNames, tenderMatchedBody } from "../../domain/webhooks/TenderMatchedBody.js"
 import { clockNow } from "../db/ClockNow.js"
 import { EmailOutbox, EmailOutboxLive } from "../mail/EmailOutbox.js"
 import { jobKind } from "../queue/JobKind.js"
@@ -105,14 +106,34 @@ export const DeliveriesLive = Layer.effect(
     const queue = yield* JobQueue
     const outbox = yield* EmailOutbox
 
+    /** The company and authority names of the body's extensions, read in the scores' transaction. */
+    const namesOf = (matches: ReadonlyArray<TenderMatch>) =>
+      Effect.gen(function* () {
+        const companyIds = [...new Set(matches.map((match) => match.companyId))]
+        const tenderIds = [...new Set(matches.map((match) => match.tenderId))]
+        const companies = yield* sql<{ id: string; name: string }>`
+          SELECT id::text, name FROM companies WHERE id = ANY(${companyIds}::uuid[])`
+        const authorities = yield* sql<{ id: string; name: string }>`
+          SELECT t.id::text, a.name FROM tenders t JOIN contracting_authorities a ON a.id = t.authority_id
+          WHERE t.id = ANY(${tenderIds}::uuid[])`
+        const companyName = new Map(companies.map((row) => [row.id, row.name]))
+        const authorityName = new Map(authorities.map((row) => [row.id, row.name]))
+        // Both rows exist (foreign keys of the scores being written); "" only guards the type.
+        return (match: TenderMatch): MatchNames => ({
+          companyName: companyName.get(match.companyId) ?? "",
+          authorityName: authorityName.get(match.tenderId) ?? ""
+        })
+      })
+
     const recordMatches = (matches: ReadonlyArray<TenderMatch>) =>
       Effect.gen(function* () {
         if (matches.length === 0) return 0
         const now = yield* clockNow
+        const names = yield* namesOf(matches)
         // The new events, and for each one delivery per active webhook of the tenant subscribed to
-        // tender.matched (spec 6.1). The delivery body is the payload's JSON text as built here,
-        // fixed once: every attempt sends and signs these bytes.
-        const payloads = matches.map((match) => JSON.stringify(match.event))
+        // tender.matched (spec 6.1, with our name extensions). The delivery body is the JSON text
+        // built here, fixed once: every attempt sends and signs these bytes.
+        const payloads = matches.map((match) => JSON.stringify(tenderMatchedBody(match.event, names(match))))
         const rows = yield* sql<{ id: string; webhook_id: string | null; events: number }>`
           WITH input AS (
             SELECT * FROM unnest(${matches.map((m) => m.tenantId)}::uuid[], ${matches.map((m) => m.companyId)}::uuid[],

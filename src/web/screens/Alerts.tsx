@@ -40,7 +40,6 @@ export const AlertsScreen = () => {
       ),
     [page, readFilter, watchlistId, verdict, dateFrom]
   )
-  const companyOf = new Map((watchlists.data ?? []).map((w) => [w.id, w.companyId]))
   const filtered = readFilter !== "all" || watchlistId !== "" || verdict !== "" || dateFrom !== ""
   const filter =
     <A,>(set: (value: A) => void) =>
@@ -117,41 +116,38 @@ export const AlertsScreen = () => {
         <Empty>{filtered ? t.alerts.emptyFiltered : t.alerts.empty}</Empty>
       ) : (
         <ul className="alerts" data-testid="alerts">
-          {alerts.data.data.map((alert) => {
-            const companyId = companyOf.get(alert.watchlistId)
-            return (
-              <li
-                key={alert.id}
-                className={alert.read ? "alert" : "alert unread"}
-                data-testid="alert"
-                data-read={alert.read}
+          {alerts.data.data.map((alert) => (
+            <li
+              key={alert.id}
+              className={alert.read ? "alert" : "alert unread"}
+              data-testid="alert"
+              data-read={alert.read}
+            >
+              <ScoreBadge score={alert.score} verdict={alert.verdict} />
+              <div className="alert-body">
+                <Link to={paths.tender(alert.companyId, alert.tenderId)} className="title">
+                  {alert.tenderTitle}
+                </Link>
+                <p className="muted small">
+                  <VerdictBadge verdict={alert.verdict} />{" "}
+                  <strong className="alert-company" data-testid="alert-company">
+                    {alert.companyName}
+                  </strong>{" "}
+                  · {alert.watchlistName} · {formatDateTime(alert.createdAt)}
+                  {!alert.read && <strong> · {t.alerts.unread}</strong>}
+                </p>
+              </div>
+              <button
+                type="button"
+                className="link"
+                onClick={() => setRead(alert.id, !alert.read)}
+                disabled={action.pending}
+                data-testid={alert.read ? "mark-unread" : "mark-read"}
               >
-                <ScoreBadge score={alert.score} verdict={alert.verdict} />
-                <div className="alert-body">
-                  {companyId ? (
-                    <Link to={paths.tender(companyId, alert.tenderId)} className="title">
-                      {alert.tenderTitle}
-                    </Link>
-                  ) : (
-                    <span className="title">{alert.tenderTitle}</span>
-                  )}
-                  <p className="muted small">
-                    <VerdictBadge verdict={alert.verdict} /> {alert.watchlistName} · {formatDateTime(alert.createdAt)}
-                    {!alert.read && <strong> · {t.alerts.unread}</strong>}
-                  </p>
-                </div>
-                <button
-                  type="button"
-                  className="link"
-                  onClick={() => setRead(alert.id, !alert.read)}
-                  disabled={action.pending}
-                  data-testid={alert.read ? "mark-unread" : "mark-read"}
-                >
-                  {alert.read ? t.alerts.markUnread : t.alerts.markRead}
-                </button>
-              </li>
-            )
-          })}
+                {alert.read ? t.alerts.markUnread : t.alerts.markRead}
+              </button>
+            </li>
+          ))}
         </ul>
       )}
       {meta && meta.totalPages > 1 && (

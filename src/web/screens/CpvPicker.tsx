@@ -8,13 +8,17 @@ const SEARCH_DELAY_MS = 250
 
 /**
  * Picks CPV codes by searching the Romanian and English labels (or a code's first digits) over the
- * server's CPV table; the chosen codes show as removable chips.
+ * server's CPV table; the chosen codes show as removable chips with their Romanian labels (those
+ * of `labels`, the codes already saved, and of the results picked here).
  */
 export const CpvPicker = (props: {
   readonly value: ReadonlyArray<string>
   readonly onChange: (codes: ReadonlyArray<string>) => void
+  readonly labels?: ReadonlyMap<string, string> | undefined
 }) => {
   const { call } = useServices()
+  const [picked, setPicked] = useState<ReadonlyMap<string, string>>(new Map())
+  const labelOf = (code: string) => picked.get(code) ?? props.labels?.get(code)
   const [query, setQuery] = useState("")
   const [debounced, setDebounced] = useState("")
   useEffect(() => {
@@ -28,7 +32,8 @@ export const CpvPicker = (props: {
         : call((c) => c.cpv.search({ urlParams: { q: debounced, limit: 12 } })).then((r) => r.data),
     [debounced]
   )
-  const add = (code: string) => {
+  const add = (code: string, labelRo: string) => {
+    setPicked((labels) => new Map(labels).set(code, labelRo))
     if (!props.value.includes(code)) props.onChange([...props.value, code])
     setQuery("")
   }
@@ -39,6 +44,7 @@ export const CpvPicker = (props: {
           {props.value.map((code) => (
             <li key={code} className="chip">
               <code>{code}</code>
+              {labelOf(code) && <span className="chip-label">{labelOf(code)}</span>}
               <button
                 type="button"
                 aria-label={t.watchlists.cpvRemove(code)}
@@ -64,7 +70,12 @@ export const CpvPicker = (props: {
           {results.data.length === 0 && <li className="muted">{t.watchlists.cpvNoResults}</li>}
           {results.data.map((entry) => (
             <li key={entry.code}>
-              <button type="button" onClick={() => add(entry.code)} data-testid="cpv-result" data-code={entry.code}>
+              <button
+                type="button"
+                onClick={() => add(entry.code, entry.labelRo)}
+                data-testid="cpv-result"
+                data-code={entry.code}
+              >
                 <code>{entry.code}</code> <span>{entry.labelRo}</span>
                 <span className="muted small"> · {entry.labelEn}</span>
               </button>

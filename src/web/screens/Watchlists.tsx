@@ -19,6 +19,26 @@ interface Watchlist {
   readonly companyId: string
 }
 
+/**
+ * The Romanian labels of these CPV codes, by the CPV search (a full `NNNNNNNN-D` code finds exactly
+ * itself), one request per distinct code; a code the table lacks has no label.
+ */
+const useCpvLabels = (codes: ReadonlyArray<string>) => {
+  const { call } = useServices()
+  const key = [...new Set(codes)].sort().join(",")
+  return useLoad(async () => {
+    const unique = key === "" ? [] : key.split(",")
+    const found = await Promise.all(
+      unique.map((code) =>
+        call((c) => c.cpv.search({ urlParams: { q: code, limit: 1 } })).then((r) =>
+          r.data.find((entry) => entry.code === code)
+        )
+      )
+    )
+    return new Map(found.flatMap((entry) => (entry ? [[entry.code, entry.labelRo] as const] : [])))
+  }, [key])
+}
+
 export const WatchlistsScreen = ({ companyId }: { readonly companyId: string }) => {
   const { call } = useServices()
   const company = useLoad(
@@ -29,6 +49,7 @@ export const WatchlistsScreen = ({ companyId }: { readonly companyId: string }) 
     () => call((c) => c.watchlists.list()).then((r) => r.data.filter((w) => w.companyId === companyId)),
     [companyId]
   )
+  const labels = useCpvLabels((watchlists.data ?? []).flatMap((w) => w.cpvCodes)).data
   const [editing, setEditing] = useState<Watchlist | "new" | undefined>(undefined)
   const [notice, setNotice] = useState<string | undefined>(undefined)
   const action = useAction()
@@ -67,6 +88,7 @@ export const WatchlistsScreen = ({ companyId }: { readonly companyId: string }) 
         <WatchlistForm
           companyId={companyId}
           watchlist={editing === "new" ? undefined : editing}
+          labels={labels}
           onDone={(saved) => {
             setEditing(undefined)
             if (saved) {
@@ -92,12 +114,16 @@ export const WatchlistsScreen = ({ companyId }: { readonly companyId: string }) 
                 </span>
               </div>
               {w.cpvCodes.length > 0 && (
-                <p className="small">
-                  {t.watchlists.cpv}:{" "}
-                  {w.cpvCodes.map((code) => (
-                    <code key={code}>{code} </code>
-                  ))}
-                </p>
+                <div className="small">
+                  {t.watchlists.cpv}:
+                  <ul className="cpv-labels" data-testid="watchlist-cpv">
+                    {w.cpvCodes.map((code) => (
+                      <li key={code} data-code={code}>
+                        <code>{code}</code> <span data-testid="cpv-label">{labels?.get(code) ?? ""}</span>
+                      </li>
+                    ))}
+                  </ul>
+                </div>
               )}
               {w.keywords.length > 0 && (
                 <p className="small">
@@ -136,6 +162,7 @@ const parseAmount = (text: string): number | null => {
 const WatchlistForm = (props: {
   readonly companyId: string
   readonly watchlist: Watchlist | undefined
+  readonly labels: ReadonlyMap<string, string> | undefined
   readonly onDone: (saved: boolean) => void
 }) => {
   const { call } = useServices()
@@ -178,7 +205,7 @@ const WatchlistForm = (props: {
       </Field>
       <div className="field">
         <span className="field-label">{t.watchlists.cpv}</span>
-        <CpvPicker value={cpvCodes} onChange={setCpvCodes} />
+        <CpvPicker value={cpvCodes} onChange={setCpvCodes} labels={props.labels} />
       </div>
       <Field label={t.watchlists.keywords} hint={t.watchlists.keywordsHint}>
         <input name="keywords" value={keywords} onChange={(e) => setKeywords(e.target.value)} />
