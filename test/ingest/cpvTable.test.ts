@@ -13,7 +13,7 @@ import { TestDatabaseLive } from "../support/TestDatabase.js"
  */
 
 /** Cedilla letters, precomposed (U+015F, U+0163, U+015E, U+0162) or as a combining cedilla (U+0327). */
-const CEDILLA = /[\u015f\u0163\u015e\u0162\u0327]/
+const CEDILLA = /[\u015f\u0163\u015e\u0162]|\u0327/
 
 const csvRows = parse(fs.readFileSync(CPV_CSV, "utf8"), { columns: true, skip_empty_lines: true }) as Array<{
   code_full: string
