@@ -1,8 +1,8 @@
 import { bucharestWallClock } from "./BucharestTime.js"
 
 /**
- * Numbers and dates as a Romanian reader writes them: decimal comma and "." between thousands (ro-RO
- * Intl: 1.250.000; 4-digit numbers stay ungrouped, 1250), days as `DD.MM.YYYY` in Bucharest time.
+ * Numbers and dates as a Romanian reader writes them: decimal comma and "." between thousands (as
+ * ro-RO Intl writes them: 1.250.000, 71,3), days as `DD.MM.YYYY` in Bucharest time.
  */
 
 const numberFormats = new Map<number, Intl.NumberFormat>()
