@@ -39,7 +39,7 @@ const report = (seed: number): ReportData => {
       score,
       verdict,
       cpvCode: "45233120-6",
-      cpvLabel: "Lucrări de construcţii de drumuri",
+      cpvLabel: "Lucrări de construcții de drumuri",
       authority: "Consiliul Județean Cluj",
       county: "Cluj",
       deadline: Date.UTC(2026, 11, 15, 10),
@@ -63,6 +63,15 @@ const report = (seed: number): ReportData => {
       tenderId: t.tenderId,
       title: t.title,
       score: t.score,
+      verdict: t.verdict,
+      deadline: t.deadline,
+      reasons: {
+        semantic: "descrierea are în comun: asfaltare, drum, județean, reabilitare",
+        keyword: "cuvinte cheie găsite: asfaltare, drum județean",
+        cpv: "codul CPV principal 45233120-6 se află în categoria 45233, pe care o urmăriți",
+        value_fit: "1,3 mil. RON, în intervalul urmărit 0,3-40 mil. RON",
+        historical: "ați câștigat 3 contracte: 2 de la această autoritate, 1 în clasa 4523"
+      },
       factors: [
         { name: "semantic", score: 0.81, weight: 0.25, contribution: 20.25 },
         { name: "keyword", score: 0.55, weight: 0.15, contribution: 8.25 },

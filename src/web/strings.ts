@@ -1,3 +1,5 @@
+import { FACTOR_LABELS_RO, VERDICT_LABELS_RO } from "../domain/scoring/RomanianLabels.js"
+
 /**
  * Every text the browser app shows, in Romanian (its users are Romanian consultants). Components take
  * their words from here only, so a wording change or a second language touches one module.
@@ -90,21 +92,18 @@ export const t = {
     back: "Înapoi la licitații"
   },
 
-  verdict: {
-    GO: "MERITĂ",
-    RESEARCH: "DE ANALIZAT",
-    SKIP: "NU MERITĂ"
-  } as Record<"GO" | "RESEARCH" | "SKIP", string>,
+  // Shared with the PDF report (domain/scoring/RomanianLabels.ts).
+  verdict: VERDICT_LABELS_RO as Record<"GO" | "RESEARCH" | "SKIP", string>,
 
   detail: {
     breakdown: "De ce acest scor",
     confidence: (pct: number) => `Încredere: ${pct}%`,
     factor: {
-      semantic: "Potrivire cu descrierea",
-      keyword: "Cuvinte cheie",
-      cpv: "Coduri CPV",
-      valueFit: "Valoare",
-      historical: "Istoric de câștiguri"
+      semantic: FACTOR_LABELS_RO.semantic,
+      keyword: FACTOR_LABELS_RO.keyword,
+      cpv: FACTOR_LABELS_RO.cpv,
+      valueFit: FACTOR_LABELS_RO.value_fit,
+      historical: FACTOR_LABELS_RO.historical
     } as Record<"semantic" | "keyword" | "cpv" | "valueFit" | "historical", string>,
     points: (points: number) => `${formatNumber(points, 1)} puncte`,
     weight: (pct: number) => `pondere ${pct}%`,

@@ -1,6 +1,15 @@
 import { extractText, getDocumentProxy } from "unpdf"
 import type { ReportData, ReportTender } from "../../src/domain/reports/ReportData.js"
 
+/** Reasons as ScoreReasons phrases them in Romanian (test/scoring/reasons.test.ts checks the phrasing). */
+export const SAMPLE_REASONS = {
+  semantic: "descrierea are în comun: asfaltare, drum, județean",
+  keyword: "cuvinte cheie găsite: asfaltare, drum județean",
+  cpv: "codul CPV principal 45233120-6 se află în categoria 45233, pe care o urmăriți",
+  value_fit: "1,3 mil. RON, în intervalul urmărit 0,3-40 mil. RON",
+  historical: "ați câștigat 3 contracte: 2 de la această autoritate, 1 în clasa 4523"
+}
+
 /** A report's data as the template takes it, without a database: `tenders` rows with Romanian text. */
 export const sampleReport = (tenders: number, overrides: Partial<ReportData> = {}): ReportData => {
   const rows: Array<ReportTender> = Array.from({ length: tenders }, (_, i) => ({
@@ -9,7 +18,7 @@ export const sampleReport = (tenders: number, overrides: Partial<ReportData> = {
     score: 95 - (i % 90),
     verdict: 95 - (i % 90) >= 70 ? "GO" : 95 - (i % 90) >= 40 ? "RESEARCH" : "SKIP",
     cpvCode: "45233120-6",
-    cpvLabel: "Lucrări de construcţii de drumuri",
+    cpvLabel: "Lucrări de construcții de drumuri",
     authority: "Consiliul Județean Cluj",
     county: "Cluj",
     deadline: Date.UTC(2026, 11, 15, 10),
@@ -35,6 +44,9 @@ export const sampleReport = (tenders: number, overrides: Partial<ReportData> = {
       tenderId: r.tenderId,
       title: r.title,
       score: r.score,
+      verdict: r.verdict,
+      deadline: r.deadline,
+      reasons: SAMPLE_REASONS,
       factors: [
         { name: "semantic", score: 0.8, weight: 0.25, contribution: 20 },
         { name: "keyword", score: 0.5, weight: 0.15, contribution: 7.5 },

@@ -2,7 +2,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Duration, Effect, Option } from "effect"
 import { reportFooterHtml, reportHtml } from "../../src/domain/reports/ReportTemplate.js"
 import { PdfRenderer, RendererProcessLive } from "../../src/infra/reports/PdfRenderer.js"
-import { readPdf, sampleReport } from "./fixtures.js"
+import { readPdf, SAMPLE_REASONS, sampleReport } from "./fixtures.js"
 
 /** The renderer actor for real: its own process, a real Chromium, typed RPC over IPC. */
 const Renderer = RendererProcessLive({
@@ -50,6 +50,42 @@ describe("the renderer actor (child process, real Chromium)", () => {
           expect(text).toContain("Florești")
           expect(text).toContain("Consultanță")
           expect(text).toContain(`Pagina 1 din ${pages}`)
+        }),
+      TIMEOUT
+    )
+
+    it.effect(
+      "the PDF reads as Romanian: verdict words, ro-RO numbers and dates, passed deadlines marked, reasons",
+      () =>
+        Effect.gen(function* () {
+          const renderer = yield* PdfRenderer
+          const sample = sampleReport(12)
+          // The third tender closed two days before the report (2026-11-23 15:00 UTC) was generated.
+          const closed = Date.UTC(2026, 10, 21, 9, 0)
+          const data = {
+            ...sample,
+            tenders: sample.tenders.map((t, i) => (i === 2 ? { ...t, deadline: closed } : t)),
+            breakdowns: sample.breakdowns.map((b, i) => (i === 2 ? { ...b, deadline: closed } : b))
+          }
+          const pdf = yield* renderer.render({ html: reportHtml(data), footerHtml: reportFooterHtml(data) })
+          const { text } = yield* Effect.promise(() => readPdf(pdf))
+          const flat = text.replace(/\s+/g, " ")
+          for (const label of ["MERITĂ", "DE ANALIZAT", "NU MERITĂ"]) expect(flat).toContain(label)
+          expect(flat).not.toMatch(/\b(GO|RESEARCH|SKIP)\b/)
+          expect(flat).toContain("Generat la 23.11.2026, 17:00")
+          expect(flat).toContain("01.11.2026 – 30.11.2026")
+          expect(flat).toContain("15.12.2026, 12:00") // 10:00 UTC in Bucharest
+          expect(flat).toContain("1.250.000 RON")
+          expect(flat).toMatch(/Scor mediu \d+,\d/)
+          expect(flat).not.toMatch(/\d\.\d{1,2}(?![\d.])/)
+          // The mark (upper case by its style) on the row and on its top-5 breakdown, and the legend.
+          expect(flat.match(/TERMEN EXPIRAT/g)).toHaveLength(2)
+          expect(flat).toContain("O licitație are termenul de depunere depășit")
+          expect(flat).toContain("21.11.2026, 11:00")
+          expect(flat).toContain(SAMPLE_REASONS.cpv)
+          expect(flat).toContain(SAMPLE_REASONS.value_fit)
+          expect(flat).toContain("Lucrări de construcții de drumuri")
+          expect(flat).not.toMatch(/[şţŞŢ]/)
         }),
       TIMEOUT
     )

@@ -51,7 +51,13 @@ describe("PDF reports over HTTP", { timeout: 300_000 }, () => {
     ])
     tenderIds = await addScoredTenders(server, account, [
       { title: MARKUP_TITLE, score: 91, publishDate: "2026-11-05T09:00:00Z", county: "Cluj" },
-      { title: "Modernizare străzi în municipiul Târgu Mureș", score: 64, publishDate: "2026-11-10T09:00:00Z" },
+      {
+        title: "Modernizare străzi în municipiul Târgu Mureș",
+        score: 64,
+        publishDate: "2026-11-10T09:00:00Z",
+        // Passed before any report of these tests is generated: marked in the PDF.
+        deadline: "2026-11-20T10:00:00Z"
+      },
       { title: "Furnizare echipamente IT", score: 22, publishDate: "2026-11-20T09:00:00Z", valueRon: null },
       { title: "Outside the period", score: 99, publishDate: "2026-10-31T21:59:00Z" }
     ])
@@ -116,7 +122,23 @@ describe("PDF reports over HTTP", { timeout: 300_000 }, () => {
     expect(text).toContain("Târgu Mureș")
     // The title is text: its markup is printed, not interpreted.
     expect(text).toContain(`<script>alert("x")</script><b>Achiziție</b> & <i>întreținere</i>`)
-    expect(text).toContain("Lucrări de construcţii") // the Romanian CPV label of 45000000-7
+    // The Romanian CPV label of 45000000-7, with the comma-below ț the table's cedilla became.
+    expect(text).toContain("Lucrări de construcții")
+    expect(text).not.toMatch(/[şţŞŢ]/)
+    // Romanian: the app's verdict words, dates and numbers; the passed deadline marked; the top
+    // tenders' reasons as the app phrases them (this company has no description, no watchlist).
+    const flat = text.replace(/\s+/g, " ")
+    for (const label of ["MERITĂ", "DE ANALIZAT", "NU MERITĂ"]) expect(flat).toContain(label)
+    expect(flat).not.toMatch(/\b(GO|RESEARCH|SKIP)\b/)
+    expect(flat).toContain("Perioada: 01.11.2026 – 30.11.2026")
+    expect(flat).toContain("20.11.2026, 12:00")
+    // The mark (upper case by its style) on the row and on its breakdown, and the legend.
+    expect(flat.match(/TERMEN EXPIRAT/g)).toHaveLength(2)
+    expect(flat).toContain("O licitație are termenul de depunere depășit")
+    expect(flat).toContain("100.000 RON")
+    expect(flat).toContain("nicio descriere, niciun cuvânt cheie și niciun titlu de contract câștigat de comparat")
+    expect(flat).toContain("fără cod fiscal nu există un istoric de contracte de comparat")
+    expect(flat).not.toContain("no evidence")
     expect(text).not.toContain("Outside the period")
     expect(text).toContain(`Pagina 1 din ${pages}`)
   })

@@ -209,6 +209,33 @@ describe("the browser app", () => {
     expectNoProblems(problems)
   })
 
+  it("shows CPV labels with comma-below ș ț (the CPV table's cedillas converted), in the picker and on a tender", async () => {
+    const { page, problems } = await session()
+    await (await companyPage(page, /Soft Integrator/)).click()
+    await page.waitForSelector("[data-testid=tender-filters]")
+    await page.click("a[href$='/watchlists']")
+    await page.waitForSelector("[data-testid=watchlist]")
+    await page.click("[data-testid=add-watchlist]")
+    // Spelled without diacritics: the search folds them; the labels come back as stored.
+    await page.type("[data-testid=cpv-search]", "intretinere")
+    await page.waitForSelector("[data-testid=cpv-result]")
+    const labels = await texts(page, "[data-testid=cpv-result] span")
+    expect(labels.length).toBeGreaterThan(0)
+    expect(labels.some((label) => label.includes("\u021b"))).toBe(true) // ț, e.g. "întreținere"
+    for (const label of labels) expect(label).not.toMatch(/[\u015f\u0163\u015e\u0162]/)
+
+    await page.goto(server.baseUrl)
+    await page.waitForSelector("[data-testid=company] a.title")
+    await (await companyPage(page, /Drumuri/)).click()
+    await page.waitForSelector("[data-testid=tender-link]")
+    await page.click("[data-testid=tender-link]")
+    await page.waitForSelector("[data-testid=tender-detail]")
+    const detail = await texts(page, "[data-testid=tender-detail] li")
+    expect(detail.join(" ")).toMatch(/\d{8}-\d/)
+    expect(detail.join(" ")).not.toMatch(/[\u015f\u0163\u015e\u0162]/)
+    expectNoProblems(problems)
+  })
+
   it("marks an alert read and the unread count in the navigation falls", async () => {
     const { page, problems } = await session()
     await page.waitForSelector("[data-testid=unread-count]")

@@ -1,4 +1,5 @@
 import type { FactorName } from "../scoring/Model.js"
+import type { FactorReasons } from "../scoring/Reasons.js"
 import type { Verdict } from "../scoring/Verdict.js"
 import type { ReportParams } from "./ReportJob.js"
 
@@ -19,11 +20,19 @@ export interface ReportTender {
   readonly valueRon: number | null
 }
 
-/** The factor breakdown of one of the top tenders: each factor's 0-1 score, weight and contribution. */
+/**
+ * The factor breakdown of one of the top tenders: each factor's 0-1 score, weight and contribution,
+ * and the Romanian sentence naming its evidence (null when the tender or the profile no longer
+ * gives any, as the key API's score answer says).
+ */
 export interface ReportBreakdown {
   readonly tenderId: string
   readonly title: string
   readonly score: number
+  readonly verdict: Verdict
+  /** Epoch milliseconds, as in ReportTender. */
+  readonly deadline: number | null
+  readonly reasons: FactorReasons | null
   readonly factors: ReadonlyArray<{
     readonly name: FactorName
     readonly score: number
@@ -38,7 +47,7 @@ export interface ReportData {
   readonly companyName: string
   readonly watchlistName: string | null
   readonly params: ReportParams
-  /** Epoch milliseconds, from the service's clock; shown in Europe/Bucharest. */
+  /** Epoch milliseconds, from the service's clock; shown in Europe/Bucharest. A deadline at or before it has passed. */
   readonly generatedAt: number
   /** Every tender that matched, before the table's cap. */
   readonly totalTenders: number

@@ -1,11 +1,17 @@
-import { bucharestDate, bucharestIso } from "../BucharestTime.js"
+import { bucharestIso } from "../BucharestTime.js"
+import { formatRoCalendarDate, formatRoDateTime, formatRoNumber } from "../RomanianFormat.js"
+import type { FactorName } from "../scoring/Model.js"
+import { FACTOR_LABELS_RO, VERDICT_LABELS_RO } from "../scoring/RomanianLabels.js"
 import type { Verdict } from "../scoring/Verdict.js"
-import type { ReportData, ReportTender } from "./ReportData.js"
+import type { ReportBreakdown, ReportData, ReportTender } from "./ReportData.js"
 import { REPORT_MAX_TENDERS } from "./ReportJob.js"
 
 /**
  * The report as plain HTML: every value from the database passes through `escapeHtml`, so a tender
  * title is text, never markup. No script, no external resource: the page renders offline.
+ * Romanian throughout, as the app: its verdict and factor words (RomanianLabels), ro-RO numbers
+ * (RomanianFormat), Bucharest dates `DD.MM.YYYY`. Scores are whole points 0-100 everywhere; a
+ * factor is its share as a percentage with its weight, and its contribution in points.
  */
 
 const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }
@@ -14,24 +20,31 @@ export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c)
 
 const VERDICT_COLOURS: Record<Verdict, string> = { GO: "#1b7f3b", RESEARCH: "#c98a00", SKIP: "#9aa0a6" }
 const VERDICTS: ReadonlyArray<Verdict> = ["GO", "RESEARCH", "SKIP"]
-const FACTOR_LABELS: Record<string, string> = {
-  semantic: "Similaritate text",
-  keyword: "Cuvinte cheie",
-  cpv: "Potrivire CPV",
-  value_fit: "Încadrare valoare",
-  historical: "Istoric câștiguri"
-}
 
-const ron = new Intl.NumberFormat("ro-RO", { maximumFractionDigits: 0 })
-const decimal = new Intl.NumberFormat("ro-RO", { maximumFractionDigits: 1 })
+/** The mark of a tender whose deadline had passed when the report was generated. */
+export const PASSED_DEADLINE_MARK = "termen expirat"
 
-const formatRon = (value: number | null) => (value === null ? "—" : `${ron.format(value)} lei`)
-const formatDate = (millis: number | null) => (millis === null ? "—" : bucharestDate(millis))
-/** `2026-11-23 17:05 (+02:00)`: the generation time in Europe/Bucharest. */
-const formatBucharestTime = (millis: number) => {
-  const iso = bucharestIso(millis)
-  return `${iso.slice(0, 10)} ${iso.slice(11, 16)} (ora României, UTC${iso.slice(19)})`
-}
+/** A deadline at or before the generation time has passed: the tender no longer takes offers. */
+export const deadlinePassed = (deadline: number | null, generatedAt: number): boolean =>
+  deadline !== null && deadline <= generatedAt
+
+const formatRon = (value: number | null) => (value === null ? "—" : `${formatRoNumber(value)} RON`)
+const formatPercent = (fraction: number) => `${formatRoNumber(fraction * 100)}%`
+const formatPeriod = (params: ReportData["params"]) =>
+  `${formatRoCalendarDate(params.date_from)} – ${formatRoCalendarDate(params.date_to)}`
+/** `23.11.2026, 17:05, ora României (UTC+02:00)`: the generation time in Europe/Bucharest. */
+const formatGeneratedAt = (millis: number) =>
+  `${formatRoDateTime(millis)}, ora României (UTC${bucharestIso(millis).slice(19)})`
+
+/** The deadline's day and hour in Bucharest, marked when it has passed. */
+const deadlineHtml = (deadline: number | null, generatedAt: number) =>
+  deadline === null
+    ? "fără termen"
+    : formatRoDateTime(deadline) +
+      (deadlinePassed(deadline, generatedAt) ? `<br/><span class="passed">${PASSED_DEADLINE_MARK}</span>` : "")
+
+const verdictBadge = (verdict: Verdict) =>
+  `<span class="verdict ${verdict.toLowerCase()}">${VERDICT_LABELS_RO[verdict]}</span>`
 
 /** A horizontal bar chart of the verdict counts, as inline SVG. */
 export const verdictChartSvg = (counts: ReportData["verdictCounts"]): string => {
@@ -40,20 +53,42 @@ export const verdictChartSvg = (counts: ReportData["verdictCounts"]): string => 
     const width = Math.round((counts[verdict] / max) * 300)
     const y = 10 + i * 34
     return [
-      `<text x="0" y="${y + 17}" font-size="13" fill="#333">${verdict}</text>`,
-      `<rect x="90" y="${y}" width="${Math.max(width, 1)}" height="24" rx="3" fill="${VERDICT_COLOURS[verdict]}"/>`,
-      `<text x="${96 + width}" y="${y + 17}" font-size="13" fill="#333">${counts[verdict]}</text>`
+      `<text x="0" y="${y + 17}" font-size="13" fill="#333">${VERDICT_LABELS_RO[verdict]}</text>`,
+      `<rect x="110" y="${y}" width="${Math.max(width, 1)}" height="24" rx="3" fill="${VERDICT_COLOURS[verdict]}"/>`,
+      `<text x="${116 + width}" y="${y + 17}" font-size="13" fill="#333">${formatRoNumber(counts[verdict])}</text>`
     ].join("")
   }).join("")
   return `<svg xmlns="http://www.w3.org/2000/svg" width="460" height="112" role="img" aria-label="Distribuția verdictelor">${rows}</svg>`
 }
 
-const tenderRow = (t: ReportTender) =>
-  `<tr><td class="num">${t.score}</td><td><span class="verdict ${t.verdict.toLowerCase()}">${t.verdict}</span></td>` +
+const tenderRow = (generatedAt: number) => (t: ReportTender) =>
+  `<tr${deadlinePassed(t.deadline, generatedAt) ? ` class="closed"` : ""}><td class="num">${t.score}</td><td>${verdictBadge(t.verdict)}</td>` +
   `<td>${escapeHtml(t.title)}</td>` +
   `<td><span class="cpv">${escapeHtml(t.cpvCode)}</span><br/><small>${escapeHtml(t.cpvLabel)}</small></td>` +
   `<td>${escapeHtml(t.authority)}</td><td>${escapeHtml(t.county ?? "—")}</td>` +
-  `<td class="nowrap">${formatDate(t.deadline)}</td><td class="num nowrap">${formatRon(t.valueRon)}</td></tr>`
+  `<td class="nowrap">${deadlineHtml(t.deadline, generatedAt)}</td><td class="num nowrap">${formatRon(t.valueRon)}</td></tr>`
+
+const FACTOR_ORDER: ReadonlyArray<FactorName> = ["semantic", "keyword", "cpv", "value_fit", "historical"]
+
+/** One of the top tenders: its verdict and deadline, each factor with its share, weight, points and reason. */
+const breakdownHtml = (generatedAt: number) => (b: ReportBreakdown) => {
+  const factors = [...b.factors].sort((x, y) => FACTOR_ORDER.indexOf(x.name) - FACTOR_ORDER.indexOf(y.name))
+  const passed = deadlinePassed(b.deadline, generatedAt)
+  return (
+    `<div class="breakdown"><b>${escapeHtml(b.title)}</b> · scor ${b.score} · ${verdictBadge(b.verdict)} · termen ${b.deadline === null ? "fără termen" : formatRoDateTime(b.deadline)}` +
+    (passed ? ` <span class="passed">${PASSED_DEADLINE_MARK}</span>` : "") +
+    `<table><thead><tr><th>Factor</th><th class="num">Potrivire</th><th class="num">Pondere</th><th class="num">Puncte</th><th>De ce</th></tr></thead><tbody>` +
+    factors
+      .map(
+        (f) =>
+          `<tr><td class="nowrap">${FACTOR_LABELS_RO[f.name]}</td><td class="num">${formatPercent(f.score)}</td>` +
+          `<td class="num">${formatPercent(f.weight)}</td><td class="num">${formatRoNumber(f.contribution, 1)}</td>` +
+          `<td class="reason">${escapeHtml(b.reasons?.[f.name] ?? "—")}</td></tr>`
+      )
+      .join("") +
+    `</tbody></table></div>`
+  )
+}
 
 const STYLE = `
   @page { size: A4; margin: 18mm 12mm 18mm 12mm; }
@@ -79,28 +114,34 @@ const STYLE = `
   .verdict.skip { background: ${VERDICT_COLOURS.SKIP}; }
   .empty { border: 1px dashed #aab; padding: 16px; text-align: center; font-size: 12px; color: #555; }
   .breakdown { margin-bottom: 8px; page-break-inside: avoid; }
+  .breakdown table { margin-top: 3px; }
+  .reason { color: #444; }
+  .passed { color: #a61b1b; font-weight: bold; font-size: 8px; text-transform: uppercase; }
+  tr.closed td { color: #777; }
 `
 
 /** The page footer: Chromium fills `pageNumber` and `totalPages` (puppeteer's footerTemplate). */
 export const reportFooterHtml = (data: ReportData): string =>
   `<div style="width:100%;font-size:8px;color:#666;padding:0 12mm;display:flex;justify-content:space-between;font-family:Arial,sans-serif">` +
-  `<span>${escapeHtml(data.companyName)} · ${escapeHtml(data.params.date_from)} – ${escapeHtml(data.params.date_to)}</span>` +
+  `<span>${escapeHtml(data.companyName)} · ${escapeHtml(formatPeriod(data.params))}</span>` +
   `<span>Pagina <span class="pageNumber"></span> din <span class="totalPages"></span></span></div>`
 
 export const reportHtml = (data: ReportData): string => {
-  const { params } = data
-  const period = `${escapeHtml(params.date_from)} – ${escapeHtml(params.date_to)}`
+  const { params, generatedAt } = data
+  const period = escapeHtml(formatPeriod(params))
   const filters = [
     `scor minim ${params.min_score}`,
     ...(data.watchlistName === null ? [] : [`listă de urmărire „${escapeHtml(data.watchlistName)}”`])
   ].join(", ")
+  const passedListed = data.tenders.filter((t) => deadlinePassed(t.deadline, generatedAt)).length
   const summary =
     `<div class="cards">` +
-    `<div class="card">Licitații<b>${data.totalTenders}</b></div>` +
-    `<div class="card">GO<b>${data.verdictCounts.GO}</b></div>` +
-    `<div class="card">RESEARCH<b>${data.verdictCounts.RESEARCH}</b></div>` +
-    `<div class="card">SKIP<b>${data.verdictCounts.SKIP}</b></div>` +
-    `<div class="card">Scor mediu<b>${data.averageScore === null ? "—" : decimal.format(data.averageScore)}</b></div>` +
+    `<div class="card">Licitații<b>${formatRoNumber(data.totalTenders)}</b></div>` +
+    VERDICTS.map(
+      (verdict) =>
+        `<div class="card">${VERDICT_LABELS_RO[verdict]}<b>${formatRoNumber(data.verdictCounts[verdict])}</b></div>`
+    ).join("") +
+    `<div class="card">Scor mediu<b>${data.averageScore === null ? "—" : formatRoNumber(data.averageScore, 1)}</b></div>` +
     `<div class="card">Valoare estimată totală<b>${formatRon(data.totalValueRon)}</b></div>` +
     `</div>`
   const body =
@@ -109,28 +150,21 @@ export const reportHtml = (data: ReportData): string => {
       : [
           `<h2>Distribuția verdictelor</h2>`,
           verdictChartSvg(data.verdictCounts),
-          `<h2>Licitații (${data.tenders.length}${data.totalTenders > data.tenders.length ? ` din ${data.totalTenders}, primele ${REPORT_MAX_TENDERS} după scor` : ""})</h2>`,
+          `<h2>Licitații (${formatRoNumber(data.tenders.length)}${data.totalTenders > data.tenders.length ? ` din ${formatRoNumber(data.totalTenders)}, primele ${REPORT_MAX_TENDERS} după scor` : ""})</h2>`,
+          passedListed === 0
+            ? ""
+            : `<p class="meta">${passedListed === 1 ? "O licitație are" : `${formatRoNumber(passedListed)} licitații au`} termenul de depunere depășit la data raportului (marcate „${PASSED_DEADLINE_MARK}”).</p>`,
           `<table><thead><tr><th>Scor</th><th>Verdict</th><th>Titlu</th><th>CPV</th><th>Autoritate contractantă</th><th>Județ</th><th>Termen</th><th>Valoare</th></tr></thead>`,
-          `<tbody>${data.tenders.map(tenderRow).join("")}</tbody></table>`,
-          `<h2>Detalierea scorului: primele ${data.breakdowns.length} licitații</h2>`,
-          ...data.breakdowns.map(
-            (b) =>
-              `<div class="breakdown"><b>${escapeHtml(b.title)}</b> · scor ${b.score}<table><thead><tr><th>Factor</th><th class="num">Scor (0-1)</th><th class="num">Pondere</th><th class="num">Contribuție</th></tr></thead><tbody>` +
-              b.factors
-                .map(
-                  (f) =>
-                    `<tr><td>${FACTOR_LABELS[f.name] ?? f.name}</td><td class="num">${f.score.toFixed(2)}</td><td class="num">${f.weight.toFixed(2)}</td><td class="num">${f.contribution.toFixed(2)}</td></tr>`
-                )
-                .join("") +
-              `</tbody></table></div>`
-          )
+          `<tbody>${data.tenders.map(tenderRow(generatedAt)).join("")}</tbody></table>`,
+          `<h2>De ce aceste scoruri: ${data.breakdowns.length === 1 ? "prima licitație" : `primele ${data.breakdowns.length} licitații`}</h2>`,
+          ...data.breakdowns.map(breakdownHtml(generatedAt))
         ].join("")
   return (
     `<!DOCTYPE html><html lang="ro"><head><meta charset="utf-8"/><title>Raport licitații – ${escapeHtml(data.companyName)}</title>` +
     `<style>${STYLE}</style></head><body>` +
     `<header><div class="brand">${escapeHtml(data.tenantName)} · Tender Scoring</div>` +
     `<h1>Raport de oportunități: ${escapeHtml(data.companyName)}</h1>` +
-    `<div class="meta">Perioada: ${period} · Filtre: ${filters} · Generat la ${formatBucharestTime(data.generatedAt)}</div></header>` +
+    `<div class="meta">Perioada: ${period} · Filtre: ${filters} · Generat la ${formatGeneratedAt(generatedAt)}</div></header>` +
     `<h2>Sumar</h2>${summary}${body}</body></html>`
   )
 }

@@ -4,15 +4,16 @@
  * match on a folded form that ignores diacritics and case.
  */
 
-const CEDILLA_TO_COMMA: Record<string, string> = { ş: "ș", ţ: "ț", Ş: "Ș", Ţ: "Ț" }
+/** The cedilla letters (U+015F, U+0163, U+015E, U+0162) and their comma-below forms (U+0219, U+021B, U+0218, U+021A), in step. */
+export const CEDILLA_LETTERS = "şţŞŢ"
+export const COMMA_BELOW_LETTERS = "șțȘȚ"
 
-/** Storage form: NFC, cedilla ş ţ Ş Ţ replaced by comma-below ș ț Ș Ț, whitespace collapsed, trimmed. */
-export const normalizeRomanianText = (text: string): string =>
-  text
-    .normalize("NFC")
-    .replace(/[şţŞŢ]/g, (letter) => CEDILLA_TO_COMMA[letter]!)
-    .replace(/\s+/g, " ")
-    .trim()
+/** NFC, then every cedilla ş ţ Ş Ţ as the comma-below ș ț Ș Ț Romanian writes; nothing else changes. */
+export const commaBelow = (text: string): string =>
+  text.normalize("NFC").replace(/[şţŞŢ]/g, (letter) => COMMA_BELOW_LETTERS[CEDILLA_LETTERS.indexOf(letter)]!)
+
+/** Storage form: `commaBelow`, whitespace collapsed, trimmed. */
+export const normalizeRomanianText = (text: string): string => commaBelow(text).replace(/\s+/g, " ").trim()
 
 /** Matching form: every diacritic stripped (ă â î ș ț ş ţ → a a i s t s t), lower-cased. */
 export const foldForMatching = (text: string): string =>

@@ -5,6 +5,7 @@ import { Verdict } from "../../domain/scoring/Verdict.js"
 import { ApiKeyAuth } from "../ApiKeyAuth.js"
 import { QueryInteger } from "../Inputs.js"
 import { errors } from "../WireErrors.js"
+import { ReasonLanguageHeaders } from "./ReasonLanguage.js"
 
 /** ISO 8601 UTC timestamp as the API writes it, e.g. `2026-03-01T09:30:00.000Z`. */
 export const UtcTimestamp = Schema.String.pipe(
@@ -114,10 +115,14 @@ export class TendersApi extends HttpApiGroup.make("tenders")
     HttpApiEndpoint.get("score", "/tenders/:id/score")
       .setPath(Schema.Struct({ id: Schema.UUID }))
       .setUrlParams(Schema.Struct({ companyId: Schema.UUID }))
+      .setHeaders(ReasonLanguageHeaders)
       .addSuccess(TenderScore)
       .addError(errors(ApiError.CompanyAccessDenied, ApiError.ApiCreditsExhausted))
       .annotate(OpenApi.Summary, "Score breakdown of one tender for a company")
-      .annotate(OpenApi.Description, `Cost: 2 credits; a 404 costs nothing. ${creditHeaders}`)
+      .annotate(
+        OpenApi.Description,
+        `Cost: 2 credits; a 404 costs nothing. Each factor's \`reason\` is in English unless \`Accept-Language\` prefers Romanian (\`ro\`, \`ro-RO\`, by q-value over \`en\`); the answer names its language in \`Content-Language\` and carries \`Vary: Accept-Language\`. ${creditHeaders}`
+      )
   )
   .middleware(ApiKeyAuth)
   .prefix("/api/v1")

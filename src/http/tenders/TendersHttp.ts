@@ -3,7 +3,7 @@ import { Effect, Layer, Option } from "effect"
 import * as ApiError from "../../domain/ApiErrors.js"
 import { queryFingerprint } from "../../domain/Cursor.js"
 import type { Factors } from "../../domain/scoring/Model.js"
-import type { FactorReasons } from "../../domain/scoring/Reasons.js"
+import type { FactorReasons, ReasonLanguage } from "../../domain/scoring/Reasons.js"
 import {
   type ListPosition,
   ScoredTendersRepo,
@@ -18,6 +18,7 @@ import { ApiKeyAuthLive, companyAccessDenied, requireOwnCompany } from "../ApiKe
 import { chargeCredits, creditsMeta } from "../credits/CreditsReport.js"
 import { makeCursors } from "../pagination/Cursors.js"
 import { servePaidPage } from "../pagination/PaidPage.js"
+import { negotiateReasonLanguage } from "./ReasonLanguage.js"
 import { LIST_DEFAULT_LIMIT } from "./TendersApi.js"
 
 export const SCORE_COST = 2
@@ -42,26 +43,29 @@ const toListItem = (row: TenderListRow) => ({
  * version dies in storedBreakdown). Each factor carries its `reason` (our addition to spec 2.3): one
  * sentence naming the evidence, from the company's current profile.
  */
-const toScoreData = (row: ScoreRow, reasons: FactorReasons | undefined) =>
+const toScoreData = (row: ScoreRow, reasons: FactorReasons | undefined, language: ReasonLanguage) =>
   Effect.map(storedBreakdown(row), (factors) => ({
     tender_id: row.tender_id,
     overall_score: row.overall_score,
     overall_confidence: row.overall_confidence,
     verdict: row.verdict,
-    factors: withReasons(factors, reasons),
+    factors: withReasons(factors, reasons, NO_REASON[language]),
     scoring_model_version: row.model_version,
     scored_at: row.scored_at
   }))
 
 /** A score whose tender is no longer a contract notice (or whose company was just removed) has no evidence to name. */
-const NO_REASON = "no evidence available: the tender or the company profile changed since scoring"
+const NO_REASON: { readonly [language in ReasonLanguage]: string } = {
+  en: "no evidence available: the tender or the company profile changed since scoring",
+  ro: "nicio dovadă disponibilă: licitația sau profilul companiei s-au schimbat de la punctare"
+}
 
-const withReasons = (factors: Factors, reasons: FactorReasons | undefined) => ({
-  semantic: { ...factors.semantic, reason: reasons?.semantic ?? NO_REASON },
-  keyword: { ...factors.keyword, reason: reasons?.keyword ?? NO_REASON },
-  cpv: { ...factors.cpv, reason: reasons?.cpv ?? NO_REASON },
-  value_fit: { ...factors.value_fit, reason: reasons?.value_fit ?? NO_REASON },
-  historical: { ...factors.historical, reason: reasons?.historical ?? NO_REASON }
+const withReasons = (factors: Factors, reasons: FactorReasons | undefined, noReason: string) => ({
+  semantic: { ...factors.semantic, reason: reasons?.semantic ?? noReason },
+  keyword: { ...factors.keyword, reason: reasons?.keyword ?? noReason },
+  cpv: { ...factors.cpv, reason: reasons?.cpv ?? noReason },
+  value_fit: { ...factors.value_fit, reason: reasons?.value_fit ?? noReason },
+  historical: { ...factors.historical, reason: reasons?.historical ?? noReason }
 })
 
 const listPosition = (key: ReadonlyArray<string | number>): Option.Option<ListPosition> => {
@@ -116,15 +120,16 @@ export const TendersHttpLive = HttpApiBuilder.group(Api, "tenders", (handlers) =
           })
         })
       )
-      .handle("score", ({ path, urlParams }) =>
+      .handle("score", ({ headers, path, urlParams }) =>
         Effect.gen(function* () {
+          const language = yield* negotiateReasonLanguage(headers["accept-language"])
           const caller = yield* requireOwnCompany(urlParams.companyId)
           const found = yield* repo.findScore({ companyId: urlParams.companyId, tenderId: path.id })
           if (Option.isNone(found)) {
             return yield* new ApiError.NotFound({ message: "No such tender scored for this company" })
           }
-          const reasons = yield* explain.reasonsFor(urlParams.companyId, [path.id])
-          const data = yield* toScoreData(found.value, reasons.get(found.value.tender_id))
+          const reasons = yield* explain.reasonsFor(urlParams.companyId, [path.id], language)
+          const data = yield* toScoreData(found.value, reasons.get(found.value.tender_id), language)
           const charge = yield* chargeCredits({
             tenantId: caller.tenantId,
             report: caller.credits,

@@ -4,12 +4,14 @@ import type { ReportData, ReportTender } from "../../domain/reports/ReportData.j
 import { REPORT_BREAKDOWN_TENDERS, REPORT_MAX_TENDERS, type ReportParams } from "../../domain/reports/ReportJob.js"
 import { WEIGHTS } from "../../domain/scoring/Model.js"
 import { Verdict } from "../../domain/scoring/Verdict.js"
+import { ScoreReasons } from "../scoring/ScoreReasons.js"
 import { storedBreakdown } from "../scoring/StoredFactors.js"
 
 /**
  * What a report shows, read from the scores: the company's scored tenders published in the period
  * (Bucharest dates, both inclusive) with at least `min_score`; with `watchlist_id`, only the tenders
  * that watchlist alerted on. The table lists the best REPORT_MAX_TENDERS; the summary counts all.
+ * The top REPORT_BREAKDOWN_TENDERS get their factors with the Romanian reasons the app shows.
  */
 export class ReportContents extends Context.Tag("ReportContents")<
   ReportContents,
@@ -63,6 +65,7 @@ export const ReportContentsLive = Layer.effect(
   ReportContents,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const explain = yield* ScoreReasons
 
     const load = (input: { readonly companyId: string; readonly params: ReportParams }) =>
       Effect.gen(function* () {
@@ -125,11 +128,20 @@ export const ReportContentsLive = Layer.effect(
           publishDate: r.publish_date.getTime(),
           valueRon: r.value_ron
         }))
-        const breakdowns = yield* Effect.forEach(rows.slice(0, REPORT_BREAKDOWN_TENDERS), (r) =>
+        const top = rows.slice(0, REPORT_BREAKDOWN_TENDERS)
+        const reasons = yield* explain.reasonsFor(
+          input.companyId,
+          top.map((r) => r.tender_id),
+          "ro"
+        )
+        const breakdowns = yield* Effect.forEach(top, (r) =>
           Effect.map(storedBreakdown(r), (factors) => ({
             tenderId: r.tender_id,
             title: r.title,
             score: r.overall_score,
+            verdict: r.verdict,
+            deadline: r.deadline?.getTime() ?? null,
+            reasons: reasons.get(r.tender_id) ?? null,
             factors: (Object.keys(WEIGHTS) as Array<keyof typeof WEIGHTS>).map((name) => ({
               name,
               score: factors[name].score,
