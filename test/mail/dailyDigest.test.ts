@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it, layer } from "@effect/vitest"
-import { Chunk, Context, Duration, Effect, Fiber, Layer, Queue, Redacted, TestClock } from "effect"
-import { romanianCount } from "../../src/domain/digest/DigestEmail.js"
+import { Chunk, Context, Duration, Effect, Fiber, Layer, Option, Queue, Redacted, TestClock } from "effect"
+import { renderDigest, romanianCount } from "../../src/domain/digest/DigestEmail.js"
 import { digestSlot, untilNextHour } from "../../src/domain/digest/DigestSchedule.js"
 import { AppConfig } from "../../src/infra/config/AppConfig.js"
 import { PgLive } from "../../src/infra/db/PgPool.js"
@@ -145,7 +145,8 @@ const realWait = (ms: number) => Effect.promise(() => new Promise((resolve) => s
 
 /**
  * The worker's schedule (runDigestSchedule) on the TestClock, its passes reported to a queue. `step`
- * moves the clock once the schedule sleeps until the next hour, and returns the pass it triggered.
+ * moves the clock; when that reaches the hour the schedule sleeps until, it waits for the pass it
+ * woke (and for the schedule to sleep again) and returns it; otherwise it returns undefined.
  */
 const startSchedule = Effect.gen(function* () {
   const passes = yield* Queue.unbounded<DigestPass>()
@@ -157,21 +158,24 @@ const startSchedule = Effect.gen(function* () {
   const asleep = Effect.gen(function* () {
     const now = yield* TestClock.currentTimeMillis
     const wake = now + Duration.toMillis(untilNextHour(now))
-    for (let i = 0; i < 500 && !Chunk.some(yield* TestClock.sleeps(), (at) => at === wake); i++) yield* realWait(10)
+    for (let i = 0; i < 1000 && !Chunk.some(yield* TestClock.sleeps(), (at) => at === wake); i++) yield* realWait(10)
+    return wake
   })
   const first = yield* Queue.take(passes)
-  yield* asleep
+  let wake = yield* asleep
   return {
     first,
-    /** Moves the clock by `by`; the pass it woke, if the schedule woke. */
     step: (by: Duration.DurationInput) =>
       Effect.gen(function* () {
         yield* TestClock.adjust(by)
-        yield* realWait(100)
-        const pass = yield* Queue.poll(passes)
-        if (pass._tag === "None") return undefined
-        yield* asleep
-        return pass.value
+        if ((yield* TestClock.currentTimeMillis) < wake) {
+          // Not at the hour yet: a schedule that woke anyway would show a pass here.
+          yield* realWait(200)
+          return Option.getOrUndefined(yield* Queue.poll(passes))
+        }
+        const pass = yield* Queue.take(passes)
+        wake = yield* asleep
+        return pass
       }),
     stop: Fiber.interrupt(fiber)
   }
@@ -195,6 +199,31 @@ describe("the digest's clock", () => {
     expect(romanianCount(20, "alertă", "alerte")).toBe("20 de alerte")
     expect(romanianCount(105, "alertă", "alerte")).toBe("105 alerte")
     expect(romanianCount(1200, "alertă", "alerte")).toBe("1.200 de alerte")
+  })
+
+  it("the HTML part escapes every value; the rest of a long section is counted", () => {
+    const tender = {
+      title: "Lucrări <script>alert(1)</script>",
+      authority: "A & B",
+      verdict: "GO" as const,
+      score: 80,
+      deadline: null,
+      estimatedValueRon: null
+    }
+    const { html, text, subject } = renderDigest({
+      now: at("2026-11-20T06:00:00Z"),
+      appUrl: "https://licitatii.example.ro",
+      unreadAlerts: 0,
+      companies: [
+        { companyName: "X <SRL>", newGo: { tenders: [tender], total: 12 }, closingSoon: { tenders: [], total: 0 } }
+      ]
+    })
+    expect(html).not.toContain("<script>")
+    expect(html).toContain("Lucrări &lt;script&gt;alert(1)&lt;/script&gt;")
+    expect(html).toContain("A &amp; B")
+    expect(html).toContain("X &lt;SRL&gt;</h2>")
+    expect(text).toContain("  … și încă 11")
+    expect(subject).toBe("Rezumatul zilei 20.11.2026: 12 licitații noi care merită")
   })
 })
 

@@ -23,17 +23,16 @@ export interface DigestSlot {
   readonly hour: number
 }
 
+/**
+ * The slot of a pass at an instant. A user is due in it once `hour` has reached theirs and they have
+ * no digest for `date` yet (the query of infra/digest/DailyDigest). "Reached", not "equals": on the
+ * spring DST day 03:00 does not exist, so a 3 o'clock digest goes out at 04:00; and a worker that
+ * was down at the hour catches up the same day.
+ */
 export const digestSlot = (epochMillis: number): DigestSlot => ({
   date: bucharestDate(epochMillis),
   hour: bucharestWallClock(epochMillis).getUTCHours()
 })
-
-/**
- * A user is due once the Bucharest hour has reached theirs and today's digest is not yet done. The
- * comparison is "reached", not "equals": on the spring DST day 03:00 does not exist, so a 3 o'clock
- * digest goes out at 04:00; and a worker that was down at the hour catches up the same day.
- */
-export const isDue = (digestHour: number, slot: DigestSlot): boolean => digestHour <= slot.hour
 
 /**
  * Time to the next whole hour. Bucharest is a whole number of hours ahead of UTC (+2 or +3), so
