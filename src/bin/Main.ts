@@ -11,6 +11,7 @@ import { RepositoriesLive } from "../infra/Repositories.js"
 import { RedisConnectionLive } from "../infra/redis/RedisConnection.js"
 import { PdfRendererLive } from "../infra/reports/PdfRenderer.js"
 import { WebhookTransportLive } from "../infra/webhooks/HttpsWebhookTransport.js"
+import { DigestSchedulerLive } from "../workers/DigestScheduler.js"
 import { jobHandlers } from "../workers/handlers.js"
 import { IngestionLive } from "../workers/IngestPollers.js"
 import { MailSenderLive } from "../workers/MailSender.js"
@@ -47,8 +48,8 @@ export const ApiProcess = HttpServerLive.pipe(
 /**
  * What a worker runs in the background: the job dispatcher with every registered handler, the
  * webhook-delivery actor over the outbound HTTPS transport, the mail sender, the report actor over
- * its renderer process (one warm Chromium), the pruner of replaced score versions, and the
- * pollers of live ingestion (off unless INGEST_SOURCES names a source).
+ * its renderer process (one warm Chromium), the pruner of replaced score versions, the daily
+ * digest's hourly schedule, and the pollers of live ingestion (off unless INGEST_SOURCES names a source).
  */
 export const BackgroundWorkLive = Layer.mergeAll(
   WorkerFromEnv(jobHandlers),
@@ -56,6 +57,7 @@ export const BackgroundWorkLive = Layer.mergeAll(
   ReportWorkFromEnv.pipe(Layer.provide(PdfRendererLive)),
   MailSenderLive().pipe(Layer.provide(MailerLive)),
   ScoreHistoryPrunerLive,
+  DigestSchedulerLive,
   IngestionLive
 )
 

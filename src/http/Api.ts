@@ -10,6 +10,7 @@ import { CreditsApi } from "./credits/CreditsApi.js"
 import { ExportApi } from "./export/ExportApi.js"
 import { documentResponseHeaders } from "./OpenApiHeaders.js"
 import { ReportsApi } from "./reports/ReportsApi.js"
+import { DigestSettingsApi } from "./settings/DigestSettingsApi.js"
 import { SettingsApi } from "./settings/SettingsApi.js"
 import { SourcesApi } from "./sources/SourcesApi.js"
 import { SystemApi } from "./system/SystemApi.js"
@@ -38,6 +39,7 @@ export class Api extends withUniformErrors()
   .add(CompaniesApi)
   .add(AlertsApi)
   .add(SettingsApi)
+  .add(DigestSettingsApi)
   .add(WebhookDashboardApi)
   .add(AppTendersApi)
   .add(AppReportsApi)

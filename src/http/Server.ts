@@ -16,6 +16,7 @@ import { ExportLive } from "./export/ExportHttp.js"
 import { OPENAPI_PATH, OpenApiDocumentLive } from "./OpenApiDocument.js"
 import { ReportsLive } from "./reports/ReportsHttp.js"
 import { SecurityHeadersLive } from "./SecurityHeaders.js"
+import { DigestSettingsHttpLive } from "./settings/DigestSettingsHttp.js"
 import { SettingsHttpLive } from "./settings/SettingsHttp.js"
 import { SourcesHttpLive } from "./sources/SourcesHttp.js"
 import { SystemHttpLive } from "./system/SystemHttp.js"
@@ -26,8 +27,8 @@ import { WebhookDashboardHttpLive } from "./webhooks/WebhookDashboardHttp.js"
 import { WebhooksLive } from "./webhooks/WebhooksHttp.js"
 
 /**
- * The account API of the browser app (access tokens): auth, watchlists, companies, alerts, settings,
- * webhook dashboard, the app's scored tenders, CPV search and credits.
+ * The account API of the browser app (access tokens): auth, watchlists, companies, alerts, settings
+ * (API keys, daily digest), webhook dashboard, the app's scored tenders, CPV search and credits.
  */
 const AccountHttpLive = Layer.mergeAll(
   AuthHttpLive,
@@ -35,6 +36,7 @@ const AccountHttpLive = Layer.mergeAll(
   CompaniesHttpLive,
   AlertsHttpLive,
   SettingsHttpLive,
+  DigestSettingsHttpLive,
   WebhookDashboardHttpLive,
   AppTendersHttpLive,
   AppReportsHttpLive,

@@ -9,6 +9,7 @@ import { AlertWriter, AlertWriterLive } from "./alerts/AlertWriter.js"
 import { ApiKeysRepoLive } from "./auth/ApiKeysRepo.js"
 import { CreditLedgerLive } from "./billing/CreditLedger.js"
 import { CreditUsageLive } from "./billing/CreditUsage.js"
+import { DigestSettingsRepoLive } from "./digest/DigestSettingsRepo.js"
 import { IngestStateLive } from "./ingest/IngestState.js"
 import { EmailOutboxLive } from "./mail/EmailOutbox.js"
 import { JobQueueLive } from "./queue/JobQueue.js"
@@ -64,5 +65,6 @@ export const RepositoriesLive = Layer.mergeAll(
   AppTenderReadsLive,
   CpvSearchLive,
   IngestStateLive,
+  DigestSettingsRepoLive,
   CreditUsageLive.pipe(Layer.provide(CreditLedgerLive))
 )

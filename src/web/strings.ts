@@ -206,6 +206,18 @@ export const t = {
     responseCode: (code: number | null) => (code === null ? "fără răspuns" : `HTTP ${code}`),
     retryDelivery: "Retrimite",
     confirmDeleteWebhook: (url: string) => `Ștergeți webhook-ul ${url}?`,
+    digest: {
+      title: "Rezumat zilnic pe e-mail",
+      intro:
+        "O dată pe zi: licitațiile noi care merită, pe fiecare companie, cele care se închid în 7 zile și alertele necitite. Nu se trimite în zilele fără noutăți.",
+      enabled: "Trimite-mi rezumatul zilnic",
+      hour: "Ora (ora României)",
+      hourOption: (hour: number) => `${String(hour).padStart(2, "0")}:00`,
+      save: "Salvează",
+      saved: (hour: number) =>
+        `Rezumatul zilnic este activ: îl primiți în fiecare zi la ${String(hour).padStart(2, "0")}:00.`,
+      off: "Rezumatul zilnic este oprit."
+    },
     sources: {
       title: "Surse de date",
       intro: "De unde vin licitațiile: anunțurile preluate automat din cele două surse publice.",

@@ -25,9 +25,9 @@ export const sendEmailJob = handle(
       const outbox = yield* EmailOutbox
       const message = yield* outbox.pending(emailId)
       if (Option.isNone(message)) return "completed" as const
-      const { toAddress, subject, bodyText } = message.value
+      const { toAddress, subject, bodyText, bodyHtml } = message.value
       const outcome = yield* (yield* Mailer)
-        .send({ to: toAddress, subject, text: bodyText })
+        .send({ to: toAddress, subject, text: bodyText, ...(bodyHtml === null ? {} : { html: bodyHtml }) })
         .pipe(Effect.mapError((error) => error.reason))
       yield* outbox.recordSent(job, emailId, outcome)
       return "settled" as const

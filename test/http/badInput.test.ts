@@ -577,6 +577,15 @@ const bodyCases: ReadonlyArray<Case> = [
     ["name 101 characters", { json: { name: "k".repeat(101) } }]
   ]),
   ...withBadIds("DELETE", "/api/v1/settings/api-keys/:id", "token", (id) => `/api/v1/settings/api-keys/${id}`),
+  // Daily digest settings.
+  ...withBodies("PUT", "/api/v1/settings/digest", () => "/api/v1/settings/digest", "token", [
+    ...malformedBodies,
+    ["hour 24", { json: { enabled: true, hour: 24 } }],
+    ["hour a string", { json: { enabled: true, hour: "8" } }],
+    ["hour 1e308", { json: { enabled: true, hour: 1e308 } }],
+    ["enabled missing", { json: { hour: 8 } }],
+    ["enabled a string", { json: { enabled: "true" } }]
+  ]),
   // Webhooks: registration (key API) and the dashboard's retry (access token).
   ...withBodies("POST", "/api/v1/webhooks", () => "/api/v1/webhooks", "key", [
     ...malformedBodies,

@@ -89,5 +89,60 @@ describe("the worker process sends the outbox", () => {
         }),
       120_000
     )
+
+    it.scoped(
+      "runs the daily digest: a user at hour 0 is due at the worker's start pass and gets one Romanian e-mail",
+      () =>
+        Effect.gen(function* () {
+          const dir = yield* Effect.acquireRelease(
+            Effect.promise(() => fs.mkdtemp(path.join(os.tmpdir(), "tss-digest-"))),
+            (dir) => Effect.promise(() => fs.rm(dir, { recursive: true, force: true }))
+          )
+          const receiver = yield* Effect.acquireRelease(
+            Effect.promise(() => startSmtpReceiver()),
+            (r) => Effect.promise(() => r.close())
+          )
+          const sql = yield* SqlClient.SqlClient
+          const [tenant] = yield* sql<{ id: string }>`
+            INSERT INTO tenants (name, plan) VALUES ('Cabinet', 'consultant') RETURNING id`
+          yield* sql`
+            INSERT INTO users (tenant_id, email, password_hash, digest_enabled, digest_hour)
+            VALUES (${tenant!.id}, 'consultant@cabinet.example', 'x', true, 0)`
+          const [company] = yield* sql<{ id: string }>`
+            INSERT INTO companies (tenant_id, name) VALUES (${tenant!.id}, 'Drumuri Vest SRL') RETURNING id`
+          const [authority] = yield* sql<{ id: string }>`
+            INSERT INTO contracting_authorities (name, normalized_name)
+            VALUES ('Consiliul Județean Alba', 'consiliul judetean alba') RETURNING id`
+          const [tender] = yield* sql<{ id: string; ingest_seq: string }>`
+            INSERT INTO tenders (source, source_notice_id, title, main_cpv, authority_id, deadline, publish_date)
+            VALUES ('test', 'digest-1', 'Modernizare DJ 107', '45233140-2', ${authority!.id},
+                    now() + interval '30 days', now())
+            RETURNING id, ingest_seq::text`
+          yield* sql`
+            INSERT INTO tender_scores (company_id, tender_id, overall_score, overall_confidence, verdict, score_semantic,
+                                       score_keyword, score_cpv, score_value_fit, score_historical, cpv_type,
+                                       model_version, scored_at, tender_publish_date, tender_ingest_seq)
+            VALUES (${company!.id}, ${tender!.id}, 88, 0.8, 'GO', 0.5, 0.5, 0.5, 0.5, 0.5, 'primary', 'test', now(),
+                    now(), ${tender!.ingest_seq})`
+
+          const worker = yield* workerProcess({
+            DATABASE_URL: yield* TestDatabaseUrl,
+            DATA_DIR: dir,
+            SMTP_URL: receiver.url
+          })
+          const [message] = yield* Effect.tryPromise(() => receiver.waitFor(1, 90_000)).pipe(
+            Effect.mapError(() => new Error(`no digest arrived; worker output:\n${worker.output()}`))
+          )
+          expect(message!.envelopeTo).toEqual(["consultant@cabinet.example"])
+          expect(message!.text).toContain("== Drumuri Vest SRL ==")
+          expect(message!.text).toContain("Licitații noi care merită (1):\n  • Modernizare DJ 107")
+          expect(message!.html).toContain("<strong>Modernizare DJ 107</strong>")
+          const sends = yield* sql<{
+            n: number
+          }>`SELECT count(*)::int AS n FROM digest_sends WHERE email_id IS NOT NULL`
+          expect(sends[0]!.n).toBe(1)
+        }),
+      120_000
+    )
   })
 })

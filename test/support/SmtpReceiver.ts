@@ -8,7 +8,10 @@ export interface ReceivedMail {
   /** The authenticated user, when the client logged in. */
   readonly user: string | undefined
   readonly headers: Readonly<Record<string, string>>
+  /** The text part (of a multipart/alternative message: its text/plain part). */
   readonly text: string
+  /** The text/html part of a multipart/alternative message, if it has one. */
+  readonly html?: string
 }
 
 /** What the server answers to the n-th DATA (0-based): accept, or refuse with an SMTP code. */
@@ -38,8 +41,8 @@ const decodeQuotedPrintable = (body: string) => {
   return Buffer.from(bytes).toString("utf8")
 }
 
-/** Headers (unfolded, names lower-cased) and the text of a single-part message. */
-const parseMessage = (raw: string) => {
+/** Headers (unfolded, names lower-cased) and the decoded body of a single-part message. */
+const parsePart = (raw: string) => {
   const split = raw.indexOf("\r\n\r\n")
   const headers: Record<string, string> = {}
   for (const line of raw
@@ -58,6 +61,20 @@ const parseMessage = (raw: string) => {
         ? Buffer.from(body, "base64").toString("utf8")
         : body
   return { headers, text: text.replace(/\r\n/g, "\n").replace(/\n$/, "") }
+}
+
+/** A single-part message, or a multipart/alternative one read as its text/plain and text/html parts. */
+const parseMessage = (raw: string): { headers: Record<string, string>; text: string; html?: string } => {
+  const message = parsePart(raw)
+  const boundary = /^multipart\/[^;]+;.*boundary="?([^";]+)"?/i.exec(message.headers["content-type"] ?? "")?.[1]
+  if (boundary === undefined) return message
+  const parts = raw
+    .split(`--${boundary}`)
+    .slice(1, -1)
+    .map((part) => parsePart(part.replace(/^\r\n/, "")))
+  const typed = (type: string) => parts.find((part) => (part.headers["content-type"] ?? "").startsWith(type))?.text
+  const html = typed("text/html")
+  return { headers: message.headers, text: typed("text/plain") ?? "", ...(html === undefined ? {} : { html }) }
 }
 
 /**

@@ -9,6 +9,8 @@ import type { MailOutcome } from "./Mailer.js"
 export interface OutgoingMessage {
   readonly subject: string
   readonly bodyText: string
+  /** An HTML alternative to the text, sent beside it (the text stays the part every client can read). */
+  readonly bodyHtml?: string
 }
 
 /** A message of the outbox still to be sent. */
@@ -16,6 +18,7 @@ export interface PendingMessage {
   readonly toAddress: string
   readonly subject: string
   readonly bodyText: string
+  readonly bodyHtml: string | null
 }
 
 /**
@@ -27,7 +30,12 @@ export const SendEmail = jobKind("mail.send", Schema.Struct({ emailId: Schema.St
   retry: MailRetrySchedule
 })
 
-const PendingRow = Schema.Struct({ to_address: Schema.String, subject: Schema.String, body_text: Schema.String })
+const PendingRow = Schema.Struct({
+  to_address: Schema.String,
+  subject: Schema.String,
+  body_text: Schema.String,
+  body_html: Schema.NullOr(Schema.String)
+})
 
 /**
  * The e-mail outbox: messages are rows of `email_outbox`, written in the caller's transaction with
@@ -39,6 +47,8 @@ export class EmailOutbox extends Context.Tag("EmailOutbox")<
   {
     /** One message to every user of the tenant; returns how many were queued. */
     readonly enqueueForTenant: (tenantId: string, message: OutgoingMessage) => Effect.Effect<number>
+    /** One message to one user; returns the message's id (for the caller's own record of it). */
+    readonly enqueueForUser: (userId: string, message: OutgoingMessage) => Effect.Effect<string>
     /** The message, while it is still to be sent. */
     readonly pending: (emailId: string) => Effect.Effect<Option.Option<PendingMessage>>
     /**
@@ -73,11 +83,27 @@ export const EmailOutboxLive = Layer.effect(
         RETURNING id::text`
     })
 
+    const insertForUser = SqlSchema.single({
+      Request: Schema.Struct({
+        userId: Schema.String,
+        subject: Schema.String,
+        bodyText: Schema.String,
+        bodyHtml: Schema.NullOr(Schema.String),
+        now: Schema.DateFromSelf
+      }),
+      Result: Schema.Struct({ id: Schema.String }),
+      execute: (input) => sql`
+        INSERT INTO email_outbox (tenant_id, to_address, subject, body_text, body_html, created_at)
+        SELECT tenant_id, email, ${input.subject}, ${input.bodyText}, ${input.bodyHtml}, ${input.now}
+        FROM users WHERE id = ${input.userId}
+        RETURNING id::text`
+    })
+
     const findPending = SqlSchema.findOne({
       Request: Schema.String,
       Result: PendingRow,
       execute: (emailId) =>
-        sql`SELECT to_address, subject, body_text FROM email_outbox WHERE id = ${emailId} AND status = 'pending'`
+        sql`SELECT to_address, subject, body_text, body_html FROM email_outbox WHERE id = ${emailId} AND status = 'pending'`
     })
 
     return {
@@ -90,13 +116,21 @@ export const EmailOutboxLive = Layer.effect(
             rows.map((row) => ({ payload: { emailId: row.id } }))
           )
         }).pipe(Effect.orDie),
+      enqueueForUser: (userId, { subject, bodyText, bodyHtml }) =>
+        Effect.gen(function* () {
+          const now = yield* clockNow
+          const row = yield* insertForUser({ userId, subject, bodyText, bodyHtml: bodyHtml ?? null, now })
+          yield* queue.enqueue(SendEmail, { emailId: row.id })
+          return row.id
+        }).pipe(Effect.orDie),
       pending: (emailId) =>
         findPending(emailId).pipe(
           Effect.map(
             Option.map((row) => ({
               toAddress: row.to_address,
               subject: row.subject,
-              bodyText: row.body_text
+              bodyText: row.body_text,
+              bodyHtml: row.body_html
             }))
           ),
           Effect.orDie

@@ -6,6 +6,8 @@ export interface MailMessage {
   readonly to: string
   readonly subject: string
   readonly text: string
+  /** An HTML alternative to `text` (multipart/alternative), when the message has one. */
+  readonly html?: string
 }
 
 /** What became of a message: handed to the SMTP server, or only logged (no SMTP_URL). */

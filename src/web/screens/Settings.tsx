@@ -10,6 +10,7 @@ import { Reports } from "./Reports.js"
 export const SettingsScreen = () => (
   <section>
     <h1>{t.settings.title}</h1>
+    <Digest />
     <ApiKeys />
     <Credits />
     <Webhooks />
@@ -17,6 +18,74 @@ export const SettingsScreen = () => (
     <Sources />
   </section>
 )
+
+const HOURS = Array.from({ length: 24 }, (_, hour) => hour)
+
+/** The user's daily digest e-mail: on or off, at a Bucharest hour (every plan). */
+const Digest = () => {
+  const { call } = useServices()
+  const current = useLoad(() => call((c) => c.digestSettings.getDigest()).then((r) => r.data), [])
+  const [draft, setDraft] = useState<{ readonly enabled: boolean; readonly hour: number } | undefined>(undefined)
+  const [notice, setNotice] = useState<string | undefined>(undefined)
+  const action = useAction()
+  const shown = draft ?? current.data
+
+  const save = async (event: FormEvent) => {
+    event.preventDefault()
+    if (shown === undefined) return
+    const result = await action.run(() => call((c) => c.digestSettings.setDigest({ payload: shown })))
+    if (result) {
+      setDraft(result.data)
+      setNotice(result.data.enabled ? t.settings.digest.saved(result.data.hour) : t.settings.digest.off)
+    }
+  }
+  const change = (next: { readonly enabled: boolean; readonly hour: number }) => {
+    setDraft(next)
+    setNotice(undefined)
+  }
+
+  return (
+    <section className="card" data-testid="digest">
+      <h2>{t.settings.digest.title}</h2>
+      <p className="muted small">{t.settings.digest.intro}</p>
+      <ErrorBox error={current.error} onRetry={current.reload} />
+      {shown === undefined ? (
+        current.loading && <Loading />
+      ) : (
+        <form className="inline-form" onSubmit={save}>
+          <label className="checkbox">
+            <input
+              name="digestEnabled"
+              type="checkbox"
+              checked={shown.enabled}
+              onChange={(e) => change({ ...shown, enabled: e.target.checked })}
+            />
+            {t.settings.digest.enabled}
+          </label>
+          <Field label={t.settings.digest.hour}>
+            <select
+              name="digestHour"
+              value={shown.hour}
+              disabled={!shown.enabled}
+              onChange={(e) => change({ ...shown, hour: Number(e.target.value) })}
+            >
+              {HOURS.map((hour) => (
+                <option key={hour} value={hour}>
+                  {t.settings.digest.hourOption(hour)}
+                </option>
+              ))}
+            </select>
+          </Field>
+          <button type="submit" className="primary" disabled={action.pending}>
+            {t.settings.digest.save}
+          </button>
+        </form>
+      )}
+      <Notice text={notice} />
+      <ErrorBox error={action.error} />
+    </section>
+  )
+}
 
 const ApiKeys = () => {
   const { call } = useServices()

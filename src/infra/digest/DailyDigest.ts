@@ -1,0 +1,118 @@
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Cause, Context, Duration, Effect, Layer, Option, Schema } from "effect"
+import { isEmptyDigest, renderDigest } from "../../domain/digest/DigestEmail.js"
+import { DIGEST_FIRST_WINDOW, digestSlot } from "../../domain/digest/DigestSchedule.js"
+import { AppConfig } from "../config/AppConfig.js"
+import { clockNow } from "../db/ClockNow.js"
+import { EmailOutbox } from "../mail/EmailOutbox.js"
+import { DigestReads, DigestReadsLive } from "./DigestReads.js"
+
+/** What one pass did with the users it found due. */
+export interface DigestPass {
+  /** Digests queued in the e-mail outbox. */
+  readonly queued: number
+  /** Users with nothing to report: their day is recorded, no e-mail is sent. */
+  readonly empty: number
+  /** Users another worker took first (its digest_sends row won). */
+  readonly taken: number
+}
+
+type Outcome = keyof DigestPass
+
+/**
+ * The daily digest: `sendDue` finds the users whose Bucharest hour has come and who have no digest
+ * for today yet, and for each, in one transaction, claims the day (a `digest_sends` row, primary
+ * key user and Bucharest date) and queues the e-mail in the outbox. A second worker running the
+ * same pass waits on the first one's row and then finds it taken, so a user gets one digest a day
+ * however many workers run. Time is Effect's Clock.
+ */
+export class DailyDigest extends Context.Tag("DailyDigest")<
+  DailyDigest,
+  { readonly sendDue: Effect.Effect<DigestPass> }
+>() {}
+
+const DueUser = Schema.Struct({ id: Schema.String, tenant_id: Schema.String })
+
+export const DailyDigestLive = Layer.effect(
+  DailyDigest,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const reads = yield* DigestReads
+    const outbox = yield* EmailOutbox
+    const config = yield* AppConfig
+
+    const dueUsers = SqlSchema.findAll({
+      Request: Schema.Struct({ hour: Schema.Number, date: Schema.String }),
+      Result: DueUser,
+      execute: ({ hour, date }) => sql`
+        SELECT u.id::text, u.tenant_id::text FROM users u
+        WHERE u.digest_enabled AND u.digest_hour <= ${hour}
+          AND NOT EXISTS (SELECT 1 FROM digest_sends d WHERE d.user_id = u.id AND d.bucharest_date = ${date}::date)
+        ORDER BY u.id`
+    })
+
+    const previousEnd = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: Schema.Struct({ covered_to: Schema.DateFromSelf }),
+      execute: (userId) => sql`
+        SELECT covered_to FROM digest_sends WHERE user_id = ${userId} ORDER BY bucharest_date DESC LIMIT 1`
+    })
+
+    // ON CONFLICT DO NOTHING waits for a concurrent insert of the same day to commit, then yields no row.
+    const claimDay = SqlSchema.findAll({
+      Request: Schema.Struct({
+        userId: Schema.String,
+        date: Schema.String,
+        from: Schema.DateFromSelf,
+        to: Schema.DateFromSelf
+      }),
+      Result: Schema.Struct({ claimed: Schema.Boolean }),
+      execute: (input) => sql`
+        INSERT INTO digest_sends (user_id, bucharest_date, covered_from, covered_to)
+        VALUES (${input.userId}, ${input.date}::date, ${input.from}, ${input.to})
+        ON CONFLICT DO NOTHING
+        RETURNING true AS claimed`
+    })
+
+    const digestFor = (user: typeof DueUser.Type, date: string, now: Date) =>
+      sql.withTransaction(
+        Effect.gen(function* () {
+          const since = Option.match(yield* previousEnd(user.id), {
+            onNone: () => new Date(now.getTime() - Duration.toMillis(DIGEST_FIRST_WINDOW)),
+            onSome: (row) => row.covered_to
+          })
+          const claimed = yield* claimDay({ userId: user.id, date, from: since, to: now })
+          if (claimed.length === 0) return "taken" as Outcome
+          const facts = yield* reads.forTenant({ tenantId: user.tenant_id, since, now })
+          const content = { ...facts, now, appUrl: config.publicBaseUrl }
+          if (isEmptyDigest(content)) return "empty" as Outcome
+          const { subject, text, html } = renderDigest(content)
+          const emailId = yield* outbox.enqueueForUser(user.id, { subject, bodyText: text, bodyHtml: html })
+          yield* sql`UPDATE digest_sends SET email_id = ${emailId} WHERE user_id = ${user.id} AND bucharest_date = ${date}::date`
+          return "queued" as Outcome
+        })
+      )
+
+    return {
+      sendDue: Effect.gen(function* () {
+        const now = yield* clockNow
+        const slot = digestSlot(now.getTime())
+        const users = yield* dueUsers(slot)
+        const pass: Record<Outcome, number> = { queued: 0, empty: 0, taken: 0 }
+        for (const user of users) {
+          // One user's failure is logged and retried at the next pass; it does not stop the others.
+          const outcome = yield* digestFor(user, slot.date, now).pipe(
+            Effect.map(Option.some),
+            Effect.catchAllCause((cause) =>
+              Cause.isInterruptedOnly(cause)
+                ? Effect.failCause(cause)
+                : Effect.as(Effect.logWarning(`Daily digest of user ${user.id} failed`, cause), Option.none<Outcome>())
+            )
+          )
+          if (Option.isSome(outcome)) pass[outcome.value]++
+        }
+        return pass
+      }).pipe(Effect.orDie)
+    }
+  })
+).pipe(Layer.provide(DigestReadsLive))
