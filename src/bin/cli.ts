@@ -87,7 +87,33 @@ const describeFailure = (cause: Cause.Cause<unknown>): Option.Option<string> => 
 
 const cli = Command.run(root, { name: "tss", version: "0.1.0" })
 
-cli(process.argv).pipe(
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the ANSI escape is the point
+const ANSI_STYLE = /\u001b\[[0-9;]*m/g
+
+/**
+ * @effect/cli styles its help and usage errors with ANSI codes; a pipe, a file or NO_COLOR gets the
+ * plain text instead (each stream is judged on its own).
+ */
+const plainWhereNoTerminal = Effect.map(Console.consoleWith(Effect.succeed), (console): Console.Console => {
+  const plain = (isTerminal: boolean | undefined) => (args: ReadonlyArray<unknown>) =>
+    isTerminal && process.env.NO_COLOR === undefined
+      ? args
+      : args.map((arg) => (typeof arg === "string" ? arg.replace(ANSI_STYLE, "") : arg))
+  const forStdout = plain(process.stdout.isTTY)
+  const forStderr = plain(process.stderr.isTTY)
+  return {
+    ...console,
+    log: (...args) => console.log(...forStdout(args)),
+    error: (...args) => console.error(...forStderr(args)),
+    unsafe: {
+      ...console.unsafe,
+      log: (...args) => console.unsafe.log(...forStdout(args)),
+      error: (...args) => console.unsafe.error(...forStderr(args))
+    }
+  }
+})
+
+Effect.flatMap(plainWhereNoTerminal, (console) => Effect.withConsole(cli(process.argv), console)).pipe(
   Effect.tapErrorCause((cause) =>
     Cause.isInterruptedOnly(cause)
       ? Effect.void

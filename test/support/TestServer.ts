@@ -10,18 +10,18 @@ import { Secrets } from "../../src/infra/config/LocalSecrets.js"
 import { projectFile } from "../../src/infra/config/ProjectFiles.js"
 import { RateLimitingLive } from "../../src/infra/limits/RateLimits.js"
 import { RepositoriesLive } from "../../src/infra/Repositories.js"
-import { connectRedis, RedisConnection } from "../../src/infra/redis/RedisConnection.js"
 import { TestDatabaseLive, TestDatabaseUrl } from "./TestDatabase.js"
+import { TestRedisLive, testRedisUrl } from "./testRedis.js"
 
 /** Overrides of the test configuration; `rateLimits` may name only the limits a test cares about. */
 export type TestConfigOverrides = Omit<Partial<AppConfigShape>, "rateLimits"> & {
   readonly rateLimits?: Partial<AppConfigShape["rateLimits"]>
 }
 
-/** Configuration for tests: loopback, the file's database, Redis from REDIS_URL when set. */
+/** Configuration for tests: loopback, the file's database, the run's Redis when there is one. */
 export const testConfig = ({ rateLimits, ...overrides }: TestConfigOverrides = {}): AppConfigShape => ({
   databaseUrl: Option.none(),
-  redisUrl: Option.map(Option.fromNullable(process.env.REDIS_URL), Redacted.make),
+  redisUrl: Option.map(Option.fromNullable(testRedisUrl()), Redacted.make),
   port: 0,
   host: "127.0.0.1",
   publicBaseUrl: "http://127.0.0.1",
@@ -45,14 +45,6 @@ export const TestSecretsLive = Layer.sync(Secrets, () => ({
   masterKey: Redacted.make(randomBytes(32)),
   cursorSecret: Redacted.make(randomBytes(32))
 }))
-
-/** Real Redis when REDIS_URL is set (CI), else none (the in-process rate-limit store). */
-export const TestRedisLive = Layer.scoped(
-  RedisConnection,
-  process.env.REDIS_URL
-    ? Effect.map(connectRedis(process.env.REDIS_URL), Option.some).pipe(Effect.orDie)
-    : Effect.succeedNone
-)
 
 /** Everything a handler may need, on the test file's fresh database. */
 export const TestInfraLive = (overrides: TestConfigOverrides = {}) =>

@@ -6,6 +6,7 @@ import { buildWeb } from "../../scripts/build-web.mjs"
 import { migrate } from "../../src/infra/DatabaseSetup.js"
 import { startEmbeddedPostgres } from "../../src/infra/db/EmbeddedPostgres.js"
 import { databaseUrl, TEST_DB_PREFIX } from "./databaseNames.js"
+import { findTestRedis } from "./findTestRedis.js"
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -59,6 +60,7 @@ export default async function setup(project: TestProject) {
   project.provide("adminDatabaseUrl", adminUrl)
   project.provide("templateDatabase", template)
   project.provide("runDatabasePrefix", runPrefix)
+  project.provide("redisUrl", await findTestRedis())
 
   return async () => {
     const leftovers = await Effect.runPromise(
