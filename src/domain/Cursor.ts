@@ -8,8 +8,9 @@ import { Data, Either } from "effect"
  * The payload carries the position (the last served row's sort key), the snapshot bound (the
  * PostgreSQL snapshot page 1 was read in, `xmin:xmax:xip,…`; later pages read the score versions
  * that snapshot saw, so scores written, rescored or removed since neither enter, shift nor leave
- * the pages being read) and a fingerprint of the query's filters, so a cursor only continues the
- * query that produced it.
+ * the pages being read), for lists filtered by deadline the instant page 1 told open from closed
+ * tenders by (so a deadline passing mid-pagination moves no tender between pages), and a fingerprint
+ * of the query's filters, so a cursor only continues the query that produced it.
  */
 
 // 2: the bound became a pg_snapshot (it was a tender ingestion sequence); older cursors are refused.
@@ -20,6 +21,8 @@ export interface CursorPosition {
   readonly key: ReadonlyArray<string | number>
   /** The snapshot of page 1 as pg_snapshot text (`xmin:xmax:xip1,xip2,…`). */
   readonly bound: string
+  /** The instant (epoch milliseconds) page 1 separated open from closed tenders at, when the list filters by it. */
+  readonly asOf?: number
 }
 
 export type InvalidCursorReason = "malformed" | "signature" | "query_mismatch"
@@ -34,7 +37,13 @@ const sign = (secret: Uint8Array, body: string) => createHmac("sha256", secret).
 
 export const encodeCursor = (secret: Uint8Array, query: string, position: CursorPosition): string => {
   const body = Buffer.from(
-    JSON.stringify({ v: VERSION, q: query, k: position.key, b: position.bound }),
+    JSON.stringify({
+      v: VERSION,
+      q: query,
+      k: position.key,
+      b: position.bound,
+      ...(position.asOf === undefined ? {} : { t: position.asOf })
+    }),
     "utf8"
   ).toString("base64url")
   return `${body}.${sign(secret, body).toString("base64url")}`
@@ -65,16 +74,17 @@ export const decodeCursor = (
   } catch {
     return Either.left(new InvalidCursor({ reason: "malformed" }))
   }
-  const p = payload as { v?: unknown; q?: unknown; k?: unknown; b?: unknown }
+  const p = payload as { v?: unknown; q?: unknown; k?: unknown; b?: unknown; t?: unknown }
   if (
     p.v !== VERSION ||
     !Array.isArray(p.k) ||
     !p.k.every(isKeyPart) ||
     typeof p.b !== "string" ||
-    !SNAPSHOT_TEXT.test(p.b)
+    !SNAPSHOT_TEXT.test(p.b) ||
+    (p.t !== undefined && !(Number.isSafeInteger(p.t) && (p.t as number) >= 0))
   ) {
     return Either.left(new InvalidCursor({ reason: "malformed" }))
   }
   if (p.q !== query) return Either.left(new InvalidCursor({ reason: "query_mismatch" }))
-  return Either.right({ key: p.k, bound: p.b })
+  return Either.right({ key: p.k, bound: p.b, ...(typeof p.t === "number" ? { asOf: p.t } : {}) })
 }

@@ -225,6 +225,8 @@ const tendersQueries = (ctx: Ctx): ReadonlyArray<readonly [string, string]> => {
     ),
     ["limit repeated", `${company}&limit=1&limit=2`],
     ["minScore repeated", `${company}&minScore=1&minScore=2`],
+    ...STATUS_VALUES.map((v): readonly [string, string] => [`status=${JSON.stringify(v)}`, `${company}&status=${v}`]),
+    ["status repeated", `${company}&status=open&status=closed`],
     ["cursor garbage", `${company}&cursor=garbage`],
     ["cursor dots only", `${company}&cursor=..`],
     ["cursor empty", `${company}&cursor=`],
@@ -238,6 +240,9 @@ const tendersQueries = (ctx: Ctx): ReadonlyArray<readonly [string, string]> => {
     ]
   ]
 }
+
+/** Values `status` (key API list and export: open, closed, all) refuses. */
+const STATUS_VALUES = ["OPEN", "pending", "", "open,closed", "%FF", "%00", "open%20"]
 
 const exportQueries = (ctx: Ctx): ReadonlyArray<readonly [string, string]> => {
   const base = `companyId=${ctx.key.companyId}`
@@ -269,6 +274,7 @@ const exportQueries = (ctx: Ctx): ReadonlyArray<readonly [string, string]> => {
     ["range across the whole calendar", `${base}&from=0001-01-01&to=9999-12-31`],
     ["from repeated", `${base}&from=2026-01-01&from=2026-01-02&to=2026-01-31`],
     ["to repeated", `${base}&from=2026-01-01&to=2026-01-30&to=2026-01-31`],
+    ...STATUS_VALUES.map((v): readonly [string, string] => [`status=${JSON.stringify(v)}`, `${range}&status=${v}`]),
     ...["csv%20", "CSV", "xml", "", "json&format=csv"].map((f): readonly [string, string] => [
       `format=${JSON.stringify(f)}`,
       `${range}&format=${f}`
@@ -345,6 +351,30 @@ const appTendersQueries = (): ReadonlyArray<readonly [string, string]> => [
     `status=${v}`
   ]),
   ["minScore repeated", "minScore=1&minScore=2"],
+  ...["", "%20%20", "%00", "x".repeat(201)].map((v): readonly [string, string] => [
+    `q=${JSON.stringify(v.slice(0, 20))}`,
+    `q=${v}`
+  ]),
+  ...["Cluj-Napoca", "cluj", "", "RO113", "%FF"].map((v): readonly [string, string] => [
+    `county=${JSON.stringify(v)}`,
+    `county=${v}`
+  ]),
+  ...["45000000", "4500000-7", "45000000-77", "", "%00"].map((v): readonly [string, string] => [
+    `cpv=${JSON.stringify(v)}`,
+    `cpv=${v}`
+  ]),
+  ...["2026-02-30", "0000-01-01", "tomorrow", "", "2026-1-1"].flatMap(
+    (v): ReadonlyArray<readonly [string, string]> => [
+      [`deadlineFrom=${JSON.stringify(v)}`, `deadlineFrom=${v}`],
+      [`deadlineTo=${JSON.stringify(v)}`, `deadlineTo=${v}`]
+    ]
+  ),
+  ["deadlineTo before deadlineFrom", "deadlineFrom=2026-05-02&deadlineTo=2026-05-01"],
+  ...["title", "", "SCORE", "score,value"].map((v): readonly [string, string] => [
+    `sort=${JSON.stringify(v)}`,
+    `sort=${v}`
+  ]),
+  ["sort repeated", "sort=score&sort=value"],
   ["cursor garbage", "cursor=garbage"],
   ["cursor empty", "cursor="],
   // (Two LONGs plus the path and the access token would pass node's 16 KiB header limit: a 431.)

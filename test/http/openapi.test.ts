@@ -68,6 +68,13 @@ describe("the served OpenAPI document", () => {
       maximum: 100,
       default: 20
     })
+    // `status` documents its default (all) on the key API, where the spec is silent.
+    for (const path of ["/api/v1/tenders", "/api/v1/export/tenders"]) {
+      expect(parameter(path, "status")).toMatchObject({
+        enum: ["open", "closed", "all"],
+        description: expect.stringContaining("`all` (the default)")
+      })
+    }
     expect(parameter("/api/v1/cpv", "limit")).toMatchObject({ type: "integer", minimum: 1, maximum: 50, default: 20 })
     expect(parameter("/api/v1/alerts", "limit")).toMatchObject({
       type: "integer",
@@ -150,7 +157,10 @@ export const checks = [
   assert<Equal<TendersOk["headers"]["X-API-Credits-Remaining"], number>>(),
   assert<Equal<AppTendersQuery["limit"], number | undefined>>(),
   assert<Equal<AppTendersQuery["minScore"], number | undefined>>(),
-  assert<Equal<AppTendersQuery["status"], "open" | "closed" | undefined>>(),
+  assert<Equal<AppTendersQuery["status"], "open" | "closed" | "all" | undefined>>(),
+  assert<Equal<AppTendersQuery["sort"], "score" | "deadline" | "value" | undefined>>(),
+  assert<Equal<TendersQuery["status"], "open" | "closed" | "all" | undefined>>(),
+  assert<Equal<ExportQuery["status"], "open" | "closed" | "all" | undefined>>(),
   assert<Equal<CpvQuery["q"], string>>(),
   assert<Equal<CpvQuery["limit"], number | undefined>>(),
   assert<Equal<AppFactors["semantic"]["reason"], string | undefined>>(),

@@ -121,6 +121,143 @@ describe("the browser app", () => {
     expectNoProblems(problems)
   })
 
+  it("filters the tenders by words, county, CPV and deadline window, sorts them, and keeps the filters on reload", async () => {
+    const { page, problems } = await session({ width: 1280, height: 900 })
+    await (await companyPage(page, /Drumuri/)).click()
+    await page.waitForSelector("[data-testid=tender]")
+    const fold = (text: string) =>
+      text
+        .normalize("NFD")
+        .replace(/\p{M}+/gu, "")
+        .toLowerCase()
+    /** Waits until the list has settled (no request in flight) and reads its items. */
+    const items = async () => {
+      await page.waitForFunction(() => !document.querySelector("[aria-busy=true]"))
+      await new Promise((resolve) => setTimeout(resolve, 150))
+      await page.waitForFunction(() => !document.querySelector("[aria-busy=true]"))
+      return page.$$eval("[data-testid=tender]", (lis) =>
+        lis.map((li) => ({
+          title: li.querySelector("a.title")?.textContent ?? "",
+          meta: li.querySelector(".muted.small")?.textContent ?? "",
+          text: li.textContent ?? ""
+        }))
+      )
+    }
+    const total = async () => {
+      await items()
+      return (await page.waitForSelector("[data-testid=tender-total]"))!.evaluate((el) => el.textContent ?? "")
+    }
+    /** A date input changed as a user would (React listens to the input event). */
+    const setDate = (selector: string, value: string) =>
+      page.$eval(
+        selector,
+        (input, v) => {
+          const setter = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value")!.set!
+          setter.call(input, v)
+          input.dispatchEvent(new Event("input", { bubbles: true }))
+        },
+        value
+      )
+    const deadlines = (list: ReadonlyArray<{ text: string }>) =>
+      list.map((item) => {
+        const match = /Termen: (\d{2})\.(\d{2})\.(\d{4})/.exec(item.text)
+        return match === null ? null : `${match[3]}-${match[2]}-${match[1]}`
+      })
+    const ronValues = (list: ReadonlyArray<{ text: string }>) =>
+      list.map((item) => {
+        const match = /([\d.]+) RON/.exec(item.text)
+        return match === null ? -1 : Number(match[1]!.replaceAll(".", ""))
+      })
+
+    const all = await items()
+    expect(all.length).toBeGreaterThan(0)
+
+    // Words: typed without diacritics, they find titles or authorities written with them.
+    const word = fold(all[0]!.title)
+      .split(/[^a-z0-9]+/)
+      .find((w) => w.length >= 6)!
+    await page.type("[data-testid=search]", word.toUpperCase())
+    await page.waitForFunction((w) => window.location.search.includes(`q=${w.toUpperCase()}`), {}, word)
+    const found = await items()
+    expect(found.length).toBeGreaterThan(0)
+    for (const item of found) expect(fold(`${item.title} ${item.meta}`)).toContain(word)
+    await page.$eval("[data-testid=search]", (input) => {
+      const setter = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value")!.set!
+      setter.call(input, "")
+      input.dispatchEvent(new Event("input", { bubbles: true }))
+    })
+    await page.waitForFunction(() => !window.location.search.includes("q="))
+
+    // County: every listed authority is of the chosen county.
+    const county = (await items()).map((item) => item.meta.split(" · ")[1]).find((c) => c !== undefined)!
+    await page.select("[data-testid=county]", county)
+    await page.waitForFunction(() => window.location.search.includes("county="))
+    const inCounty = await items()
+    expect(inCounty.length).toBeGreaterThan(0)
+    for (const item of inCounty) expect(item.meta.endsWith(` · ${county}`)).toBe(true)
+    await page.select("[data-testid=county]", "")
+
+    // CPV: picked by its Romanian label; the filter shows the label with comma-below letters.
+    await page.type("[data-testid=cpv-filter] [data-testid=cpv-search]", "lucrari de constructii")
+    await page.waitForSelector("[data-testid=cpv-filter] [data-testid=cpv-result][data-code='45000000-7']")
+    await page.click("[data-testid=cpv-filter] [data-testid=cpv-result][data-code='45000000-7']")
+    await page.waitForSelector("[data-testid=cpv-label]")
+    expect(await page.$eval("[data-testid=cpv-label]", (el) => el.textContent)).toMatch(/^Lucrări de construcții/)
+    await page.waitForFunction(() => window.location.search.includes("cpv=45000000-7"))
+    const construction = await items()
+    expect(construction.length).toBeGreaterThan(0)
+    // A code no demo tender has empties the list, and says how to widen it.
+    await page.click("[data-testid=cpv-filter] [data-testid=cpv-chosen] button")
+    await page.type("[data-testid=cpv-filter] [data-testid=cpv-search]", "03111100")
+    await page.waitForSelector("[data-testid=cpv-filter] [data-testid=cpv-result]")
+    await page.click("[data-testid=cpv-filter] [data-testid=cpv-result]")
+    await page.waitForFunction(() => window.location.search.includes("cpv=03111100"))
+    expect(await items()).toEqual([])
+    await page.click("[data-testid=cpv-filter] [data-testid=cpv-chosen] button")
+    await page.waitForFunction(() => !window.location.search.includes("cpv="))
+
+    // Sort by deadline: nearest first; by value: largest first, unknown last.
+    await page.select("[data-testid=sort]", "deadline")
+    await page.waitForFunction(() => window.location.search.includes("sort=deadline"))
+    const byDeadline = deadlines(await items()).filter((d): d is string => d !== null)
+    expect(byDeadline.length).toBeGreaterThan(1)
+    expect(byDeadline).toEqual([...byDeadline].sort())
+    await page.select("[data-testid=sort]", "value")
+    await page.waitForFunction(() => window.location.search.includes("sort=value"))
+    const byValue = ronValues(await items())
+    expect(byValue).toEqual([...byValue].sort((a, b) => b - a))
+
+    // Deadline window: every listed deadline falls within it (Bucharest days, both ends included).
+    await page.select("[data-testid=sort]", "deadline")
+    const from = byDeadline[0]!
+    const to = byDeadline[Math.min(2, byDeadline.length - 1)]!
+    await setDate("[data-testid=deadline-from]", from)
+    await setDate("[data-testid=deadline-to]", to)
+    await page.waitForFunction(() => window.location.search.includes("deadlineTo="))
+    const windowed = deadlines(await items())
+    expect(windowed.length).toBeGreaterThan(0)
+    for (const day of windowed) expect(day !== null && day >= from && day <= to, String(day)).toBe(true)
+
+    // Closed tenders sorted by deadline; the filters survive a reload (they live in the address).
+    await setDate("[data-testid=deadline-from]", "")
+    await setDate("[data-testid=deadline-to]", "")
+    await page.select("[data-testid=status]", "closed")
+    await page.waitForFunction(() => window.location.search.includes("status=closed"))
+    const closedCount = await total()
+    await page.reload()
+    await page.waitForSelector("[data-testid=tender-total]")
+    expect(await page.$eval("[data-testid=status]", (el) => (el as HTMLSelectElement).value)).toBe("closed")
+    expect(await page.$eval("[data-testid=sort]", (el) => (el as HTMLSelectElement).value)).toBe("deadline")
+    expect(await total()).toBe(closedCount)
+    for (const item of await items()) expect(item.text).toContain("închisă")
+
+    // Clearing the filters returns to the open tenders by score.
+    await page.click("[data-testid=clear-filters]")
+    await page.waitForFunction(() => window.location.search === "")
+    expect((await items()).map((item) => item.title)).toEqual(all.map((item) => item.title))
+    expectNoProblems(problems)
+  })
+
   it("opens a tender: the five factors as a bar chart, each with its reason, and the original notice", async () => {
     const { page, problems } = await session({ width: 1000, height: 1100 })
     await (await companyPage(page, /Drumuri/)).click()

@@ -44,6 +44,11 @@ const COUNTY_BY_NUTS3: Record<string, string> = {
   RO424: "Timiș"
 }
 
+/** The 41 counties and București, in Romanian alphabetical order: the app's county filter offers these. */
+export const ROMANIAN_COUNTIES: ReadonlyArray<string> = Object.values(COUNTY_BY_NUTS3).sort((a, b) =>
+  a.localeCompare(b, "ro")
+)
+
 /** The Romanian county of a NUTS code (level 3 or finer), or null (other countries, coarser codes). */
 export const countyFromNuts = (code: string | undefined): string | null =>
   code === undefined ? null : (COUNTY_BY_NUTS3[code.trim().toUpperCase().slice(0, 5)] ?? null)

@@ -2,8 +2,11 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import * as ApiError from "../../domain/ApiErrors.js"
 import { Verdict } from "../../domain/scoring/Verdict.js"
+import { ROMANIAN_COUNTIES } from "../../domain/tenders/Counties.js"
 import { AccessTokenAuth } from "../AccessTokenAuth.js"
-import { QueryInteger } from "../Inputs.js"
+import { CalendarDate } from "../export/ExportApi.js"
+import { NonEmptyText, QueryInteger } from "../Inputs.js"
+import { CpvCode } from "../tenders/TendersApi.js"
 import { errors } from "../WireErrors.js"
 
 /** A scored tender as the browser app lists it (camelCase, as the rest of the account API). */
@@ -32,8 +35,14 @@ export const AppTenderList = Schema.Struct({
   })
 })
 
-/** Whether a tender can still be bid on: deadline in the future (or unknown) vs. past. */
-export const TenderStatus = Schema.Literal("open", "closed")
+/** Whether a tender can still be bid on: deadline in the future (or unknown) vs. past; `all` is both. */
+export const TenderStatus = Schema.Literal("open", "closed", "all")
+
+/** The orders of the app's list: best score first, nearest deadline first, largest value first. */
+export const TenderSort = Schema.Literal("score", "deadline", "value")
+export type TenderSort = typeof TenderSort.Type
+
+export const County = Schema.Literal(...(ROMANIAN_COUNTIES as [string, ...Array<string>]))
 
 /** Page size when `limit` is absent. */
 export const APP_TENDERS_DEFAULT_LIMIT = 20
@@ -49,9 +58,45 @@ export const AppTenderListQuery = Schema.Struct({
     }),
     { exact: true }
   ),
-  status: Schema.optionalWith(TenderStatus, { exact: true }).annotations({
-    description: "`open`: deadline in the future or unknown; `closed`: deadline passed. Absent: both."
-  }),
+  status: Schema.optionalWith(
+    TenderStatus.annotations({
+      description:
+        "`open`: deadline after now (exact timestamp) or unknown, and not cancelled; `closed`: the rest; `all` or absent: both."
+    }),
+    { exact: true }
+  ),
+  q: Schema.optionalWith(
+    NonEmptyText(200).annotations({
+      description: "Every word in the title or the contracting authority's name (diacritics and case ignored)"
+    }),
+    { exact: true }
+  ),
+  county: Schema.optionalWith(
+    County.annotations({ description: "The contracting authority's county (diacritics and case ignored)" }),
+    { exact: true }
+  ),
+  cpv: Schema.optionalWith(
+    CpvCode.annotations({
+      description:
+        "`NNNNNNNN-D`: tenders whose main or an additional CPV code lies under it (same leading digits, trailing zeros of the code ignored)"
+    }),
+    { exact: true }
+  ),
+  deadlineFrom: Schema.optionalWith(
+    CalendarDate.annotations({ description: "Deadline on or after this day (Europe/Bucharest)" }),
+    { exact: true }
+  ),
+  deadlineTo: Schema.optionalWith(
+    CalendarDate.annotations({ description: "Deadline on or before this day (Europe/Bucharest), inclusive" }),
+    { exact: true }
+  ),
+  sort: Schema.optionalWith(
+    TenderSort.annotations({
+      description:
+        "`score` (default): score desc, publish date desc; `deadline`: nearest first, none last; `value`: estimated value in RON desc, unknown last. Ties by tender id."
+    }),
+    { exact: true }
+  ),
   limit: Schema.optionalWith(
     QueryInteger({
       minimum: 1,
@@ -109,7 +154,7 @@ export class AppTendersApi extends HttpApiGroup.make("appTenders")
       .addError(errors(ApiError.InvalidCursor))
       .annotate(
         OpenApi.Description,
-        "Ordered by score (desc), publish date (desc), tender id. Cursor pagination: pass `meta.nextCursor` as `cursor` with the same minScore and status. Costs no credits. Another account's company, like an unknown one, is 404."
+        "Ordered by score (desc), publish date (desc), tender id. Other orders with `sort`. Cursor pagination: pass `meta.nextCursor` as `cursor` with the same filters and sort. A deadline window with `deadlineTo` before `deadlineFrom` is 400. Costs no credits. Another account's company, like an unknown one, is 404."
       )
   )
   .add(

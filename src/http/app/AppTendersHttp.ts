@@ -3,8 +3,14 @@ import { Clock, Effect, Layer, Option } from "effect"
 import * as ApiError from "../../domain/ApiErrors.js"
 import { queryFingerprint } from "../../domain/Cursor.js"
 import type { FactorReasons } from "../../domain/scoring/Reasons.js"
-import { type AppTenderDetailRow, AppTenderReads, type AppTenderRow } from "../../infra/scoring/AppTenderReads.js"
-import type { ListPosition } from "../../infra/scoring/ScoredTendersRepo.js"
+import {
+  type AppListPosition,
+  type AppListSort,
+  type AppTenderDetailRow,
+  AppTenderReads,
+  type AppTenderRow,
+  searchWords
+} from "../../infra/scoring/AppTenderReads.js"
 import { ScoreReasons } from "../../infra/scoring/ScoreReasons.js"
 import { storedBreakdown } from "../../infra/scoring/StoredFactors.js"
 import { CurrentAccount } from "../AccessTokenAuth.js"
@@ -52,12 +58,36 @@ const toDetail = (row: AppTenderDetailRow, reasons: FactorReasons | undefined) =
     }
   })
 
-const listPosition = (key: ReadonlyArray<string | number>): Option.Option<ListPosition> => {
-  const [score, publishKey, tenderId] = key
-  return key.length === 3 && typeof score === "number" && typeof publishKey === "string" && typeof tenderId === "string"
-    ? Option.some({ score, publishKey, tenderId })
-    : Option.none()
-}
+/** A cursor's sort key read back as the position of the order `sort` (the fingerprint binds the order). */
+const listPosition =
+  (sort: AppListSort) =>
+  (key: ReadonlyArray<string | number>): Option.Option<AppListPosition> => {
+    if (sort === "score") {
+      const [score, publishKey, tenderId] = key
+      return key.length === 3 &&
+        typeof score === "number" &&
+        typeof publishKey === "string" &&
+        typeof tenderId === "string"
+        ? Option.some({ sort, score, publishKey, tenderId })
+        : Option.none()
+    }
+    const [first, tenderId] = key
+    if (key.length !== 2 || typeof tenderId !== "string") return Option.none()
+    if (sort === "deadline")
+      return typeof first === "string" ? Option.some({ sort, deadlineKey: first, tenderId }) : Option.none()
+    return typeof first === "number" ? Option.some({ sort, value: first, tenderId }) : Option.none()
+  }
+
+/** The sort key of a served row in the order `sort`, for the next cursor. */
+const sortKey = (sort: AppListSort, row: AppTenderRow): ReadonlyArray<string | number> =>
+  sort === "deadline"
+    ? [row.deadline_key, row.id]
+    : sort === "value"
+      ? [row.estimated_value_ron ?? -1, row.id]
+      : [row.score, row.publish_key, row.id]
+
+const badQuery = (path: string, message: string) =>
+  new ApiError.ValidationError({ message, details: [{ path, message }] })
 
 const noCompany = () => new ApiError.NotFound({ message: "No such company" })
 
@@ -73,15 +103,43 @@ export const AppTendersHttpLive = HttpApiBuilder.group(Api, "appTenders", (handl
           const companyId = path.companyId.toLowerCase()
           const minScore = urlParams.minScore ?? 0
           const limit = urlParams.limit ?? APP_TENDERS_DEFAULT_LIMIT
-          const status = Option.fromNullable(urlParams.status)
-          const query = queryFingerprint(["app-tenders", companyId, minScore, urlParams.status ?? "all"])
-          const { after, bound } = yield* cursors.resume(query, urlParams.cursor, listPosition)
+          const status = urlParams.status ?? "all"
+          const sort = urlParams.sort ?? "score"
+          const { deadlineFrom, deadlineTo } = urlParams
+          if (deadlineFrom !== undefined && deadlineTo !== undefined && deadlineTo < deadlineFrom) {
+            return yield* badQuery("deadlineTo", "must not be before deadlineFrom")
+          }
+          const words = urlParams.q === undefined ? [] : searchWords(urlParams.q)
+          const filters = {
+            words,
+            county: Option.fromNullable(urlParams.county),
+            cpv: Option.fromNullable(urlParams.cpv),
+            deadlineFrom: Option.fromNullable(deadlineFrom),
+            deadlineTo: Option.fromNullable(deadlineTo)
+          }
+          const query = queryFingerprint([
+            "app-tenders",
+            companyId,
+            minScore,
+            status,
+            sort,
+            words.join(" "),
+            urlParams.county ?? "",
+            urlParams.cpv ?? "",
+            deadlineFrom ?? "",
+            deadlineTo ?? ""
+          ])
+          const { after, bound, asOf: cursorAsOf } = yield* cursors.resume(query, urlParams.cursor, listPosition(sort))
+          // Open and closed are told apart as of page 1: a deadline passing between pages moves nothing.
+          const asOf = cursorAsOf ?? (yield* Clock.currentTimeMillis)
           const page = yield* reads.listPage({
             tenantId: account.tenantId,
             companyId,
             minScore,
             status,
-            now: new Date(yield* Clock.currentTimeMillis),
+            now: new Date(asOf),
+            filters,
+            sort,
             bound: Option.fromNullable(bound),
             after,
             take: limit + 1
@@ -92,7 +150,7 @@ export const AppTendersHttpLive = HttpApiBuilder.group(Api, "appTenders", (handl
           const hasMore = page.rows.length > limit
           const nextCursor =
             hasMore && last !== undefined
-              ? cursors.encode(query, { key: [last.score, last.publish_key, last.id], bound: page.bound })
+              ? cursors.encode(query, { key: sortKey(sort, last), bound: page.bound, asOf })
               : null
           return { data: served.map(toItem), meta: { total: page.total, limit, nextCursor, hasMore } }
         })

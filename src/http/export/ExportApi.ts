@@ -4,7 +4,7 @@ import * as ApiError from "../../domain/ApiErrors.js"
 import { Verdict } from "../../domain/scoring/Verdict.js"
 import { ApiKeyAuthExport } from "../ApiKeyAuth.js"
 import { isCalendarDate, QueryInteger } from "../Inputs.js"
-import { CpvCode, CreditsBlock, UtcTimestamp } from "../tenders/TendersApi.js"
+import { CpvCode, CreditsBlock, ListStatusParam, UtcTimestamp } from "../tenders/TendersApi.js"
 import { errors } from "../WireErrors.js"
 
 const Percent = Schema.Int.pipe(Schema.between(0, 100))
@@ -66,6 +66,7 @@ export const ExportQuery = Schema.Struct({
   from: CalendarDate,
   to: CalendarDate,
   format: Schema.optionalWith(Schema.Literal("json", "csv"), { exact: true }),
+  status: Schema.optionalWith(ListStatusParam, { exact: true }),
   limit: Schema.optionalWith(
     QueryInteger({
       minimum: 1,
@@ -145,7 +146,7 @@ export class ExportApi extends HttpApiGroup.make("export")
       .annotate(OpenApi.Summary, "Bulk export of scored tenders, JSON or CSV")
       .annotate(
         OpenApi.Description,
-        "Tenders published between `from` and `to` (dates in Europe/Bucharest, both inclusive; at most 90 days apart), oldest first. `format=csv` answers `text/csv; charset=utf-8` (UTF-8 with BOM, header row, RFC 4180 quoting, arrays joined with `;`, nulls empty) as an attachment `svc-export-<date>.csv`, with the page state in headers `X-Next-Cursor` (absent on the last page), `X-Has-More`, `X-Export-Count`, `X-Exported-At`. Cost: 1 credit per row; a page the balance cannot fully pay is cut to what it pays for (402 when it pays for nothing). Every response to a valid key carries `X-API-Credits-Cost` and `X-API-Credits-Remaining`."
+        "Tenders published between `from` and `to` (dates in Europe/Bucharest, both inclusive; at most 90 days apart), oldest first; `status` keeps only the open or the closed ones (default `all`). A cursor continues only the query (companyId, from, to, status) that issued it. `format=csv` answers `text/csv; charset=utf-8` (UTF-8 with BOM, header row, RFC 4180 quoting, arrays joined with `;`, nulls empty) as an attachment `svc-export-<date>.csv`, with the page state in headers `X-Next-Cursor` (absent on the last page), `X-Has-More`, `X-Export-Count`, `X-Exported-At`. Cost: 1 credit per row; a page the balance cannot fully pay is cut to what it pays for (402 when it pays for nothing). Every response to a valid key carries `X-API-Credits-Cost` and `X-API-Credits-Remaining`."
       )
   )
   .middleware(ApiKeyAuthExport)

@@ -97,19 +97,39 @@ export const ExportHttpLive = HttpApiBuilder.group(Api, "export", (handlers) =>
         const { from, to } = urlParams
         const limit = yield* checkedLimit(urlParams)
         const companyId = urlParams.companyId.toLowerCase()
+        const status = urlParams.status ?? "all"
         // The format and page size are not part of the binding: JSON and CSV pages may be mixed.
-        const query = queryFingerprint(["export", companyId, from, to])
+        // `all` keeps the fingerprint cursors had before `status` existed.
+        const query = queryFingerprint(
+          status === "all" ? ["export", companyId, from, to] : ["export", companyId, from, to, status]
+        )
         const resumed = yield* cursors.resume(query, urlParams.cursor, exportPosition)
+        // Open and closed are told apart as of page 1: a deadline passing between pages moves nothing.
+        const asOf = resumed.asOf ?? (yield* Clock.currentTimeMillis)
 
         const caller = yield* requireOwnCompany(companyId)
         const bound = resumed.bound ?? (yield* repo.snapshotBound)
-        const rows = yield* repo.exportPage({ companyId, from, to, bound, after: resumed.after, take: limit + 1 })
+        const rows = yield* repo.exportPage({
+          companyId,
+          from,
+          to,
+          status,
+          now: new Date(asOf),
+          bound,
+          after: resumed.after,
+          take: limit + 1
+        })
         const { served, hasMore, nextCursor, charge } = yield* servePaidPage({
           caller,
           rows,
           limit,
           reason: "GET /api/v1/export/tenders",
-          cursorAfter: (last) => cursors.encode(query, { key: [last.publish_key, last.tender_id], bound })
+          cursorAfter: (last) =>
+            cursors.encode(query, {
+              key: [last.publish_key, last.tender_id],
+              bound,
+              ...(status === "all" ? {} : { asOf })
+            })
         })
         const exportedAt = new Date(yield* Clock.currentTimeMillis)
 

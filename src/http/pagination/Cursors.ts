@@ -12,10 +12,14 @@ const messages = {
 const invalidCursor = (message: string = messages.malformed) =>
   new ApiError.InvalidCursor({ message, details: [{ path: "cursor", message }] })
 
-/** Where a page resumes: after the row `after` (none on page 1), within the snapshot `bound` (fixed by page 1). */
+/**
+ * Where a page resumes: after the row `after` (none on page 1), within the snapshot `bound` and, for
+ * lists filtered by deadline, as of the instant `asOf` (both fixed by page 1).
+ */
 export interface Resumption<Position> {
   readonly after: Option.Option<Position>
   readonly bound: string | undefined
+  readonly asOf: number | undefined
 }
 
 /** Cursor codec bound to the process's signing secret; failures are 400 INVALID_CURSOR. */
@@ -34,10 +38,12 @@ export const makeCursors = Effect.map(Secrets, ({ cursorSecret }) => {
       cursor: string | undefined,
       readKey: (key: CursorPosition["key"]) => Option.Option<Position>
     ): Effect.Effect<Resumption<Position>, ApiError.InvalidCursor> => {
-      if (cursor === undefined) return Effect.succeed({ after: Option.none(), bound: undefined })
+      if (cursor === undefined) return Effect.succeed({ after: Option.none(), bound: undefined, asOf: undefined })
       return Effect.flatMap(decode(query, cursor), (position) => {
         const after = readKey(position.key)
-        return Option.isNone(after) ? Effect.fail(invalidCursor()) : Effect.succeed({ after, bound: position.bound })
+        return Option.isNone(after)
+          ? Effect.fail(invalidCursor())
+          : Effect.succeed({ after, bound: position.bound, asOf: position.asOf })
       })
     }
   }

@@ -81,6 +81,15 @@ export const TenderScore = Schema.Struct({
   meta: Schema.Struct({ credits: CreditsBlock })
 })
 
+/**
+ * `status` of the list and the export (our addition to spec 2.2 and 2.4). Absent is `all`: the spec
+ * lists every scored tender, and a narrower default would silently change totals and costs.
+ */
+export const ListStatusParam = Schema.Literal("open", "closed", "all").annotations({
+  description:
+    "`open`: the deadline is strictly after the time of the request (page 1's, for later pages), or unknown, and the procedure is not cancelled; `closed`: every other tender (deadline at or before that time, or cancelled); `all` (the default): both."
+})
+
 /** Page size of the list when `limit` is absent. */
 export const LIST_DEFAULT_LIMIT = 20
 
@@ -90,6 +99,7 @@ export const ListQuery = Schema.Struct({
     QueryInteger({ minimum: 0, maximum: 100, default: 0, description: "Only tenders scoring at least this" }),
     { exact: true }
   ),
+  status: Schema.optionalWith(ListStatusParam, { exact: true }),
   limit: Schema.optionalWith(
     QueryInteger({ minimum: 1, maximum: 100, default: LIST_DEFAULT_LIMIT, description: "Items per page" }),
     { exact: true }
@@ -108,7 +118,7 @@ export class TendersApi extends HttpApiGroup.make("tenders")
       .annotate(OpenApi.Summary, "Scored tenders of a company, best first")
       .annotate(
         OpenApi.Description,
-        `Ordered by score (desc), publish date (desc), tender id. Cursor pagination: pass meta.next_cursor as \`cursor\` with the same companyId and minScore; pages reflect the tenders known when page 1 was read. Cost: 1 credit per item; a page the balance cannot fully pay is cut to what it pays for (402 when it pays for nothing). ${creditHeaders}`
+        `Ordered by score (desc), publish date (desc), tender id. Cursor pagination: pass meta.next_cursor as \`cursor\` with the same companyId, minScore and status; pages reflect the tenders known when page 1 was read. Cost: 1 credit per item; a page the balance cannot fully pay is cut to what it pays for (402 when it pays for nothing). ${creditHeaders}`
       )
   )
   .add(

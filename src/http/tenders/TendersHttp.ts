@@ -1,5 +1,5 @@
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
-import { Effect, Layer, Option } from "effect"
+import { Clock, Effect, Layer, Option } from "effect"
 import * as ApiError from "../../domain/ApiErrors.js"
 import { queryFingerprint } from "../../domain/Cursor.js"
 import type { Factors } from "../../domain/scoring/Model.js"
@@ -87,10 +87,17 @@ export const TendersHttpLive = HttpApiBuilder.group(Api, "tenders", (handlers) =
           const companyId = urlParams.companyId.toLowerCase()
           const minScore = urlParams.minScore ?? 0
           const limit = urlParams.limit ?? LIST_DEFAULT_LIMIT
-          // Page size is not part of the binding: a client may change it between pages.
-          const query = queryFingerprint(["tenders", companyId, minScore])
+          const status = urlParams.status ?? "all"
+          // Page size is not part of the binding: a client may change it between pages. `all` keeps
+          // the fingerprint cursors had before `status` existed, so they stay valid.
+          const query = queryFingerprint(
+            status === "all" ? ["tenders", companyId, minScore] : ["tenders", companyId, minScore, status]
+          )
 
-          const { after, bound: cursorBound } = yield* cursors.resume(query, urlParams.cursor, listPosition)
+          const resumed = yield* cursors.resume(query, urlParams.cursor, listPosition)
+          const { after, bound: cursorBound } = resumed
+          // Open and closed are told apart as of page 1: a deadline passing between pages moves nothing.
+          const asOf = resumed.asOf ?? (yield* Clock.currentTimeMillis)
 
           const caller = yield* ApiCaller
           // The page statement also checks the company is the caller's. Page 1 fixes the snapshot;
@@ -100,6 +107,8 @@ export const TendersHttpLive = HttpApiBuilder.group(Api, "tenders", (handlers) =
             tenantId: caller.tenantId,
             companyId,
             minScore,
+            status,
+            now: new Date(asOf),
             bound: Option.fromNullable(cursorBound),
             after,
             take: limit + 1
@@ -110,7 +119,12 @@ export const TendersHttpLive = HttpApiBuilder.group(Api, "tenders", (handlers) =
             rows,
             limit,
             reason: "GET /api/v1/tenders",
-            cursorAfter: (last) => cursors.encode(query, { key: [last.score, last.publish_key, last.tender_id], bound })
+            cursorAfter: (last) =>
+              cursors.encode(query, {
+                key: [last.score, last.publish_key, last.tender_id],
+                bound,
+                ...(status === "all" ? {} : { asOf })
+              })
           })
 
           // Prebuilt wire JSON (a test decodes it with TenderList): schema encoding costs half the throughput.

@@ -1,18 +1,62 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { Verdict } from "../../domain/scoring/Verdict.js"
+import { foldForMatching } from "../../domain/tenders/RomanianText.js"
 import { isoMicrosText } from "../db/TimestampText.js"
-import type { ListPosition } from "./ScoredTendersRepo.js"
+import type { ListPosition, ListStatus } from "./ScoredTendersRepo.js"
 import type { StoredFactors } from "./StoredFactors.js"
 
 /**
- * Reads of scored tenders for the browser app (access tokens, no credits): the ranked list of a
- * company with an open/closed filter, and one tender with its breakdown and CPV labels. The order
- * and snapshot are the key API's (ScoredTendersRepo), so both cursors mean the same thing; these
- * reads are not on the key API's measured hot path, so they run through SqlClient.
+ * Reads of scored tenders for the browser app (access tokens, no credits): the list of a company
+ * with the filters a consultant uses daily (open/closed, words, county, CPV, deadline window) in
+ * one of three orders, and one tender with its breakdown and CPV labels. The score order and the
+ * snapshot are the key API's (ScoredTendersRepo), so both cursors mean the same thing; these reads
+ * are not on the key API's measured hot path, so they run through SqlClient. The filters scan the
+ * company's score rows (a few thousand at most), as the total already does: no index of their own.
  */
 
-export type TenderStatus = "open" | "closed"
+export type TenderStatus = ListStatus
+
+/** The orders of the list; each has its own cursor position. */
+export type AppListSort = "score" | "deadline" | "value"
+
+/**
+ * Where a page resumes, by order: the score order's (score, publish key, id); the deadline's
+ * (deadline as microsecond text, `infinity` when there is none, id); the value's (value in RON,
+ * -1 when unknown, id).
+ */
+export type AppListPosition =
+  | ({ readonly sort: "score" } & ListPosition)
+  | { readonly sort: "deadline"; readonly deadlineKey: string; readonly tenderId: string }
+  | { readonly sort: "value"; readonly value: number; readonly tenderId: string }
+
+/** The filters besides score and status; none narrows when absent. */
+export interface AppListFilters {
+  /** Words that must all occur in the title or the authority's name, diacritics and case ignored. */
+  readonly words: ReadonlyArray<string>
+  readonly county: Option.Option<string>
+  /** The CPV code whose subtree the main or an additional code must lie in. */
+  readonly cpv: Option.Option<string>
+  /** Days (Europe/Bucharest), both inclusive; a tender without a deadline is outside any window. */
+  readonly deadlineFrom: Option.Option<string>
+  readonly deadlineTo: Option.Option<string>
+}
+
+/** The words of a search, folded as the SQL side folds the title (diacritics, case). */
+export const searchWords = (text: string): ReadonlyArray<string> =>
+  foldForMatching(text)
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((word) => word !== "")
+
+/** The significant leading digits of a CPV code: `45233000-9` covers every code starting `45233`. */
+export const cpvPrefix = (code: string): string => code.slice(0, 8).replace(/0+$/, "").padEnd(2, "0")
+
+// Diacritics folded in SQL as migrations 0010's scoring_text_keys does (both cases, then lower()).
+const FOLD_FROM = "ăâîșțşţĂÂÎȘȚŞŢáàäéèëêíìïóòöôúùüûçñÁÀÄÉÈËÊÍÌÏÓÒÖÔÚÙÜÛÇÑ"
+const FOLD_TO = "aaiststAAISTSTaaaeeeeiiioooouuuucnAAAEEEEIIIOOOOUUUUCN"
+
+/** LIKE metacharacters of a word, escaped. */
+const likeEscape = (word: string) => word.replace(/[\\%_]/g, (c) => `\\${c}`)
 
 /** Values are read as `float8` (numbers); fractions and confidence rounded in SQL. */
 export const AppTenderRow = Schema.Struct({
@@ -29,7 +73,9 @@ export const AppTenderRow = Schema.Struct({
   publish_date: Schema.DateFromSelf,
   source_url: Schema.String,
   /** The exact sort position (microseconds) for cursors. */
-  publish_key: Schema.String
+  publish_key: Schema.String,
+  /** The deadline order's position: the deadline in microseconds, `infinity` when there is none. */
+  deadline_key: Schema.String
 })
 export interface AppTenderRow extends Schema.Schema.Type<typeof AppTenderRow> {}
 
@@ -66,9 +112,23 @@ const PageRequest = Schema.Struct({
   companyId: Schema.String,
   minScore: Schema.Number,
   bound: Schema.String,
-  status: Schema.OptionFromSelf(Schema.Literal("open", "closed")),
+  status: Schema.Literal("all", "open", "closed"),
   now: Schema.DateFromSelf,
-  after: Schema.OptionFromSelf(ListPositionSchema),
+  filters: Schema.Struct({
+    words: Schema.Array(Schema.String),
+    county: Schema.OptionFromSelf(Schema.String),
+    cpv: Schema.OptionFromSelf(Schema.String),
+    deadlineFrom: Schema.OptionFromSelf(Schema.String),
+    deadlineTo: Schema.OptionFromSelf(Schema.String)
+  }),
+  sort: Schema.Literal("score", "deadline", "value"),
+  after: Schema.OptionFromSelf(
+    Schema.Union(
+      Schema.Struct({ sort: Schema.Literal("score"), ...ListPositionSchema.fields }),
+      Schema.Struct({ sort: Schema.Literal("deadline"), deadlineKey: Schema.String, tenderId: Schema.String }),
+      Schema.Struct({ sort: Schema.Literal("value"), value: Schema.Number, tenderId: Schema.String })
+    )
+  ),
   take: Schema.Number
 })
 
@@ -76,12 +136,14 @@ export interface AppListQuery {
   readonly tenantId: string
   readonly companyId: string
   readonly minScore: number
-  readonly status: Option.Option<TenderStatus>
-  /** The instant that separates open from closed tenders (the service's clock). */
+  readonly status: TenderStatus
+  /** The instant that separates open from closed tenders (the service's clock, page 1's). */
   readonly now: Date
+  readonly filters: AppListFilters
+  readonly sort: AppListSort
   /** None on page 1: the snapshot is taken now and returned. */
   readonly bound: Option.Option<string>
-  readonly after: Option.Option<ListPosition>
+  readonly after: Option.Option<AppListPosition>
   readonly take: number
 }
 
@@ -116,7 +178,8 @@ export const AppTenderReadsLive = Layer.effect(
       a.name AS authority, a.county AS authority_county, t.deadline,
       t.estimated_value_ron::float8 AS estimated_value_ron, t.estimated_value_eur::float8 AS estimated_value_eur,
       s.tender_publish_date AS publish_date, t.source_url,
-      ${isoMicrosText("s.tender_publish_date")} AS publish_key`)
+      ${isoMicrosText("s.tender_publish_date")} AS publish_key,
+      CASE WHEN t.deadline IS NULL THEN 'infinity' ELSE ${isoMicrosText("t.deadline")} END AS deadline_key`)
 
     // The bound is page 1's snapshot (as the key API's list): later pages read the score rows as
     // page 1 saw them, current rows written before it and versions replaced since.
@@ -146,21 +209,76 @@ export const AppTenderReadsLive = Layer.effect(
          WHERE ${within} AND NOT pg_visible_in_snapshot(superseded_xid, ${snapshot}))
       )`
     }
-    const statusOf = (input: typeof PageRequest.Encoded) =>
-      Option.match(input.status, {
+    const folded = (column: string) => sql.literal(`lower(translate(${column}, '${FOLD_FROM}', '${FOLD_TO}'))`)
+    const bucharestDayStart = (day: string, plusDays: number) =>
+      sql`(${day}::date + ${plusDays}::int)::timestamp AT TIME ZONE 'Europe/Bucharest'`
+
+    /** Status and the filters, on the score row's tender `t` and its authority `a`. */
+    const filtersOf = (input: typeof PageRequest.Encoded) => {
+      const { filters } = input
+      const parts = [
+        input.status === "open"
+          ? sql`AND (t.deadline IS NULL OR t.deadline > ${input.now}) AND t.cancelled_at IS NULL`
+          : input.status === "closed"
+            ? sql`AND (t.deadline <= ${input.now} OR t.cancelled_at IS NOT NULL)`
+            : sql``,
+        ...filters.words.map(
+          (word) =>
+            sql`AND (${folded("t.title")} LIKE ${`%${likeEscape(word)}%`} OR ${folded("a.name")} LIKE ${`%${likeEscape(word)}%`})`
+        ),
+        Option.match(filters.county, {
+          onNone: () => sql``,
+          onSome: (county) => sql`AND ${folded("a.county")} = ${foldForMatching(county)}`
+        }),
+        Option.match(filters.cpv, {
+          onNone: () => sql``,
+          onSome: (code) =>
+            sql`AND EXISTS (SELECT 1 FROM unnest(array_prepend(t.main_cpv, t.additional_cpvs)) AS c(code)
+                            WHERE c.code LIKE ${`${cpvPrefix(code)}%`})`
+        }),
+        Option.match(filters.deadlineFrom, {
+          onNone: () => sql``,
+          onSome: (day) => sql`AND t.deadline >= ${bucharestDayStart(day, 0)}`
+        }),
+        Option.match(filters.deadlineTo, {
+          onNone: () => sql``,
+          onSome: (day) => sql`AND t.deadline < ${bucharestDayStart(day, 1)}`
+        })
+      ]
+      return sql.join(" ", false)(parts)
+    }
+
+    const deadlineOrder = sql.literal("coalesce(t.deadline, 'infinity'::timestamptz)")
+    const valueOrder = sql.literal("coalesce(t.estimated_value_ron::float8, -1)")
+    const orderOf = (input: typeof PageRequest.Encoded) =>
+      input.sort === "deadline"
+        ? sql`ORDER BY ${deadlineOrder}, s.tender_id`
+        : input.sort === "value"
+          ? sql`ORDER BY ${valueOrder} DESC, s.tender_id`
+          : sql`ORDER BY s.overall_score DESC, s.tender_publish_date DESC, s.tender_id`
+    const afterOf = (input: typeof PageRequest.Encoded) =>
+      Option.match(input.after, {
         onNone: () => sql``,
-        onSome: (status) =>
-          status === "open"
-            ? sql`AND (t.deadline IS NULL OR t.deadline > ${input.now}) AND t.cancelled_at IS NULL`
-            : sql`AND (t.deadline <= ${input.now} OR t.cancelled_at IS NOT NULL)`
+        onSome: (p) =>
+          p.sort === "deadline"
+            ? sql`AND (${deadlineOrder}, s.tender_id) > (${p.deadlineKey}::timestamptz, ${p.tenderId}::uuid)`
+            : p.sort === "value"
+              ? sql`AND (${valueOrder} < ${p.value}::float8
+                         OR (${valueOrder} = ${p.value}::float8 AND s.tender_id > ${p.tenderId}::uuid))`
+              : sql`
+            AND s.overall_score <= ${p.score}
+            AND (s.overall_score < ${p.score} OR s.tender_publish_date < ${p.publishKey}::timestamptz
+                 OR (s.tender_publish_date = ${p.publishKey}::timestamptz AND s.tender_id > ${p.tenderId}::uuid))`
       })
 
     const pageTotal = SqlSchema.single({
       Request: PageRequest,
       Result: Schema.Struct({ total: Schema.Number }),
       execute: (input) => sql`
-        SELECT count(*)::int AS total FROM ${scoresOf(input)} s JOIN tenders t ON t.id = s.tender_id
-        WHERE true ${statusOf(input)}`
+        SELECT count(*)::int AS total FROM ${scoresOf(input)} s
+        JOIN tenders t ON t.id = s.tender_id
+        JOIN contracting_authorities a ON a.id = t.authority_id
+        WHERE true ${filtersOf(input)}`
     })
     const pageRows = SqlSchema.findAll({
       Request: PageRequest,
@@ -170,15 +288,8 @@ export const AppTenderReadsLive = Layer.effect(
         FROM ${scoresOf(input)} s
         JOIN tenders t ON t.id = s.tender_id
         JOIN contracting_authorities a ON a.id = t.authority_id
-        WHERE true ${statusOf(input)}
-        ${Option.match(input.after, {
-          onNone: () => sql``,
-          onSome: (p) => sql`
-            AND s.overall_score <= ${p.score}
-            AND (s.overall_score < ${p.score} OR s.tender_publish_date < ${p.publishKey}::timestamptz
-                 OR (s.tender_publish_date = ${p.publishKey}::timestamptz AND s.tender_id > ${p.tenderId}::uuid))`
-        })}
-        ORDER BY s.overall_score DESC, s.tender_publish_date DESC, s.tender_id
+        WHERE true ${filtersOf(input)} ${afterOf(input)}
+        ${orderOf(input)}
         LIMIT ${input.take}`
     })
     const detailRow = SqlSchema.findOne({

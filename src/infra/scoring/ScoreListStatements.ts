@@ -48,12 +48,26 @@ type ListPageHead = readonly [
 const listOrder = "overall_score DESC, tender_publish_date DESC, tender_id"
 
 /**
+ * Which tenders a list shows by their deadline: `open` ones can still be bid on (deadline strictly
+ * after the instant `now`, or none, and the procedure not cancelled: AppTenderReads means the same),
+ * `closed` ones are the rest, `all` is both.
+ */
+export type ListStatus = "all" | "open" | "closed"
+
+/** The status condition on a score row's `tender_id`, `now` being the parameter holding the instant. */
+const tenderFilter = (status: ListStatus, now: string) => {
+  if (status === "all") return ""
+  const open = `t.cancelled_at IS NULL AND (t.deadline IS NULL OR t.deadline > ${now}::timestamptz)`
+  return `AND ${status === "open" ? "" : "NOT "}EXISTS (SELECT 1 FROM tenders t WHERE t.id = tender_id AND ${open})`
+}
+
+/**
  * Page 1: checks that the company is the caller's ($5: tenant; `owned`, and nothing is read
  * otherwise) and returns, on every row, the statement's own snapshot (`pg_current_snapshot()`, the
  * cursor's bound: exactly what this page saw) and the total within it: one round trip per page.
  * Re-planning it on every request cost more than running it, hence prepared statements.
  */
-const firstPageText = `
+const firstPageText = (status: ListStatus = "all") => `
     WITH b AS (
       SELECT EXISTS (SELECT 1 FROM companies WHERE id = $1 AND tenant_id = $5::uuid) AS owned
     )
@@ -62,13 +76,14 @@ const firstPageText = `
     FROM b
     CROSS JOIN LATERAL (
       SELECT count(*)::int AS total FROM tender_scores WHERE b.owned AND company_id = $1 AND overall_score >= $2
+        ${tenderFilter(status, "$6")}
     ) c
     LEFT JOIN LATERAL (
       SELECT ${listColumns}
       FROM tender_scores v
       JOIN tenders t ON t.id = v.tender_id
       JOIN contracting_authorities a ON a.id = t.authority_id
-      WHERE b.owned AND v.company_id = $1 AND v.overall_score >= $2
+      WHERE b.owned AND v.company_id = $1 AND v.overall_score >= $2 ${tenderFilter(status, "$6")}
       ORDER BY v.overall_score DESC, v.tender_publish_date DESC, v.tender_id
       LIMIT $4
     ) p ON true
@@ -91,20 +106,20 @@ const snapshotVersions = (extra: string, limit?: string) => `
        ${limit === undefined ? "" : `ORDER BY ${listOrder} ${limit}`})`
 
 /** A later page: the rows after position ($6 score, $7 publish key, $8 tender id) within the snapshot $3 of page 1. */
-const laterPageText = `
+const laterPageText = (status: ListStatus = "all") => `
     WITH b AS (
       SELECT EXISTS (SELECT 1 FROM companies WHERE id = $1 AND tenant_id = $5::uuid) AS owned, $3::pg_snapshot AS snap
     )
     SELECT b.owned, b.snap::text AS bound, c.total, p.*
     FROM b
     CROSS JOIN LATERAL (
-      SELECT count(*)::int AS total FROM (${snapshotVersions("AND b.owned")}) v
+      SELECT count(*)::int AS total FROM (${snapshotVersions(`AND b.owned ${tenderFilter(status, "$9")}`)}) v
     ) c
     LEFT JOIN LATERAL (
       SELECT ${listColumns}
       FROM (${snapshotVersions(
         `AND b.owned AND overall_score <= $6 AND (overall_score < $6 OR tender_publish_date < $7::timestamptz
-             OR (tender_publish_date = $7::timestamptz AND tender_id > $8::uuid))`,
+             OR (tender_publish_date = $7::timestamptz AND tender_id > $8::uuid)) ${tenderFilter(status, "$9")}`,
         "LIMIT $4"
       )}) v
       JOIN tenders t ON t.id = v.tender_id
@@ -129,11 +144,32 @@ export const ScoreListStatements = {
   ),
 
   /** Page 1 (no position yet): takes the snapshot. Both page statements return at least one row. */
-  listPage: statement<ListPageHead, ListPageRow>("tss_list_page", firstPageText),
+  listPage: statement<ListPageHead, ListPageRow>("tss_list_page", firstPageText()),
 
   /** A page after the position (score, publish key, tender id) of the previous page's last row, in page 1's snapshot. */
   listPageAfter: statement<
     readonly [...ListPageHead, score: number, publishKey: string, tenderId: string],
     ListPageRow
-  >("tss_list_page_after", laterPageText)
+  >("tss_list_page_after", laterPageText()),
+
+  /** Page 1 of the open or the closed tenders as of the instant $6. */
+  listPageOf: {
+    open: statement<readonly [...ListPageHead, now: Date], ListPageRow>("tss_list_page_open", firstPageText("open")),
+    closed: statement<readonly [...ListPageHead, now: Date], ListPageRow>(
+      "tss_list_page_closed",
+      firstPageText("closed")
+    )
+  },
+
+  /** A later page of the open or the closed tenders as of the instant $9 (page 1's). */
+  listPageAfterOf: {
+    open: statement<
+      readonly [...ListPageHead, score: number, publishKey: string, tenderId: string, now: Date],
+      ListPageRow
+    >("tss_list_page_after_open", laterPageText("open")),
+    closed: statement<
+      readonly [...ListPageHead, score: number, publishKey: string, tenderId: string, now: Date],
+      ListPageRow
+    >("tss_list_page_after_closed", laterPageText("closed"))
+  }
 } as const

@@ -3,9 +3,9 @@ import { Context, Effect, Layer, Option, Schema } from "effect"
 import { Verdict } from "../../domain/scoring/Verdict.js"
 import { makeRunPrepared } from "../db/PreparedStatements.js"
 import { isoMicrosText, isoMillisText } from "../db/TimestampText.js"
-import { type ListPageRow, ScoreListStatements, type TenderListRow } from "./ScoreListStatements.js"
+import { type ListPageRow, type ListStatus, ScoreListStatements, type TenderListRow } from "./ScoreListStatements.js"
 
-export type { TenderListRow }
+export type { ListStatus, TenderListRow }
 
 /**
  * Reads of scored tenders for the key API: the ranked list, one score breakdown, the export.
@@ -32,6 +32,9 @@ export interface ListPageQuery {
   readonly tenantId: string
   readonly companyId: string
   readonly minScore: number
+  readonly status: ListStatus
+  /** The instant separating open from closed tenders (unused for `all`). */
+  readonly now: Date
   /** The snapshot of page 1 (pg_snapshot text); none on page 1: the page statement takes it itself. */
   readonly bound: Option.Option<string>
   readonly after: Option.Option<ListPosition>
@@ -43,6 +46,9 @@ export interface ExportPageQuery {
   /** Dates in Europe/Bucharest, both inclusive. */
   readonly from: string
   readonly to: string
+  readonly status: ListStatus
+  /** The instant separating open from closed tenders (unused for `all`). */
+  readonly now: Date
   readonly bound: string
   readonly after: Option.Option<ExportPosition>
   readonly take: number
@@ -142,10 +148,26 @@ export const ScoredTendersRepoLive = Layer.effect(
 
     const listPage = (input: ListPageQuery) => {
       const head = [input.companyId, input.minScore, Option.getOrNull(input.bound), input.take, input.tenantId] as const
-      return Option.match(input.after, {
-        onNone: () => runPrepared(ScoreListStatements.listPage, head),
-        onSome: (p) => runPrepared(ScoreListStatements.listPageAfter, [...head, p.score, p.publishKey, p.tenderId])
-      }).pipe(
+      const status = input.status
+      const rows =
+        status === "all"
+          ? Option.match(input.after, {
+              onNone: () => runPrepared(ScoreListStatements.listPage, head),
+              onSome: (p) =>
+                runPrepared(ScoreListStatements.listPageAfter, [...head, p.score, p.publishKey, p.tenderId])
+            })
+          : Option.match(input.after, {
+              onNone: () => runPrepared(ScoreListStatements.listPageOf[status], [...head, input.now]),
+              onSome: (p) =>
+                runPrepared(ScoreListStatements.listPageAfterOf[status], [
+                  ...head,
+                  p.score,
+                  p.publishKey,
+                  p.tenderId,
+                  input.now
+                ])
+            })
+      return rows.pipe(
         Effect.map((rows) => ({
           // The statement always returns at least one row.
           owned: rows[0]!.owned,
@@ -172,6 +194,14 @@ export const ScoredTendersRepoLive = Layer.effect(
 
     const decodeExportRows = Schema.decodeUnknown(Schema.Array(ExportRow))
 
+    // As ScoreListStatements' status filter: open is not cancelled and a deadline after `now` or none.
+    const exportStatus = (input: ExportPageQuery) => {
+      if (input.status === "all") return sql``
+      const open = sql`EXISTS (SELECT 1 FROM tenders t WHERE t.id = tender_id AND t.cancelled_at IS NULL
+        AND (t.deadline IS NULL OR t.deadline > ${input.now}))`
+      return input.status === "open" ? sql`AND ${open}` : sql`AND NOT ${open}`
+    }
+
     const exportPage = (input: ExportPageQuery) => {
       // The same row filter on both branches of the snapshot (current rows, then replaced versions).
       const within = sql`
@@ -183,7 +213,8 @@ export const ScoredTendersRepoLive = Layer.effect(
             onNone: () => sql``,
             onSome: (p) =>
               sql`AND (tender_publish_date, tender_id) > (${p.publishKey}::timestamptz, ${p.tenderId}::uuid)`
-          })}`
+          })}
+          ${exportStatus(input)}`
       const columns = sql.literal(
         "tender_id, overall_score, verdict, score_cpv, score_semantic, score_keyword, score_value_fit, score_historical, tender_publish_date"
       )

@@ -1,4 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from "react"
+import { ROMANIAN_COUNTIES } from "../../domain/tenders/Counties.js"
+import { normalizeRomanianText } from "../../domain/tenders/RomanianText.js"
 import { useServices } from "../AppContext.js"
 import type { AppError } from "../api/errors.js"
 import { toAppError } from "../api/errors.js"
@@ -7,8 +9,84 @@ import { daysLeft, formatDate, formatMoney } from "../format.js"
 import { useLoad } from "../hooks.js"
 import { Link, paths } from "../router.js"
 import { t } from "../strings.js"
+import { CpvPicker } from "./CpvPicker.js"
 
 type Status = "all" | "open" | "closed"
+type Sort = "score" | "deadline" | "value"
+
+/** The list's filters; each also lives in the page's query string, so a reload or a shared link keeps them. */
+interface Filters {
+  readonly minScore: number
+  readonly status: Status
+  readonly q: string
+  readonly county: string
+  readonly cpv: string
+  readonly deadlineFrom: string
+  readonly deadlineTo: string
+  readonly sort: Sort
+}
+
+const DEFAULT_FILTERS: Filters = {
+  minScore: 0,
+  status: "open",
+  q: "",
+  county: "",
+  cpv: "",
+  deadlineFrom: "",
+  deadlineTo: "",
+  sort: "score"
+}
+
+const MIN_SCORES = [0, 20, 40, 50, 60, 70, 80, 90]
+const SEARCH_DELAY_MS = 300
+const DAY = /^\d{4}-\d{2}-\d{2}$/
+
+/** Filters from the query string; a value the list does not offer falls back to its default. */
+const filtersFromUrl = (search: string): Filters => {
+  const params = new URLSearchParams(search)
+  const get = (name: keyof Filters) => params.get(name) ?? ""
+  const minScore = Number(get("minScore"))
+  const status = get("status")
+  const sort = get("sort")
+  return {
+    minScore: MIN_SCORES.includes(minScore) ? minScore : DEFAULT_FILTERS.minScore,
+    status: status === "all" || status === "closed" ? status : DEFAULT_FILTERS.status,
+    q: get("q"),
+    county: ROMANIAN_COUNTIES.includes(get("county")) ? get("county") : "",
+    cpv: /^\d{8}-\d$/.test(get("cpv")) ? get("cpv") : "",
+    deadlineFrom: DAY.test(get("deadlineFrom")) ? get("deadlineFrom") : "",
+    deadlineTo: DAY.test(get("deadlineTo")) ? get("deadlineTo") : "",
+    sort: sort === "deadline" || sort === "value" ? sort : DEFAULT_FILTERS.sort
+  }
+}
+
+/** The query string of the filters that differ from the defaults. */
+const filtersToUrl = (filters: Filters): string => {
+  const params = new URLSearchParams()
+  for (const [name, value] of Object.entries(filters)) {
+    if (value !== DEFAULT_FILTERS[name as keyof Filters]) params.set(name, String(value))
+  }
+  const query = params.toString()
+  return query === "" ? "" : `?${query}`
+}
+
+/** The API's query of the filters (empty ones left out; a window with its ends swapped is put right). */
+const toUrlParams = (filters: Filters) => {
+  const [from, to] =
+    filters.deadlineFrom !== "" && filters.deadlineTo !== "" && filters.deadlineTo < filters.deadlineFrom
+      ? [filters.deadlineTo, filters.deadlineFrom]
+      : [filters.deadlineFrom, filters.deadlineTo]
+  return {
+    minScore: filters.minScore,
+    status: filters.status,
+    sort: filters.sort,
+    ...(filters.q.trim() === "" ? {} : { q: filters.q.trim() }),
+    ...(filters.county === "" ? {} : { county: filters.county }),
+    ...(filters.cpv === "" ? {} : { cpv: filters.cpv }),
+    ...(from === "" ? {} : { deadlineFrom: from }),
+    ...(to === "" ? {} : { deadlineTo: to })
+  }
+}
 
 interface TenderItem {
   readonly id: string
@@ -47,8 +125,33 @@ export const TendersScreen = ({ companyId }: { readonly companyId: string }) => 
     () => call((c) => c.companies.get({ path: { id: companyId } })).then((r) => r.data),
     [companyId]
   )
-  const [minScore, setMinScore] = useState(0)
-  const [status, setStatus] = useState<Status>("open")
+  const [filters, setFilters] = useState<Filters>(() => filtersFromUrl(window.location.search))
+  const set = (change: Partial<Filters>) => setFilters((current) => ({ ...current, ...change }))
+  // The search box answers as one types; the list follows once typing pauses.
+  const [search, setSearch] = useState(filters.q)
+  useEffect(() => {
+    const timer = window.setTimeout(
+      () => setFilters((current) => (current.q === search ? current : { ...current, q: search })),
+      SEARCH_DELAY_MS
+    )
+    return () => window.clearTimeout(timer)
+  }, [search])
+  useEffect(() => {
+    window.history.replaceState(null, "", `${window.location.pathname}${filtersToUrl(filters)}`)
+  }, [filters])
+  const cpvLabel = useLoad(
+    () =>
+      filters.cpv === ""
+        ? Promise.resolve(undefined)
+        : call((c) => c.cpv.search({ urlParams: { q: filters.cpv.slice(0, 8), limit: 1 } })).then(
+            // The CPV table's labels carry cedilla letters (ş ţ); Romanian writes comma-below ones.
+            (r) => {
+              const label = r.data.find((entry) => entry.code === filters.cpv)?.labelRo
+              return label === undefined ? undefined : normalizeRomanianText(label)
+            }
+          ),
+    [filters.cpv]
+  )
   const [list, setList] = useState<ListState>(initial)
   // Each filter change starts a new generation; answers of an older one are dropped.
   const generation = useRef(0)
@@ -65,9 +168,8 @@ export const TendersScreen = ({ companyId }: { readonly companyId: string }) => 
         c.appTenders.list({
           path: { companyId },
           urlParams: {
-            minScore,
+            ...toUrlParams(filters),
             limit: PAGE_SIZE,
-            ...(status === "all" ? {} : { status }),
             ...(cursor === null ? {} : { cursor })
           }
         })
@@ -91,11 +193,11 @@ export const TendersScreen = ({ companyId }: { readonly companyId: string }) => 
         }
       )
     },
-    [call, companyId, minScore, status, list.cursor]
+    [call, companyId, filters, list.cursor]
   )
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: a filter change restarts the list.
-  useEffect(() => loadPage(true), [companyId, minScore, status])
+  useEffect(() => loadPage(true), [companyId, filters])
 
   // More pages on scroll: a sentinel below the list asks for the next page when it comes into view.
   const sentinel = useRef<HTMLDivElement>(null)
@@ -114,7 +216,7 @@ export const TendersScreen = ({ companyId }: { readonly companyId: string }) => 
   }, [])
 
   const now = new Date()
-  const filtered = minScore > 0 || status !== "open"
+  const filtered = filtersToUrl(filters) !== ""
   return (
     <section>
       <div className="heading">
@@ -127,11 +229,11 @@ export const TendersScreen = ({ companyId }: { readonly companyId: string }) => 
           <span className="field-label">{t.tenders.minScore}</span>
           <select
             name="minScore"
-            value={minScore}
-            onChange={(e) => setMinScore(Number(e.target.value))}
+            value={filters.minScore}
+            onChange={(e) => set({ minScore: Number(e.target.value) })}
             data-testid="min-score"
           >
-            {[0, 20, 40, 50, 60, 70, 80, 90].map((value) => (
+            {MIN_SCORES.map((value) => (
               <option key={value} value={value}>
                 {value}
               </option>
@@ -142,8 +244,8 @@ export const TendersScreen = ({ companyId }: { readonly companyId: string }) => 
           <span className="field-label">{t.tenders.status}</span>
           <select
             name="status"
-            value={status}
-            onChange={(e) => setStatus(e.target.value as Status)}
+            value={filters.status}
+            onChange={(e) => set({ status: e.target.value as Status })}
             data-testid="status"
           >
             <option value="open">{t.tenders.statusOpen}</option>
@@ -151,6 +253,92 @@ export const TendersScreen = ({ companyId }: { readonly companyId: string }) => 
             <option value="all">{t.tenders.statusAll}</option>
           </select>
         </label>
+        <label className="field inline">
+          <span className="field-label">{t.tenders.sort}</span>
+          <select
+            name="sort"
+            value={filters.sort}
+            onChange={(e) => set({ sort: e.target.value as Sort })}
+            data-testid="sort"
+          >
+            <option value="score">{t.tenders.sortScore}</option>
+            <option value="deadline">{t.tenders.sortDeadline}</option>
+            <option value="value">{t.tenders.sortValue}</option>
+          </select>
+        </label>
+        <label className="field inline">
+          <span className="field-label">{t.tenders.search}</span>
+          <input
+            type="search"
+            name="q"
+            value={search}
+            placeholder={t.tenders.searchPlaceholder}
+            maxLength={200}
+            onChange={(e) => setSearch(e.target.value)}
+            data-testid="search"
+          />
+        </label>
+        <label className="field inline">
+          <span className="field-label">{t.tenders.county}</span>
+          <select
+            name="county"
+            value={filters.county}
+            onChange={(e) => set({ county: e.target.value })}
+            data-testid="county"
+          >
+            <option value="">{t.tenders.countyAll}</option>
+            {ROMANIAN_COUNTIES.map((county) => (
+              <option key={county} value={county}>
+                {county}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="field inline">
+          <span className="field-label">{t.tenders.deadlineFrom}</span>
+          <input
+            type="date"
+            name="deadlineFrom"
+            value={filters.deadlineFrom}
+            onChange={(e) => set({ deadlineFrom: e.target.value })}
+            data-testid="deadline-from"
+          />
+        </label>
+        <label className="field inline">
+          <span className="field-label">{t.tenders.deadlineTo}</span>
+          <input
+            type="date"
+            name="deadlineTo"
+            value={filters.deadlineTo}
+            onChange={(e) => set({ deadlineTo: e.target.value })}
+            data-testid="deadline-to"
+          />
+        </label>
+        <div className="field inline cpv-filter" data-testid="cpv-filter">
+          <span className="field-label">{t.tenders.cpv}</span>
+          <CpvPicker
+            value={filters.cpv === "" ? [] : [filters.cpv]}
+            onChange={(codes) => set({ cpv: codes[codes.length - 1] ?? "" })}
+          />
+          {filters.cpv !== "" && cpvLabel.data !== undefined && (
+            <span className="muted small" data-testid="cpv-label">
+              {cpvLabel.data}
+            </span>
+          )}
+        </div>
+        {filtered && (
+          <button
+            type="button"
+            className="link"
+            onClick={() => {
+              setSearch("")
+              setFilters(DEFAULT_FILTERS)
+            }}
+            data-testid="clear-filters"
+          >
+            {t.tenders.clearFilters}
+          </button>
+        )}
         {list.total !== undefined && (
           <span className="muted" data-testid="tender-total">
             {t.tenders.total(list.total)}
