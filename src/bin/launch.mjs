@@ -3,7 +3,8 @@
 // second `npm start` must be up in under 3 s; esbuild's bundle of our code plus the Effect packages
 // (tree-shaken, other dependencies left external) loads in about half the time. The bundle is rebuilt
 // only when a source file or the lockfile is newer than it. `all-in-one` and `api` serve the browser
-// app, so they first build it into dist/web (scripts/build-web.mjs: also skipped when up to date).
+// app, so they also build it into dist/web (scripts/build-web.mjs: also skipped when up to date),
+// at the same time as the server bundle.
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
@@ -28,7 +29,8 @@ const newestSource = () => {
 }
 const bundleTime = () => (fs.existsSync(outfile) ? fs.statSync(outfile).mtimeMs : 0)
 
-if (bundleTime() < newestSource()) {
+const buildServer = async () => {
+  if (bundleTime() >= newestSource()) return
   const { build } = await import("esbuild")
   const isEffect = (specifier) => /^(effect|@effect\/[^/]+)(\/|$)/.test(specifier)
   await build({
@@ -55,7 +57,8 @@ if (bundleTime() < newestSource()) {
     ]
   })
 }
-if (name === "all-in-one" || name === "api") {
+const buildBrowserApp = async () => {
+  if (name !== "all-in-one" && name !== "api") return
   const { buildWeb } = await import(pathToFileURL(path.join(root, "scripts", "build-web.mjs")).href)
   try {
     await buildWeb({ log: (line) => console.error(line) })
@@ -64,5 +67,7 @@ if (name === "all-in-one" || name === "api") {
     process.exit(1)
   }
 }
+// Both builds at once: esbuild works in its own process, so on a fresh clone the two overlap.
+await Promise.all([buildServer(), buildBrowserApp()])
 process.setSourceMapsEnabled(true)
 await import(pathToFileURL(outfile).href)
