@@ -8,6 +8,8 @@ import { UsersRepo } from "../infra/accounts/UsersRepo.js"
 import { WatchlistsRepo } from "../infra/accounts/WatchlistsRepo.js"
 import { ApiKeysRepo } from "../infra/auth/ApiKeysRepo.js"
 import { inTransaction } from "../infra/db/Transaction.js"
+import { JobQueue } from "../infra/queue/JobQueue.js"
+import { RescoreCompany } from "../infra/scoring/ScoringJobKinds.js"
 import { ScoringService } from "../infra/scoring/ScoringService.js"
 import { TENDER_CHUNK_SIZE, TenderStore } from "../infra/tenders/TenderStore.js"
 import {
@@ -136,11 +138,18 @@ export const databaseIsEmpty = Effect.flatMap(TenantsRepo, (tenants) => tenants.
 
 /**
  * Seeds the demo, then scores its tenders as an import does: every stored tender, the new ones
- * raising the companies' first alerts.
+ * raising the companies' first alerts. That scores every demo company against every tender with
+ * its final profile, so the rescores its creation and each of its watchlists queued (three a
+ * company) would only redo it: they are settled, not run.
  */
 export const seedDemoAndScore = Effect.gen(function* () {
   const seeded = yield* seedDemo
   const scoring = yield* ScoringService
   yield* scoring.scoreTenders(seeded.tenderIds, { isNew: seeded.newTenderIds })
+  const jobs = yield* JobQueue
+  yield* jobs.settleQueued(
+    RescoreCompany,
+    seeded.companyIds.map((companyId) => ({ companyId }))
+  )
   return seeded
 })

@@ -208,13 +208,16 @@ describe("ops CLI", () => {
     )
     expect(new Set(watchlists.map((w) => w.company_id))).toEqual(new Set(seeded.companyIds))
     // Companies and watchlists go through their repositories, which queue each company's rescore
-    // (other tests of this file create companies of their own tenants: only this tenant's count).
-    const rescores = await query<{ company_id: string }>(
-      (sql) => sql`SELECT j.payload->>'companyId' AS company_id FROM jobs j
+    // (other tests of this file create companies of their own tenants: only this tenant's count);
+    // the seed has just scored every company, so those rescores are settled, never run.
+    const rescores = await query<{ company_id: string; status: string }>(
+      (sql) => sql`SELECT j.payload->>'companyId' AS company_id, j.status FROM jobs j
                    JOIN companies c ON c.id::text = j.payload->>'companyId'
                    WHERE j.kind = 'company.rescore' AND c.tenant_id = ${seeded.tenantId}`
     )
     expect(new Set(rescores.map((job) => job.company_id))).toEqual(new Set(seeded.companyIds))
+    expect(rescores).toHaveLength(3 * DEMO_COMPANIES.length)
+    expect(new Set(rescores.map((job) => job.status))).toEqual(new Set(["done"]))
     const [tenders] = await query<{ count: number; counties: number; future: number }>(
       (sql) => sql`
         SELECT count(*)::int AS count, count(DISTINCT a.county)::int AS counties,
