@@ -39,12 +39,15 @@ const demoCompanies = Effect.gen(function* () {
   return companies.filter((company) => company.active).map(({ name, id }): BannerCompany => ({ name, id }))
 })
 
+/** By name, so the first and later starts list them alike (the seed creates them in one instant). */
 const companyLines = (companies: ReadonlyArray<BannerCompany>) =>
   companies.length === 0
     ? []
     : [
         "    Companies: (companyId for /api/v1/tenders?companyId=…)",
-        ...companies.map(({ name, id }) => `               ${id}  ${name}`)
+        ...[...companies]
+          .sort((a, b) => a.name.localeCompare(b.name, "ro"))
+          .map(({ name, id }) => `               ${id}  ${name}`)
       ]
 
 /** Whether live ingestion runs, and how to turn it on when it does not. */
@@ -85,7 +88,7 @@ const Banner = Layer.effectDiscard(
     const ingest = yield* Effect.option(ingestConfig)
     const seeded = yield* FirstStart
     const companies = Option.match(seeded, {
-      // Seeded now: the ids are known, in the order of DEMO_COMPANIES.
+      // Seeded now: the ids are known (in the order of DEMO_COMPANIES).
       onSome: ({ companyIds }) =>
         Effect.succeed(companyIds.map((id, i): BannerCompany => ({ id, name: DEMO_COMPANIES[i]?.name ?? "" }))),
       onNone: () => demoCompanies

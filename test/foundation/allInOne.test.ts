@@ -85,7 +85,9 @@ describe("npm start (all-in-one)", () => {
     expect(first.stdout).toContain("    API key:   svc_")
     // The demo companies' ids, so /api/v1/tenders?companyId=… can be called with the key at once.
     const companies = bannerCompanies(first.stdout)
-    expect(companies.map((c) => c.name)).toEqual(DEMO_COMPANIES.map((c) => c.name))
+    expect(companies.map((c) => c.name)).toEqual(
+      DEMO_COMPANIES.map((c) => c.name).sort((a, b) => a.localeCompare(b, "ro"))
+    )
 
     const second = await startAndStop(env)
     expect(second.health).toBe(200)
