@@ -33,7 +33,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { Clock, Effect, Layer, ManagedRuntime, Redacted } from "effect"
 import pg from "pg"
-import { DEMO_COMPANIES, type DemoTender, generateDemoTenders } from "../src/demo/DemoData.js"
+import { DEMO_COMPANIES } from "../src/demo/DemoData.js"
 import { planRules } from "../src/domain/Plan.js"
 import { normalizeAuthorityName } from "../src/domain/tenders/RomanianText.js"
 import type { Tender } from "../src/domain/tenders/TenderRecord.js"
@@ -51,6 +51,7 @@ import { ScoreTenders } from "../src/infra/scoring/ScoringJobKinds.js"
 import { readCpvTable } from "../src/infra/tenders/CpvTable.js"
 import { TenderStore } from "../src/infra/tenders/TenderStore.js"
 import { startHttpsReceiver } from "../test/support/HttpsReceiver.js"
+import { generateSyntheticTenders, type SyntheticTender } from "./SyntheticTenders.js"
 
 const ADMIN_URL = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
 const durationArg = process.argv.indexOf("--duration")
@@ -109,7 +110,7 @@ interface TenantFixture {
   readonly companyIds: ReadonlyArray<string>
 }
 
-const asTender = (demo: DemoTender, noticeId: string): Tender => ({
+const asTender = (demo: SyntheticTender, noticeId: string): Tender => ({
   source: "soak",
   sourceNoticeId: noticeId,
   noticeType: "contract",
@@ -165,7 +166,7 @@ const seedTenants = Effect.gen(function* () {
     fixtures.push({ tenantId: tenant.id, email, key, companyIds })
   }
   const catalog = yield* readCpvTable
-  const demo = generateDemoTenders({ catalog, now: yield* Clock.currentTimeMillis })
+  const demo = generateSyntheticTenders({ catalog, now: yield* Clock.currentTimeMillis })
   yield* (yield* TenderStore).upsert(demo.map((d, i) => asTender(d, `SOAK-BASE-${i}`)))
   return fixtures
 })
@@ -175,7 +176,7 @@ const feed = (batch: number) =>
   Effect.gen(function* () {
     const catalog = yield* readCpvTable
     const now = yield* Clock.currentTimeMillis
-    const demo = generateDemoTenders({ catalog, now, seed: 1_000 + batch, count: FEED_TENDERS })
+    const demo = generateSyntheticTenders({ catalog, now, seed: 1_000 + batch, count: FEED_TENDERS })
     // Published now, open for a month: new notices, as a daily import brings them.
     const fresh = demo.map((d) => ({ ...d, publishDate: new Date(now), deadline: new Date(now + 30 * 86_400_000) }))
     const stored = yield* (yield* TenderStore).upsert(fresh.map((d, i) => asTender(d, `SOAK-${batch}-${i}`)))

@@ -1,7 +1,9 @@
 import { Console, Context, Duration, Effect, Layer, Option } from "effect"
-import { DEMO_EMAIL, DEMO_PASSWORD } from "../demo/DemoData.js"
+import { DEMO_COMPANIES, DEMO_EMAIL, DEMO_PASSWORD } from "../demo/DemoData.js"
 import { type DemoSeedResult, databaseIsEmpty, seedDemoAndScore } from "../demo/seedDemo.js"
 import { HttpServerLive } from "../http/Server.js"
+import { CompanyProfilesRepo } from "../infra/accounts/CompanyProfilesRepo.js"
+import { UsersRepo } from "../infra/accounts/UsersRepo.js"
 import { AppConfig } from "../infra/config/AppConfig.js"
 import { type IngestConfigShape, ingestConfig } from "../infra/ingest/IngestConfig.js"
 import { RepositoriesLive } from "../infra/Repositories.js"
@@ -20,6 +22,34 @@ const SeedOnEmptyDatabase = Layer.effect(
   })
 )
 
+/** A company the banner names, so an integrator can call `/api/v1/tenders?companyId=…` at once. */
+interface BannerCompany {
+  readonly name: string
+  readonly id: string
+}
+
+/**
+ * The demo tenant's companies on a later start (the demo user's tenant, then its companies: two
+ * indexed reads); none when the demo user is gone.
+ */
+const demoCompanies = Effect.gen(function* () {
+  const user = yield* Effect.flatMap(UsersRepo, (users) => users.findByEmail(DEMO_EMAIL))
+  if (Option.isNone(user)) return []
+  const companies = yield* Effect.flatMap(CompanyProfilesRepo, (profiles) => profiles.list(user.value.tenantId))
+  return companies.filter((company) => company.active).map(({ name, id }): BannerCompany => ({ name, id }))
+})
+
+/** By name, so the first and later starts list them alike (the seed creates them in one instant). */
+const companyLines = (companies: ReadonlyArray<BannerCompany>) =>
+  companies.length === 0
+    ? []
+    : [
+        "    Companies: (companyId for /api/v1/tenders?companyId=…)",
+        ...[...companies]
+          .sort((a, b) => a.name.localeCompare(b.name, "ro"))
+          .map(({ name, id }) => `               ${id}  ${name}`)
+      ]
+
 /** Whether live ingestion runs, and how to turn it on when it does not. */
 const ingestionLine = (ingest: Pick<IngestConfigShape, "sources" | "pollEvery">) =>
   ingest.sources.length === 0
@@ -29,6 +59,7 @@ const ingestionLine = (ingest: Pick<IngestConfigShape, "sources" | "pollEvery">)
 const banner = (
   baseUrl: string,
   seeded: Option.Option<DemoSeedResult>,
+  companies: ReadonlyArray<BannerCompany>,
   ingest: Option.Option<Pick<IngestConfigShape, "sources" | "pollEvery">>
 ) =>
   [
@@ -40,8 +71,10 @@ const banner = (
       onSome: ({ apiKey }) => `    API key:   ${apiKey}   (shown only now; keep it)`,
       onNone: () =>
         "    API key:   shown at the first start; create another with\n" +
-        "               npm run cli -- apikey create --tenant <tenantId>"
+        "               npm run cli -- apikey create --tenant <tenantId>\n" +
+        "               (the tenant ids: npm run cli -- tenant list)"
     }),
+    ...companyLines(companies),
     ...Option.toArray(Option.map(ingest, ingestionLine)),
     ""
   ].join("\n")
@@ -53,7 +86,14 @@ const Banner = Layer.effectDiscard(
     // Read here rather than from the worker's layers, so the banner waits for the server only; an
     // invalid INGEST_* variable is reported by the worker's layer.
     const ingest = yield* Effect.option(ingestConfig)
-    yield* Console.log(banner(config.publicBaseUrl, yield* FirstStart, ingest))
+    const seeded = yield* FirstStart
+    const companies = Option.match(seeded, {
+      // Seeded now: the ids are known (in the order of DEMO_COMPANIES).
+      onSome: ({ companyIds }) =>
+        Effect.succeed(companyIds.map((id, i): BannerCompany => ({ id, name: DEMO_COMPANIES[i]?.name ?? "" }))),
+      onNone: () => demoCompanies
+    })
+    yield* Console.log(banner(config.publicBaseUrl, seeded, yield* companies, ingest))
   })
 )
 

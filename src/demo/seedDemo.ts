@@ -8,8 +8,9 @@ import { UsersRepo } from "../infra/accounts/UsersRepo.js"
 import { WatchlistsRepo } from "../infra/accounts/WatchlistsRepo.js"
 import { ApiKeysRepo } from "../infra/auth/ApiKeysRepo.js"
 import { inTransaction } from "../infra/db/Transaction.js"
+import { JobQueue } from "../infra/queue/JobQueue.js"
+import { RescoreCompany } from "../infra/scoring/ScoringJobKinds.js"
 import { ScoringService } from "../infra/scoring/ScoringService.js"
-import { readCpvTable } from "../infra/tenders/CpvTable.js"
 import { TENDER_CHUNK_SIZE, TenderStore } from "../infra/tenders/TenderStore.js"
 import {
   DEMO_COMPANIES,
@@ -18,8 +19,9 @@ import {
   DEMO_SOURCE,
   DEMO_TENANT_NAME,
   type DemoTender,
-  generateDemoTenders
+  demoTenders
 } from "./DemoData.js"
+import { readDemoNotices } from "./DemoNotices.js"
 
 /** What a seeding run created; the API key is only ever known here (its hash is stored). */
 export interface DemoSeedResult {
@@ -33,7 +35,7 @@ export interface DemoSeedResult {
   readonly newTenderIds: ReadonlyArray<string>
 }
 
-/** A generated demo tender as the importer would have normalised it: a contract notice of the `demo` source. */
+/** A demo tender as the importer would have normalised it: a contract notice of the `demo` source. */
 const asTender = (demo: DemoTender): Tender => ({
   source: DEMO_SOURCE,
   sourceNoticeId: demo.sourceNoticeId,
@@ -45,7 +47,7 @@ const asTender = (demo: DemoTender): Tender => ({
   authority: {
     name: demo.authority.name,
     normalizedName: normalizeAuthorityName(demo.authority.name),
-    fiscalCode: null,
+    fiscalCode: demo.authority.fiscalCode,
     county: demo.authority.county
   },
   deadline: demo.deadline,
@@ -79,8 +81,8 @@ const storeDemoTenders = (tenders: ReadonlyArray<DemoTender>) =>
   })
 
 /**
- * Seeds the demo: one Consultant tenant, its user (fixed e-mail and password), two companies with
- * watchlists, one API key and the generated tenders, all in one transaction and through the same
+ * Seeds the demo: one Consultant tenant, its user (fixed e-mail and password), three companies with
+ * watchlists, one API key and the demo tenders (real notices, dates moved to now), all in one transaction and through the same
  * repositories as real data (so each watchlist queues its company's rescore). Fails with EmailTaken
  * when the demo user exists (seeding twice would give a second tenant).
  */
@@ -91,8 +93,7 @@ export const seedDemo = Effect.gen(function* () {
   const watchlists = yield* WatchlistsRepo
   const apiKeys = yield* ApiKeysRepo
 
-  const catalog = yield* readCpvTable
-  const tenders = generateDemoTenders({ catalog, now: yield* Clock.currentTimeMillis })
+  const tenders = demoTenders({ notices: yield* readDemoNotices, now: yield* Clock.currentTimeMillis })
 
   return yield* inTransaction(
     Effect.gen(function* () {
@@ -137,11 +138,18 @@ export const databaseIsEmpty = Effect.flatMap(TenantsRepo, (tenants) => tenants.
 
 /**
  * Seeds the demo, then scores its tenders as an import does: every stored tender, the new ones
- * raising the companies' first alerts.
+ * raising the companies' first alerts. That scores every demo company against every tender with
+ * its final profile, so the rescores its creation and each of its watchlists queued (three a
+ * company) would only redo it: they are settled, not run.
  */
 export const seedDemoAndScore = Effect.gen(function* () {
   const seeded = yield* seedDemo
   const scoring = yield* ScoringService
   yield* scoring.scoreTenders(seeded.tenderIds, { isNew: seeded.newTenderIds })
+  const jobs = yield* JobQueue
+  yield* jobs.settleQueued(
+    RescoreCompany,
+    seeded.companyIds.map((companyId) => ({ companyId }))
+  )
   return seeded
 })

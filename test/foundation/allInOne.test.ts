@@ -6,7 +6,8 @@ import * as path from "node:path"
 import { SqlClient } from "@effect/sql"
 import { Effect, ManagedRuntime } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { DEMO_EMAIL, DEMO_PASSWORD } from "../../src/demo/DemoData.js"
+import { DEMO_COMPANIES, DEMO_EMAIL, DEMO_PASSWORD } from "../../src/demo/DemoData.js"
+import { readDemoNotices } from "../../src/demo/DemoNotices.js"
 import { TestDatabaseLive, TestDatabaseUrl } from "../support/TestDatabase.js"
 import { PROJECT_ROOT } from "./processes.js"
 
@@ -34,7 +35,8 @@ const startAndStop = async (env: Record<string, string>) => {
   })
   const exited = new Promise<number | null>((resolve) => child.on("exit", resolve))
   const deadline = Date.now() + 90_000
-  while (!/API key:.*\n(.*\n)?/.test(stdout) && child.exitCode === null && Date.now() < deadline) {
+  // The banner ends with the ingestion line (after the key and the companies).
+  while (!/Ingestion: .*\n/.test(stdout) && child.exitCode === null && Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 100))
   }
   const health = await fetch(`http://127.0.0.1:${env.PORT}/health`).then(
@@ -65,7 +67,11 @@ describe("npm start (all-in-one)", () => {
     await fs.rm(dataDir, { recursive: true, force: true })
   })
 
-  it("seeds the demo data on an empty database and prints the URL, the login and the API key once", async () => {
+  /** The "<uuid>  <name>" lines under "Companies:". */
+  const bannerCompanies = (stdout: string) =>
+    [...stdout.matchAll(/^ {15}([0-9a-f-]{36}) {2}(.+)$/gm)].map(([, id, name]) => ({ id, name }))
+
+  it("seeds the demo data on an empty database and prints the URL, the login, the API key once and the companies' ids", async () => {
     const first = await startAndStop(env)
     expect(first.health, first.stdout + first.stderr).toBe(200)
     expect(first.stdout).toContain(`URL:       ${env.PUBLIC_BASE_URL}`)
@@ -75,12 +81,22 @@ describe("npm start (all-in-one)", () => {
     const key = /API key:\s+(svc_[0-9a-f]{64})/.exec(first.stdout)?.[1]
     expect(key, first.stdout + first.stderr).toBeDefined()
     expect(first.code).toBe(0)
+    // CI's smoke test greps this exact prefix.
+    expect(first.stdout).toContain("    API key:   svc_")
+    // The demo companies' ids, so /api/v1/tenders?companyId=… can be called with the key at once.
+    const companies = bannerCompanies(first.stdout)
+    expect(companies.map((c) => c.name)).toEqual(
+      DEMO_COMPANIES.map((c) => c.name).sort((a, b) => a.localeCompare(b, "ro"))
+    )
 
     const second = await startAndStop(env)
     expect(second.health).toBe(200)
     expect(second.stdout).toContain(`Login:     ${DEMO_EMAIL} / ${DEMO_PASSWORD}`)
     expect(second.stdout).toContain("shown at the first start")
     expect(second.stdout).not.toMatch(/svc_[0-9a-f]{64}/)
+    // Later starts: how to find the tenant id, and the same companies, read from the database.
+    expect(second.stdout).toContain("npm run cli -- tenant list")
+    expect(bannerCompanies(second.stdout)).toEqual(companies)
 
     // Seeded once: one tenant, the demo tenders once.
     const [counts] = await runtime.runPromise(
@@ -91,6 +107,13 @@ describe("npm start (all-in-one)", () => {
                  (SELECT count(*)::int FROM tenders WHERE source = 'demo') AS tenders`
       ).pipe(Effect.orDie)
     )
-    expect(counts).toEqual({ tenants: 1, tenders: 2400 })
+    expect(counts).toEqual({ tenants: 1, tenders: Effect.runSync(readDemoNotices).length })
+    const [ids] = await runtime.runPromise(
+      Effect.flatMap(
+        SqlClient.SqlClient,
+        (sql) => sql<{ ids: Array<string> }>`SELECT array_agg(id::text) AS ids FROM companies`
+      ).pipe(Effect.orDie)
+    )
+    expect(new Set(companies.map((c) => c.id))).toEqual(new Set(ids!.ids))
   })
 })

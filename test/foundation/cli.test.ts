@@ -1,7 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, ManagedRuntime } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { DEMO_COMPANIES, DEMO_EMAIL, DEMO_PASSWORD, DEMO_TENDER_COUNT } from "../../src/demo/DemoData.js"
+import { DEMO_COMPANIES, DEMO_EMAIL, DEMO_PASSWORD } from "../../src/demo/DemoData.js"
+import { readDemoNotices } from "../../src/demo/DemoNotices.js"
 import { hashApiKey } from "../../src/domain/ApiKey.js"
 import { verifyPassword } from "../../src/infra/auth/PasswordHasher.js"
 import { TestDatabaseLive, TestDatabaseUrl } from "../support/TestDatabase.js"
@@ -184,7 +185,7 @@ describe("ops CLI", () => {
     expect(expectOneLineFailure(unknownTenant)).toBe("No tenant with id 00000000-0000-4000-8000-000000000000")
   })
 
-  it("demo seed creates the Consultant tenant, its user, two companies with watchlists, a key and the tenders; a second run is refused", async () => {
+  it("demo seed creates the Consultant tenant, its user, three companies with watchlists, a key and the tenders; a second run is refused", async () => {
     const seeded = expectJson(await cli("demo", "seed"))
     expect(Object.keys(seeded).sort()).toEqual(["apiKey", "companyIds", "email", "password", "tenantId"])
     expect(seeded.email).toBe(DEMO_EMAIL)
@@ -207,24 +208,38 @@ describe("ops CLI", () => {
     )
     expect(new Set(watchlists.map((w) => w.company_id))).toEqual(new Set(seeded.companyIds))
     // Companies and watchlists go through their repositories, which queue each company's rescore
-    // (other tests of this file create companies of their own tenants: only this tenant's count).
-    const rescores = await query<{ company_id: string }>(
-      (sql) => sql`SELECT j.payload->>'companyId' AS company_id FROM jobs j
+    // (other tests of this file create companies of their own tenants: only this tenant's count);
+    // the seed has just scored every company, so those rescores are settled, never run.
+    const rescores = await query<{ company_id: string; status: string }>(
+      (sql) => sql`SELECT j.payload->>'companyId' AS company_id, j.status FROM jobs j
                    JOIN companies c ON c.id::text = j.payload->>'companyId'
                    WHERE j.kind = 'company.rescore' AND c.tenant_id = ${seeded.tenantId}`
     )
     expect(new Set(rescores.map((job) => job.company_id))).toEqual(new Set(seeded.companyIds))
-    const [tenders] = await query<{ count: number; counties: number; future: number; past: number }>(
+    expect(rescores).toHaveLength(3 * DEMO_COMPANIES.length)
+    expect(new Set(rescores.map((job) => job.status))).toEqual(new Set(["done"]))
+    const [tenders] = await query<{ count: number; counties: number; future: number }>(
       (sql) => sql`
         SELECT count(*)::int AS count, count(DISTINCT a.county)::int AS counties,
-               count(*) FILTER (WHERE t.deadline > now())::int AS future,
-               count(*) FILTER (WHERE t.deadline < now())::int AS past
+               count(*) FILTER (WHERE t.deadline > now())::int AS future
         FROM tenders t JOIN contracting_authorities a ON a.id = t.authority_id WHERE t.source = 'demo'`
     )
-    expect(tenders!.count).toBe(DEMO_TENDER_COUNT)
-    expect(tenders!.counties).toBeGreaterThanOrEqual(10)
-    expect(tenders!.future).toBeGreaterThan(0)
-    expect(tenders!.past).toBeGreaterThan(0)
+    // Every real notice once, all open when seeded (their dates moved to now).
+    expect(tenders!.count).toBe(Effect.runSync(readDemoNotices).length)
+    expect(tenders!.counties).toBeGreaterThanOrEqual(30)
+    expect(tenders!.future).toBe(tenders!.count)
+
+    // Each company's top 10 is in its trade: the main CPV division of each is one it watches.
+    for (const [i, company] of DEMO_COMPANIES.entries()) {
+      const divisions = new Set(company.watchlists.flatMap((w) => w.cpvCodes.map((code) => code.slice(0, 2))))
+      const top = await query<{ main_cpv: string; title: string }>(
+        (sql) => sql`SELECT t.main_cpv, t.title FROM tender_scores s JOIN tenders t ON t.id = s.tender_id
+                     WHERE s.company_id = ${seeded.companyIds[i]} ORDER BY s.overall_score DESC, t.id LIMIT 10`
+      )
+      expect(top, company.name).toHaveLength(10)
+      for (const tender of top)
+        expect(divisions, `${company.name}: ${tender.title}`).toContain(tender.main_cpv.slice(0, 2))
+    }
 
     expect(expectOneLineFailure(await cli("demo", "seed"))).toBe(
       `The demo data is already seeded (the user ${DEMO_EMAIL} exists)`

@@ -51,7 +51,11 @@ describe("the browser app", () => {
   it("logs in with e-mail and password and lists the workspace's companies", async () => {
     const { page, problems } = await session()
     const names = await texts(page, "[data-testid=company] a.title")
-    expect(names.sort()).toEqual(["Drumuri și Poduri Transilvania SRL", "Soft Integrator Public SRL"])
+    expect(names.sort()).toEqual([
+      "Dotări Școlare Digitale SRL",
+      "Fonduri și Proiecte Consult SRL",
+      "Proiect Expert Inginerie SRL"
+    ])
     // The access token stays in memory; only the refresh token is stored, in sessionStorage.
     const stored = await page.evaluate(() => ({ ...window.sessionStorage }))
     expect(Object.keys(stored)).toEqual(["tss.refreshToken"])
@@ -61,7 +65,7 @@ describe("the browser app", () => {
 
   it("a reload keeps the session; logout ends it", async () => {
     const { page, problems } = await session()
-    await (await companyPage(page, /Drumuri/)).click()
+    await (await companyPage(page, /Proiect Expert/)).click()
     await page.waitForSelector("[data-testid=tender]")
     const url = page.url()
     await page.reload()
@@ -79,8 +83,15 @@ describe("the browser app", () => {
   })
 
   it("lists a company's scored tenders with their facts, filters them and loads more on scroll", async () => {
+    // The demo is seeded all open; three of this company's tenders closed yesterday.
+    await sql(
+      (q) => q`
+        UPDATE tenders SET deadline = now() - interval '1 day' WHERE id IN (
+          SELECT s.tender_id FROM tender_scores s JOIN companies c ON c.id = s.company_id
+          WHERE c.name = 'Proiect Expert Inginerie SRL' ORDER BY s.tender_id LIMIT 3)`
+    )
     const { page, problems } = await session({ width: 1280, height: 900 })
-    await (await companyPage(page, /Drumuri/)).click()
+    await (await companyPage(page, /Proiect Expert/)).click()
     await page.waitForSelector("[data-testid=tender]")
     const first = await page.$eval("[data-testid=tender]", (li) => ({
       score: li.querySelector("[data-testid=score]")?.textContent ?? "",
@@ -260,7 +271,7 @@ describe("the browser app", () => {
 
   it("opens a tender: the five factors as a bar chart, each with its reason, and the original notice", async () => {
     const { page, problems } = await session({ width: 1000, height: 1100 })
-    await (await companyPage(page, /Drumuri/)).click()
+    await (await companyPage(page, /Proiect Expert/)).click()
     await page.waitForSelector("[data-testid=tender-link]")
     await page.click("[data-testid=tender-link]")
     await page.waitForSelector("[data-testid=tender-detail]")
@@ -320,7 +331,7 @@ describe("the browser app", () => {
 
   it("creates a watchlist with a CPV code picked from the search", async () => {
     const { page, problems } = await session()
-    await (await companyPage(page, /Soft Integrator/)).click()
+    await (await companyPage(page, /Dotări Școlare/)).click()
     await page.waitForSelector("[data-testid=tender-filters]")
     await page.click("a[href$='/watchlists']")
     await page.waitForSelector("[data-testid=watchlist]")
@@ -526,7 +537,7 @@ describe("the browser app", () => {
 
   it("fits a 360 px wide phone screen", async () => {
     const { page, problems } = await session({ width: 360, height: 740 })
-    await (await companyPage(page, /Drumuri/)).click()
+    await (await companyPage(page, /Proiect Expert/)).click()
     await page.waitForSelector("[data-testid=tender]")
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)
     expect(overflow).toBeLessThanOrEqual(0)

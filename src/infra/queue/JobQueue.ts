@@ -88,6 +88,12 @@ export class JobQueue extends Context.Tag("JobQueue")<
       kind: JobKind<A, I>,
       jobs: ReadonlyArray<{ readonly payload: A; readonly groupKey?: string }>
     ) => Effect.Effect<number>
+    /**
+     * Marks done the queued (not yet claimed) jobs of a kind with one of these payloads: work the
+     * caller has just done itself (the demo seed scores its companies, so their queued rescores are
+     * redundant). Returns how many it settled.
+     */
+    readonly settleQueued: <A, I>(kind: JobKind<A, I>, payloads: ReadonlyArray<A>) => Effect.Effect<number>
     readonly claim: (input: ClaimInput) => Effect.Effect<ClaimResult>
     /** Pushes the lease of a job its worker still holds (the heartbeat of a long job). */
     readonly extend: (job: Job, lease: Duration.DurationInput) => Effect.Effect<void>
@@ -282,6 +288,17 @@ export const JobQueueLive = Layer.scoped(
             FROM unnest(${payloads}::text[], ${jobs.map((job) => job.groupKey ?? null)}::text[]) AS j(p, g)
             RETURNING 1`
           yield* sql`SELECT pg_notify(${JOBS_CHANNEL}, ${kind.name})`
+          return rows.length
+        }).pipe(Effect.orDie),
+      settleQueued: (kind, payloads) =>
+        Effect.gen(function* () {
+          if (payloads.length === 0) return 0
+          const now = yield* clockNow
+          const encoded = yield* Effect.forEach(payloads, (payload) => encode(kind, payload))
+          const rows = yield* sql`
+            UPDATE jobs SET status = 'done', updated_at = ${now}
+            WHERE status = 'queued' AND kind = ${kind.name} AND payload = ANY(${encoded}::text[]::jsonb[])
+            RETURNING 1`
           return rows.length
         }).pipe(Effect.orDie),
       claim,

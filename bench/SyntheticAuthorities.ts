@@ -1,5 +1,5 @@
 /**
- * The contracting authorities of the demo data: real kinds of Romanian buyers (town halls, county
+ * The contracting authorities of the synthetic bench tenders (the soak bench; the demo itself is real notices): real kinds of Romanian buyers (town halls, county
  * councils, hospitals, universities, water companies) in several counties. Names follow the forms
  * used on SEAP; the set is illustrative, not a registry extract (no fiscal codes are invented).
  */
@@ -192,7 +192,7 @@ const authoritiesOf = (c: CountyAuthorities): ReadonlyArray<DemoAuthority> => [
   { name: c.water, county: c.county, kind: "water" }
 ]
 
-export const DEMO_AUTHORITIES: ReadonlyArray<DemoAuthority> = [...BUCHAREST, ...COUNTIES.flatMap(authoritiesOf)]
+export const SYNTHETIC_AUTHORITIES: ReadonlyArray<DemoAuthority> = [...BUCHAREST, ...COUNTIES.flatMap(authoritiesOf)]
 
 /**
  * CPV prefixes each kind of authority buys from (weighted by repetition). Roads, buildings and
