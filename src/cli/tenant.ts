@@ -13,7 +13,24 @@ const create = Command.make(
     )
 ).pipe(Command.withDescription("Create a tenant → {tenantId}"))
 
-/** `tenant create --name N --plan free|starter|activ|consultant` → {"tenantId"} */
-export const tenantCommand = Command.make("tenant", {}, missingSubcommand("tenant", ["create"])).pipe(
-  Command.withSubcommands([create])
+const list = Command.make("list", {}, () =>
+  Effect.flatMap(TenantsRepo, (tenants) => tenants.list).pipe(
+    Effect.flatMap((tenants) =>
+      printJson({
+        tenants: tenants.map((tenant) => ({
+          tenantId: tenant.id,
+          name: tenant.name,
+          plan: tenant.plan,
+          createdAt: tenant.createdAt.toISOString(),
+          users: tenant.userEmails,
+          companies: tenant.companyCount
+        }))
+      })
+    )
+  )
+).pipe(Command.withDescription("List the tenants, oldest first, with their users → {tenants: [{tenantId, …}]}"))
+
+/** `tenant create --name N --plan free|starter|activ|consultant` → {"tenantId"}; `tenant list` → {"tenants"} */
+export const tenantCommand = Command.make("tenant", {}, missingSubcommand("tenant", ["create", "list"])).pipe(
+  Command.withSubcommands([create, list])
 )

@@ -42,6 +42,36 @@ describe("ops CLI", () => {
     expect(expectOneLineFailure(noName)).toContain("--name")
   })
 
+  it("tenant list prints every tenant with its users and company count (how to find <tenantId>)", async () => {
+    const tenantId = await newTenant("activ")
+    expectJson(
+      await cli("user", "create", "--tenant", tenantId, "--email", "lista@firma.ro", "--password", "parola-lunga")
+    )
+    const { tenants } = expectJson(await cli("tenant", "list"))
+    const listed = tenants.find((tenant: { tenantId: string }) => tenant.tenantId === tenantId)
+    expect(listed).toEqual({
+      tenantId,
+      name: "Acme",
+      plan: "activ",
+      createdAt: expect.stringMatching(/Z$/),
+      users: ["lista@firma.ro"],
+      companies: 0
+    })
+    const created = tenants.map((tenant: { createdAt: string }) => tenant.createdAt)
+    expect(created).toEqual([...created].sort())
+  })
+
+  it("--help into a pipe is plain text: no ANSI colour codes", async () => {
+    const help = await cli("--help")
+    expect(help.code).toBe(0)
+    expect(help.stdout).toContain("USAGE")
+    expect(help.stdout).toContain("tenant")
+    expect(help.stdout).not.toContain("\u001b[")
+    const usage = await cli("tenant", "bogus")
+    expect(usage.code).not.toBe(0)
+    expect(usage.stderr + usage.stdout).not.toContain("\u001b[")
+  })
+
   it("user create prints the user id; a taken e-mail, an unknown tenant and a malformed id are one-line errors", async () => {
     const tenantId = await newTenant()
     const { userId } = expectJson(
