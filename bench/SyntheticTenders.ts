@@ -1,3 +1,4 @@
+import { makeRandom } from "../src/demo/DemoData.js"
 import { ronToEur } from "../src/domain/Currency.js"
 import { normalizeRomanianText } from "../src/domain/tenders/RomanianText.js"
 import type { CpvLabelRow } from "../src/infra/tenders/CpvTable.js"
@@ -33,23 +34,6 @@ export interface SyntheticTender {
   readonly estimatedValueEur: number
   readonly publishDate: Date
   readonly sourceUrl: string
-}
-
-/** mulberry32: a small, fast, seedable PRNG (the same seed always yields the same sequence). */
-export const makeRandom = (seed: number) => {
-  let state = seed >>> 0
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296
-  }
-  return {
-    next,
-    int: (min: number, max: number) => min + Math.floor(next() * (max - min + 1)),
-    pick: <A>(items: ReadonlyArray<A>): A => items[Math.floor(next() * items.length)]!
-  }
 }
 
 type Random = ReturnType<typeof makeRandom>

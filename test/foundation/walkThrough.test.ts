@@ -1,20 +1,12 @@
 import { execFile, spawn } from "node:child_process"
 import * as fs from "node:fs/promises"
-import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { ManagedRuntime } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { freePort } from "../hardening/OwnServers.js"
 import { TestDatabaseLive, TestDatabaseUrl } from "../support/TestDatabase.js"
 import { PROJECT_ROOT } from "./processes.js"
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo
-      server.close(() => resolve(port))
-    })
-  })
 
 /** The README's walk-through, exactly as written: the sh block under its heading. */
 const readmeWalkThrough = async () => {

@@ -134,7 +134,7 @@ describe("the browser app", () => {
 
   it("filters the tenders by words, county, CPV and deadline window, sorts them, and keeps the filters on reload", async () => {
     const { page, problems } = await session({ width: 1280, height: 900 })
-    await (await companyPage(page, /Drumuri/)).click()
+    await (await companyPage(page, /Proiect Expert/)).click()
     await page.waitForSelector("[data-testid=tender]")
     const fold = (text: string) =>
       text
@@ -209,14 +209,16 @@ describe("the browser app", () => {
     await page.select("[data-testid=county]", "")
 
     // CPV: picked by its Romanian label; the filter shows the label with comma-below letters.
-    await page.type("[data-testid=cpv-filter] [data-testid=cpv-search]", "lucrari de constructii")
-    await page.waitForSelector("[data-testid=cpv-filter] [data-testid=cpv-result][data-code='45000000-7']")
-    await page.click("[data-testid=cpv-filter] [data-testid=cpv-result][data-code='45000000-7']")
+    await page.type("[data-testid=cpv-filter] [data-testid=cpv-search]", "71000000")
+    await page.waitForSelector("[data-testid=cpv-filter] [data-testid=cpv-result][data-code='71000000-8']")
+    await page.click("[data-testid=cpv-filter] [data-testid=cpv-result][data-code='71000000-8']")
     await page.waitForSelector("[data-testid=cpv-label]")
-    expect(await page.$eval("[data-testid=cpv-label]", (el) => el.textContent)).toMatch(/^Lucrări de construcții/)
-    await page.waitForFunction(() => window.location.search.includes("cpv=45000000-7"))
-    const construction = await items()
-    expect(construction.length).toBeGreaterThan(0)
+    expect(await page.$eval("[data-testid=cpv-label]", (el) => el.textContent)).toMatch(
+      /^Servicii de arhitectură, de construcții, de inginerie și de inspecție/
+    )
+    await page.waitForFunction(() => window.location.search.includes("cpv=71000000-8"))
+    const engineering = await items()
+    expect(engineering.length).toBeGreaterThan(0)
     // A code no demo tender has empties the list, and says how to widen it.
     await page.click("[data-testid=cpv-filter] [data-testid=cpv-chosen] button")
     await page.type("[data-testid=cpv-filter] [data-testid=cpv-search]", "03111100")
@@ -359,7 +361,7 @@ describe("the browser app", () => {
 
   it("shows CPV labels with comma-below ș ț (the CPV table's cedillas converted), in the picker and on a tender", async () => {
     const { page, problems } = await session()
-    await (await companyPage(page, /Soft Integrator/)).click()
+    await (await companyPage(page, /Dotări Școlare/)).click()
     await page.waitForSelector("[data-testid=tender-filters]")
     await page.click("a[href$='/watchlists']")
     await page.waitForSelector("[data-testid=watchlist]")
@@ -374,7 +376,7 @@ describe("the browser app", () => {
 
     await page.goto(server.baseUrl)
     await page.waitForSelector("[data-testid=company] a.title")
-    await (await companyPage(page, /Drumuri/)).click()
+    await (await companyPage(page, /Proiect Expert/)).click()
     await page.waitForSelector("[data-testid=tender-link]")
     await page.click("[data-testid=tender-link]")
     await page.waitForSelector("[data-testid=tender-detail]")
