@@ -66,10 +66,17 @@ export const startAppServer = async () => {
 
 export type AppServer = Awaited<ReturnType<typeof startAppServer>>
 
-export const launchBrowser = async (): Promise<Browser> =>
-  puppeteer.launch(
-    await Effect.runPromise(chromiumLaunchOptions(Option.fromNullable(process.env.CHROMIUM_PATH || undefined)))
+/** A browser as the app's users have it: Romanian locale (date inputs read dd.mm.yyyy, as the app writes dates). */
+export const launchBrowser = async (): Promise<Browser> => {
+  const options = await Effect.runPromise(
+    chromiumLaunchOptions(Option.fromNullable(process.env.CHROMIUM_PATH || undefined))
   )
+  return puppeteer.launch({
+    ...options,
+    args: [...(options.args ?? []), "--lang=ro-RO"],
+    env: { ...process.env, LANG: "ro_RO.UTF-8", LANGUAGE: "ro" }
+  })
+}
 
 /**
  * A page in its own browser context (own sessionStorage), collecting what a user would never see
