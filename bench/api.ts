@@ -26,8 +26,8 @@ import { generateApiKey, hashApiKey, maskApiKey } from "../src/domain/ApiKey.js"
 import { CreditLedger, CreditLedgerLive } from "../src/infra/billing/CreditLedger.js"
 import { migrate } from "../src/infra/DatabaseSetup.js"
 import { PgLive } from "../src/infra/db/PgPool.js"
+import { admin, databaseUrl as databaseUrlOf, stopProcessGroup } from "./BenchSupport.js"
 
-const ADMIN_URL = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
 const TENANTS = 50
 const COMPANIES_PER_TENANT = 40
 const TENDERS = 20_000
@@ -39,22 +39,6 @@ const PAGE_SIZES = [20, 100] as const
 const PAGES_PER_COMPANY = 3
 
 const log = (line: string) => console.log(`[bench api] ${line}`)
-
-const withDatabase = (url: string) => {
-  const u = new URL(ADMIN_URL)
-  u.pathname = `/${url}`
-  return u.toString()
-}
-
-const admin = async (statement: string) => {
-  const client = new pg.Client({ connectionString: ADMIN_URL })
-  await client.connect()
-  try {
-    await client.query(statement)
-  } finally {
-    await client.end()
-  }
-}
 
 interface Fixture {
   readonly tenants: ReadonlyArray<{ readonly key: string; readonly companies: ReadonlyArray<string> }>
@@ -217,17 +201,6 @@ const startProcess = async (script: string, env: Record<string, string>) => {
   throw new Error(`${script} did not become healthy`)
 }
 
-const stopProcess = (child: ChildProcess) =>
-  new Promise<void>((resolve) => {
-    if (child.pid === undefined || child.exitCode !== null) return resolve()
-    child.once("exit", () => resolve())
-    try {
-      process.kill(-child.pid, "SIGTERM")
-    } catch {
-      resolve()
-    }
-  })
-
 interface Result {
   readonly requests: number
   readonly errors: number
@@ -319,7 +292,7 @@ const measureBoth = async (env: Record<string, string>, fixture: Fixture) => {
       }
     }
   } finally {
-    await Promise.all([stopProcess(servers.baseline.child), stopProcess(servers.service.child)])
+    await Promise.all([stopProcessGroup(servers.baseline.child), stopProcessGroup(servers.service.child)])
   }
   return results
 }
@@ -382,7 +355,7 @@ const main = async () => {
   // BENCH_REUSE_DB names a database a previous run kept (BENCH_KEEP_DB=1): no reload.
   const reused = process.env.BENCH_REUSE_DB
   const dbName = reused ?? `tss_bench_api_${randomBytes(4).toString("hex")}`
-  const databaseUrl = withDatabase(dbName)
+  const databaseUrl = databaseUrlOf(dbName)
   const cleanup = () => admin(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`)
   if (reused === undefined) {
     log(`creating ${dbName}`)
@@ -404,7 +377,7 @@ const main = async () => {
     writeReport(service, baseline, Boolean(process.env.REDIS_URL))
     fs.rmSync(dataDir, { recursive: true, force: true })
   } finally {
-    await Promise.all(children.map(stopProcess))
+    await Promise.all(children.map((child) => stopProcessGroup(child)))
     if (process.env.BENCH_KEEP_DB === "1") log(`kept ${dbName}`)
     else {
       await cleanup()

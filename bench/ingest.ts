@@ -37,10 +37,10 @@ import { migrate } from "../src/infra/DatabaseSetup.js"
 import { makeSecretBox } from "../src/infra/webhooks/SecretBox.js"
 import { eformsNoticeXml, type FakeTed, type FakeTedRequest, startFakeTed } from "../test/support/FakeTed.js"
 import { type HttpsReceiver, makeSelfSignedCertificate, startHttpsReceiver } from "../test/support/HttpsReceiver.js"
+import { admin, databaseUrl, stopProcessGroup } from "./BenchSupport.js"
 import { syntheticDraws } from "./SyntheticData.js"
 
 const QUICK = process.argv.includes("--quick")
-const ADMIN_URL = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
 const POLL_SECONDS = 5
 const LATENCY_COMPANIES = 1_000
 const LATENCY_NOTICES = QUICK ? 40 : 200
@@ -80,26 +80,10 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
   })
 }
 
-const urlOf = (name: string) => {
-  const url = new URL(ADMIN_URL)
-  url.pathname = `/${name}`
-  return url.toString()
-}
-
-const admin = async (statement: string) => {
-  const client = new pg.Client({ connectionString: ADMIN_URL })
-  await client.connect()
-  try {
-    await client.query(statement)
-  } finally {
-    await client.end()
-  }
-}
-
 /** A fresh migrated database and a client on it; both dropped at cleanup. */
 const freshDatabase = async (label: string) => {
   const name = `tss_bench_ingest_${label}_${randomBytes(4).toString("hex")}`
-  const url = urlOf(name)
+  const url = databaseUrl(name)
   await admin(`CREATE DATABASE "${name}"`)
   cleanups.push(async () => {
     await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)
@@ -309,29 +293,9 @@ const startWorker = (env: Record<string, string>, nodeArgs: ReadonlyArray<string
     detached: true,
     stdio: ["ignore", "inherit", "inherit"]
   })
-  cleanups.push(() => stopWorker(child))
+  cleanups.push(() => stopProcessGroup(child, 15_000))
   return child
 }
-
-const stopWorker = (child: ChildProcess) =>
-  new Promise<void>((resolve) => {
-    if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return resolve()
-    const force = setTimeout(() => {
-      try {
-        process.kill(-child.pid!, "SIGKILL")
-      } catch {}
-    }, 15_000)
-    child.once("exit", () => {
-      clearTimeout(force)
-      resolve()
-    })
-    try {
-      process.kill(-child.pid, "SIGTERM")
-    } catch {
-      clearTimeout(force)
-      resolve()
-    }
-  })
 
 const waitUntil = async (what: string, check: () => Promise<boolean>, timeoutMs: number, everyMs = 100) => {
   const deadline = Date.now() + timeoutMs
@@ -526,7 +490,7 @@ const latencyPhase = async () => {
       [tenants.map((t) => t.tenantId)]
     )
   ).rows
-  await stopWorker(worker)
+  await stopProcessGroup(worker, 15_000)
   const ids = [...publishedAt.keys()]
   return {
     settings: {
@@ -635,7 +599,7 @@ const throughputPhase = async (companyCount: number, label: string) => {
               (SELECT count(*)::int FROM match_events) AS events`
     )
   ).rows
-  await stopWorker(worker)
+  await stopProcessGroup(worker, 15_000)
 
   const firstSearch = stamps.find((s) => s.search)!.at
   const downloads = stamps.filter((s) => !s.search)

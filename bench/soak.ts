@@ -51,9 +51,9 @@ import { ScoreTenders } from "../src/infra/scoring/ScoringJobKinds.js"
 import { readCpvTable } from "../src/infra/tenders/CpvTable.js"
 import { TenderStore } from "../src/infra/tenders/TenderStore.js"
 import { startHttpsReceiver } from "../test/support/HttpsReceiver.js"
+import { admin, databaseUrl as databaseUrlOf, stopProcessGroup } from "./BenchSupport.js"
 import { generateSyntheticTenders, type SyntheticTender } from "./SyntheticTenders.js"
 
-const ADMIN_URL = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
 const durationArg = process.argv.indexOf("--duration")
 const DURATION_S = Number(durationArg > 0 ? process.argv[durationArg + 1] : (process.env.SOAK_DURATION_SECONDS ?? 600))
 const CAPACITY_S = Number(process.env.SOAK_CAPACITY_SECONDS ?? 15)
@@ -73,22 +73,6 @@ if (!Number.isFinite(DURATION_S) || DURATION_S <= 0) {
 
 const log = (line: string) => console.error(`[bench soak] ${line}`)
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
-const withDatabase = (name: string) => {
-  const url = new URL(ADMIN_URL)
-  url.pathname = `/${name}`
-  return url.toString()
-}
-
-const admin = async (statement: string) => {
-  const client = new pg.Client({ connectionString: ADMIN_URL })
-  await client.connect()
-  try {
-    await client.query(statement)
-  } finally {
-    await client.end()
-  }
-}
 
 const freePort = () =>
   new Promise<number>((resolve, reject) => {
@@ -195,26 +179,6 @@ const startProcess = (script: string, env: Record<string, string>): ChildProcess
     env: { ...process.env, ...env, LOG_LEVEL: "Warn" },
     detached: true,
     stdio: ["ignore", "inherit", "inherit"]
-  })
-
-const stopProcess = (child: ChildProcess) =>
-  new Promise<void>((resolve) => {
-    if (child.pid === undefined || child.exitCode !== null) return resolve()
-    const force = setTimeout(() => {
-      try {
-        process.kill(-child.pid!, "SIGKILL")
-      } catch {}
-    }, 10_000)
-    child.once("exit", () => {
-      clearTimeout(force)
-      resolve()
-    })
-    try {
-      process.kill(-child.pid, "SIGTERM")
-    } catch {
-      clearTimeout(force)
-      resolve()
-    }
   })
 
 /** Resident set size in MiB, from /proc (Linux). */
@@ -473,7 +437,7 @@ const bucharestDay = (ms: number) =>
 
 const main = async () => {
   const dbName = `tss_bench_soak_${randomBytes(4).toString("hex")}`
-  const databaseUrl = withDatabase(dbName)
+  const databaseUrl = databaseUrlOf(dbName)
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "tss-bench-soak-"))
   const processes: Array<ChildProcess> = []
   log(`creating ${dbName}; soak ${DURATION_S} s at ${LOAD} of the capacity measured over ${CAPACITY_S} s`)
@@ -671,7 +635,7 @@ const main = async () => {
     }
     console.log(JSON.stringify(report, null, 2))
   } finally {
-    for (const child of processes) await stopProcess(child)
+    for (const child of processes) await stopProcessGroup(child)
     agent.destroy()
     await db.end().catch(() => {})
     await receiver.close()

@@ -20,25 +20,14 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { gzipSync } from "node:zlib"
 import { Effect, Option } from "effect"
-import pg from "pg"
 import puppeteer from "puppeteer-core"
 import { buildWeb, WEB_OUT_DIR } from "../scripts/build-web.mjs"
 import { DEMO_EMAIL, DEMO_PASSWORD } from "../src/demo/DemoData.js"
 import { chromiumLaunchOptions } from "../src/infra/browser/Chromium.js"
+import { ADMIN_URL, admin } from "./BenchSupport.js"
 
-const ADMIN_URL = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
 const RUNS = Number(process.env.BENCH_WEB_RUNS ?? 7)
 const log = (line: string) => console.log(`[bench web] ${line}`)
-
-const admin = async (statement: string) => {
-  const client = new pg.Client({ connectionString: ADMIN_URL })
-  await client.connect()
-  try {
-    await client.query(statement)
-  } finally {
-    await client.end()
-  }
-}
 
 const freePort = () =>
   new Promise<number>((resolve) => {

@@ -33,8 +33,8 @@ import { JOBS_CHANNEL } from "../src/infra/queue/JobQueue.js"
 import { DeliverWebhook } from "../src/infra/webhooks/Deliveries.js"
 import { makeSecretBox } from "../src/infra/webhooks/SecretBox.js"
 import { makeSelfSignedCertificate } from "../test/support/HttpsReceiver.js"
+import { admin, databaseUrl as databaseUrlOf, stopProcessGroup } from "./BenchSupport.js"
 
-const ADMIN_URL = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
 const RECEIVERS = 5
 const EVENTS = Number(process.env.WEBHOOK_BENCH_EVENTS ?? 10_000)
 const STEADY_RATE = Number(process.env.WEBHOOK_BENCH_RATE ?? 1_000)
@@ -44,22 +44,6 @@ const PHASE_TIMEOUT_MS = Number(process.env.WEBHOOK_BENCH_PHASE_TIMEOUT_MS ?? 30
 
 const log = (line: string) => console.error(`[bench webhooks] ${line}`)
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
-const withDatabase = (name: string) => {
-  const url = new URL(ADMIN_URL)
-  url.pathname = `/${name}`
-  return url.toString()
-}
-
-const admin = async (statement: string) => {
-  const client = new pg.Client({ connectionString: ADMIN_URL })
-  await client.connect()
-  try {
-    await client.query(statement)
-  } finally {
-    await client.end()
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 // Receivers: record each delivery's arrival time and check its signature independently.
@@ -265,26 +249,6 @@ const startWorker = (env: Record<string, string>): ChildProcess =>
     stdio: ["ignore", "inherit", "inherit"]
   })
 
-const stopWorker = (child: ChildProcess) =>
-  new Promise<void>((resolve) => {
-    if (child.pid === undefined || child.exitCode !== null) return resolve()
-    const force = setTimeout(() => {
-      try {
-        process.kill(-child.pid!, "SIGKILL")
-      } catch {}
-    }, 10_000)
-    child.once("exit", () => {
-      clearTimeout(force)
-      resolve()
-    })
-    try {
-      process.kill(-child.pid, "SIGTERM")
-    } catch {
-      clearTimeout(force)
-      resolve()
-    }
-  })
-
 // ---------------------------------------------------------------------------------------------
 // Measurement.
 
@@ -309,7 +273,7 @@ const summarise = (enqueued: ReadonlyArray<{ id: string; createdAt: number }>, s
 
 const main = async () => {
   const dbName = `tss_bench_webhooks_${randomBytes(4).toString("hex")}`
-  const databaseUrl = withDatabase(dbName)
+  const databaseUrl = databaseUrlOf(dbName)
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "tss-bench-webhooks-"))
   const masterKey = randomBytes(32)
   const secrets = Array.from({ length: RECEIVERS }, () => randomBytes(24).toString("base64url"))
@@ -394,7 +358,7 @@ const main = async () => {
     }
     console.log(JSON.stringify(report, null, 2))
   } finally {
-    if (worker) await stopWorker(worker)
+    if (worker) await stopProcessGroup(worker)
     await db.end().catch(() => {})
     await Promise.all(receivers.map((r) => r.close()))
     await admin(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`)

@@ -11,11 +11,11 @@ import { createServer } from "node:net"
 import * as path from "node:path"
 import { build } from "esbuild"
 import pg from "pg"
+import { ADMIN_URL, admin } from "../BenchSupport.js"
 
 const ROOT = path.resolve(import.meta.dirname, "../..")
 /** Two levels below the root, like dist/bin, so src/infra/ProjectFiles.ts finds the project's files. */
 export const OUT = path.join(ROOT, ".bench-out", "eval")
-const ADMIN_URL = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
 
 export const log = (line: string) => console.error(`[eval ${new Date().toISOString().slice(11, 19)}] ${line}`)
 
@@ -47,16 +47,6 @@ export const bundle = async () => {
       }
     ]
   })
-}
-
-const admin = async (statement: string) => {
-  const client = new pg.Client({ connectionString: ADMIN_URL })
-  await client.connect()
-  try {
-    await client.query(statement)
-  } finally {
-    await client.end()
-  }
 }
 
 const freePort = () =>

@@ -4,6 +4,7 @@ import { describe, expect, it, layer } from "@effect/vitest"
 import { parse } from "csv-parse/sync"
 import { Effect } from "effect"
 import { commaBelow } from "../../src/domain/tenders/RomanianText.js"
+import { projectFile } from "../../src/infra/config/ProjectFiles.js"
 import { CPV_CSV, loadCpvCodes, readCpvTable } from "../../src/infra/tenders/CpvTable.js"
 import { TestDatabaseLive } from "../support/TestDatabase.js"
 
@@ -53,10 +54,11 @@ describe("the CPV table as loaded", () => {
       })
     )
 
-    it.effect("a table filled before the rule is corrected in place at the next start", () =>
+    it.effect("a table filled before the rule is corrected in place by migration 0017; the loader adds nothing", () =>
       Effect.gen(function* () {
         const sql = yield* SqlClient.SqlClient
         yield* sql`UPDATE cpv_codes SET label_ro = 'Lucrări de construcţii şi ŞANŢURI' WHERE code_full = '45000000-7'`
+        yield* sql.unsafe(fs.readFileSync(projectFile("migrations/0017_cpv_comma_below.sql"), "utf8"))
         expect(yield* loadCpvCodes).toBe(0)
         const [row] = yield* sql<{ label_ro: string }>`SELECT label_ro FROM cpv_codes WHERE code_full = '45000000-7'`
         expect(row!.label_ro).toBe("Lucrări de construcții și ȘANȚURI")

@@ -5,8 +5,8 @@
  */
 
 /** The cedilla letters (U+015F, U+0163, U+015E, U+0162) and their comma-below forms (U+0219, U+021B, U+0218, U+021A), in step. */
-export const CEDILLA_LETTERS = "şţŞŢ"
-export const COMMA_BELOW_LETTERS = "șțȘȚ"
+const CEDILLA_LETTERS = "şţŞŢ"
+const COMMA_BELOW_LETTERS = "șțȘȚ"
 
 /** NFC, then every cedilla ş ţ Ş Ţ as the comma-below ș ț Ș Ț Romanian writes; nothing else changes. */
 export const commaBelow = (text: string): string =>

@@ -2,7 +2,7 @@ import * as fs from "node:fs/promises"
 import { SqlClient } from "@effect/sql"
 import { parse } from "csv-parse/sync"
 import { Effect, Schema } from "effect"
-import { CEDILLA_LETTERS, COMMA_BELOW_LETTERS, commaBelow } from "../../domain/tenders/RomanianText.js"
+import { commaBelow } from "../../domain/tenders/RomanianText.js"
 import { projectFile } from "../config/ProjectFiles.js"
 
 /** The project's copy of the CPV 2008 table (Apache-2.0, licence beside it). */
@@ -39,23 +39,15 @@ const CountRow = Schema.Tuple(Schema.Struct({ count: Schema.Number }))
 /**
  * Fills `cpv_codes` from the CSV in one statement when the table is empty. The published table
  * writes ş ţ with a cedilla (3,833 labels); every label is stored with the comma-below ș ț Romanian
- * uses, so the app, the PDF and the scorer's CPV text all read the right letters. A table filled
- * before that rule is corrected in place (a no-op once done: one scan of ~9,500 rows per start).
+ * uses, so the app, the PDF and the scorer's CPV text all read the right letters (a table filled
+ * before that rule was corrected once, by migration 0017).
  */
 export const loadCpvCodes = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const [{ count }] = yield* sql`SELECT count(*)::int AS count FROM cpv_codes`.pipe(
     Effect.flatMap((rows) => Effect.orDie(Schema.decodeUnknown(CountRow)(rows)))
   )
-  if (count > 0) {
-    const cedilla = `[${CEDILLA_LETTERS}]`
-    yield* sql`
-      UPDATE cpv_codes
-      SET label_ro = translate(label_ro, ${CEDILLA_LETTERS}, ${COMMA_BELOW_LETTERS}),
-          label_en = translate(label_en, ${CEDILLA_LETTERS}, ${COMMA_BELOW_LETTERS})
-      WHERE label_ro ~ ${cedilla} OR label_en ~ ${cedilla}`
-    return 0
-  }
+  if (count > 0) return 0
   const text = yield* Effect.promise(() => fs.readFile(CPV_CSV, "utf8"))
   const rows = parse(text, { columns: true, skip_empty_lines: true }) as Array<CpvCsvRow>
   const column = (key: keyof CpvCsvRow) => rows.map((row) => row[key])
