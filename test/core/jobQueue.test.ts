@@ -17,7 +17,7 @@ import {
 import { delayAfterFailure, JobRetrySchedule, MailRetrySchedule } from "../../src/domain/Retries.js"
 import { type JobKind, jobKind, untypedJobKind } from "../../src/infra/queue/JobKind.js"
 import { type Job, JobQueue } from "../../src/infra/queue/JobQueue.js"
-import { drainDueJobs, handle } from "../../src/infra/queue/JobRunner.js"
+import { drainDueJobs, handle, JobRunnerLive } from "../../src/infra/queue/JobRunner.js"
 import { RepositoriesLive } from "../../src/infra/Repositories.js"
 import { WorkerLive } from "../../src/workers/Worker.js"
 import { TestDatabaseLive } from "../support/TestDatabase.js"
@@ -55,6 +55,7 @@ const Delayed = untypedJobKind("test.delayed")
 const Failing = untypedJobKind("test.fail", { maxAttempts: 3 })
 const Crash = untypedJobKind("test.crash")
 const Flaky = untypedJobKind("test.flaky")
+const Long = untypedJobKind("test.long")
 
 const millis = (delay: Option.Option<Duration.Duration>) => Option.map(delay, Duration.toMillis)
 
@@ -277,6 +278,37 @@ describe("job queue", () => {
         expect((yield* statusOf(id)).status).toBe("queued")
         expect((yield* claimOne(Crash))?.attempts).toBe(2)
       })
+    )
+
+    it.effect(
+      "the runner's heartbeat keeps a long job's claim past its lease; a worker that stops renewing loses it",
+      () =>
+        Effect.gen(function* () {
+          const queue = yield* JobQueue
+          const started = yield* Deferred.make<void>()
+          // Not finishing its jobs on shutdown: interrupting it below is a worker that died mid-job.
+          const runner = yield* Layer.launch(
+            JobRunnerLive(
+              [handle(Long, () => Deferred.succeed(started, undefined).pipe(Effect.zipRight(Effect.never)))],
+              { name: "t", concurrency: 1, lease: "30 seconds", pollEvery: "1 hour" }
+            )
+          ).pipe(Effect.forkScoped)
+          const id = yield* queue.enqueue(Long, {})
+          yield* Deferred.await(started).pipe(Effect.timeout("10 seconds"), TestServices.provideLive)
+          // Three leases long, renewed every 10 s: never reapable while the job runs.
+          for (let step = 0; step < 9; step++) {
+            yield* TestClock.adjust("10 seconds")
+            yield* queue.reap
+            expect((yield* statusOf(id)).status).toBe("running")
+          }
+          // The worker dies (its fibers stop without settling): the lease runs out and the job returns.
+          yield* Fiber.interrupt(runner)
+          expect((yield* statusOf(id)).status).toBe("running")
+          // Renewed last at 90 s at the latest, to 120 s: reapable once that passes.
+          yield* TestClock.adjust("31 seconds")
+          yield* queue.reap
+          expect(yield* statusOf(id)).toEqual({ status: "queued", attempts: 1 })
+        }).pipe(Effect.scoped)
     )
 
     it.effect("the worker loop retries a failing job when the clock passes its retry time", () =>

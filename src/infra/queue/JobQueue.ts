@@ -95,8 +95,11 @@ export class JobQueue extends Context.Tag("JobQueue")<
      */
     readonly settleQueued: <A, I>(kind: JobKind<A, I>, payloads: ReadonlyArray<A>) => Effect.Effect<number>
     readonly claim: (input: ClaimInput) => Effect.Effect<ClaimResult>
-    /** Pushes the lease of a job its worker still holds (the heartbeat of a long job). */
-    readonly extend: (job: Job, lease: Duration.DurationInput) => Effect.Effect<void>
+    /**
+     * Pushes the leases of jobs their worker still holds, in one statement: the heartbeat of a runner
+     * over all its jobs in hand.
+     */
+    readonly extend: (jobs: ReadonlyArray<Job>, lease: Duration.DurationInput) => Effect.Effect<void>
     /** The settlement as one UPDATE returning the job's id when it was still held (for a CTE). */
     readonly settlement: (job: Job, settlement: Settlement) => Effect.Effect<Statement.Statement<{ id: string }>>
     /** Settles a held job; false when the lease had been lost (reaped, taken by another worker). */
@@ -302,13 +305,17 @@ export const JobQueueLive = Layer.scoped(
           return rows.length
         }).pipe(Effect.orDie),
       claim,
-      extend: (job, lease) =>
-        Effect.flatMap(
-          clockNow,
-          (now) => sql`
-            UPDATE jobs SET lease_until = ${after(now, lease)}
-            WHERE id = ${job.id} AND status = 'running' AND locked_by = ${job.workerId}`
-        ).pipe(Effect.asVoid, Effect.orDie),
+      extend: (jobs, lease) =>
+        jobs.length === 0
+          ? Effect.void
+          : Effect.flatMap(
+              clockNow,
+              (now) => sql`
+                UPDATE jobs j SET lease_until = ${after(now, lease)}
+                FROM unnest(${jobs.map((job) => job.id)}::bigint[], ${jobs.map((job) => job.workerId)}::text[])
+                  AS held(id, worker_id)
+                WHERE j.id = held.id AND j.status = 'running' AND j.locked_by = held.worker_id`
+            ).pipe(Effect.asVoid, Effect.orDie),
       settlement,
       settle,
       complete: (job) => settle(job, { _tag: "done" }),
