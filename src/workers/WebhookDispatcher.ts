@@ -3,8 +3,14 @@ import { Clock, Config, Duration, Effect, Layer, Option, Redacted } from "effect
 import { TENDER_MATCHED } from "../domain/webhooks/DeliverySchedule.js"
 import { signDelivery } from "../domain/webhooks/Signature.js"
 import type { JobQueue } from "../infra/queue/JobQueue.js"
-import { handlePrepared, JobRunnerLive } from "../infra/queue/JobRunner.js"
-import { type AttemptResult, Deliveries, DeliveriesLive, DeliverWebhook } from "../infra/webhooks/Deliveries.js"
+import { handleStarted, JobRunnerLive } from "../infra/queue/JobRunner.js"
+import {
+  type AttemptResult,
+  Deliveries,
+  DeliveriesLive,
+  DeliverWebhook,
+  startedDelivery
+} from "../infra/webhooks/Deliveries.js"
 import { SecretBox, SecretBoxLive } from "../infra/webhooks/SecretBox.js"
 import { WebhookTransport } from "../infra/webhooks/WebhookTransport.js"
 
@@ -38,23 +44,15 @@ export const deliveryHeaders = (deliveryId: string, secret: string, timestampSec
  * settlement (retried on the delivery's own schedule). A delivery that ended meanwhile (its webhook
  * deleted) is not sent.
  */
-export const deliverWebhookJob = handlePrepared(DeliverWebhook, {
-  // The deliveries of one claim are started (marked `delivering` and loaded) in one statement.
-  prepare: (jobs) =>
-    Effect.flatMap(Deliveries, (deliveries) =>
-      Effect.map(
-        deliveries.start(jobs.map((job) => job.payload.deliveryId)),
-        (started) => new Map(jobs.map((job) => [job.id, Option.fromNullable(started.get(job.payload.deliveryId))]))
-      )
-    ),
-  run: ({ deliveryId }, job, prepared) =>
+export const deliverWebhookJob = handleStarted(DeliverWebhook, {
+  // The deliveries of one claim are started (marked `delivering` and read) in the claim's statement.
+  start: Effect.flatMap(Deliveries, (deliveries) => deliveries.startClaimed),
+  run: (_payload, job, started) =>
     Effect.gen(function* () {
-      const deliveries = yield* Deliveries
-      const started = Option.isSome(prepared)
-        ? prepared.value
-        : Option.fromNullable((yield* deliveries.start([deliveryId])).get(deliveryId))
+      // Not started: the delivery ended meanwhile (its webhook deleted or deactivated).
       if (Option.isNone(started)) return "completed" as const
-      const delivery = started.value
+      const deliveries = yield* Deliveries
+      const delivery = startedDelivery(started.value)
       const startedAt = yield* Clock.currentTimeMillis
       const timestamp = String(Math.floor(startedAt / 1000))
       const transport = yield* WebhookTransport

@@ -3,6 +3,7 @@ import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Chunk, Duration, Effect, Schema, TestClock } from "effect"
 import { TenderMatchedBody } from "../../src/domain/webhooks/TenderMatchedBody.js"
+import { DeliverWebhook } from "../../src/infra/webhooks/Deliveries.js"
 import { makeSecretBox } from "../../src/infra/webhooks/SecretBox.js"
 import { WebhooksRepo } from "../../src/infra/webhooks/WebhooksRepo.js"
 import {
@@ -267,6 +268,34 @@ describe("webhook delivery on the TestClock", () => {
         expect(attempt!.response_code).toBeNull()
         expect(attempt!.error).toMatch(/^secret: /)
         expect(r.requests).toHaveLength(0)
+      })
+    )
+
+    it.scoped("a delivery job naming no delivery (not even a uuid) ends without failing the claim beside it", () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const r = yield* receiver(() => ({ status: 200 }))
+        const t = yield* tenantWithWebhooks({ webhooks: [{ url: `${r.origin}/beside` }] })
+        // Due since the epoch (the TestClock starts there): the claim takes it first, with the good job.
+        const [bad] = yield* sql<{ id: string }>`
+          INSERT INTO jobs (kind, payload, group_key, run_at, max_attempts)
+          VALUES (${DeliverWebhook.name}, '{"deliveryId": "not-a-uuid"}'::jsonb, ${t.webhooks[0]!.id},
+                  to_timestamp(0), ${DeliverWebhook.maxAttempts})
+          RETURNING id::text`
+        yield* newMatchingTenders(1)
+        yield* received(r, 1)
+        const [row] = yield* eventually(
+          Effect.map(deliveriesOf(t.webhooks[0]!.id), (rows) => (rows[0]?.status === "succeeded" ? rows : undefined))
+        )
+        expect(r.requests[0]!.headers["x-svc-delivery"]).toBe(row!.id)
+        const [job] = yield* eventually(
+          sql<{ status: string }>`SELECT status FROM jobs WHERE id = ${bad!.id}`.pipe(
+            Effect.orDie,
+            Effect.map((rows) => (rows[0]?.status === "done" ? rows : undefined))
+          )
+        )
+        expect(job!.status).toBe("done")
+        expect(r.requests).toHaveLength(1)
       })
     )
 

@@ -32,6 +32,12 @@ export interface ClaimInput {
    */
   readonly perGroup?: number
   readonly inFlight?: ReadonlyMap<string, number>
+  /**
+   * The start of the claimed jobs' work, in the claim's own statement (one round trip instead of
+   * two): a data-modifying query over the CTE `claimed` (the claimed rows: `id`, `kind`, `payload`)
+   * returning `job_id` and `started` (json) for each job it started.
+   */
+  readonly start?: Statement.Fragment
 }
 
 /**
@@ -40,6 +46,8 @@ export interface ClaimInput {
  */
 export interface ClaimResult {
   readonly jobs: ReadonlyArray<Job>
+  /** What the claim's `start` returned, by job id. */
+  readonly started: ReadonlyMap<string, unknown>
   readonly more: boolean
 }
 
@@ -68,7 +76,7 @@ const SCAN_FACTOR = 4
  * - `enqueue` joins the caller's transaction, so a job exists exactly when the data it refers to
  *   commits, and wakes the workers of its kind with NOTIFY (payload: the kind);
  * - `claim` takes due jobs with FOR UPDATE SKIP LOCKED under a lease, bounded per group;
- * - `extend` is the heartbeat of a long job; `reap` returns the jobs of dead workers to the queue;
+ * - `extend` is the heartbeat of a runner's jobs in hand; `reap` returns the jobs of dead workers to the queue;
  * - every settlement (`done`, `retry` at a time, `dead`: the dead letter) is conditional on the
  *   worker still holding the lease, and `settlement` gives it as a statement a capability can
  *   compose with its own rows in one round trip.
@@ -132,6 +140,8 @@ const ClaimedRow = Schema.Struct({
   max_attempts: Schema.Number,
   group_key: Schema.NullOr(Schema.String),
   last_error: Schema.NullOr(Schema.String),
+  /** What the claim's `start` returned for this job (null when it started nothing). */
+  started: Schema.Unknown,
   /** How many candidates the claim scanned (the same on every row). */
   scanned: Schema.Number
 })
@@ -154,9 +164,12 @@ export const JobQueueLive = Layer.scoped(
     const encode = <A, I>(kind: JobKind<A, I>, payload: A) =>
       Schema.encode(kind.payload)(payload).pipe(Effect.map((encoded) => JSON.stringify(encoded)))
 
-    const claim = ({ kinds, workerId, limit, lease, perGroup, inFlight = new Map() }: ClaimInput) =>
+    /** A `start` that starts nothing: the claim's statement has the same shape with or without one. */
+    const startsNothing = sql`SELECT NULL::bigint AS job_id, NULL::json AS started WHERE false`
+
+    const claim = ({ kinds, workerId, limit, lease, perGroup, inFlight = new Map(), start }: ClaimInput) =>
       Effect.gen(function* () {
-        if (limit <= 0) return { jobs: [], more: false }
+        if (limit <= 0) return { jobs: [], started: new Map(), more: false }
         const now = yield* clockNow
         const bound = perGroup ?? limit
         const full = [...inFlight].filter(([, n]) => n >= bound).map(([key]) => key)
@@ -192,12 +205,15 @@ export const JobQueueLive = Layer.scoped(
           ), chosen AS (
             SELECT id FROM jobs WHERE id IN (SELECT id FROM ranked) AND status = 'queued'
             FOR UPDATE SKIP LOCKED
-          )
-          UPDATE jobs j SET status = 'running', attempts = attempts + 1, locked_by = ${workerId},
-                 lease_until = ${after(now, lease)}, updated_at = ${now}
-          FROM chosen WHERE j.id = chosen.id
-          RETURNING j.id::text, j.kind, j.payload, j.attempts, j.max_attempts, j.group_key, j.last_error,
-                    (SELECT count(*)::int FROM candidates) AS scanned`.pipe(Effect.flatMap(decodeClaimed))
+          ), claimed AS (
+            UPDATE jobs j SET status = 'running', attempts = attempts + 1, locked_by = ${workerId},
+                   lease_until = ${after(now, lease)}, updated_at = ${now}
+            FROM chosen WHERE j.id = chosen.id
+            RETURNING j.id, j.kind, j.payload, j.attempts, j.max_attempts, j.group_key, j.last_error
+          ), started AS (${start ?? startsNothing})
+          SELECT c.id::text, c.kind, c.payload, c.attempts, c.max_attempts, c.group_key, c.last_error, s.started,
+                 (SELECT count(*)::int FROM candidates) AS scanned
+          FROM claimed c LEFT JOIN started s ON s.job_id = c.id`.pipe(Effect.flatMap(decodeClaimed))
         const jobs = rows.map(
           (r): Job => ({
             id: r.id,
@@ -210,7 +226,8 @@ export const JobQueueLive = Layer.scoped(
             workerId
           })
         )
-        return { jobs, more: rows.length > 0 && rows[0]!.scanned >= scan }
+        const started = new Map(rows.flatMap((r) => (r.started === null ? [] : [[r.id, r.started] as const])))
+        return { jobs, started, more: rows.length > 0 && rows[0]!.scanned >= scan }
       }).pipe(Effect.orDie)
 
     const settlement = (job: Job, outcome: Settlement) =>

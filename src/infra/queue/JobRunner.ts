@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto"
-import { SqlClient } from "@effect/sql"
+import { SqlClient, type Statement } from "@effect/sql"
 import { Cause, Clock, Duration, Effect, Layer, Option, Queue, Ref, Schedule, Schema, Stream } from "effect"
 import type { JobKind } from "./JobKind.js"
-import { type Job, JobQueue } from "./JobQueue.js"
+import { type ClaimInput, type Job, JobQueue } from "./JobQueue.js"
 
 /**
  * What a handler's run ends with: `completed` (the runner marks the job done) or `settled` (the
@@ -13,12 +13,13 @@ export type RunResult = "completed" | "settled"
 /** How a consumer works on one kind: its run, and what its dead letter undoes (a report's hold). */
 export interface JobHandler<R> {
   readonly kind: JobKind<unknown, unknown>
-  readonly run: (job: Job, prepared: Option.Option<unknown>) => Effect.Effect<RunResult, unknown, R>
+  /** `started`: what the claim's `start` returned for this job (none when it started nothing). */
+  readonly run: (job: Job, started: Option.Option<unknown>) => Effect.Effect<RunResult, unknown, R>
   /**
-   * Loads what the runs of one claim need in one round trip (by job id), instead of one query per
-   * job; a job it leaves out runs unprepared.
+   * Starts the work of this kind's claimed jobs in the claim's own statement (`ClaimInput.start`),
+   * instead of one more round trip per claim. A runner has at most one handler with a start.
    */
-  readonly prepare: Option.Option<(jobs: ReadonlyArray<Job>) => Effect.Effect<ReadonlyMap<string, unknown>, unknown, R>>
+  readonly start: Option.Option<Effect.Effect<Statement.Fragment, never, R>>
   /** Runs in the transaction that dead-letters the job. */
   readonly onDead: (job: Job, error: string) => Effect.Effect<void, unknown, R>
 }
@@ -29,39 +30,31 @@ export const handle = <A, I, R = never, R2 = never>(
   /** Returns `"settled"` when it settled the job itself; anything else completes it. */
   run: (payload: A, job: Job<A>) => Effect.Effect<unknown, unknown, R>,
   onDead?: (payload: A, job: Job<A>, error: string) => Effect.Effect<void, unknown, R2>
-): JobHandler<R | R2> => handlePrepared(kind, { run: (payload, job) => run(payload, job), onDead })
+): JobHandler<R | R2> => handleStarted(kind, { run: (payload, job) => run(payload, job), onDead })
 
-/** A handler whose runs share one preparation per claim (`prepare`), handed to each run when it has one. */
-export const handlePrepared = <A, I, P, R = never, R2 = never, R3 = never>(
+/**
+ * A handler whose jobs' work starts in the claim (`start`): each run gets what the start returned for
+ * its job, or none when it started nothing for it.
+ */
+export const handleStarted = <A, I, R = never, R2 = never, R3 = never>(
   kind: JobKind<A, I>,
   options: {
-    readonly prepare?: (jobs: ReadonlyArray<Job<A>>) => Effect.Effect<ReadonlyMap<string, P>, unknown, R3>
-    readonly run: (payload: A, job: Job<A>, prepared: Option.Option<P>) => Effect.Effect<unknown, unknown, R>
+    readonly start?: Effect.Effect<Statement.Fragment, never, R3>
+    readonly run: (payload: A, job: Job<A>, started: Option.Option<unknown>) => Effect.Effect<unknown, unknown, R>
     readonly onDead?: ((payload: A, job: Job<A>, error: string) => Effect.Effect<void, unknown, R2>) | undefined
   }
 ): JobHandler<R | R2 | R3> => {
   const decode = Schema.decodeUnknown(kind.payload)
-  const { prepare, run, onDead } = options
+  const { start, run, onDead } = options
   return {
     kind: kind as JobKind<unknown, unknown>,
-    run: (job, prepared) =>
+    run: (job, started) =>
       decode(job.payload).pipe(
         Effect.mapError((error) => new UndecodablePayload({ message: String(error) })),
-        Effect.flatMap((payload) => run(payload, { ...job, payload }, prepared as Option.Option<P>)),
+        Effect.flatMap((payload) => run(payload, { ...job, payload }, started)),
         Effect.map((result): RunResult => (result === "settled" ? "settled" : "completed"))
       ),
-    prepare: Option.map(
-      Option.fromNullable(prepare),
-      (prepare) => (jobs: ReadonlyArray<Job>) =>
-        Effect.flatMap(
-          Effect.forEach(jobs, (job) =>
-            Effect.map(Effect.option(decode(job.payload)), (payload) =>
-              Option.map(payload, (payload): Job<A> => ({ ...job, payload }))
-            )
-          ),
-          (decoded) => prepare(decoded.flatMap((job) => (Option.isSome(job) ? [job.value] : [])))
-        )
-    ),
+    start: Option.fromNullable(start),
     onDead: (job, error) =>
       onDead === undefined
         ? Effect.void
@@ -178,12 +171,12 @@ export const makeJobRunner = <R>(handlers: ReadonlyArray<JobHandler<R>>, options
         return outcome
       })
 
-    const runOne = (job: Job, prepared: Option.Option<unknown> = Option.none()) => {
+    const runOne = (job: Job, started: Option.Option<unknown>) => {
       const handler = byKind.get(job.kind)!
       const work =
         job.attempts > handler.kind.maxAttempts
           ? bury(handler, job, job.lastError ?? "attempts used up")
-          : handler.run(job, prepared).pipe(
+          : handler.run(job, started).pipe(
               Effect.flatMap((result) => (result === "settled" ? Effect.void : queue.complete(job))),
               Effect.catchAllCause((cause) => fail(handler, job, cause))
             )
@@ -213,25 +206,14 @@ export const makeJobRunner = <R>(handlers: ReadonlyArray<JobHandler<R>>, options
       Effect.forkIn(scope)
     )
 
-    /** Each kind's preparation of its jobs of one claim; a failed one leaves its runs unprepared. */
-    const prepareAll = (jobs: ReadonlyArray<Job>) =>
-      Effect.gen(function* () {
-        const prepared = new Map<string, unknown>()
-        for (const handler of handlers) {
-          if (Option.isNone(handler.prepare)) continue
-          const own = jobs.filter((job) => job.kind === handler.kind.name)
-          if (own.length === 0) continue
-          const done = yield* handler.prepare
-            .value(own)
-            .pipe(
-              Effect.catchAllCause((cause) =>
-                Effect.as(Effect.logWarning(`${options.name} runner: preparing a claim failed`, cause), new Map())
-              )
-            )
-          for (const [id, value] of done) prepared.set(id, value)
-        }
-        return prepared
-      })
+    const starts = handlers.flatMap((handler) => Option.toArray(handler.start))
+    if (starts.length > 1)
+      return yield* Effect.dieMessage(`${options.name} runner: more than one handler starts its jobs in the claim`)
+    /** The claim of up to `limit` jobs, with the start of their work when a handler has one. */
+    const claim = (limit: number, perGroup: Pick<ClaimInput, "perGroup" | "inFlight">) =>
+      Effect.flatMap(starts.length === 0 ? Effect.succeed(undefined) : starts[0]!, (start) =>
+        queue.claim({ kinds, workerId, limit, lease, ...perGroup, ...(start === undefined ? {} : { start }) })
+      )
 
     /** Claims while there is room and something due; each job runs in its own fiber. */
     const pump: Effect.Effect<void, never, R> = Effect.gen(function* () {
@@ -242,19 +224,15 @@ export const makeJobRunner = <R>(handlers: ReadonlyArray<JobHandler<R>>, options
           const current = yield* Ref.get(inFlight)
           const room = options.concurrency - total(current)
           if (room <= 0) return false
-          const claimed = yield* queue.claim({
-            kinds,
-            workerId,
-            limit: room,
-            lease,
-            ...(options.perGroup === undefined ? {} : { perGroup: options.perGroup, inFlight: current })
-          })
-          const prepared = yield* prepareAll(claimed.jobs)
+          const claimed = yield* claim(
+            room,
+            options.perGroup === undefined ? {} : { perGroup: options.perGroup, inFlight: current }
+          )
           for (const job of claimed.jobs) {
             yield* take(job)
             // Interruptible inside (a job's own races and timeouts need it); on shutdown a job is either
             // interrupted with the runner or, with `finishOnShutdown`, awaited (see `idle` below).
-            const run = Effect.interruptible(runOne(job, Option.fromNullable(prepared.get(job.id))))
+            const run = Effect.interruptible(runOne(job, Option.fromNullable(claimed.started.get(job.id))))
             yield* options.finishOnShutdown ? Effect.forkDaemon(run) : Effect.forkIn(run, scope)
           }
           // Claim again only when the scan may have stopped short of due jobs.
@@ -290,11 +268,15 @@ export const makeJobRunner = <R>(handlers: ReadonlyArray<JobHandler<R>>, options
     const drainDue: Effect.Effect<number, never, R> = Effect.gen(function* () {
       let ran = 0
       while (true) {
-        const { jobs } = yield* queue.claim({ kinds, workerId, limit: options.concurrency, lease })
-        yield* Effect.forEach(jobs, (job) => Effect.zipRight(take(job), runOne(job)), {
-          concurrency: "unbounded",
-          discard: true
-        })
+        const { jobs, started } = yield* claim(options.concurrency, {})
+        yield* Effect.forEach(
+          jobs,
+          (job) => Effect.zipRight(take(job), runOne(job, Option.fromNullable(started.get(job.id)))),
+          {
+            concurrency: "unbounded",
+            discard: true
+          }
+        )
         ran += jobs.length
         if (jobs.length < options.concurrency) return ran
       }

@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient, type Statement } from "@effect/sql"
 import { Context, Duration, Effect, Layer, Schema } from "effect"
 import type { TenderMatch } from "../../domain/scoring/MatchEvent.js"
 import {
@@ -37,6 +37,15 @@ export interface StartedDelivery {
   /** The number this attempt will have (1-based). */
   readonly attemptNo: number
   readonly attemptsAllowed: number
+}
+
+/**
+ * A delivery as `startClaimed` returned it. Typed, not decoded: it is built by that statement, on the
+ * measured hot path (`npm run bench -- webhooks`, one per delivery).
+ */
+export const startedDelivery = (started: unknown): StartedDelivery => {
+  const row = started as Omit<StartedDelivery, "secretCiphertext"> & { readonly secretCiphertext: string }
+  return { ...row, secretCiphertext: Buffer.from(row.secretCiphertext, "base64") }
 }
 
 /** How an attempt ended: an HTTP answer (any status) or no answer at all. */
@@ -79,10 +88,11 @@ export class Deliveries extends Context.Tag("Deliveries")<
     /** The tender.matched events of new matches and their deliveries, in the caller's transaction. */
     readonly recordMatches: (matches: ReadonlyArray<TenderMatch>) => Effect.Effect<number>
     /**
-     * Marks these deliveries `delivering` and returns them by id, in one statement for a claim; a
-     * delivery that ended meanwhile (or whose webhook did) is not among them.
+     * The start of the claimed `webhook.deliver` jobs' deliveries, run in the claim's statement
+     * (`ClaimInput.start`): marks them `delivering` and returns each as `started` (read back with
+     * `startedDelivery`); a delivery that ended meanwhile (or whose webhook did) is not started.
      */
-    readonly start: (deliveryIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyMap<string, StartedDelivery>>
+    readonly startClaimed: Effect.Effect<Statement.Fragment>
     /**
      * Records the attempt (started at `startedAt`, finished now), its outcome and the job's
      * settlement in one statement; after the 4th automatic failure, queues the failure e-mail to the
@@ -164,42 +174,24 @@ export const DeliveriesLive = Layer.effect(
         return rows[0]?.events ?? 0
       }).pipe(Effect.orDie)
 
-    const start = (deliveryIds: ReadonlyArray<string>) =>
-      Effect.gen(function* () {
-        const now = yield* clockNow
-        // Measured hot path (`npm run bench -- webhooks`, one per claim): rows typed, not decoded.
-        const rows = yield* sql<{
-          id: string
-          tenant_id: string
-          webhook_id: string
-          url: string
-          secret_ciphertext: Uint8Array
-          body: string
-          attempt_count: number
-          attempts_allowed: number
-        }>`
-          UPDATE webhook_deliveries d SET status = 'delivering', updated_at = ${now}
-          FROM webhooks w
-          WHERE d.id = ANY(${deliveryIds}::uuid[]) AND d.status IN ('pending', 'delivering') AND w.id = d.webhook_id
-            AND w.active
-          RETURNING d.id, d.tenant_id, d.webhook_id, w.url, w.secret_ciphertext, d.body, d.attempt_count,
-                    d.attempts_allowed`
-        return new Map(
-          rows.map((r): [string, StartedDelivery] => [
-            r.id,
-            {
-              id: r.id,
-              tenantId: r.tenant_id,
-              webhookId: r.webhook_id,
-              url: r.url,
-              secretCiphertext: r.secret_ciphertext,
-              body: r.body,
-              attemptNo: r.attempt_count + 1,
-              attemptsAllowed: r.attempts_allowed
-            }
-          ])
-        )
-      }).pipe(Effect.orDie)
+    // The payload's delivery id, cast only when it is one: a malformed payload must not fail the
+    // claim of the jobs beside it (its run finds it undecodable and dead-letters it).
+    const claimedDeliveryId = sql`
+      CASE WHEN c.payload->>'deliveryId' ~* '^[0-9a-f]{8}-([0-9a-f]{4}-){3}[0-9a-f]{12}$'
+           THEN (c.payload->>'deliveryId')::uuid END`
+
+    const startClaimed = Effect.map(
+      clockNow,
+      (now) => sql`
+        UPDATE webhook_deliveries d SET status = 'delivering', updated_at = ${now}
+        FROM claimed c, webhooks w
+        WHERE c.kind = ${DeliverWebhook.name} AND d.id = ${claimedDeliveryId}
+          AND d.status IN ('pending', 'delivering') AND w.id = d.webhook_id AND w.active
+        RETURNING c.id AS job_id,
+          json_build_object('id', d.id, 'tenantId', d.tenant_id, 'webhookId', d.webhook_id, 'url', w.url,
+                            'secretCiphertext', encode(w.secret_ciphertext, 'base64'), 'body', d.body,
+                            'attemptNo', d.attempt_count + 1, 'attemptsAllowed', d.attempts_allowed) AS started`
+    )
 
     const finish = (job: Job, delivery: StartedDelivery, startedAt: number, result: AttemptResult) =>
       Effect.gen(function* () {
@@ -261,6 +253,6 @@ export const DeliveriesLive = Layer.effect(
           WHERE id = ${deliveryId} AND status IN ('pending', 'delivering')`
       ).pipe(Effect.asVoid, Effect.orDie)
 
-    return { recordMatches, start, finish, recordDead }
+    return { recordMatches, startClaimed, finish, recordDead }
   })
 ).pipe(Layer.provide(Layer.merge(JobQueueLive, EmailOutboxLive)))
