@@ -25,7 +25,7 @@ export const OpenApiDocumentLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function* () {
     const config = yield* AppConfig
     const response = yield* Effect.cached(
-      HttpServerResponse.json(openApiDocument(config.publicBaseUrl)).pipe(Effect.orDie)
+      Effect.suspend(() => HttpServerResponse.json(openApiDocument(config.publicBaseUrl))).pipe(Effect.orDie)
     )
     yield* router.get(OPENAPI_PATH, response)
   })
