@@ -1,6 +1,6 @@
 // `npm start` (and `npm run api` / `npm run worker`): runs src/bin/<name>.ts from a bundle. Loading
 // the Effect packages module by module (under tsx or natively) costs seconds on a small machine, and a
-// second `npm start` must be up in under 3 s; esbuild's bundle of our code plus the Effect packages
+// second `npm start` must be up in under 2 s; esbuild's bundle of our code plus the Effect packages
 // (tree-shaken, other dependencies left external) loads in about half the time. The bundle is rebuilt
 // only when a source file or the lockfile is newer than it. `all-in-one` and `api` serve the browser
 // app, so they also build it into dist/web (scripts/build-web.mjs: also skipped when up to date),
