@@ -16,11 +16,17 @@ export const openApiDocument = (publicBaseUrl: string): OpenApi.OpenAPISpec => (
   servers: [{ url: publicBaseUrl, description: "This deployment (PUBLIC_BASE_URL)" }]
 })
 
-/** Serves the document at OPENAPI_PATH (read by the docs page at /docs and by client generators). */
+/**
+ * Serves the document at OPENAPI_PATH (read by the docs page at /docs and by client generators). It is
+ * generated at the first request (then kept), not at start: reflecting over every route of `Api` is
+ * a cost no start should pay for a page few requests ask for.
+ */
 export const OpenApiDocumentLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function* () {
     const config = yield* AppConfig
-    const response = yield* HttpServerResponse.json(openApiDocument(config.publicBaseUrl)).pipe(Effect.orDie)
-    yield* router.get(OPENAPI_PATH, Effect.succeed(response))
+    const response = yield* Effect.cached(
+      Effect.suspend(() => HttpServerResponse.json(openApiDocument(config.publicBaseUrl))).pipe(Effect.orDie)
+    )
+    yield* router.get(OPENAPI_PATH, response)
   })
 )

@@ -1,4 +1,4 @@
-import { HttpApiBuilder, HttpApiScalar, HttpMiddleware, HttpServer } from "@effect/platform"
+import { HttpApiBuilder, HttpMiddleware, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import { AppConfig } from "../infra/config/AppConfig.js"
@@ -10,10 +10,11 @@ import { AuthHttpLive } from "./auth/AuthHttp.js"
 import { CompaniesHttpLive } from "./companies/CompaniesHttp.js"
 import { CpvHttpLive } from "./cpv/CpvHttp.js"
 import { CreditsHttpLive } from "./credits/CreditsHttp.js"
+import { DocsPageLive } from "./DocsPage.js"
 import { createServerHoldingEarlyRequests } from "./EarlyRequests.js"
 import { ErrorMappingLive } from "./ErrorMapping.js"
 import { ExportLive } from "./export/ExportHttp.js"
-import { OPENAPI_PATH, OpenApiDocumentLive } from "./OpenApiDocument.js"
+import { OpenApiDocumentLive } from "./OpenApiDocument.js"
 import { ReportsLive } from "./reports/ReportsHttp.js"
 import { SecurityHeadersLive } from "./SecurityHeaders.js"
 import { DigestSettingsHttpLive } from "./settings/DigestSettingsHttp.js"
@@ -51,7 +52,7 @@ export const ApiLive = HttpApiBuilder.api(Api).pipe(
 )
 
 export const RoutesLive = Layer.mergeAll(
-  HttpApiScalar.layer({ path: "/docs", scalar: { url: OPENAPI_PATH } as never }),
+  DocsPageLive,
   OpenApiDocumentLive,
   WebAppLive,
   ErrorMappingLive,

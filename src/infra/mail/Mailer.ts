@@ -1,5 +1,4 @@
 import { Context, Data, Effect, Layer, Option, Redacted } from "effect"
-import nodemailer from "nodemailer"
 import { AppConfig } from "../config/AppConfig.js"
 
 export interface MailMessage {
@@ -26,12 +25,14 @@ export class Mailer extends Context.Tag("Mailer")<
  * nodemailer over SMTP_URL. `smtps://` is TLS from the first byte (port 465 by default);
  * `smtp://` upgrades with STARTTLS whenever the server offers it (`?requireTLS=true` insists on it).
  * Certificates are checked against the system CAs plus NODE_EXTRA_CA_CERTS. The timeouts keep a
- * silent server from holding a send for nodemailer's default minutes.
+ * silent server from holding a send for nodemailer's default minutes. nodemailer is imported only
+ * here, so a process without SMTP_URL (`npm start`) never loads it.
  */
 export const SmtpMailer = (options: { readonly url: Redacted.Redacted; readonly from: string }) =>
   Layer.scoped(
     Mailer,
     Effect.gen(function* () {
+      const { default: nodemailer } = yield* Effect.promise(() => import("nodemailer"))
       const transport = yield* Effect.acquireRelease(
         Effect.sync(() =>
           nodemailer.createTransport({
