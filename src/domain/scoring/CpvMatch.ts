@@ -27,19 +27,39 @@ const DEEPER_SHARED_SCORE = 0.85
 export const INSIDE = -1
 
 /**
- * Where a tender code meets a watched code in the CPV tree: INSIDE when the tender code lies in the
- * watched code's subtree, else the number of leading significant digits they share (below 2: none).
- * The one comparison of two codes: its depth gives both the score (depthScore) and the reason's words.
+ * Codes with their 8 digits and significant digits worked out once: scoring compares a tender's
+ * codes with a company's for every candidate pair (millions per scoring run), so neither side is
+ * sliced or looked up again per pair.
  */
-export const meetingDepth = (tenderCode: string, watchedCode: string): number => {
-  const tender = digitsOf(tenderCode)
-  const watched = significantDigits(watchedCode)
+export interface CodeSet {
+  /** As written (with the check digit when given): what a match names. */
+  readonly written: ReadonlyArray<string>
+  readonly digits: ReadonlyArray<string>
+  readonly significant: ReadonlyArray<string>
+}
+
+export const codeSetOf = (codes: ReadonlyArray<string>): CodeSet => ({
+  written: codes,
+  digits: codes.map(digitsOf),
+  significant: codes.map(significantDigits)
+})
+
+/** meetingDepth over prepared parts: the tender code's 8 digits and significant length, the watched code's significant digits. */
+const depthOf = (tender: string, tenderSignificantLength: number, watched: string): number => {
   if (tender.startsWith(watched)) return INSIDE
-  const limit = Math.min(significantDigits(tenderCode).length, watched.length)
+  const limit = Math.min(tenderSignificantLength, watched.length)
   let shared = 0
   while (shared < limit && tender[shared] === watched[shared]) shared++
   return shared
 }
+
+/**
+ * Where a tender code meets a watched code in the CPV tree: INSIDE when the tender code lies in the
+ * watched code's subtree, else the number of leading significant digits they share (below 2: none).
+ * The one comparison of two codes: its depth gives both the score (depthScore) and the reason's words.
+ */
+export const meetingDepth = (tenderCode: string, watchedCode: string): number =>
+  depthOf(digitsOf(tenderCode), significantDigits(tenderCode).length, significantDigits(watchedCode))
 
 /** Score of a meeting depth: 1 inside; by the depth of the common ancestor otherwise. */
 const depthScore = (depth: number): number =>
@@ -80,28 +100,49 @@ export const bestCpvMatch = (
   mainCpv: string,
   additionalCpvs: ReadonlyArray<string>,
   profileCodes: ReadonlyArray<string>
-): CpvMatch => {
+): CpvMatch => bestCpvMatchOf(codeSetOf([mainCpv, ...additionalCpvs]), codeSetOf(profileCodes))
+
+/** bestCpvMatch over prepared codes (PreparedTender.cpv, main first; PreparedCompany.profileCpv). */
+export const bestCpvMatchOf = (tenderCodes: CodeSet, profile: CodeSet): CpvMatch => {
   let score = 0
   let cpvType: CpvType = "none"
   let tenderCode: string | null = null
   let profileCode: string | null = null
   let depth = 0
-  // Index 0 is the main code, then the additional ones; no array built per pair.
-  for (let i = 0; i <= additionalCpvs.length; i++) {
-    const code = i === 0 ? mainCpv : additionalCpvs[i - 1]!
-    for (const watched of profileCodes) {
-      const meeting = meetingDepth(code, watched)
+  // Index 0 is the main code, then the additional ones.
+  for (let i = 0; i < tenderCodes.written.length; i++) {
+    const digits = tenderCodes.digits[i]!
+    const significantLength = tenderCodes.significant[i]!.length
+    for (let j = 0; j < profile.written.length; j++) {
+      const meeting = depthOf(digits, significantLength, profile.significant[j]!)
       const codeScore = i === 0 ? depthScore(meeting) : depthScore(meeting) * ADDITIONAL_CODE_FACTOR
       if (codeScore > score) {
         score = codeScore
         cpvType = i === 0 ? "primary" : "additional"
-        tenderCode = code
-        profileCode = watched
+        tenderCode = tenderCodes.written[i]!
+        profileCode = profile.written[j]!
         depth = meeting
       }
     }
   }
   return { score, cpvType, tenderCode, profileCode, depth }
+}
+
+/**
+ * Whether some tender code matches some profile code with at least `minimum` (the score
+ * bestCpvMatchOf would find reaches it): the candidate rule asks only this, for every pair the
+ * prefilter returns, and most of them answer yes at their first code.
+ */
+export const cpvMatchReaches = (tenderCodes: CodeSet, profile: CodeSet, minimum: number): boolean => {
+  for (let i = 0; i < tenderCodes.written.length; i++) {
+    const digits = tenderCodes.digits[i]!
+    const significantLength = tenderCodes.significant[i]!.length
+    for (let j = 0; j < profile.written.length; j++) {
+      const score = depthScore(depthOf(digits, significantLength, profile.significant[j]!))
+      if ((i === 0 ? score : score * ADDITIONAL_CODE_FACTOR) >= minimum) return true
+    }
+  }
+  return false
 }
 
 /**

@@ -1,3 +1,4 @@
+import { type CodeSet, codeSetOf } from "./CpvMatch.js"
 import { indexKey, stems, words } from "./Text.js"
 
 /** A tender as the scorer needs it (values in RON; null when unknown). */
@@ -61,6 +62,8 @@ export interface PreparedTender {
   readonly length: number
   /** Index keys of every word (see Text.indexKey): what the keyword prefilter looks up. */
   readonly indexKeys: ReadonlySet<string>
+  /** The main code, then the additional ones, prepared for CpvMatch.bestCpvMatchOf. */
+  readonly cpv: CodeSet
 }
 
 export const prepareTender = (tender: TenderInput): PreparedTender => {
@@ -79,7 +82,8 @@ export const prepareTender = (tender: TenderInput): PreparedTender => {
     descriptionStems,
     termFrequencies,
     length: titleStems.length + descriptionStems.length + labelStems.length,
-    indexKeys
+    indexKeys,
+    cpv: codeSetOf([tender.mainCpv, ...tender.additionalCpvs])
   }
 }
 
@@ -119,6 +123,8 @@ export interface PreparedCompany {
    * order first named): the CPV factor gives a tie to the code listed first, so to a watched one.
    */
   readonly profileCodes: ReadonlyArray<string>
+  /** profileCodes prepared for CpvMatch.bestCpvMatchOf. */
+  readonly profileCpv: CodeSet
   /** Where each profile code comes from, for the reasons. */
   readonly profileCodeOrigins: ReadonlyMap<string, ProfileCodeOrigin>
   /** Union of the watchlists' value bounds (RON); null when no watchlist sets that side. */
@@ -175,6 +181,7 @@ export const prepareCompany = (company: CompanyInput): PreparedCompany => {
   // Numbers (lot numbers, years, amounts) say nothing about a trade: they never draw candidates.
   const textTerms = new Set([...descriptionTerms, ...awardTitleCounts.keys()].filter((term) => !/^[0-9]+$/.test(term)))
   const profileCodeOrigins = profileCodeOriginsOf(company)
+  const profileCodes = [...profileCodeOrigins.keys()]
   const mins = company.watchlists.flatMap((w) => (w.minValue === null ? [] : [w.minValue]))
   const maxs = company.watchlists.flatMap((w) => (w.maxValue === null ? [] : [w.maxValue]))
   return {
@@ -187,7 +194,8 @@ export const prepareCompany = (company: CompanyInput): PreparedCompany => {
     descriptionTerms,
     keywordTerms,
     awardTerms: new Set(awardTitleCounts.keys()),
-    profileCodes: [...profileCodeOrigins.keys()],
+    profileCodes,
+    profileCpv: codeSetOf(profileCodes),
     profileCodeOrigins,
     minValue: mins.length > 0 ? Math.min(...mins) : null,
     maxValue: maxs.length > 0 ? Math.max(...maxs) : null,

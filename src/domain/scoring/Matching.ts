@@ -1,4 +1,4 @@
-import { bestCpvMatch, digitsOf, withinCode } from "./CpvMatch.js"
+import { cpvMatchReaches, digitsOf, withinCode } from "./CpvMatch.js"
 import type { PreparedCompany, PreparedTender, PreparedWatchlist } from "./Inputs.js"
 import { matchesAnyPhrase } from "./KeywordMatch.js"
 import type { TenderScore } from "./Model.js"
@@ -101,7 +101,7 @@ export const isCandidate = (
   stats: CorpusStats = emptyCorpusStats
 ): boolean => {
   const t = tender.tender
-  if (bestCpvMatch(t.mainCpv, t.additionalCpvs, company.profileCodes).score >= CANDIDATE_MIN_CPV) return true
+  if (cpvMatchReaches(tender.cpv, company.profileCpv, CANDIDATE_MIN_CPV)) return true
   if (company.authorityIds.has(t.authorityId)) return true
   if (company.company.history.some((award) => award.authorityId === t.authorityId)) return true
   if (matchesAnyPhrase(company.phrases, tender)) return true

@@ -1,4 +1,4 @@
-import { bestCpvMatch, type CpvMatch, type CpvType } from "./CpvMatch.js"
+import { bestCpvMatchOf, type CpvMatch, type CpvType } from "./CpvMatch.js"
 import { type AwardCounts, historicalScore } from "./Historical.js"
 import type { PreparedCompany, PreparedTender } from "./Inputs.js"
 import { type KeywordsFound, keywordScore } from "./KeywordMatch.js"
@@ -144,7 +144,7 @@ export const scorePair = (
   found?: FactorFindings
 ): TenderScore => {
   const t = tender.tender
-  const cpv = bestCpvMatch(t.mainCpv, t.additionalCpvs, company.profileCodes)
+  const cpv = bestCpvMatchOf(tender.cpv, company.profileCpv)
   if (found !== undefined) found.cpv = cpv
   // Four decimals: what the API shows (stored as real, read back rounded to four).
   const factors = factorBreakdown({
