@@ -1,4 +1,6 @@
-import { Schema } from "effect"
+import { ParseResult, Schema } from "effect"
+import { ROMANIAN_COUNTIES } from "../domain/tenders/Counties.js"
+import { canonicalCounty } from "../domain/tenders/CountyDistance.js"
 
 /**
  * Checks shared by request schemas, for inputs PostgreSQL cannot store: refused at decoding, they are
@@ -71,3 +73,30 @@ export const QueryInteger = (spec: QueryIntegerSpec): Schema.Schema<number, stri
     )
     .annotations(documented)
 }
+
+/**
+ * A Romanian county (or București) as people write it (`valcea`, `Județul Vâlcea`), decoded to the
+ * stored spelling (`Vâlcea`, domain/tenders/CountyDistance.ts); anything else is a 400 naming the field.
+ */
+export const CountyInput = Schema.transformOrFail(Text.pipe(Schema.maxLength(60)), Schema.String, {
+  strict: true,
+  decode: (text, _options, ast) => {
+    const county = canonicalCounty(text)
+    return county === null
+      ? ParseResult.fail(new ParseResult.Type(ast, text, "must be one of Romania's 41 counties or București"))
+      : ParseResult.succeed(county)
+  },
+  encode: ParseResult.succeed
+}).annotations({
+  jsonSchema: { type: "string", maxLength: 60, enum: [...ROMANIAN_COUNTIES] }
+})
+
+/** Distinct counties, at most the 42 there are (repeats are dropped, in the order first named). */
+export const CountiesInput = Schema.Array(CountyInput).pipe(
+  Schema.maxItems(42, { message: () => "must list at most 42 counties" }),
+  Schema.transform(Schema.Array(Schema.String), {
+    strict: true,
+    decode: (counties) => [...new Set(counties)],
+    encode: (counties) => counties
+  })
+)

@@ -129,7 +129,9 @@ describe("the other factors' evidence", () => {
       fiscalCodeKnown: true,
       fromAuthority: 2,
       inClass: 2,
-      tenderClass: "4523"
+      tenderClass: "4523",
+      // Neither the tender's county nor the awards' is known here: no place clause.
+      place: null
     })
     expect(reasons.historical).toBe("won 3 contracts: 2 from this authority, 2 in class 4523")
     expect(ro.historical).toBe("ați câștigat 3 contracte: 2 de la această autoritate, 2 în clasa 4523")

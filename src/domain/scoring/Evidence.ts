@@ -1,7 +1,9 @@
+import { countyDistance } from "../tenders/CountyDistance.js"
 import { type CpvLevel, type CpvMatch, cpvLevelOf, INSIDE, meetingNode } from "./CpvMatch.js"
 import { cpvClassOf } from "./Historical.js"
 import type { PreparedCompany, PreparedTender } from "./Inputs.js"
 import { emptyFindings, scorePair, type TenderScore } from "./Model.js"
+import type { CompanyCounties } from "./Place.js"
 import type { CorpusStats, SharedTerm } from "./Semantic.js"
 import { spellingsOf } from "./Text.js"
 import type { ValuePlacement } from "./ValueFit.js"
@@ -69,6 +71,17 @@ export interface HistoricalEvidence {
   readonly inClass: number
   /** The tender's CPV class, the one `inClass` counts. */
   readonly tenderClass: string
+  /** The tender's county against the company's counties; null when either is unknown. */
+  readonly place: PlaceEvidence | null
+}
+
+export interface PlaceEvidence {
+  readonly tenderCounty: string
+  /** The company's counties nearest to the tender's (all at `distance`), in the company's order. */
+  readonly nearest: ReadonlyArray<string>
+  readonly source: CompanyCounties["source"]
+  /** Borders crossed to the nearest of the company's counties (0: the same county). */
+  readonly distance: number
 }
 
 export interface PairEvidence {
@@ -157,7 +170,18 @@ export const explainScore = (company: PreparedCompany, tender: PreparedTender, c
         fiscalCodeKnown: company.company.fiscalCode != null,
         fromAuthority: found.historical.fromAuthority,
         inClass: found.historical.inClass,
-        tenderClass: cpvClassOf(tender.tender.mainCpv)
+        tenderClass: cpvClassOf(tender.tender.mainCpv),
+        place:
+          found.place === null
+            ? null
+            : {
+                tenderCounty: tender.tender.county!,
+                nearest: company.place.counties.filter(
+                  (county) => countyDistance(tender.tender.county!, county) === found.place!.distance
+                ),
+                source: company.place.source,
+                distance: found.place.distance
+              }
       }
     }
   }

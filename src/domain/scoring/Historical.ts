@@ -1,11 +1,17 @@
 import { digitsOf } from "./CpvMatch.js"
 import type { AwardInput, TenderInput } from "./Inputs.js"
+import type { Nearest } from "./Place.js"
 import { logRatioSimilarity, NEUTRAL } from "./ValueFit.js"
 
 /** Parts of the historical factor. */
 export const HISTORY_AUTHORITY_WEIGHT = 0.35
 export const HISTORY_CPV_WEIGHT = 0.45
 export const HISTORY_VALUE_WEIGHT = 0.2
+/**
+ * The authority part's share for a tender near where the company works but from another
+ * authority: a nearby buyer is worth less than one that already bought from the company.
+ */
+export const HISTORY_PLACE_SHARE = 0.7
 /** Past awards of a third or three times the value still count half-similar (log width ln 3). */
 const VALUE_LOG_WIDTH = Math.log(3)
 
@@ -31,17 +37,23 @@ export interface AwardCounts {
 }
 
 /**
- * Historical factor, 0-1, from the company's past awards: same authority, same CPV class, similar
- * value (each the best over the awards). Neutral (0.5) when the company has no history. Counts the
- * awards from the same authority and in the same class in `counts` when given.
+ * Historical factor, 0-1, from the company's past awards: same authority (else how near the
+ * tender's county is to the company's counties, `place`), same CPV class, similar value (each the
+ * best over the awards). Without history it is neutral (0.5), except the authority part, which
+ * then measures place alone when both counties are known. Counts the awards from the same
+ * authority and in the same class in `counts` when given.
  */
 export const historicalScore = (
   tender: TenderInput,
   history: ReadonlyArray<AwardInput>,
-  counts?: AwardCounts
+  counts?: AwardCounts,
+  place: Nearest | null = null
 ): number => {
-  if (history.length === 0) return NEUTRAL
-  let authority = 0
+  if (history.length === 0) {
+    if (place === null) return NEUTRAL
+    return HISTORY_AUTHORITY_WEIGHT * place.proximity + (1 - HISTORY_AUTHORITY_WEIGHT) * NEUTRAL
+  }
+  let authority = place === null ? 0 : HISTORY_PLACE_SHARE * place.proximity
   let cpv = 0
   let value = tender.valueRon === null ? NEUTRAL : 0
   let comparedValues = false

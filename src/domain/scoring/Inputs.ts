@@ -1,4 +1,5 @@
 import { type CodeSet, codeSetOf } from "./CpvMatch.js"
+import { type CompanyCounties, companyCountiesOf } from "./Place.js"
 import { indexKey, stems, words } from "./Text.js"
 
 /** A tender as the scorer needs it (values in RON; null when unknown). */
@@ -16,6 +17,8 @@ export interface TenderInput {
    * proiectului …") still says what it buys. Keywords are matched in the title and description only.
    */
   readonly cpvLabel?: string
+  /** The contracting authority's county (Counties.ts spelling), null or absent when unknown. */
+  readonly county?: string | null
 }
 
 /** What a watchlist asks for: the criteria scoring and alerts read, stored and edited as such. */
@@ -27,6 +30,8 @@ export interface WatchlistCriteria {
   readonly authorityId: string | null
   /** Alert threshold, 0-100. */
   readonly minScore: number
+  /** Counties the watchlist is limited to (its tenders' authority county); empty or absent: anywhere. */
+  readonly counties?: ReadonlyArray<string>
 }
 
 export interface WatchlistInput extends WatchlistCriteria {
@@ -40,6 +45,8 @@ export interface AwardInput {
   readonly valueRon: number | null
   /** The award notice's title: its words join the company's text profile. */
   readonly title?: string
+  /** The awarding authority's county: where the company has worked (Place.inferCounties). */
+  readonly county?: string | null
 }
 
 export interface CompanyInput {
@@ -50,6 +57,8 @@ export interface CompanyInput {
   /** Active, not deleted watchlists. */
   readonly watchlists: ReadonlyArray<WatchlistInput>
   readonly history: ReadonlyArray<AwardInput>
+  /** The counties the company says it works in; null, absent or empty: inferred from its awards. */
+  readonly counties?: ReadonlyArray<string> | null
 }
 
 /** A tender's text, tokenised once and reused for every company. */
@@ -132,6 +141,8 @@ export interface PreparedCompany {
   readonly maxValue: number | null
   readonly authorityIds: ReadonlySet<string>
   readonly hasText: boolean
+  /** Where the company works (Place.companyCountiesOf): what the historical factor's place part measures from. */
+  readonly place: CompanyCounties
 }
 
 /** A profile code as the company wrote it, and whether a watchlist names it (else only a won award does). */
@@ -200,6 +211,7 @@ export const prepareCompany = (company: CompanyInput): PreparedCompany => {
     minValue: mins.length > 0 ? Math.min(...mins) : null,
     maxValue: maxs.length > 0 ? Math.max(...maxs) : null,
     authorityIds: new Set(company.watchlists.flatMap((w) => (w.authorityId === null ? [] : [w.authorityId]))),
-    hasText: queryTerms.size > 0
+    hasText: queryTerms.size > 0,
+    place: companyCountiesOf(company)
   }
 }

@@ -111,7 +111,8 @@ export const isCandidate = (
 /**
  * A watchlist's filters: every criterion it sets must hold (CPV: a tender code inside a watched
  * code; keywords: at least one found; value: inside the range when the tender has a value;
- * authority: the same one).
+ * authority: the same one; counties: the tender's authority in one of them, so a tender of
+ * unknown county is outside a county-limited watchlist).
  */
 export const passesWatchlist = (watchlist: PreparedWatchlist, tender: PreparedTender): boolean => {
   const w = watchlist.watchlist
@@ -126,6 +127,7 @@ export const passesWatchlist = (watchlist: PreparedWatchlist, tender: PreparedTe
     if (w.maxValue !== null && t.valueRon > w.maxValue) return false
   }
   if (w.authorityId !== null && w.authorityId !== t.authorityId) return false
+  if (w.counties !== undefined && w.counties.length > 0 && !w.counties.includes(t.county ?? "")) return false
   return true
 }
 

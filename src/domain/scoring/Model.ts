@@ -2,6 +2,7 @@ import { bestCpvMatchOf, type CpvMatch, type CpvType } from "./CpvMatch.js"
 import { type AwardCounts, historicalScore } from "./Historical.js"
 import type { PreparedCompany, PreparedTender } from "./Inputs.js"
 import { type KeywordsFound, keywordScore } from "./KeywordMatch.js"
+import { type Nearest, nearestCounty } from "./Place.js"
 import { type CorpusStats, type SharedTerm, semanticScore } from "./Semantic.js"
 import { type ValuePlacement, valueFitScore } from "./ValueFit.js"
 import type { Verdict } from "./Verdict.js"
@@ -10,7 +11,7 @@ import type { Verdict } from "./Verdict.js"
  * The tender scoring model. Its version names everything that changes a score: weights,
  * thresholds, factor constants. Change any of them and bump the version (a test pins them).
  */
-export const MODEL_VERSION = "tsm-1.2.0"
+export const MODEL_VERSION = "tsm-1.3.0"
 
 export const WEIGHTS = {
   semantic: 0.25,
@@ -31,6 +32,8 @@ export type Weights = { readonly [name in FactorName]: number }
  */
 export const MODEL_WEIGHTS: { readonly [version: string]: Weights } = {
   [MODEL_VERSION]: WEIGHTS,
+  // tsm-1.2.0: same weights; its historical factor did not know where the company works (Place.ts).
+  "tsm-1.2.0": WEIGHTS,
   // tsm-1.1.0: same weights; a company known by its description alone needed the stricter text floor.
   "tsm-1.1.0": WEIGHTS,
   // tsm-1.0.0: same weights; its semantic query had no award titles and its candidates no text rule.
@@ -123,6 +126,8 @@ export interface FactorFindings {
   cpv: CpvMatch | null
   readonly value_fit: { placement: ValuePlacement }
   readonly historical: AwardCounts
+  /** The tender's county against the company's counties (null when either is unknown). */
+  place: Nearest | null
 }
 
 export const emptyFindings = (): FactorFindings => ({
@@ -130,7 +135,8 @@ export const emptyFindings = (): FactorFindings => ({
   keyword: { inTitle: [], inDescription: [] },
   cpv: null,
   value_fit: { placement: "no-range" },
-  historical: { fromAuthority: 0, inClass: 0 }
+  historical: { fromAuthority: 0, inClass: 0 },
+  place: null
 })
 
 /**
@@ -145,14 +151,18 @@ export const scorePair = (
 ): TenderScore => {
   const t = tender.tender
   const cpv = bestCpvMatchOf(tender.cpv, company.profileCpv)
-  if (found !== undefined) found.cpv = cpv
+  const place = nearestCounty(t.county ?? null, company.place.counties)
+  if (found !== undefined) {
+    found.cpv = cpv
+    found.place = place
+  }
   // Four decimals: what the API shows (stored as real, read back rounded to four).
   const factors = factorBreakdown({
     semantic: fraction(semanticScore(company.queryTerms, tender, corpus, company.queryWeights, found?.semantic)),
     keyword: fraction(keywordScore(company.phrases, tender, found?.keyword)),
     cpv: fraction(cpv.score),
     value_fit: fraction(valueFitScore(t.valueRon, company.minValue, company.maxValue, found?.value_fit)),
-    historical: fraction(historicalScore(t, company.company.history, found?.historical)),
+    historical: fraction(historicalScore(t, company.company.history, found?.historical, place)),
     cpvType: cpv.cpvType
   })
   const sum =

@@ -4,6 +4,7 @@ import {
   type HistoricalEvidence,
   type KeywordEvidence,
   type PairEvidence,
+  type PlaceEvidence,
   type SemanticEvidence,
   type TermSource,
   type ValueFitEvidence
@@ -85,7 +86,27 @@ const valueReason = ({ placement, value, min, max }: ValueFitEvidence, say: Phra
   return fill(say.value.inside, { amount, range })
 }
 
+/** The place clause: how near the tender's county is to the company's ("Dolj borders your counties Gorj, Vâlcea"). */
+const placeClause = (evidence: PlaceEvidence, say: Phrasebook): string => {
+  const { place } = say.historical
+  const county = evidence.tenderCounty
+  if (evidence.distance === 0) return fill(place.same, { county })
+  const named = evidence.source === "set" ? place.set : place.awards
+  const list = listOf(say, evidence.nearest)
+  const counties =
+    evidence.nearest.length === 1
+      ? fill(named.one, { list })
+      : fill(named.other, { list, count: evidence.nearest.length })
+  if (evidence.distance === 1) return fill(place.neighbour, { county, counties })
+  return fill(place.away, { county, counties, distance: evidence.distance })
+}
+
 const historicalReason = (evidence: HistoricalEvidence, say: Phrasebook): string => {
+  const awardsPart = awardsReason(evidence, say)
+  return evidence.place === null ? awardsPart : awardsPart + say.separators.clause + placeClause(evidence.place, say)
+}
+
+const awardsReason = (evidence: HistoricalEvidence, say: Phrasebook): string => {
   const { awards, fromAuthority, inClass, tenderClass } = evidence
   if (awards === 0) return evidence.fiscalCodeKnown ? say.historical.noAwards : say.historical.noFiscalCode
   const { contracts, fromAuthority: authority, inClass: klass } = say.historical

@@ -3,7 +3,7 @@ import { ParseResult, Schema } from "effect"
 import * as ApiError from "../../domain/ApiErrors.js"
 import { normalizeFiscalCode } from "../../domain/tenders/FiscalCode.js"
 import { AccessTokenAuth } from "../AccessTokenAuth.js"
-import { NonEmptyText, Text } from "../Inputs.js"
+import { CountiesInput, NonEmptyText, Text } from "../Inputs.js"
 import { errors } from "../WireErrors.js"
 import { WorkspaceReaderAuth } from "../WorkspaceReaderAuth.js"
 
@@ -12,11 +12,17 @@ const StoredFiscalCode = Schema.NullOr(Schema.String).annotations({
   description: "Romanian fiscal code (CUI) as stored: 2-10 digits without the RO prefix; null when unknown"
 })
 
+const Counties = Schema.Array(Schema.String).annotations({
+  description:
+    "Extension: the counties the company works in, as set (PATCH `counties`); empty when not set, and then scoring infers them from its award history (`inferredCounties`)"
+})
+
 export const CompanyListItem = Schema.Struct({
   id: Schema.UUID,
   name: Schema.String,
   description: Schema.String,
   fiscalCode: StoredFiscalCode,
+  counties: Counties,
   active: Schema.Boolean,
   watchlistCount: Schema.Int,
   createdAt: Schema.Date
@@ -27,6 +33,11 @@ export const CompanyDetail = Schema.Struct({
   name: Schema.String,
   description: Schema.String,
   fiscalCode: StoredFiscalCode,
+  counties: Counties,
+  inferredCounties: Schema.Array(Schema.String).annotations({
+    description:
+      "Extension: the counties inferred from the company's award history (the authorities' counties holding at least 20% of its awards, or 3 of them); scoring uses them while `counties` is empty"
+  }),
   active: Schema.Boolean,
   watchlists: Schema.Array(Schema.Struct({ id: Schema.UUID, name: Schema.String, active: Schema.Boolean })),
   createdAt: Schema.Date
@@ -68,6 +79,10 @@ export const UpdateCompany = Schema.Struct({
   name: Schema.optionalWith(NonEmptyText(200), { exact: true }),
   fiscalCode: Schema.optionalWith(Schema.NullOr(FiscalCodeInput), { exact: true }).annotations({
     description: "null clears it"
+  }),
+  counties: Schema.optionalWith(CountiesInput, { exact: true }).annotations({
+    description:
+      "Extension: the counties the company works in (Romanian names, diacritics optional); [] clears them, and then they are inferred from the award history"
   }),
   active: Schema.optionalWith(Schema.Boolean, { exact: true })
 })
@@ -114,7 +129,7 @@ export class CompaniesApi extends HttpApiGroup.make("companies")
       .middleware(AccessTokenAuth)
       .annotate(
         OpenApi.Description,
-        "Writable: `name`, `description`, `fiscalCode` (null clears it) and `active`; absent fields stay unchanged. A changed description or fiscal code, or a reactivation, re-scores the company. An inactive company is no longer scored; its scores and watchlists are kept."
+        "Writable: `name`, `description`, `fiscalCode` (null clears it), `counties` (extension: the counties it works in; [] clears them) and `active`; absent fields stay unchanged. A changed description, fiscal code or counties, or a reactivation, re-scores the company. An inactive company is no longer scored; its scores and watchlists are kept."
       )
   )
   .add(

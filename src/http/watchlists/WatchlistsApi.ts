@@ -2,7 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import * as ApiError from "../../domain/ApiErrors.js"
 import { AccessTokenAuth } from "../AccessTokenAuth.js"
-import { NonEmptyText } from "../Inputs.js"
+import { CountiesInput, NonEmptyText } from "../Inputs.js"
 import { errors } from "../WireErrors.js"
 
 export const Watchlist = Schema.Struct({
@@ -15,6 +15,10 @@ export const Watchlist = Schema.Struct({
   authorityId: Schema.NullOr(Schema.UUID),
   companyId: Schema.UUID.annotations({ description: "Extension: the company this watchlist belongs to" }),
   minScore: Schema.Int.annotations({ description: "Extension: the alert threshold, 0-100" }),
+  counties: Schema.Array(Schema.String).annotations({
+    description:
+      "Extension: the counties the watchlist is limited to (the tender's contracting authority county); empty: anywhere"
+  }),
   active: Schema.Boolean,
   createdAt: Schema.Date
 })
@@ -43,7 +47,8 @@ const OptionalFields = {
   maxValue: optional(Schema.NullOr(Ron)),
   authorityId: optional(Schema.NullOr(Schema.UUID)),
   companyId: optional(Schema.UUID),
-  minScore: optional(MinScore)
+  minScore: optional(MinScore),
+  counties: optional(CountiesInput)
 }
 
 /** A new watchlist needs a name; the rest have defaults. */

@@ -41,7 +41,8 @@ export const WatchlistsHttpLive = HttpApiBuilder.group(Api, "watchlists", (handl
                 maxValue: payload.maxValue ?? null,
                 authorityId: payload.authorityId ?? null,
                 companyId: payload.companyId,
-                minScore: payload.minScore ?? 50
+                minScore: payload.minScore ?? 50,
+                counties: payload.counties ?? []
               }
             })
             .pipe(

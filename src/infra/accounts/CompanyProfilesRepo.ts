@@ -1,6 +1,8 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { CompanyNotFound } from "../../domain/Errors.js"
+import { inferCounties } from "../../domain/scoring/Place.js"
+import { canonicalCounty } from "../../domain/tenders/CountyDistance.js"
 import { JobQueue, JobQueueLive } from "../queue/JobQueue.js"
 import { RescoreCompany } from "../scoring/ScoringJobKinds.js"
 
@@ -12,6 +14,8 @@ export interface CompanyProfile {
   readonly description: string
   /** Digits of the Romanian fiscal code, or null. */
   readonly fiscalCode: string | null
+  /** The counties the company works in, as set (extension); empty when not set. */
+  readonly counties: ReadonlyArray<string>
   readonly active: boolean
   readonly createdAt: Date
 }
@@ -22,6 +26,8 @@ export interface CompanyListItem extends CompanyProfile {
 }
 
 export interface CompanyDetail extends CompanyProfile {
+  /** The counties scoring infers from the company's award history (Place.inferCounties), used while `counties` is empty. */
+  readonly inferredCounties: ReadonlyArray<string>
   readonly watchlists: ReadonlyArray<{ readonly id: string; readonly name: string; readonly active: boolean }>
 }
 
@@ -54,6 +60,8 @@ export interface CompanyChanges {
   readonly name?: string
   readonly description?: string
   readonly fiscalCode?: string | null
+  /** Empty clears them (then they are inferred from the award history). */
+  readonly counties?: ReadonlyArray<string>
   readonly active?: boolean
 }
 
@@ -62,6 +70,7 @@ const CompanyRow = Schema.Struct({
   name: Schema.String,
   description: Schema.String,
   fiscal_code: Schema.NullOr(Schema.String),
+  counties: Schema.NullOr(Schema.Array(Schema.String)),
   active: Schema.Boolean,
   created_at: Schema.DateFromSelf
 })
@@ -78,6 +87,7 @@ const toProfile = (row: CompanyRow): CompanyProfile => ({
   name: row.name,
   description: row.description,
   fiscalCode: row.fiscal_code,
+  counties: row.counties ?? [],
   active: row.active,
   createdAt: row.created_at
 })
@@ -92,7 +102,7 @@ export const CompanyProfilesRepoLive = Layer.effect(
       Request: Schema.String,
       Result: CompanyListRow,
       execute: (tenantId) => sql`
-        SELECT c.id, c.name, c.description, c.fiscal_code, c.active, c.created_at,
+        SELECT c.id, c.name, c.description, c.fiscal_code, c.counties, c.active, c.created_at,
                (SELECT count(*)::int FROM watchlists w WHERE w.company_id = c.id AND w.deleted_at IS NULL)
                  AS watchlist_count
         FROM companies c WHERE c.tenant_id = ${tenantId}
@@ -109,7 +119,7 @@ export const CompanyProfilesRepoLive = Layer.effect(
       Request: TenantCompany,
       Result: CompanyRow,
       execute: (input) => sql`
-        SELECT id, name, description, fiscal_code, active, created_at FROM companies
+        SELECT id, name, description, fiscal_code, counties, active, created_at FROM companies
         WHERE id = ${input.id} AND tenant_id = ${input.tenantId}`
     })
     const insertCompany = SqlSchema.findAll({
@@ -123,26 +133,28 @@ export const CompanyProfilesRepoLive = Layer.effect(
       execute: (input) => sql`
         INSERT INTO companies (tenant_id, name, description, fiscal_code)
         VALUES (${input.tenantId}, ${input.name}, ${input.description}, ${input.fiscalCode})
-        RETURNING id, name, description, fiscal_code, active, created_at`
+        RETURNING id, name, description, fiscal_code, counties, active, created_at`
     })
     const lockCompany = SqlSchema.findAll({
       Request: TenantCompany,
       Result: Schema.Struct({
         description: Schema.String,
         fiscal_code: Schema.NullOr(Schema.String),
+        counties: Schema.NullOr(Schema.Array(Schema.String)),
         active: Schema.Boolean
       }),
       execute: (input) => sql`
-        SELECT description, fiscal_code, active FROM companies
+        SELECT description, fiscal_code, counties, active FROM companies
         WHERE id = ${input.id} AND tenant_id = ${input.tenantId} FOR UPDATE`
     })
-    /** Null leaves a column as stored, except the fiscal code, which is always written. */
+    /** Null leaves a column as stored, except the fiscal code and the counties, which are always written. */
     const updateCompany = SqlSchema.findAll({
       Request: Schema.Struct({
         id: Schema.String,
         name: Schema.NullOr(Schema.String),
         description: Schema.NullOr(Schema.String),
         fiscalCode: Schema.NullOr(Schema.String),
+        counties: Schema.NullOr(Schema.Array(Schema.String)),
         active: Schema.NullOr(Schema.Boolean)
       }),
       Result: CompanyRow,
@@ -151,10 +163,11 @@ export const CompanyProfilesRepoLive = Layer.effect(
           name = coalesce(${input.name}, name),
           description = coalesce(${input.description}, description),
           fiscal_code = ${input.fiscalCode},
+          counties = ${input.counties}::text[],
           active = coalesce(${input.active}::boolean, active),
           updated_at = now()
         WHERE id = ${input.id}
-        RETURNING id, name, description, fiscal_code, active, created_at`
+        RETURNING id, name, description, fiscal_code, counties, active, created_at`
     })
 
     const list = (tenantId: string) =>
@@ -163,8 +176,29 @@ export const CompanyProfilesRepoLive = Layer.effect(
         Effect.orDie
       )
 
+    /** The counties of the authorities whose award notices name the company as winner. */
+    const awardCounties = SqlSchema.findAll({
+      Request: Schema.String,
+      Result: Schema.Struct({ county: Schema.NullOr(Schema.String) }),
+      execute: (companyId) => sql`
+        SELECT ca.county FROM companies c
+        JOIN tenders a ON a.notice_type = 'award' AND a.winner_fiscal_codes @> ARRAY[c.fiscal_code]::text[]
+        JOIN contracting_authorities ca ON ca.id = a.authority_id
+        WHERE c.id = ${companyId} AND c.fiscal_code IS NOT NULL`
+    })
+
     const detail = (row: CompanyRow) =>
-      watchlistsOf(row.id).pipe(Effect.map((watchlists): CompanyDetail => ({ ...toProfile(row), watchlists })))
+      Effect.all([watchlistsOf(row.id), awardCounties(row.id)]).pipe(
+        Effect.map(
+          ([watchlists, awards]): CompanyDetail => ({
+            ...toProfile(row),
+            inferredCounties: inferCounties(
+              awards.map((award) => ({ county: award.county === null ? null : canonicalCounty(award.county) }))
+            ),
+            watchlists
+          })
+        )
+      )
 
     const get = (input: { readonly tenantId: string; readonly id: string }) =>
       findCompany(input).pipe(
@@ -188,7 +222,7 @@ export const CompanyProfilesRepoLive = Layer.effect(
           Effect.gen(function* () {
             const [row] = yield* insertCompany(input)
             yield* jobs.enqueue(RescoreCompany, { companyId: row!.id })
-            return { ...toProfile(row!), watchlists: [] }
+            return { ...toProfile(row!), inferredCounties: [], watchlists: [] }
           })
         )
         .pipe(Effect.orDie)
@@ -200,16 +234,23 @@ export const CompanyProfilesRepoLive = Layer.effect(
             const [before] = yield* lockCompany(input)
             if (before === undefined) return yield* new CompanyNotFound({ id: input.id })
             const fiscalCode = input.fiscalCode === undefined ? before.fiscal_code : input.fiscalCode
+            // Stored NULL when empty: "not set", so scoring infers them.
+            const counties =
+              input.counties === undefined ? before.counties : input.counties.length === 0 ? null : input.counties
             const [row] = yield* updateCompany({
               id: input.id,
               name: input.name ?? null,
               description: input.description ?? null,
               fiscalCode,
+              counties,
               active: input.active ?? null
             })
             const rescore =
               row!.active &&
-              (row!.description !== before.description || row!.fiscal_code !== before.fiscal_code || !before.active)
+              (row!.description !== before.description ||
+                row!.fiscal_code !== before.fiscal_code ||
+                String(row!.counties) !== String(before.counties) ||
+                !before.active)
             if (rescore) yield* jobs.enqueue(RescoreCompany, { companyId: input.id })
             return yield* detail(row!)
           })

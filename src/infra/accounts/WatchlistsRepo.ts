@@ -14,6 +14,7 @@ import { RescoreCompany } from "../scoring/ScoringJobKinds.js"
  */
 
 export interface Watchlist extends WatchlistCriteria {
+  readonly counties: ReadonlyArray<string>
   readonly id: string
   readonly companyId: string
   readonly name: string
@@ -64,6 +65,7 @@ const WatchlistRow = Schema.Struct({
   max_value: Schema.NullOr(Schema.String),
   authority_id: Schema.NullOr(Schema.String),
   min_score: Schema.Number,
+  counties: Schema.Array(Schema.String),
   active: Schema.Boolean,
   created_at: Schema.DateFromSelf
 })
@@ -79,7 +81,8 @@ const WatchlistWrite = Schema.Struct({
   minValue: Schema.NullOr(Schema.Number),
   maxValue: Schema.NullOr(Schema.Number),
   authorityId: Schema.NullOr(Schema.String),
-  minScore: Schema.Number
+  minScore: Schema.Number,
+  counties: Schema.Array(Schema.String)
 })
 
 const toWatchlist = (row: typeof WatchlistRow.Type): Watchlist => ({
@@ -92,6 +95,7 @@ const toWatchlist = (row: typeof WatchlistRow.Type): Watchlist => ({
   maxValue: row.max_value === null ? null : Number(row.max_value),
   authorityId: row.authority_id,
   minScore: row.min_score,
+  counties: row.counties,
   active: row.active,
   createdAt: row.created_at
 })
@@ -114,7 +118,7 @@ export const WatchlistsRepoLive = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     const jobs = yield* JobQueue
     const columns = sql`id, company_id, name, cpv_codes, keywords, min_value, max_value, authority_id, min_score,
-      active, created_at`
+      counties, active, created_at`
 
     const cpvRows = SqlSchema.findAll({
       Request: Schema.Array(Schema.String),
@@ -145,10 +149,10 @@ export const WatchlistsRepoLive = Layer.effect(
       Result: WatchlistRow,
       execute: (input) => sql`
         INSERT INTO watchlists (tenant_id, company_id, name, cpv_codes, keywords, min_value, max_value,
-                                authority_id, min_score)
+                                authority_id, min_score, counties)
         VALUES (${input.tenantId}, ${input.companyId}, ${input.name}, ${input.cpvCodes}::text[],
                 ${input.keywords}::text[], ${input.minValue}, ${input.maxValue}, ${input.authorityId},
-                ${input.minScore})
+                ${input.minScore}, ${input.counties}::text[])
         RETURNING ${columns}`
     })
     const lockWatchlist = SqlSchema.findOne({
@@ -166,6 +170,7 @@ export const WatchlistsRepoLive = Layer.effect(
           name = ${input.name}, cpv_codes = ${input.cpvCodes}::text[],
           keywords = ${input.keywords}::text[], min_value = ${input.minValue}, max_value = ${input.maxValue},
           authority_id = ${input.authorityId}, min_score = ${input.minScore}, company_id = ${input.companyId},
+          counties = ${input.counties}::text[],
           updated_at = now()
         WHERE id = ${input.id}
         RETURNING ${columns}`
@@ -251,7 +256,8 @@ export const WatchlistsRepoLive = Layer.effect(
               minValue: fields.minValue,
               maxValue: fields.maxValue,
               authorityId: fields.authorityId,
-              minScore: fields.minScore
+              minScore: fields.minScore,
+              counties: fields.counties ?? []
             })
             yield* rescore([refs.companyId])
             return toWatchlist(row)
@@ -273,7 +279,8 @@ export const WatchlistsRepoLive = Layer.effect(
               minValue: patch.minValue === undefined ? stored.minValue : patch.minValue,
               maxValue: patch.maxValue === undefined ? stored.maxValue : patch.maxValue,
               authorityId: patch.authorityId === undefined ? stored.authorityId : patch.authorityId,
-              minScore: patch.minScore ?? stored.minScore
+              minScore: patch.minScore ?? stored.minScore,
+              counties: patch.counties ?? stored.counties
             }
             const refs = yield* checkReferences(
               input.tenantId,

@@ -12,6 +12,7 @@ import {
 import { MODEL_VERSION } from "../../domain/scoring/Model.js"
 import { explainPair, type FactorReasons, type ReasonLanguage } from "../../domain/scoring/Reasons.js"
 import type { CorpusStats } from "../../domain/scoring/Semantic.js"
+import { canonicalCounty } from "../../domain/tenders/CountyDistance.js"
 
 /** A contract tender as scoring reads it; values in RON (EUR converted at EUR_RON). */
 export interface TenderRow {
@@ -28,6 +29,8 @@ export interface TenderRow {
   readonly source_url: string
   /** Romanian label of the main CPV code; "" when the table lacks it. */
   readonly cpv_label: string
+  /** The authority's county as stored; null when unknown. */
+  readonly county: string | null
 }
 
 /** A tender row with its text prepared once for every company it is scored against. */
@@ -52,9 +55,13 @@ const toLoadedTender = (row: TenderRow): LoadedTender => ({
     additionalCpvs: row.additional_cpvs.map((code) => code.trim()),
     authorityId: row.authority_id,
     valueRon: row.value_ron,
-    cpvLabel: row.cpv_label
+    cpvLabel: row.cpv_label,
+    county: countyOf(row.county)
   })
 })
+
+/** A stored county in the scorer's spelling (imports may keep `JUDETUL DOLJ`); null when it names none. */
+const countyOf = (stored: string | null): string | null => (stored === null ? null : canonicalCounty(stored))
 
 /** What scoring reads from PostgreSQL: contract tenders and company profiles (watchlists, award history). */
 export const makeScoringReads = Effect.gen(function* () {
@@ -65,7 +72,8 @@ export const makeScoringReads = Effect.gen(function* () {
     t.id, t.title, t.description, t.main_cpv, t.additional_cpvs::text[] AS additional_cpvs, t.authority_id,
     coalesce(t.estimated_value_ron, t.estimated_value_eur * ${EUR_RON}::numeric)::float8 AS value_ron,
     t.deadline, t.publish_date, t.ingest_seq::text AS ingest_seq, t.source_url,
-    coalesce((SELECT c.label_ro FROM cpv_codes c WHERE c.code_full = t.main_cpv), '') AS cpv_label`
+    coalesce((SELECT c.label_ro FROM cpv_codes c WHERE c.code_full = t.main_cpv), '') AS cpv_label,
+    (SELECT ca.county FROM contracting_authorities ca WHERE ca.id = t.authority_id) AS county`
 
   /** The contract notices among `ids`, in ingest order (award notices are never scored). */
   const contractTenders = (ids: ReadonlyArray<string>) =>
@@ -93,9 +101,10 @@ export const makeScoringReads = Effect.gen(function* () {
       max_value: number | null
       authority_id: string | null
       min_score: number
+      counties: ReadonlyArray<string>
     }>`
       SELECT id, company_id, cpv_codes::text[] AS cpv_codes, keywords, min_value::float8 AS min_value,
-             max_value::float8 AS max_value, authority_id, min_score
+             max_value::float8 AS max_value, authority_id, min_score, counties
       FROM watchlists
       WHERE company_id = ANY(${companyIds}::uuid[]) AND deleted_at IS NULL AND active
       ORDER BY created_at, id`.pipe(
@@ -110,7 +119,8 @@ export const makeScoringReads = Effect.gen(function* () {
             minValue: w.min_value,
             maxValue: w.max_value,
             authorityId: w.authority_id,
-            minScore: w.min_score
+            minScore: w.min_score,
+            counties: w.counties
           })
           byCompany.set(w.company_id, list)
         }
@@ -120,18 +130,32 @@ export const makeScoringReads = Effect.gen(function* () {
 
   /** The award notices naming each company's fiscal code as a winner, by company, in ingest order. */
   const awardHistoryOf = (companyIds: ReadonlyArray<string>) =>
-    sql<{ company_id: string; authority_id: string; main_cpv: string; value_ron: number | null; title: string }>`
-      SELECT c.id AS company_id, a.authority_id, a.main_cpv, a.title,
+    sql<{
+      company_id: string
+      authority_id: string
+      main_cpv: string
+      value_ron: number | null
+      title: string
+      county: string | null
+    }>`
+      SELECT c.id AS company_id, a.authority_id, a.main_cpv, a.title, ca.county,
              coalesce(a.estimated_value_ron, a.estimated_value_eur * ${EUR_RON}::numeric)::float8 AS value_ron
       FROM companies c
       JOIN tenders a ON a.notice_type = 'award' AND a.winner_fiscal_codes @> ARRAY[c.fiscal_code]::text[]
+      JOIN contracting_authorities ca ON ca.id = a.authority_id
       WHERE c.id = ANY(${companyIds}::uuid[]) AND c.fiscal_code IS NOT NULL
       ORDER BY a.ingest_seq`.pipe(
       Effect.map((rows) => {
         const byCompany = new Map<string, Array<AwardInput>>()
         for (const a of rows) {
           const list = byCompany.get(a.company_id) ?? []
-          list.push({ authorityId: a.authority_id, mainCpv: a.main_cpv.trim(), valueRon: a.value_ron, title: a.title })
+          list.push({
+            authorityId: a.authority_id,
+            mainCpv: a.main_cpv.trim(),
+            valueRon: a.value_ron,
+            title: a.title,
+            county: countyOf(a.county)
+          })
           byCompany.set(a.company_id, list)
         }
         return byCompany
@@ -143,8 +167,15 @@ export const makeScoringReads = Effect.gen(function* () {
     Effect.gen(function* () {
       const result = new Map<string, LoadedCompany>()
       if (companyIds.length === 0) return result
-      const companies = yield* sql<{ id: string; tenant_id: string; description: string; fiscal_code: string | null }>`
-        SELECT id, tenant_id, description, fiscal_code FROM companies WHERE id = ANY(${companyIds}::uuid[]) AND active`
+      const companies = yield* sql<{
+        id: string
+        tenant_id: string
+        description: string
+        fiscal_code: string | null
+        counties: ReadonlyArray<string> | null
+      }>`
+        SELECT id, tenant_id, description, fiscal_code, counties
+        FROM companies WHERE id = ANY(${companyIds}::uuid[]) AND active`
       const watchlists = yield* watchlistsOf(companyIds)
       const history = yield* awardHistoryOf(companyIds)
       for (const c of companies) {
@@ -152,6 +183,7 @@ export const makeScoringReads = Effect.gen(function* () {
           id: c.id,
           description: c.description,
           fiscalCode: c.fiscal_code,
+          counties: c.counties,
           watchlists: watchlists.get(c.id) ?? [],
           history: history.get(c.id) ?? []
         })

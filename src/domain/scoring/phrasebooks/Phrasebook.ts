@@ -69,6 +69,16 @@ export interface Phrasebook {
     readonly contracts: Counted<never>
     readonly fromAuthority: NoneOrSome<never>
     readonly inClass: NoneOrSome<"class">
+    /** How near the tender's county is to the company's (Place.ts), a clause after the rest. */
+    readonly place: {
+      readonly same: Template<"county">
+      readonly neighbour: Template<"county" | "counties">
+      readonly away: Template<"county" | "counties" | "distance">
+      /** The company's nearest counties as it set them. */
+      readonly set: Counted<"list">
+      /** The company's nearest counties as inferred from its awards. */
+      readonly awards: Counted<"list">
+    }
   }
   readonly semantic: {
     readonly noProfile: Template

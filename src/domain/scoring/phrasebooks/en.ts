@@ -45,7 +45,14 @@ export const en: Phrasebook = {
     won: "won {contracts}: {fromAuthority}, {inClass}",
     contracts: { one: "1 contract", other: "{count} contracts" },
     fromAuthority: { none: "none from this authority", some: "{count} from this authority" },
-    inClass: { none: "none in class {class}", some: "{count} in class {class}" }
+    inClass: { none: "none in class {class}", some: "{count} in class {class}" },
+    place: {
+      same: "the tender is in {county}, where you work",
+      neighbour: "{county} borders {counties}",
+      away: "{county} is {distance} counties from {counties}",
+      set: { one: "your county {list}", other: "your counties {list}" },
+      awards: { one: "{list}, where you won contracts", other: "{list}, where you won contracts" }
+    }
   },
   semantic: {
     noProfile: "no description, keywords or won award titles to compare",

@@ -46,7 +46,14 @@ export const ro: Phrasebook = {
     won: "ați câștigat {contracts}: {fromAuthority}, {inClass}",
     contracts: { one: "un contract", other: "{count} contracte" },
     fromAuthority: { none: "niciunul de la această autoritate", some: "{count} de la această autoritate" },
-    inClass: { none: "niciunul în clasa {class}", some: "{count} în clasa {class}" }
+    inClass: { none: "niciunul în clasa {class}", some: "{count} în clasa {class}" },
+    place: {
+      same: "licitația este în {county}, unde lucrați",
+      neighbour: "{county} se învecinează cu {counties}",
+      away: "{county} este la {distance} județe de {counties}",
+      set: { one: "județul în care lucrați, {list}", other: "județele în care lucrați, {list}" },
+      awards: { one: "{list}, unde ați câștigat contracte", other: "{list}, unde ați câștigat contracte" }
+    }
   },
   semantic: {
     noProfile: "nicio descriere, niciun cuvânt cheie și niciun titlu de contract câștigat de comparat",
