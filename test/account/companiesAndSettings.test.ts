@@ -31,6 +31,7 @@ describe("companies (spec 2.9, 4.7)", () => {
       name: expect.any(String),
       description: "Construcții drumuri",
       fiscalCode: null,
+      counties: [],
       active: true,
       watchlistCount: 1,
       createdAt: expect.stringMatching(/Z$/)
@@ -44,10 +45,12 @@ describe("companies (spec 2.9, 4.7)", () => {
     expect(status).toBe(200)
     expect(Object.keys(body.data).sort()).toEqual([
       "active",
+      "counties",
       "createdAt",
       "description",
       "fiscalCode",
       "id",
+      "inferredCounties",
       "name",
       "watchlists"
     ])

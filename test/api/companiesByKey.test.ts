@@ -23,6 +23,7 @@ describe("GET /api/v1/companies with an API key (read-only, 0 credits)", () => {
     )
     expect(Object.keys(body.data[0]).sort()).toEqual([
       "active",
+      "counties",
       "createdAt",
       "description",
       "fiscalCode",
