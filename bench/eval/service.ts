@@ -213,10 +213,24 @@ export interface ListedTender {
   readonly tender_id: string
   readonly title: string
   readonly score: number
+  readonly publish_date: string
   readonly source_url: string
 }
 
-/** A company's whole tender list, best first, following `next_cursor` (GET /api/v1/tenders). */
+/**
+ * The key API's order (score desc, publish date desc, tender id) with the notice number in place of
+ * the tender id: ids are drawn afresh in every evaluation database, so ties on score and date would
+ * fall differently in two runs of the same data; notice numbers are the data's own.
+ */
+export const inStableOrder = (items: ReadonlyArray<ListedTender>): Array<ListedTender> =>
+  [...items].sort(
+    (a, b) =>
+      b.score - a.score ||
+      b.publish_date.localeCompare(a.publish_date) ||
+      noticeNoOf(a).localeCompare(noticeNoOf(b))
+  )
+
+/** A company's whole tender list, best first (inStableOrder), following `next_cursor` (GET /api/v1/tenders). */
 export const fullList = async (service: Service, apiKey: string, companyId: string) => {
   const items: Array<ListedTender> = []
   let cursor: string | null = null
@@ -226,7 +240,7 @@ export const fullList = async (service: Service, apiKey: string, companyId: stri
     items.push(...page.data)
     cursor = page.meta.next_cursor
   } while (cursor)
-  return items
+  return inStableOrder(items)
 }
 
 /** The notice number an open notice was made from, read back from its source URL. */
