@@ -225,9 +225,7 @@ export interface ListedTender {
 export const inStableOrder = (items: ReadonlyArray<ListedTender>): Array<ListedTender> =>
   [...items].sort(
     (a, b) =>
-      b.score - a.score ||
-      b.publish_date.localeCompare(a.publish_date) ||
-      noticeNoOf(a).localeCompare(noticeNoOf(b))
+      b.score - a.score || b.publish_date.localeCompare(a.publish_date) || noticeNoOf(a).localeCompare(noticeNoOf(b))
   )
 
 /** A company's whole tender list, best first (inStableOrder), following `next_cursor` (GET /api/v1/tenders). */

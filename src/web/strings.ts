@@ -62,7 +62,17 @@ export const t = {
     created: "Compania a fost adăugată. Licitațiile se punctează în câteva secunde.",
     saved: "Modificările au fost salvate.",
     editTitle: (name: string) => `Modifică: ${name}`,
-    newTitle: "Companie nouă"
+    newTitle: "Companie nouă",
+    counties: "Județele în care lucrează",
+    countiesHint:
+      "Licitațiile din aceste județe și din cele vecine primesc un punctaj mai bun. Necompletat: județele deduse din contractele câștigate.",
+    inferred: (list: string) => `Deduse din contractele câștigate: ${list}`,
+    countiesShown: (list: string) => `Județe: ${list}`
+  },
+
+  counties: {
+    add: "Adaugă un județ",
+    remove: (county: string) => `Elimină ${county}`
   },
 
   tenders: {
@@ -141,6 +151,9 @@ export const t = {
     cpvSearchPlaceholder: "ex. asfalt, software, 4523",
     cpvNoResults: "Niciun cod CPV nu se potrivește căutării.",
     cpvRemove: (code: string) => `Elimină ${code}`,
+    counties: "Județe",
+    countiesHint: "Doar licitațiile autorităților din aceste județe dau alerte. Niciunul: oriunde.",
+    countiesShown: (list: string) => `Județe: ${list}`,
     keywords: "Cuvinte cheie",
     keywordsHint: "Separate prin virgulă",
     minValue: "Valoare minimă (RON)",

@@ -4,11 +4,13 @@ import { Empty, ErrorBox, Field, Loading, Notice } from "../components/ui.js"
 import { useAction, useLoad } from "../hooks.js"
 import { Link, paths } from "../router.js"
 import { t } from "../strings.js"
+import { CountyPicker } from "./CountyPicker.js"
 
 interface CompanyDraft {
   readonly name: string
   readonly fiscalCode: string
   readonly description: string
+  readonly counties: ReadonlyArray<string>
 }
 
 interface Company {
@@ -16,6 +18,7 @@ interface Company {
   readonly name: string
   readonly description: string
   readonly fiscalCode: string | null
+  readonly counties: ReadonlyArray<string>
   readonly active: boolean
   readonly watchlistCount: number
 }
@@ -82,6 +85,11 @@ export const CompaniesScreen = () => {
                   {t.companies.fiscalCode}: {company.fiscalCode}
                 </p>
               )}
+              {company.counties.length > 0 && (
+                <p className="muted small" data-testid="company-counties">
+                  {t.companies.countiesShown(company.counties.join(", "))}
+                </p>
+              )}
               <p className="clamp">{company.description || t.none}</p>
               <div className="actions">
                 <Link to={paths.tenders(company.id)} testId="company-tenders">
@@ -112,26 +120,41 @@ export const CompanyForm = (props: {
   const [draft, setDraft] = useState<CompanyDraft>({
     name: props.company?.name ?? "",
     fiscalCode: props.company?.fiscalCode ?? "",
-    description: props.company?.description ?? ""
+    description: props.company?.description ?? "",
+    counties: props.company?.counties ?? []
   })
   const action = useAction()
-  const set = (field: keyof CompanyDraft) => (value: string) => setDraft((d) => ({ ...d, [field]: value }))
+  const set = (field: Exclude<keyof CompanyDraft, "counties">) => (value: string) =>
+    setDraft((d) => ({ ...d, [field]: value }))
+  // What scoring uses while no county is set: the counties of the awards the company won.
+  const inferred = useLoad(
+    () =>
+      props.company === undefined
+        ? Promise.resolve([])
+        : call((c) => c.companies.get({ path: { id: props.company!.id } })).then((r) => r.data.inferredCounties),
+    [props.company?.id]
+  )
 
   const submit = async (event: FormEvent) => {
     event.preventDefault()
     const fiscalCode = draft.fiscalCode.trim() === "" ? null : draft.fiscalCode.trim()
     const company = props.company
+    const counties = [...draft.counties]
     const saved = await action.run(() =>
       company === undefined
         ? call((c) =>
             c.companies.create({
               payload: { name: draft.name, description: draft.description, fiscalCode }
             })
+          ).then((created) =>
+            counties.length === 0
+              ? created
+              : call((c) => c.companies.update({ path: { id: created.data.id }, payload: { counties } }))
           )
         : call((c) =>
             c.companies.update({
               path: { id: company.id },
-              payload: { name: draft.name, description: draft.description, fiscalCode }
+              payload: { name: draft.name, description: draft.description, fiscalCode, counties }
             })
           )
     )
@@ -156,6 +179,23 @@ export const CompanyForm = (props: {
           onChange={(e) => set("description")(e.target.value)}
         />
       </Field>
+      <div className="field">
+        <span className="field-label">{t.companies.counties}</span>
+        <CountyPicker
+          value={draft.counties}
+          onChange={(counties) => setDraft((d) => ({ ...d, counties }))}
+          testId="company-counties-picker"
+        />
+        <span className="hint">
+          {t.companies.countiesHint}
+          {draft.counties.length === 0 && (inferred.data?.length ?? 0) > 0 && (
+            <>
+              {" "}
+              <span data-testid="inferred-counties">{t.companies.inferred(inferred.data!.join(", "))}</span>
+            </>
+          )}
+        </span>
+      </div>
       <ErrorBox error={action.error} />
       <div className="actions">
         <button type="submit" className="primary" disabled={action.pending}>

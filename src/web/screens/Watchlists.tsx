@@ -5,6 +5,7 @@ import { formatMoney } from "../format.js"
 import { useAction, useLoad } from "../hooks.js"
 import { Link, paths } from "../router.js"
 import { t } from "../strings.js"
+import { CountyPicker } from "./CountyPicker.js"
 import { CpvPicker } from "./CpvPicker.js"
 
 interface Watchlist {
@@ -16,6 +17,7 @@ interface Watchlist {
   readonly maxValue: number | null
   readonly authorityId: string | null
   readonly minScore: number
+  readonly counties: ReadonlyArray<string>
   readonly companyId: string
 }
 
@@ -125,6 +127,11 @@ export const WatchlistsScreen = ({ companyId }: { readonly companyId: string }) 
                   </ul>
                 </div>
               )}
+              {w.counties.length > 0 && (
+                <p className="small" data-testid="watchlist-counties">
+                  {t.watchlists.countiesShown(w.counties.join(", "))}
+                </p>
+              )}
               {w.keywords.length > 0 && (
                 <p className="small">
                   {t.watchlists.keywords}: {w.keywords.join(", ")}
@@ -174,6 +181,7 @@ const WatchlistForm = (props: {
   const [maxValue, setMaxValue] = useState(w?.maxValue?.toString() ?? "")
   const [authorityId, setAuthorityId] = useState(w?.authorityId ?? "")
   const [minScore, setMinScore] = useState(String(w?.minScore ?? 60))
+  const [counties, setCounties] = useState<ReadonlyArray<string>>(w?.counties ?? [])
   const action = useAction()
 
   const submit = async (event: FormEvent) => {
@@ -188,7 +196,8 @@ const WatchlistForm = (props: {
       minValue: parseAmount(minValue),
       maxValue: parseAmount(maxValue),
       authorityId: authorityId.trim() === "" ? null : authorityId.trim(),
-      minScore: Number(minScore)
+      minScore: Number(minScore),
+      counties: [...counties]
     }
     const saved = await action.run(() =>
       w === undefined
@@ -206,6 +215,11 @@ const WatchlistForm = (props: {
       <div className="field">
         <span className="field-label">{t.watchlists.cpv}</span>
         <CpvPicker value={cpvCodes} onChange={setCpvCodes} labels={props.labels} />
+      </div>
+      <div className="field">
+        <span className="field-label">{t.watchlists.counties}</span>
+        <CountyPicker value={counties} onChange={setCounties} testId="watchlist-counties-picker" />
+        <span className="hint">{t.watchlists.countiesHint}</span>
       </div>
       <Field label={t.watchlists.keywords} hint={t.watchlists.keywordsHint}>
         <input name="keywords" value={keywords} onChange={(e) => setKeywords(e.target.value)} />
