@@ -18,7 +18,11 @@
  * 3. Watchlist. 3a: the first eval's protocol, in process (bench/eval/legacy.ts). 3b: case 1's
  *    companies again (another tenant, same database and pool) plus one watchlist each holding
  *    their earlier awards' CPV codes, created with POST /api/v1/watchlists. 3c: the same watchlist
- *    and description without the fiscal code (no award history).
+ *    and description without the fiscal code (no award history). 3d (place, issue 21): 3c plus the
+ *    counties the company works in, set with PATCH /api/v1/companies/:id: the counties of its
+ *    earlier awards' authorities (real counties of the data, set by the harness, as a consultant who
+ *    knows where the client works would). Its naive baseline is the CPV prefix with the county as
+ *    a tie-break (a place-aware baseline).
  *
  * Metrics (bench/eval/metrics.ts): the service as listed (its own order, ties broken by the list's
  * order) and, for comparison, with its score ties ordered at random; baselines and BM25 with ties
@@ -28,6 +32,7 @@
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { canonicalCounty } from "../src/domain/tenders/CountyDistance.js"
 import { type Award, awardNoticesCsv, awards, awardsByWinner, cpvLabelOf, openNoticesJsonl } from "./eval/data.js"
 import { legacyWatchlistCase } from "./eval/legacy.js"
 import {
@@ -127,10 +132,20 @@ const readList = async (service: Service, apiKey: string, companyId: string) =>
  * fiscal code (the onboarding the service had before issue 11).
  */
 const VARIANTS = [
-  { key: "history", label: "history only", fiscalCode: true, watchlist: false },
-  { key: "watchHistory", label: "watchlist + history", fiscalCode: true, watchlist: true },
-  { key: "watchOnly", label: "watchlist, no fiscal code", fiscalCode: false, watchlist: true }
+  { key: "history", label: "history only", fiscalCode: true, watchlist: false, counties: false },
+  { key: "watchHistory", label: "watchlist + history", fiscalCode: true, watchlist: true, counties: false },
+  { key: "watchOnly", label: "watchlist, no fiscal code", fiscalCode: false, watchlist: true, counties: false },
+  {
+    key: "watchPlace",
+    label: "watchlist + counties, no fiscal code",
+    fiscalCode: false,
+    watchlist: true,
+    counties: true
+  }
 ] as const
+
+/** The counties of a company's earlier awards' authorities (case 3d), in the service's spelling. */
+const countiesOf = (c: HistoryCase) => [...new Set(c.earlier.flatMap((a) => canonicalCounty(a.authorityCounty) ?? []))]
 type VariantKey = (typeof VARIANTS)[number]["key"]
 
 /** An account user of the tenant, logged in: an access token for the account API. */
@@ -179,6 +194,9 @@ const runHistoryCases = async () => {
             keywords: [],
             minScore: 50
           })
+          if (variant.counties && countiesOf(c).length > 0) {
+            await service.http("PATCH", `/api/v1/companies/${companies[i]!}`, accessToken, { counties: countiesOf(c) })
+          }
         }
       }
       tenants.set(variant.key, { ...tenant, companies })
@@ -250,17 +268,23 @@ const main = async () => {
   const historyRun = await runHistoryCases()
   const index1 = new Bm25Index(pool1)
   const poolKeys1 = pool1.map((a) => a.key)
+  /** The CPV prefix, and half a digit more in one of the company's counties: the place-aware baseline of 3d. */
+  const prefixThenCounty = (a: Award, codes: ReadonlyArray<string>, counties: ReadonlyArray<string>) => {
+    const prefix = cpvPrefixScore(a.mainCpv, codes)
+    return prefix > 0 && counties.includes(canonicalCounty(a.authorityCounty) ?? "") ? prefix + 0.5 : prefix
+  }
   const rowsFor = (variant: VariantKey) =>
     historyCases.map((c, i): TargetRow => {
       const list = historyRun.lists.get(variant)![i]!
       const targetIndex = poolKeys1.indexOf(c.target.key)
       const codes = [...new Set(c.earlier.map((a) => a.mainCpv))]
+      const counties = variant === "watchPlace" ? countiesOf(c) : []
       return {
         label: `${c.name} (${c.winner})`,
         ...serviceMetrics(list, c.target.key),
         listed: list.length,
         baseline: targetByScores(
-          pool1.map((a) => cpvPrefixScore(a.mainCpv, codes)),
+          pool1.map((a) => prefixThenCounty(a, codes, counties)),
           targetIndex
         ),
         bm25: targetByScores(index1.scores(describe(c)), targetIndex)
@@ -269,6 +293,7 @@ const main = async () => {
   const case1Rows = rowsFor("history")
   const case3bRows = rowsFor("watchHistory")
   const case3cRows = rowsFor("watchOnly")
+  const case3dRows = rowsFor("watchPlace")
 
   const descriptionRun = await runDescriptionCase()
   const index2 = new Bm25Index(awards)
@@ -316,6 +341,7 @@ const main = async () => {
   const case1 = { pool_size: pool1.length, award_notices: earlierAwards.length, ...summarizeTargets(case1Rows) }
   const case3b = { pool_size: pool1.length, ...summarizeTargets(case3bRows) }
   const case3c = { pool_size: pool1.length, ...summarizeTargets(case3cRows) }
+  const case3d = { pool_size: pool1.length, ...summarizeTargets(case3dRows) }
   const result = {
     data: "bench/data/sicap_pnrr_direct_awards_until_2024-03.csv",
     measured_at: new Date().toISOString(),
@@ -335,6 +361,7 @@ const main = async () => {
     },
     case3b_watchlist_and_history: case3b,
     case3c_watchlist_no_fiscal_code: case3c,
+    case3d_place_counties_set_no_fiscal_code: case3d,
     imports: { history: historyRun.imports, description: descriptionRun.imports }
   }
 
@@ -384,7 +411,12 @@ const main = async () => {
     ]),
     pad(["", "MRR@10", fmt(legacy.model.mrr), "–", fmt(legacy.cpvOnly.mrr), "–", ""]),
     ...targetLines("3b. watchlist + history", case3b, "baseline: CPV prefix"),
-    ...targetLines("3c. watchlist + description, no fiscal code", case3c, "baseline: CPV prefix")
+    ...targetLines("3c. watchlist + description, no fiscal code", case3c, "baseline: CPV prefix"),
+    ...targetLines(
+      "3d. place: 3c + counties of the earlier awards set",
+      case3d,
+      "baseline: CPV prefix, county as tie-break"
+    )
   ].join("\n")
 
   const perTarget = (rows: ReadonlyArray<TargetRow>) =>
@@ -442,6 +474,10 @@ const main = async () => {
     "## Case 3c, per company",
     "",
     perTarget(case3cRows),
+    "",
+    "## Case 3d (place), per company",
+    "",
+    perTarget(case3dRows),
     ""
   ].join("\n")
   fs.writeFileSync(path.join(OUT, "report.md"), report)
