@@ -1,0 +1,63 @@
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import type { Browser } from "puppeteer-core"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type AppServer, launchBrowser, logIn, openPage, startAppServer, texts } from "./support/AppServer.js"
+
+/** Place (issue 21) in the browser app: a company's counties and a watchlist's county filter, set and shown. */
+describe("counties in the browser app", () => {
+  let server: AppServer
+  let browser: Browser
+
+  beforeAll(async () => {
+    ;[server, browser] = await Promise.all([startAppServer(), launchBrowser()])
+  })
+  afterAll(async () => {
+    await browser?.close()
+    await server?.close()
+  })
+
+  const sql = <A>(query: (sql: SqlClient.SqlClient) => Effect.Effect<A, unknown>) =>
+    server.run(Effect.flatMap(SqlClient.SqlClient, (client) => query(client).pipe(Effect.orDie)))
+
+  it("the company form sets the counties it works in; the watchlist form its county filter", async () => {
+    const { page, problems, close } = await openPage(browser)
+    await logIn(page, server.baseUrl, server.demo.email, server.demo.password)
+    const [first] = await sql(
+      (q) => q<{ id: string }>`
+        SELECT id FROM companies WHERE tenant_id = ${server.demo.tenantId} ORDER BY created_at, id LIMIT 1`
+    )
+    await page.waitForSelector("[data-testid=company]")
+    await page.click("[data-testid=company]:first-child .actions button")
+    await page.waitForSelector("[data-testid=company-counties-picker] select")
+    await page.select("[data-testid=company-counties-picker] select", "Gorj")
+    await page.select("[data-testid=company-counties-picker] select", "Vâlcea")
+    expect(await texts(page, "[data-testid=county-chosen] .chip")).toEqual(["Gorj×", "Vâlcea×"])
+    await page.click("[data-testid=company-form] button[type=submit]")
+    await page.waitForSelector("[data-testid=company-form]", { hidden: true })
+    await page.waitForSelector("[data-testid=company-counties]")
+    expect(await texts(page, "[data-testid=company]:first-child [data-testid=company-counties]")).toEqual([
+      "Județe: Gorj, Vâlcea"
+    ])
+    const [stored] = await sql(
+      (q) => q<{ counties: ReadonlyArray<string> }>`SELECT counties FROM companies WHERE id = ${first!.id}`
+    )
+    expect(stored!.counties).toEqual(["Gorj", "Vâlcea"])
+
+    await page.goto(`${server.baseUrl}/companies/${first!.id}/watchlists`)
+    await page.waitForSelector("[data-testid=watchlist]")
+    await page.click("[data-testid=watchlist]:first-child .actions button")
+    await page.waitForSelector("[data-testid=watchlist-counties-picker] select")
+    await page.select("[data-testid=watchlist-counties-picker] select", "Dolj")
+    await page.click("[data-testid=save-watchlist]")
+    await page.waitForSelector("[data-testid=watchlist-counties]")
+    expect(await texts(page, "[data-testid=watchlist-counties]")).toEqual(["Județe: Dolj"])
+    const filtered = await sql(
+      (q) => q<{ counties: ReadonlyArray<string> }>`
+        SELECT counties FROM watchlists WHERE company_id = ${first!.id} AND cardinality(counties) > 0`
+    )
+    expect(filtered.map((w) => w.counties)).toEqual([["Dolj"]])
+    expect(problems).toEqual([])
+    await close()
+  })
+})
