@@ -38,6 +38,8 @@ describe("companies: create, edit, deactivate", () => {
       name: "Gamma Construct SRL",
       description: "Asfaltare drumuri județene",
       fiscalCode: "22505268",
+      counties: [],
+      inferredCounties: [],
       active: true,
       watchlists: [],
       createdAt: expect.stringMatching(/Z$/)

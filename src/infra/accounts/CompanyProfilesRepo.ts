@@ -222,7 +222,8 @@ export const CompanyProfilesRepoLive = Layer.effect(
           Effect.gen(function* () {
             const [row] = yield* insertCompany(input)
             yield* jobs.enqueue(RescoreCompany, { companyId: row!.id })
-            return { ...toProfile(row!), inferredCounties: [], watchlists: [] }
+            // Its awards may be imported already: the detail infers its counties from them.
+            return yield* detail(row!)
           })
         )
         .pipe(Effect.orDie)
