@@ -65,7 +65,8 @@ export const CpvPicker = (props: {
         data-testid="cpv-search"
       />
       <ErrorBox error={results.error} />
-      {debounced !== "" && results.data !== undefined && (
+      {/* Only the results of what the box says: never a list left from an earlier query (after a pick, while typing). */}
+      {debounced !== "" && debounced === query.trim() && !results.loading && results.data !== undefined && (
         <ul className="cpv-results" data-testid="cpv-results">
           {results.data.length === 0 && <li className="muted">{t.watchlists.cpvNoResults}</li>}
           {results.data.map((entry) => (
