@@ -17,6 +17,7 @@ import {
 } from "../../src/domain/scoring/Inputs.js"
 import { MODEL_VERSION, scorePair } from "../../src/domain/scoring/Model.js"
 import { buildCorpusStats } from "../../src/domain/scoring/Semantic.js"
+import { canonicalCounty } from "../../src/domain/tenders/CountyDistance.js"
 import { type Award, awards, awardsByWinner, cpvLabelOf } from "./data.js"
 import { mean, targetByScores } from "./metrics.js"
 
@@ -28,8 +29,10 @@ const tenderOf = (a: Award): TenderInput => ({
   additionalCpvs: [],
   authorityId: a.authorityFiscalCode,
   valueRon: a.valueRon,
-  // As the service reads a tender (ScoringReads): its main code's label is part of its text.
-  cpvLabel: cpvLabelOf(a.mainCpv)
+  // As the service reads a tender (ScoringReads): its main code's label is part of its text, and its
+  // authority's county places it.
+  cpvLabel: cpvLabelOf(a.mainCpv),
+  county: canonicalCounty(a.authorityCounty)
 })
 
 export const legacyWatchlistCase = () => {
@@ -61,7 +64,8 @@ export const legacyWatchlistCase = () => {
             authorityId: a.authorityFiscalCode,
             mainCpv: a.mainCpv,
             valueRon: a.valueRon,
-            title: a.title
+            title: a.title,
+            county: canonicalCounty(a.authorityCounty)
           })
         )
       })
