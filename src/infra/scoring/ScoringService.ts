@@ -4,7 +4,7 @@ import { isCandidate } from "../../domain/scoring/Matching.js"
 import type { CorpusStats } from "../../domain/scoring/Semantic.js"
 import { JobQueue, JobQueueLive } from "../queue/JobQueue.js"
 import { makeCandidatePrefilter } from "./CandidatePrefilter.js"
-import { makeCompanyProfileCache } from "./CompanyProfileCache.js"
+import { makeCompanyProfileCache, type ProfileView } from "./CompanyProfileCache.js"
 import { makeCorpusStatsCache } from "./CorpusStatsCache.js"
 import { makeScoreWriter, type ScoringPair } from "./ScoreWriter.js"
 import { RescoreCompany } from "./ScoringJobKinds.js"
@@ -71,14 +71,15 @@ export const makeScoringService = Effect.gen(function* () {
   const prefilter = yield* makeCandidatePrefilter
   const writer = yield* makeScoreWriter
   const jobs = yield* JobQueue
-  // Kept between calls (one job per polled page), revalidated at the start of each call.
-  const profiles = yield* makeCompanyProfileCache(reads)
+  // Kept between calls (one job per polled page); each call reuses only unchanged profiles.
+  const profileCache = yield* makeCompanyProfileCache(reads)
 
   const scoreBatch = (
     tenderIds: ReadonlyArray<string>,
     isNew: ReadonlySet<string>,
     changed: ReadonlySet<string>,
-    stats: CorpusStats
+    stats: CorpusStats,
+    profiles: ProfileView
   ) =>
     Effect.gen(function* () {
       const startedAt = yield* Clock.currentTimeMillis
@@ -109,13 +110,13 @@ export const makeScoringService = Effect.gen(function* () {
       const stats = yield* corpus.current
       const isNew = new Set(options.isNew)
       const changed = new Set(options.changed ?? [])
-      yield* profiles.revalidate
+      const profiles = yield* profileCache.begin
       const total = { scored: 0, alerts: 0, events: 0 }
       // Two batches in flight: one is scored in this process while PostgreSQL writes the other.
       yield* Effect.forEach(
         chunksOf([...new Set(tenderIds)], SCORING_BATCH_SIZE),
         (batch) =>
-          Effect.map(scoreBatch(batch, isNew, changed, stats), (result) => {
+          Effect.map(scoreBatch(batch, isNew, changed, stats, profiles), (result) => {
             total.scored += result.scored
             total.alerts += result.alerts
             total.events += result.events
