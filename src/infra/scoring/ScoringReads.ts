@@ -40,6 +40,8 @@ export interface LoadedTender {
 export interface LoadedCompany {
   readonly tenantId: string
   readonly prepared: PreparedCompany
+  /** The company's `profile_rev` when the profile was read (migration 0020). */
+  readonly revision: string
 }
 
 const toLoadedTender = (row: TenderRow): LoadedTender => ({
@@ -138,13 +140,24 @@ export const makeScoringReads = Effect.gen(function* () {
       })
     )
 
-  /** Profiles (description, active watchlists, past awards) of the active companies among `companyIds`. */
+  /**
+   * Profiles (description, active watchlists, past awards) of the active companies among `companyIds`.
+   * The company rows, with their revision, are read first: the watchlists and awards read after
+   * them are at least as new as that revision (CompanyProfileCache relies on it).
+   */
   const companyProfiles = (companyIds: ReadonlyArray<string>) =>
     Effect.gen(function* () {
       const result = new Map<string, LoadedCompany>()
       if (companyIds.length === 0) return result
-      const companies = yield* sql<{ id: string; tenant_id: string; description: string; fiscal_code: string | null }>`
-        SELECT id, tenant_id, description, fiscal_code FROM companies WHERE id = ANY(${companyIds}::uuid[]) AND active`
+      const companies = yield* sql<{
+        id: string
+        tenant_id: string
+        description: string
+        fiscal_code: string | null
+        profile_rev: string
+      }>`
+        SELECT id, tenant_id, description, fiscal_code, profile_rev::text AS profile_rev
+        FROM companies WHERE id = ANY(${companyIds}::uuid[]) AND active`
       const watchlists = yield* watchlistsOf(companyIds)
       const history = yield* awardHistoryOf(companyIds)
       for (const c of companies) {
@@ -155,7 +168,7 @@ export const makeScoringReads = Effect.gen(function* () {
           watchlists: watchlists.get(c.id) ?? [],
           history: history.get(c.id) ?? []
         })
-        result.set(c.id, { tenantId: c.tenant_id, prepared })
+        result.set(c.id, { tenantId: c.tenant_id, prepared, revision: c.profile_rev })
       }
       return result
     })
