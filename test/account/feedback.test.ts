@@ -196,6 +196,22 @@ describe("feedback moves the company's ranking on the next rescore, and undo giv
   })
 })
 
+describe("a deactivated company", () => {
+  it("keeps its marks without rescoring (its scores stay as they are) until it is reactivated", async () => {
+    const s = await scenario()
+    const token = (await signIn(server, s.account)).accessToken
+    const companyId = s.account.companyId
+    expect((await s.api.delete(`/api/v1/companies/${companyId}`)).status).toBe(200)
+    const jobs = await rescoreJobs(server, companyId)
+    expect((await put(token, feedbackPath(companyId, s.design[0]!), { relevant: true })).status).toBe(200)
+    expect((await s.api.delete(feedbackPath(companyId, s.design[0]!))).status).toBe(204)
+    expect((await put(token, feedbackPath(companyId, s.design[1]!), { relevant: true })).status).toBe(200)
+    expect(await rescoreJobs(server, companyId)).toBe(jobs)
+    expect((await s.api.patch(`/api/v1/companies/${companyId}`, { active: true })).status).toBe(200)
+    expect(await rescoreJobs(server, companyId)).toBe(jobs + 1)
+  })
+})
+
 describe("tenant isolation", () => {
   it("concurrent marks of two tenants write only their own companies' marks and move only their own scores", async () => {
     const a = await scenario()

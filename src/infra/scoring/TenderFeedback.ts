@@ -61,26 +61,34 @@ export const makeTenderFeedback = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const jobs = yield* JobQueue
 
+  // A deactivated company is not scored (its scores are kept as they are): its marks apply when it
+  // is reactivated, which queues its rescore.
+  const rescoreIfActive = (companyId: string, active: boolean) =>
+    active ? jobs.enqueue(RescoreCompany, { companyId }) : Effect.void
+
   const mark: TenderFeedback["Type"]["mark"] = (input) =>
     sql
       .withTransaction(
         Effect.gen(function* () {
           // One statement checks the account and the score and writes the mark, so nothing is
           // written for another tenant's company or an unscored tender.
-          const rows = yield* sql<Row>`
-            INSERT INTO tender_feedback (company_id, tender_id, tenant_id, relevant, marked_at)
-            SELECT s.company_id, s.tender_id, c.tenant_id, ${input.relevant}, ${input.now.toISOString()}::timestamptz
-            FROM tender_scores s JOIN companies c ON c.id = s.company_id
-            WHERE s.company_id = ${input.companyId}::uuid AND s.tender_id = ${input.tenderId}::uuid
-              AND c.tenant_id = ${input.tenantId}::uuid
-            ON CONFLICT (company_id, tender_id)
-              DO UPDATE SET relevant = EXCLUDED.relevant, marked_at = EXCLUDED.marked_at
-            RETURNING company_id, tender_id, relevant, marked_at`
+          const rows = yield* sql<Row & { readonly active: boolean }>`
+            WITH marked AS (
+              INSERT INTO tender_feedback (company_id, tender_id, tenant_id, relevant, marked_at)
+              SELECT s.company_id, s.tender_id, c.tenant_id, ${input.relevant}, ${input.now.toISOString()}::timestamptz
+              FROM tender_scores s JOIN companies c ON c.id = s.company_id
+              WHERE s.company_id = ${input.companyId}::uuid AND s.tender_id = ${input.tenderId}::uuid
+                AND c.tenant_id = ${input.tenantId}::uuid
+              ON CONFLICT (company_id, tender_id)
+                DO UPDATE SET relevant = EXCLUDED.relevant, marked_at = EXCLUDED.marked_at
+              RETURNING company_id, tender_id, relevant, marked_at
+            )
+            SELECT m.*, c.active FROM marked m JOIN companies c ON c.id = m.company_id`
           const row = rows[0]
           if (row === undefined) {
             return yield* new FeedbackTargetNotFound({ companyId: input.companyId, tenderId: input.tenderId })
           }
-          yield* jobs.enqueue(RescoreCompany, { companyId: input.companyId })
+          yield* rescoreIfActive(input.companyId, row.active)
           return toMark(row)
         })
       )
@@ -94,9 +102,9 @@ export const makeTenderFeedback = Effect.gen(function* () {
             DELETE FROM tender_feedback
             WHERE company_id = ${input.companyId}::uuid AND tender_id = ${input.tenderId}::uuid
               AND tenant_id = ${input.tenantId}::uuid
-            RETURNING 1`
+            RETURNING (SELECT active FROM companies WHERE id = company_id) AS active`
           if (deleted.length > 0) {
-            yield* jobs.enqueue(RescoreCompany, { companyId: input.companyId })
+            yield* rescoreIfActive(input.companyId, deleted[0]!.active === true)
             return
           }
           // Nothing to undo: still a success for a pair that could be marked (idempotent undo).
