@@ -44,6 +44,20 @@ const millionsIn = (say: Phrasebook, ron: number): string => millions(ron).repla
 const listOf = (say: Phrasebook, items: ReadonlyArray<string>): string =>
   items.slice(0, MAX_WORDS).join(say.separators.list)
 
+const cpvMatchReason = ({ profileCodes, match }: CpvEvidence, say: Phrasebook): string => {
+  if (profileCodes === 0) return say.cpv.noCodes
+  if (match === null) return say.cpv.noneNear
+  const which = fill(match.main ? say.cpv.mainCode : say.cpv.additionalCode, { code: match.tenderCode })
+  const level = say.cpvLevels[match.level]
+  if (match.inside) return fill(match.watched ? say.cpv.inWatched : say.cpv.inWon, { which, level, digits: match.node })
+  return fill(match.watched ? say.cpv.sharesWatched : say.cpv.sharesWon, {
+    which,
+    level,
+    shared: match.node,
+    code: match.profileCode
+  })
+}
+
 /** What the user's marks in the tender's class say, appended to the cpv reason (empty without marks). */
 const feedbackClauses = (evidence: CpvEvidence, say: Phrasebook): Array<string> => {
   const feedback = evidence.feedback
@@ -60,20 +74,6 @@ const feedbackClauses = (evidence: CpvEvidence, say: Phrasebook): Array<string> 
 
 const cpvReason = (evidence: CpvEvidence, say: Phrasebook): string =>
   [cpvMatchReason(evidence, say), ...feedbackClauses(evidence, say)].join(say.separators.clause)
-
-const cpvMatchReason = ({ profileCodes, match }: CpvEvidence, say: Phrasebook): string => {
-  if (profileCodes === 0) return say.cpv.noCodes
-  if (match === null) return say.cpv.noneNear
-  const which = fill(match.main ? say.cpv.mainCode : say.cpv.additionalCode, { code: match.tenderCode })
-  const level = say.cpvLevels[match.level]
-  if (match.inside) return fill(match.watched ? say.cpv.inWatched : say.cpv.inWon, { which, level, digits: match.node })
-  return fill(match.watched ? say.cpv.sharesWatched : say.cpv.sharesWon, {
-    which,
-    level,
-    shared: match.node,
-    code: match.profileCode
-  })
-}
 
 const keywordReason = ({ watchedKeywords, inTitle, inDescription }: KeywordEvidence, say: Phrasebook): string => {
   if (watchedKeywords === 0) return say.keyword.none
