@@ -70,5 +70,16 @@ describe("feedback on a tender in the browser app", () => {
     expect(left[0]!.n).toBe(0)
     expect(problems).toEqual([])
     await close()
+
+    // The buttons fit a 360 px phone screen.
+    const phone = await openPage(browser, { width: 360, height: 740 })
+    await logIn(phone.page, server.baseUrl, server.demo.email, server.demo.password)
+    await phone.page.goto(detailUrl)
+    await phone.page.waitForSelector("[data-testid=feedback][data-mark=none]")
+    expect(
+      await phone.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)
+    ).toBeLessThanOrEqual(0)
+    expect(phone.problems).toEqual([])
+    await phone.close()
   })
 })

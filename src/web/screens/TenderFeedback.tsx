@@ -31,7 +31,7 @@ export const TenderFeedback = (props: { readonly companyId: string; readonly ten
       data-mark={marks.data === undefined ? "loading" : current === undefined ? "none" : String(current.relevant)}
     >
       <p className="muted small">{t.feedback.question}</p>
-      <div className="row">
+      <div className="actions">
         <button
           type="button"
           aria-pressed={current?.relevant === true}
