@@ -85,7 +85,16 @@ const changes: ReadonlyArray<readonly [string, (s: Setup) => Effect.Effect<unkno
     (s) => s.sql`UPDATE companies SET description = 'Reabilitare drumuri și asfaltare' WHERE id = ${s.company}`
   ],
   ["the company becomes inactive", (s) => s.sql`UPDATE companies SET active = false WHERE id = ${s.company}`],
-  ["an award notice names the company as winner", (s) => s.tender("award")]
+  ["an award notice names the company as winner", (s) => s.tender("award")],
+  [
+    "a tender of its CPV class is marked not relevant",
+    (s) =>
+      Effect.flatMap(
+        s.tender(),
+        (marked) => s.sql`INSERT INTO tender_feedback (company_id, tender_id, tenant_id, relevant, marked_at)
+                          VALUES (${s.company}, ${marked}, ${s.tenant}, false, now())`
+      )
+  ]
 ]
 
 describe("company profiles cached between scoring calls", () => {

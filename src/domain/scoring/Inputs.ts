@@ -1,4 +1,5 @@
 import { type CodeSet, codeSetOf } from "./CpvMatch.js"
+import { type ClassFeedback, type FeedbackMark, feedbackByClass } from "./Feedback.js"
 import { indexKey, stems, words } from "./Text.js"
 
 /** A tender as the scorer needs it (values in RON; null when unknown). */
@@ -50,6 +51,8 @@ export interface CompanyInput {
   /** Active, not deleted watchlists. */
   readonly watchlists: ReadonlyArray<WatchlistInput>
   readonly history: ReadonlyArray<AwardInput>
+  /** Tenders a user marked relevant or not relevant for the company (Feedback.ts); absent: none. */
+  readonly feedback?: ReadonlyArray<FeedbackMark>
 }
 
 /** A tender's text, tokenised once and reused for every company. */
@@ -132,6 +135,8 @@ export interface PreparedCompany {
   readonly maxValue: number | null
   readonly authorityIds: ReadonlySet<string>
   readonly hasText: boolean
+  /** The user's marks by CPV class: they shift the cpv factor of the tenders of that class. */
+  readonly feedback: ReadonlyMap<string, ClassFeedback>
 }
 
 /** A profile code as the company wrote it, and whether a watchlist names it (else only a won award does). */
@@ -200,6 +205,7 @@ export const prepareCompany = (company: CompanyInput): PreparedCompany => {
     minValue: mins.length > 0 ? Math.min(...mins) : null,
     maxValue: maxs.length > 0 ? Math.max(...maxs) : null,
     authorityIds: new Set(company.watchlists.flatMap((w) => (w.authorityId === null ? [] : [w.authorityId]))),
-    hasText: queryTerms.size > 0
+    hasText: queryTerms.size > 0,
+    feedback: feedbackByClass(company.feedback ?? [])
   }
 }

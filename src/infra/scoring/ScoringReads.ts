@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { EUR_RON } from "../../domain/Currency.js"
+import type { FeedbackMark } from "../../domain/scoring/Feedback.js"
 import {
   type AwardInput,
   type PreparedCompany,
@@ -140,10 +141,28 @@ export const makeScoringReads = Effect.gen(function* () {
       })
     )
 
+  /** The tenders users marked for each company (tender_feedback), by company: the profile's feedback. */
+  const feedbackOf = (companyIds: ReadonlyArray<string>) =>
+    sql<{ company_id: string; main_cpv: string; relevant: boolean }>`
+      SELECT f.company_id, t.main_cpv, f.relevant
+      FROM tender_feedback f JOIN tenders t ON t.id = f.tender_id
+      WHERE f.company_id = ANY(${companyIds}::uuid[])
+      ORDER BY f.tender_id`.pipe(
+      Effect.map((rows) => {
+        const byCompany = new Map<string, Array<FeedbackMark>>()
+        for (const f of rows) {
+          const list = byCompany.get(f.company_id) ?? []
+          list.push({ mainCpv: f.main_cpv.trim(), relevant: f.relevant })
+          byCompany.set(f.company_id, list)
+        }
+        return byCompany
+      })
+    )
+
   /**
-   * Profiles (description, active watchlists, past awards) of the active companies among `companyIds`.
-   * The company rows, with their revision, are read first: the watchlists and awards read after
-   * them are at least as new as that revision (CompanyProfileCache relies on it).
+   * Profiles (description, active watchlists, past awards, feedback) of the active companies among
+   * `companyIds`. The company rows, with their revision, are read first: the watchlists, awards and
+   * marks read after them are at least as new as that revision (CompanyProfileCache relies on it).
    */
   const companyProfiles = (companyIds: ReadonlyArray<string>) =>
     Effect.gen(function* () {
@@ -160,13 +179,15 @@ export const makeScoringReads = Effect.gen(function* () {
         FROM companies WHERE id = ANY(${companyIds}::uuid[]) AND active`
       const watchlists = yield* watchlistsOf(companyIds)
       const history = yield* awardHistoryOf(companyIds)
+      const feedback = yield* feedbackOf(companyIds)
       for (const c of companies) {
         const prepared = prepareCompany({
           id: c.id,
           description: c.description,
           fiscalCode: c.fiscal_code,
           watchlists: watchlists.get(c.id) ?? [],
-          history: history.get(c.id) ?? []
+          history: history.get(c.id) ?? [],
+          feedback: feedback.get(c.id) ?? []
         })
         result.set(c.id, { tenantId: c.tenant_id, prepared, revision: c.profile_rev })
       }
