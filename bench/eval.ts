@@ -34,6 +34,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { canonicalCounty } from "../src/domain/tenders/CountyDistance.js"
 import { type Award, awardNoticesCsv, awards, awardsByWinner, cpvLabelOf, openNoticesJsonl } from "./eval/data.js"
+import { FEEDBACK_MARKS, type FeedbackRow, feedbackRow, markRelevant, marksOf } from "./eval/feedback.js"
 import { legacyWatchlistCase } from "./eval/legacy.js"
 import {
   K,
@@ -124,7 +125,11 @@ const serviceMetrics = (list: ReadonlyArray<{ key: string; score: number }>, tar
 }
 
 const readList = async (service: Service, apiKey: string, companyId: string) =>
-  (await fullList(service, apiKey, companyId)).map((i) => ({ key: noticeNoOf(i), score: i.score }))
+  (await fullList(service, apiKey, companyId)).map((i) => ({
+    key: noticeNoOf(i),
+    score: i.score,
+    tenderId: i.tender_id
+  }))
 
 /**
  * The history-pool variants, one tenant each on one database: what the company is created with.
@@ -246,10 +251,48 @@ const runDescriptionCase = async () => {
     log(`import: ${JSON.stringify(imported)}; waiting for the worker`)
     await service.drained()
     const lists = await mapLimit(companyIds, 4, (id) => readList(service, tenant.apiKey, id))
-    return { lists, imports: imported }
+    // Simulated feedback (bench/eval/feedback.ts): the top relevant tenders of each list marked relevant.
+    const accessToken = await loginAs(service, tenant.tenantId, "feedback")
+    const mainCpvOf = new Map(awards.map((a) => [a.key, a.mainCpv]))
+    const marks = lists.map((list, i) => marksOf(list, (key) => inTrade(TRADE_PROFILES[i]!, mainCpvOf.get(key) ?? "")))
+    for (const [i, companyId] of companyIds.entries()) await markRelevant(service, accessToken, companyId, marks[i]!)
+    log(`feedback: ${marks.flat().length} tenders marked relevant; waiting for the worker`)
+    await service.drained()
+    const afterFeedback = await mapLimit(companyIds, 4, (id) => readList(service, tenant.apiKey, id))
+    return { lists, imports: imported, marks, afterFeedback }
   } finally {
     await service.stop()
   }
+}
+
+/** Case 2f: P@10 on the rest of each list, before and after the simulated marks (bench/eval/feedback.ts). */
+const feedbackCase = (descriptionRun: Awaited<ReturnType<typeof runDescriptionCase>>) => {
+  const index2 = new Bm25Index(awards)
+  const rows: Array<FeedbackRow & { trade: string }> = TRADE_PROFILES.map((p, i) => ({
+    trade: p.trade,
+    ...feedbackRow({
+      before: descriptionRun.lists[i]!,
+      after: descriptionRun.afterFeedback[i]!,
+      marks: descriptionRun.marks[i]!,
+      pool: awards,
+      index: index2,
+      description: p.description,
+      isRelevant: (key) => inTrade(p, awards.find((a) => a.key === key)?.mainCpv ?? "")
+    })
+  }))
+  const summary = {
+    profiles: rows.length,
+    marks_per_company: FEEDBACK_MARKS,
+    marked: rows.reduce((n, r) => n + r.marked, 0),
+    p_at_10_rest: {
+      service_before: round3(mean(rows.map((r) => r.before))),
+      service_after: round3(mean(rows.map((r) => r.after))),
+      bm25: round3(mean(rows.map((r) => r.bm25))),
+      bm25_with_feedback_titles: round3(mean(rows.map((r) => r.bm25Feedback))),
+      ideal: round3(mean(rows.map((r) => r.ideal)))
+    }
+  }
+  return { rows, summary }
 }
 
 const pad = (cells: ReadonlyArray<string | number>) => `| ${cells.join(" | ")} |`
@@ -261,6 +304,12 @@ const main = async () => {
   const started = Date.now()
   log("bundling the CLI, API and worker entry points")
   await bundle()
+  // EVAL_ONLY=feedback: case 2 and its simulated feedback only (a few minutes instead of ~16).
+  if (process.env.EVAL_ONLY === "feedback") {
+    const { rows, summary } = feedbackCase(await runDescriptionCase())
+    console.log(JSON.stringify({ measured_at: new Date().toISOString(), case2f_feedback: summary, rows }, null, 2))
+    return
+  }
 
   // Case 3a first: no database, seconds.
   const legacy = legacyWatchlistCase()
@@ -324,6 +373,7 @@ const main = async () => {
       bm25Labels: precisionByScores(index2Labels.scores(p.description), relevant)
     }
   })
+  const { rows: feedbackRows, summary: case2Feedback } = feedbackCase(descriptionRun)
   const case2 = {
     profiles: case2Rows.length,
     pool_size: awards.length,
@@ -349,6 +399,7 @@ const main = async () => {
     model_version_in_process: legacy.modelVersion,
     case1_history_only: case1,
     case2_description_only: case2,
+    case2f_feedback: case2Feedback,
     case3a_watchlist_in_process: {
       companies: legacy.companies,
       pool_size: legacy.poolSize,
@@ -399,6 +450,15 @@ const main = async () => {
       fmt(case2.p_at_10.baseline_word_overlap),
       fmt(case2.p_at_10.bm25),
       `baseline: word overlap; BM25 + CPV label ${fmt(case2.p_at_10.bm25_with_cpv_labels)}; ideal ${fmt(case2.p_at_10.ideal)}; mean list size ${case2.mean_list_size.toFixed(1)}`
+    ]),
+    pad([
+      `2f. description + feedback (${FEEDBACK_MARKS} relevant marks each, the rest)`,
+      "P@10",
+      fmt(case2Feedback.p_at_10_rest.service_after),
+      "–",
+      fmt(case2Feedback.p_at_10_rest.service_before),
+      fmt(case2Feedback.p_at_10_rest.bm25),
+      `baseline: the service before the marks; BM25 + marked titles ${fmt(case2Feedback.p_at_10_rest.bm25_with_feedback_titles)}; ideal ${fmt(case2Feedback.p_at_10_rest.ideal)}`
     ]),
     pad([
       `3a. watchlist + history, in process (${legacy.companies} companies, pool ${legacy.poolSize})`,
@@ -462,6 +522,16 @@ const main = async () => {
     "## Case 2, per profile",
     "",
     perProfile,
+    "",
+    "## Case 2f, feedback, per profile (P@10 on the rest)",
+    "",
+    [
+      pad(["trade", "marked", "before", "after", "BM25", "BM25 + marked titles", "ideal"]),
+      pad(["---", "---", "---", "---", "---", "---", "---"]),
+      ...feedbackRows.map((r) =>
+        pad([r.trade, r.marked, fmt(r.before), fmt(r.after), fmt(r.bm25), fmt(r.bm25Feedback), fmt(r.ideal)])
+      )
+    ].join("\n"),
     "",
     "## Case 1, per company (ranks; expected rank inside a tie group; – = not returned)",
     "",

@@ -14,3 +14,14 @@ ALTER TABLE watchlists ADD COLUMN counties text[] NOT NULL DEFAULT '{}';
 INSERT INTO jobs (kind, payload)
 SELECT 'scores.backfill', '{}'::jsonb
 WHERE EXISTS (SELECT 1 FROM tender_scores);
+
+-- A company's counties are part of its profile: a change takes a new profile revision (migration
+-- 0020), so a worker's cached profile is not reused without it.
+CREATE OR REPLACE FUNCTION companies_bump_profile_rev() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF (NEW.tenant_id, NEW.description, NEW.fiscal_code, NEW.active, NEW.counties)
+     IS DISTINCT FROM (OLD.tenant_id, OLD.description, OLD.fiscal_code, OLD.active, OLD.counties) THEN
+    NEW.profile_rev := nextval('company_profile_rev_seq');
+  END IF;
+  RETURN NEW;
+END $$;

@@ -65,3 +65,9 @@ export class DeliveryNotRetryable extends Data.TaggedError("DeliveryNotRetryable
   readonly id: string
   readonly status: string
 }> {}
+
+/** Feedback on a tender the company has no score for, or a company of another account (or unknown). */
+export class FeedbackTargetNotFound extends Data.TaggedError("FeedbackTargetNotFound")<{
+  readonly companyId: string
+  readonly tenderId: string
+}> {}

@@ -8,6 +8,7 @@ import { CompaniesApi } from "./companies/CompaniesApi.js"
 import { CpvApi } from "./cpv/CpvApi.js"
 import { CreditsApi } from "./credits/CreditsApi.js"
 import { ExportApi } from "./export/ExportApi.js"
+import { FeedbackApi } from "./feedback/FeedbackApi.js"
 import { documentResponseHeaders } from "./OpenApiHeaders.js"
 import { ReportsApi } from "./reports/ReportsApi.js"
 import { DigestSettingsApi } from "./settings/DigestSettingsApi.js"
@@ -43,6 +44,7 @@ export class Api extends withUniformErrors()
   .add(WebhookDashboardApi)
   .add(AppTendersApi)
   .add(AppReportsApi)
+  .add(FeedbackApi)
   .add(CpvApi)
   .add(CreditsApi)
   .add(SourcesApi)

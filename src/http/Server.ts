@@ -14,6 +14,7 @@ import { DocsPageLive } from "./DocsPage.js"
 import { createServerHoldingEarlyRequests } from "./EarlyRequests.js"
 import { ErrorMappingLive } from "./ErrorMapping.js"
 import { ExportLive } from "./export/ExportHttp.js"
+import { FeedbackHttpLive } from "./feedback/FeedbackHttp.js"
 import { OpenApiDocumentLive } from "./OpenApiDocument.js"
 import { ReportsLive } from "./reports/ReportsHttp.js"
 import { SecurityHeadersLive } from "./SecurityHeaders.js"
@@ -41,6 +42,7 @@ const AccountHttpLive = Layer.mergeAll(
   WebhookDashboardHttpLive,
   AppTendersHttpLive,
   AppReportsHttpLive,
+  FeedbackHttpLive,
   CpvHttpLive,
   CreditsHttpLive,
   SourcesHttpLive

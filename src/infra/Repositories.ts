@@ -18,6 +18,7 @@ import { MatchSink } from "./scoring/MatchSink.js"
 import { ScoredTendersRepoLive } from "./scoring/ScoredTendersRepo.js"
 import { ScoreReasonsLive } from "./scoring/ScoreReasons.js"
 import { ScoringServiceLive } from "./scoring/ScoringService.js"
+import { TenderFeedbackLive } from "./scoring/TenderFeedback.js"
 import { CpvSearchLive } from "./tenders/CpvSearch.js"
 import { TenderStoreLive } from "./tenders/TenderStore.js"
 import { Deliveries, DeliveriesLive } from "./webhooks/Deliveries.js"
@@ -61,6 +62,7 @@ export const RepositoriesLive = Layer.mergeAll(
   TenderStoreLive,
   ScoringLive,
   ScoreReasonsLive,
+  TenderFeedbackLive,
   WebhooksRepoLive,
   AppTenderReadsLive,
   CpvSearchLive,

@@ -141,6 +141,16 @@ export const t = {
     model: (version: string, at: string) => `Model ${version}, punctat la ${at}`
   },
 
+  feedback: {
+    question:
+      "Este licitația potrivită pentru companie? Răspunsul mută, la următoarea punctare, licitațiile din aceeași clasă CPV.",
+    relevant: "Relevantă",
+    notRelevant: "Nerelevantă",
+    undo: "Anulează marcajul",
+    markedRelevant: "Marcată ca relevantă: licitațiile din clasa ei CPV urcă în listă în câteva secunde.",
+    markedNotRelevant: "Marcată ca nerelevantă: licitațiile din clasa ei CPV coboară în listă în câteva secunde."
+  },
+
   watchlists: {
     title: (company: string) => `Liste de urmărire: ${company}`,
     intro: "Ce caută compania: coduri CPV, cuvinte cheie, valori, o autoritate anume.",

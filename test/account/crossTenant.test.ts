@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { addScoredTenders } from "../api/fixtures.js"
+import { request } from "../support/http.js"
 import { startTestServer, type TestServer } from "../support/TestServer.js"
 import { addAlert, addTender, client, query, type SeededAccount, seedAccount, signIn } from "./fixtures.js"
 
@@ -9,6 +10,7 @@ const snapshotOf = async (server: TestServer, tenantId: string) => ({
   companies: await query(server, "SELECT * FROM companies WHERE tenant_id = $1 ORDER BY id", [tenantId]),
   alerts: await query(server, "SELECT * FROM alerts WHERE tenant_id = $1 ORDER BY id", [tenantId]),
   apiKeys: await query(server, "SELECT * FROM api_keys WHERE tenant_id = $1 ORDER BY id", [tenantId]),
+  feedback: await query(server, "SELECT * FROM tender_feedback ORDER BY company_id, tender_id"),
   jobs: await query(server, "SELECT count(*)::int AS n FROM jobs")
 })
 
@@ -16,6 +18,7 @@ describe("cross-tenant matrix: another tenant's ids answer 404 and change nothin
   let server: TestServer
   let owner: SeededAccount
   let intruder: ReturnType<typeof client>
+  let intruderToken: string
   let ownerIds: { watchlistId: string; alertId: string; apiKeyId: string; scoredTenderId: string }
 
   beforeAll(async () => {
@@ -32,8 +35,15 @@ describe("cross-tenant matrix: another tenant's ids answer 404 and change nothin
     const apiKey = (await ownerApi.post("/api/v1/settings/api-keys", { name: "owner key" })).body.data
     const [scoredTenderId] = await addScoredTenders(server, owner, [{ score: 80, publishDate: "2026-11-01T08:00:00Z" }])
     ownerIds = { watchlistId: watchlist.id, alertId, apiKeyId: apiKey.id, scoredTenderId: scoredTenderId! }
+    // The owner's own mark, which the intruder's DELETE must not remove.
+    const marked = await request(
+      `${server.baseUrl}/api/v1/app/companies/${owner.companyId}/tenders/${scoredTenderId}/feedback`,
+      { method: "PUT", token: (await signIn(server, owner)).accessToken, body: { relevant: true } }
+    )
+    expect(marked.status).toBe(200)
     const other = await seedAccount(server, "consultant")
-    intruder = client(server, (await signIn(server, other)).accessToken)
+    intruderToken = (await signIn(server, other)).accessToken
+    intruder = client(server, intruderToken)
     // The intruder has data of its own, so "mark all read" has something to do.
     const own = (await intruder.post("/api/v1/watchlists", { name: "Intruder's" })).body.data
     await addAlert(server, {
@@ -59,6 +69,19 @@ describe("cross-tenant matrix: another tenant's ids answer 404 and change nothin
         "GET company's app tender",
         () => intruder.get(`/api/v1/app/companies/${owner.companyId}/tenders/${ownerIds.scoredTenderId}`)
       ],
+      [
+        "PUT feedback",
+        () =>
+          request(
+            `${server.baseUrl}/api/v1/app/companies/${owner.companyId}/tenders/${ownerIds.scoredTenderId}/feedback`,
+            { method: "PUT", token: intruderToken, body: { relevant: false } }
+          )
+      ],
+      [
+        "DELETE feedback",
+        () => intruder.delete(`/api/v1/app/companies/${owner.companyId}/tenders/${ownerIds.scoredTenderId}/feedback`)
+      ],
+      ["GET feedback", () => intruder.get(`/api/v1/app/companies/${owner.companyId}/feedback`)],
       ["PATCH alert", () => intruder.patch(`/api/v1/alerts/${ownerIds.alertId}`, { read: true })],
       ["GET alerts by watchlist", () => intruder.get(`/api/v1/alerts?watchlistId=${ownerIds.watchlistId}`)],
       ["DELETE api key", () => intruder.delete(`/api/v1/settings/api-keys/${ownerIds.apiKeyId}`)]

@@ -101,11 +101,13 @@ describe("pollers side by side: one source down, the other ingests; status and /
             Effect.orDie
           )
         )
+        // A poll fails only once its request's retries (1, 2, 4, 8 s with jitter) are spent: ~15 s.
         const ted = yield* eventually(
           Effect.map(IngestState, (state) => state).pipe(
             Effect.flatMap((state) => state.all),
             Effect.map((all) => all.find((s) => s.name === "ted" && s.last_error !== null))
-          )
+          ),
+          45
         )
         expect(ted.enabled).toBe(true)
         expect(ted.last_error).toMatch(/unreachable: fetch failed: ECONNREFUSED/)

@@ -116,7 +116,7 @@ const seedAndScore = Effect.gen(function* () {
     SELECT concat_ws(' ', 'event', c.name, t.source_notice_id, e.payload -> 'data' -> 'score') AS line
     FROM match_events e JOIN companies c ON c.id = e.company_id JOIN tenders t ON t.id = e.tender_id`
   const lines = [...scores, ...alerts, ...events].map((row) => row.line).sort()
-  return { result, text: `${lines.join("\n")}\n` }
+  return { result, text: `${lines.join("\n")}\n`, tenderIds: ids }
 })
 
 describe("scoring a fixed data set", () => {
@@ -138,6 +138,35 @@ describe("scoring a fixed data set", () => {
           events: count("event")
         })
         expect(text).toEqual(expected)
+      })
+    )
+  })
+})
+
+describe("scoring writers meeting on the same pairs", () => {
+  layer(ScoringLive.pipe(Layer.provideMerge(TestDatabaseLive)), { timeout: 120_000 })((it) => {
+    it.effect("batches in both orders and company rescores at once all commit (no deadlock), the rows unchanged", () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const scoring = yield* ScoringService
+        const { tenderIds } = yield* seedAndScore
+        const count = sql<{ n: number }>`SELECT count(*)::int AS n FROM tender_scores`
+        const before = (yield* count)[0]!.n
+        const companies = yield* sql<{ id: string }>`SELECT id FROM companies ORDER BY name LIMIT 8`
+        // Each writer upserts overlapping (company, tender) rows; they deadlocked when their rows
+        // were written in different orders (seen as a failed demo seed beside a running worker).
+        for (let round = 0; round < 5; round++) {
+          yield* Effect.all(
+            [
+              ...[0, 1, 2, 3].map((turn) =>
+                scoring.scoreTenders(turn % 2 === 0 ? tenderIds : [...tenderIds].reverse(), { isNew: [] })
+              ),
+              ...companies.map((company) => scoring.rescoreCompany(company.id))
+            ],
+            { concurrency: "unbounded", discard: true }
+          )
+        }
+        expect((yield* count)[0]!.n).toBe(before)
       })
     )
   })

@@ -69,12 +69,12 @@ export const expectedSignature = (secret: string, timestamp: string, body: strin
 /** Real-time pause (the TestClock does not move it). */
 export const pause = (ms: number) => Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, ms)))
 
-/** Retries `check` every 50 ms (real time) until it returns a value, for up to 15 s. */
-export const eventually = <A, R>(check: Effect.Effect<A | undefined, never, R>) =>
+/** Retries `check` every 50 ms (real time) until it returns a value, for up to `seconds` (15). */
+export const eventually = <A, R>(check: Effect.Effect<A | undefined, never, R>, seconds = 15) =>
   check.pipe(
     Effect.flatMap((value) => (value === undefined ? Effect.fail("not yet" as const) : Effect.succeed(value))),
     Effect.tapError(() => pause(50)),
-    Effect.retry(Schedule.recurs(300)),
+    Effect.retry(Schedule.recurs(seconds * 20)),
     Effect.orDie
   )
 

@@ -1,5 +1,6 @@
 import { countyDistance } from "../tenders/CountyDistance.js"
 import { type CpvLevel, type CpvMatch, cpvLevelOf, INSIDE, meetingNode } from "./CpvMatch.js"
+import type { ClassFeedback } from "./Feedback.js"
 import { cpvClassOf } from "./Historical.js"
 import type { PreparedCompany, PreparedTender } from "./Inputs.js"
 import { emptyFindings, scorePair, type TenderScore } from "./Model.js"
@@ -55,6 +56,8 @@ export interface CpvEvidence {
   readonly profileCodes: number
   /** null when no code of the tender is near a profile code. */
   readonly match: CpvCodePair | null
+  /** The user's marks in the tender's CPV class that shifted the score (Feedback.ts); null when none. */
+  readonly feedback?: ClassFeedback | null
 }
 
 export interface ValueFitEvidence {
@@ -158,7 +161,7 @@ export const explainScore = (company: PreparedCompany, tender: PreparedTender, c
         inTitle: found.keyword.inTitle,
         inDescription: found.keyword.inDescription
       },
-      cpv: cpvEvidence(company, found.cpv),
+      cpv: { ...cpvEvidence(company, found.cpv), feedback: found.cpvFeedback },
       value_fit: {
         placement: found.value_fit.placement,
         value: tender.tender.valueRon,

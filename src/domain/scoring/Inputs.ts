@@ -1,4 +1,5 @@
 import { type CodeSet, codeSetOf } from "./CpvMatch.js"
+import { type ClassFeedback, type FeedbackMark, feedbackByClass } from "./Feedback.js"
 import { type CompanyCounties, companyCountiesOf } from "./Place.js"
 import { indexKey, stems, words } from "./Text.js"
 
@@ -59,6 +60,8 @@ export interface CompanyInput {
   readonly history: ReadonlyArray<AwardInput>
   /** The counties the company says it works in; null, absent or empty: inferred from its awards. */
   readonly counties?: ReadonlyArray<string> | null
+  /** Tenders a user marked relevant or not relevant for the company (Feedback.ts); absent: none. */
+  readonly feedback?: ReadonlyArray<FeedbackMark>
 }
 
 /** A tender's text, tokenised once and reused for every company. */
@@ -143,6 +146,8 @@ export interface PreparedCompany {
   readonly hasText: boolean
   /** Where the company works (Place.companyCountiesOf): what the historical factor's place part measures from. */
   readonly place: CompanyCounties
+  /** The user's marks by CPV class: they shift the cpv factor of the tenders of that class. */
+  readonly feedback: ReadonlyMap<string, ClassFeedback>
 }
 
 /** A profile code as the company wrote it, and whether a watchlist names it (else only a won award does). */
@@ -212,6 +217,7 @@ export const prepareCompany = (company: CompanyInput): PreparedCompany => {
     maxValue: maxs.length > 0 ? Math.max(...maxs) : null,
     authorityIds: new Set(company.watchlists.flatMap((w) => (w.authorityId === null ? [] : [w.authorityId]))),
     hasText: queryTerms.size > 0,
-    place: companyCountiesOf(company)
+    place: companyCountiesOf(company),
+    feedback: feedbackByClass(company.feedback ?? [])
   }
 }

@@ -1,4 +1,5 @@
 import { bestCpvMatchOf, type CpvMatch, type CpvType } from "./CpvMatch.js"
+import { type ClassFeedback, feedbackFor, feedbackShift } from "./Feedback.js"
 import { type AwardCounts, historicalScore } from "./Historical.js"
 import type { PreparedCompany, PreparedTender } from "./Inputs.js"
 import { type KeywordsFound, keywordScore } from "./KeywordMatch.js"
@@ -124,6 +125,8 @@ export interface FactorFindings {
   readonly semantic: Array<SharedTerm>
   readonly keyword: KeywordsFound
   cpv: CpvMatch | null
+  /** The user's marks in the tender's CPV class that shifted the cpv factor, if any. */
+  cpvFeedback: ClassFeedback | null
   readonly value_fit: { placement: ValuePlacement }
   readonly historical: AwardCounts
   /** The tender's county against the company's counties (null when either is unknown). */
@@ -134,6 +137,7 @@ export const emptyFindings = (): FactorFindings => ({
   semantic: [],
   keyword: { inTitle: [], inDescription: [] },
   cpv: null,
+  cpvFeedback: null,
   value_fit: { placement: "no-range" },
   historical: { fromAuthority: 0, inClass: 0 },
   place: null
@@ -152,15 +156,18 @@ export const scorePair = (
   const t = tender.tender
   const cpv = bestCpvMatchOf(tender.cpv, company.profileCpv)
   const place = nearestCounty(t.county ?? null, company.place.counties)
+  // The user's marks in the tender's class move the cpv factor within bounds (Feedback.ts).
+  const feedback = feedbackFor(company.feedback, t.mainCpv)
   if (found !== undefined) {
     found.cpv = cpv
     found.place = place
+    found.cpvFeedback = feedback ?? null
   }
   // Four decimals: what the API shows (stored as real, read back rounded to four).
   const factors = factorBreakdown({
     semantic: fraction(semanticScore(company.queryTerms, tender, corpus, company.queryWeights, found?.semantic)),
     keyword: fraction(keywordScore(company.phrases, tender, found?.keyword)),
-    cpv: fraction(cpv.score),
+    cpv: fraction(feedback === undefined ? cpv.score : cpv.score + feedbackShift(feedback)),
     value_fit: fraction(valueFitScore(t.valueRon, company.minValue, company.maxValue, found?.value_fit)),
     historical: fraction(historicalScore(t, company.company.history, found?.historical, place)),
     cpvType: cpv.cpvType

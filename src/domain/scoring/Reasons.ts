@@ -45,7 +45,7 @@ const millionsIn = (say: Phrasebook, ron: number): string => millions(ron).repla
 const listOf = (say: Phrasebook, items: ReadonlyArray<string>): string =>
   items.slice(0, MAX_WORDS).join(say.separators.list)
 
-const cpvReason = ({ profileCodes, match }: CpvEvidence, say: Phrasebook): string => {
+const cpvMatchReason = ({ profileCodes, match }: CpvEvidence, say: Phrasebook): string => {
   if (profileCodes === 0) return say.cpv.noCodes
   if (match === null) return say.cpv.noneNear
   const which = fill(match.main ? say.cpv.mainCode : say.cpv.additionalCode, { code: match.tenderCode })
@@ -58,6 +58,23 @@ const cpvReason = ({ profileCodes, match }: CpvEvidence, say: Phrasebook): strin
     code: match.profileCode
   })
 }
+
+/** What the user's marks in the tender's class say, appended to the cpv reason (empty without marks). */
+const feedbackClauses = (evidence: CpvEvidence, say: Phrasebook): Array<string> => {
+  const feedback = evidence.feedback
+  if (feedback === undefined || feedback === null) return []
+  const counted = (phrase: Phrasebook["cpv"]["markedRelevant"], count: number) =>
+    count === 1
+      ? fill(phrase.one, { class: feedback.cpvClass })
+      : fill(phrase.other, { count, class: feedback.cpvClass })
+  return [
+    ...(feedback.relevant > 0 ? [counted(say.cpv.markedRelevant, feedback.relevant)] : []),
+    ...(feedback.notRelevant > 0 ? [counted(say.cpv.markedNotRelevant, feedback.notRelevant)] : [])
+  ]
+}
+
+const cpvReason = (evidence: CpvEvidence, say: Phrasebook): string =>
+  [cpvMatchReason(evidence, say), ...feedbackClauses(evidence, say)].join(say.separators.clause)
 
 const keywordReason = ({ watchedKeywords, inTitle, inDescription }: KeywordEvidence, say: Phrasebook): string => {
   if (watchedKeywords === 0) return say.keyword.none

@@ -121,7 +121,7 @@ export const makeJobRunner = <R>(handlers: ReadonlyArray<JobHandler<R>>, options
     const inFlight = yield* Ref.make(new Map<string, number>())
     const total = (m: ReadonlyMap<string, number>) => [...m.values()].reduce((a, b) => a + b, 0)
     /**
-     * The jobs in hand, whose leases the heartbeat renews. A plain set, changed only where a job is
+     * The jobs in hand by id, whose leases the heartbeat renews. A plain map, changed only where a job is
      * claimed and where its fiber ends: a job whose settlement failed is left out with its fiber, so
      * its lease runs out and the reaper hands it on.
      */

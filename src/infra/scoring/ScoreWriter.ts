@@ -198,8 +198,10 @@ export const makeScoreWriter = Effect.gen(function* () {
                 AS s(company_id, tender_id, overall_score, overall_confidence, verdict, semantic, keyword, cpv,
                      value_fit, historical, cpv_type, publish_date, ingest_seq)
               -- In company order: both list indexes lead with the company, so neighbouring rows
-              -- land on the same index pages (measured: the insert ~25% cheaper).
-              ORDER BY s.company_id
+              -- land on the same index pages (measured: the insert ~25% cheaper). Then by tender:
+              -- every writer (a batch, a company's rescore) upserts in this one order, so two of them
+              -- meeting on the same pairs wait for each other instead of deadlocking.
+              ORDER BY s.company_id, s.tender_id
               ON CONFLICT (tender_id, company_id) DO UPDATE SET
                 overall_score = EXCLUDED.overall_score, overall_confidence = EXCLUDED.overall_confidence,
                 verdict = EXCLUDED.verdict, score_semantic = EXCLUDED.score_semantic,

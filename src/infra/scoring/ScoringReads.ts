@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { EUR_RON } from "../../domain/Currency.js"
+import type { FeedbackMark } from "../../domain/scoring/Feedback.js"
 import {
   type AwardInput,
   type PreparedCompany,
@@ -43,6 +44,8 @@ export interface LoadedTender {
 export interface LoadedCompany {
   readonly tenantId: string
   readonly prepared: PreparedCompany
+  /** The company's `profile_rev` when the profile was read (migration 0020). */
+  readonly revision: string
 }
 
 const toLoadedTender = (row: TenderRow): LoadedTender => ({
@@ -162,7 +165,29 @@ export const makeScoringReads = Effect.gen(function* () {
       })
     )
 
-  /** Profiles (description, active watchlists, past awards) of the active companies among `companyIds`. */
+  /** The tenders users marked for each company (tender_feedback), by company: the profile's feedback. */
+  const feedbackOf = (companyIds: ReadonlyArray<string>) =>
+    sql<{ company_id: string; main_cpv: string; relevant: boolean }>`
+      SELECT f.company_id, t.main_cpv, f.relevant
+      FROM tender_feedback f JOIN tenders t ON t.id = f.tender_id
+      WHERE f.company_id = ANY(${companyIds}::uuid[])
+      ORDER BY f.tender_id`.pipe(
+      Effect.map((rows) => {
+        const byCompany = new Map<string, Array<FeedbackMark>>()
+        for (const f of rows) {
+          const list = byCompany.get(f.company_id) ?? []
+          list.push({ mainCpv: f.main_cpv.trim(), relevant: f.relevant })
+          byCompany.set(f.company_id, list)
+        }
+        return byCompany
+      })
+    )
+
+  /**
+   * Profiles (description, active watchlists, past awards, feedback) of the active companies among
+   * `companyIds`. The company rows, with their revision, are read first: the watchlists, awards and
+   * marks read after them are at least as new as that revision (CompanyProfileCache relies on it).
+   */
   const companyProfiles = (companyIds: ReadonlyArray<string>) =>
     Effect.gen(function* () {
       const result = new Map<string, LoadedCompany>()
@@ -173,11 +198,13 @@ export const makeScoringReads = Effect.gen(function* () {
         description: string
         fiscal_code: string | null
         counties: ReadonlyArray<string> | null
+        profile_rev: string
       }>`
-        SELECT id, tenant_id, description, fiscal_code, counties
+        SELECT id, tenant_id, description, fiscal_code, counties, profile_rev::text AS profile_rev
         FROM companies WHERE id = ANY(${companyIds}::uuid[]) AND active`
       const watchlists = yield* watchlistsOf(companyIds)
       const history = yield* awardHistoryOf(companyIds)
+      const feedback = yield* feedbackOf(companyIds)
       for (const c of companies) {
         const prepared = prepareCompany({
           id: c.id,
@@ -185,9 +212,10 @@ export const makeScoringReads = Effect.gen(function* () {
           fiscalCode: c.fiscal_code,
           counties: c.counties,
           watchlists: watchlists.get(c.id) ?? [],
-          history: history.get(c.id) ?? []
+          history: history.get(c.id) ?? [],
+          feedback: feedback.get(c.id) ?? []
         })
-        result.set(c.id, { tenantId: c.tenant_id, prepared })
+        result.set(c.id, { tenantId: c.tenant_id, prepared, revision: c.profile_rev })
       }
       return result
     })

@@ -4,10 +4,11 @@ import { isCandidate } from "../../domain/scoring/Matching.js"
 import type { CorpusStats } from "../../domain/scoring/Semantic.js"
 import { JobQueue, JobQueueLive } from "../queue/JobQueue.js"
 import { makeCandidatePrefilter } from "./CandidatePrefilter.js"
+import { makeCompanyProfileCache, type ProfileView } from "./CompanyProfileCache.js"
 import { makeCorpusStatsCache } from "./CorpusStatsCache.js"
 import { makeScoreWriter, type ScoringPair } from "./ScoreWriter.js"
 import { RescoreCompany } from "./ScoringJobKinds.js"
-import { type LoadedCompany, makeScoringReads } from "./ScoringReads.js"
+import { makeScoringReads } from "./ScoringReads.js"
 
 export interface ScoreTendersResult {
   readonly scored: number
@@ -70,29 +71,31 @@ export const makeScoringService = Effect.gen(function* () {
   const prefilter = yield* makeCandidatePrefilter
   const writer = yield* makeScoreWriter
   const jobs = yield* JobQueue
+  // Kept between calls (one job per polled page); each call reuses only unchanged profiles.
+  const profileCache = yield* makeCompanyProfileCache(reads)
 
   const scoreBatch = (
     tenderIds: ReadonlyArray<string>,
     isNew: ReadonlySet<string>,
     changed: ReadonlySet<string>,
     stats: CorpusStats,
-    companyCache: Map<string, LoadedCompany | null>
+    profiles: ProfileView
   ) =>
     Effect.gen(function* () {
       const startedAt = yield* Clock.currentTimeMillis
       const tenders = yield* reads.contractTenders(tenderIds)
       if (tenders.length === 0) return { scored: 0, alerts: 0, events: 0 }
       const candidates = yield* prefilter.candidatePairs(tenders, stats)
-      const missing = [...new Set(candidates.map((c) => c.companyId))].filter((id) => !companyCache.has(id))
-      const loaded = yield* reads.companyProfiles(missing)
-      for (const id of missing) companyCache.set(id, loaded.get(id) ?? null)
+      const companies = yield* profiles.profilesOf([...new Set(candidates.map((c) => c.companyId))])
+      const profilesAt = yield* Clock.currentTimeMillis
       const pairs: Array<ScoringPair> = []
       for (const { tender, companyId } of candidates) {
-        const company = companyCache.get(companyId)
-        if (company != null && isCandidate(company.prepared, tender.prepared, stats)) pairs.push({ tender, company })
+        const company = companies.get(companyId)
+        if (company !== undefined && isCandidate(company.prepared, tender.prepared, stats))
+          pairs.push({ tender, company })
       }
       yield* Effect.logDebug(
-        `scoring: prefilter of ${tenders.length} tenders found ${pairs.length} pairs in ${(yield* Clock.currentTimeMillis) - startedAt} ms`
+        `scoring: prefilter of ${tenders.length} tenders found ${pairs.length} pairs of ${companies.size} companies in ${(yield* Clock.currentTimeMillis) - startedAt} ms (${profilesAt - startedAt} ms to the profiles)`
       )
       const rescored = tenders.map((t) => t.row.id).filter((id) => !isNew.has(id))
       const changedHere = new Set(tenders.map((t) => t.row.id).filter((id) => changed.has(id)))
@@ -107,14 +110,13 @@ export const makeScoringService = Effect.gen(function* () {
       const stats = yield* corpus.current
       const isNew = new Set(options.isNew)
       const changed = new Set(options.changed ?? [])
-      // Profiles are loaded once per call and shared by its batches.
-      const companyCache = new Map<string, LoadedCompany | null>()
+      const profiles = yield* profileCache.begin
       const total = { scored: 0, alerts: 0, events: 0 }
       // Two batches in flight: one is scored in this process while PostgreSQL writes the other.
       yield* Effect.forEach(
         chunksOf([...new Set(tenderIds)], SCORING_BATCH_SIZE),
         (batch) =>
-          Effect.map(scoreBatch(batch, isNew, changed, stats, companyCache), (result) => {
+          Effect.map(scoreBatch(batch, isNew, changed, stats, profiles), (result) => {
             total.scored += result.scored
             total.alerts += result.alerts
             total.events += result.events

@@ -4,6 +4,7 @@ import { daysLeft, formatDate, formatDateTime, formatMoney, percent } from "../f
 import { useLoad } from "../hooks.js"
 import { Link, paths } from "../router.js"
 import { t } from "../strings.js"
+import { TenderFeedback } from "./TenderFeedback.js"
 
 const FACTORS = ["semantic", "keyword", "cpv", "valueFit", "historical"] as const
 
@@ -103,6 +104,7 @@ export const TenderDetailScreen = (props: { readonly companyId: string; readonly
           {t.detail.original} ↗
         </a>
       </p>
+      <TenderFeedback companyId={props.companyId} tenderId={props.tenderId} />
       <h2>{t.detail.breakdown}</h2>
       <p className="muted small">{t.detail.confidence(percent(d.breakdown.overallConfidence))}</p>
       <FactorChart factors={d.breakdown.factors} />

@@ -43,6 +43,9 @@ export interface Phrasebook {
     /** The tender code shares the leading digits `shared` with a watched code. */
     readonly sharesWatched: Template<"which" | "level" | "shared" | "code">
     readonly sharesWon: Template<"which" | "level" | "shared" | "code">
+    /** Feedback: tenders of the tender's CPV class (`class`, 4 digits) the user marked, by verdict. */
+    readonly markedRelevant: Counted<"class">
+    readonly markedNotRelevant: Counted<"class">
   }
   readonly keyword: {
     readonly none: Template

@@ -20,7 +20,15 @@ export const en: Phrasebook = {
     inWatched: "{which} lies in your watched {level} {digits}",
     inWon: "{which} lies in {level} {digits} of a contract you won",
     sharesWatched: "{which} shares {level} {shared} with your watched code {code}",
-    sharesWon: "{which} shares {level} {shared} with a contract you won, in code {code}"
+    sharesWon: "{which} shares {level} {shared} with a contract you won, in code {code}",
+    markedRelevant: {
+      one: "you marked 1 tender of CPV class {class} relevant",
+      other: "you marked {count} tenders of CPV class {class} relevant"
+    },
+    markedNotRelevant: {
+      one: "you marked 1 tender of CPV class {class} not relevant",
+      other: "you marked {count} tenders of CPV class {class} not relevant"
+    }
   },
   keyword: {
     none: "no watchlist keywords to look for",

@@ -21,7 +21,15 @@ export const ro: Phrasebook = {
     inWatched: "{which} se află în {level} {digits}, pe care o urmăriți",
     inWon: "{which} se află în {level} {digits} a unui contract câștigat",
     sharesWatched: "{which} are în comun {level} {shared} cu codul urmărit {code}",
-    sharesWon: "{which} are în comun {level} {shared} cu codul {code} al unui contract câștigat"
+    sharesWon: "{which} are în comun {level} {shared} cu codul {code} al unui contract câștigat",
+    markedRelevant: {
+      one: "ați marcat o licitație din clasa CPV {class} ca relevantă",
+      other: "ați marcat {count} licitații din clasa CPV {class} ca relevante"
+    },
+    markedNotRelevant: {
+      one: "ați marcat o licitație din clasa CPV {class} ca nerelevantă",
+      other: "ați marcat {count} licitații din clasa CPV {class} ca nerelevante"
+    }
   },
   keyword: {
     none: "nu urmăriți cuvinte cheie",
