@@ -175,7 +175,7 @@ export const DeliveriesLive = Layer.effect(
       }).pipe(Effect.orDie)
 
     // The payload's delivery id, cast only when it is one: a malformed payload must not fail the
-    // claim of the jobs beside it (its run finds it undecodable and dead-letters it).
+    // claim of the jobs beside it (it starts nothing, so its run ends it as done).
     const claimedDeliveryId = sql`
       CASE WHEN c.payload->>'deliveryId' ~* '^[0-9a-f]{8}-([0-9a-f]{4}-){3}[0-9a-f]{12}$'
            THEN (c.payload->>'deliveryId')::uuid END`
