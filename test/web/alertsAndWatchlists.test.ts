@@ -1,5 +1,3 @@
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
 import type { Browser } from "puppeteer-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { projectFile } from "../../src/infra/config/ProjectFiles.js"
@@ -25,9 +23,6 @@ describe("alerts and watchlists in the browser app", () => {
     await server?.close()
   })
 
-  const sql = <A>(query: (sql: SqlClient.SqlClient) => Effect.Effect<A, unknown>) =>
-    server.run(Effect.flatMap(SqlClient.SqlClient, (client) => query(client).pipe(Effect.orDie)))
-
   const session = async () => {
     const opened = await openPage(browser)
     await logIn(opened.page, server.baseUrl, server.demo.email, server.demo.password)
@@ -40,7 +35,7 @@ describe("alerts and watchlists in the browser app", () => {
     await page.waitForSelector("[data-testid=alert-company]")
     const shown = await texts(page, "[data-testid=alert] .title")
     const companies = await texts(page, "[data-testid=alert-company]")
-    const expected = await sql(
+    const expected = await server.sql(
       (q) => q<{ title: string; company: string }>`
         SELECT t.title, c.name AS company FROM alerts a
         JOIN tenders t ON t.id = a.tender_id JOIN companies c ON c.id = a.company_id
@@ -51,7 +46,7 @@ describe("alerts and watchlists in the browser app", () => {
     expect(shown).toEqual(expected.map((row) => row.title))
     expect(companies).toEqual(expected.map((row) => row.company))
     // The demo is a consultant's workspace: its alerts span both client companies.
-    const allCompanies = await sql(
+    const allCompanies = await server.sql(
       (q) => q<{ n: number }>`
         SELECT count(DISTINCT company_id)::int AS n FROM alerts WHERE tenant_id = ${server.demo.tenantId}`
     )
@@ -78,7 +73,7 @@ describe("alerts and watchlists in the browser app", () => {
     )
     const codes = [...new Set(shown.map(([code]) => code!))]
     expect(codes.length).toBeGreaterThan(0)
-    const table = await sql(
+    const table = await server.sql(
       (q) => q<{ code: string; label_ro: string }>`
         SELECT rtrim(code_full) AS code, label_ro FROM cpv_codes WHERE rtrim(code_full) = ANY(${codes})`
     )

@@ -1,5 +1,3 @@
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
 import type { Browser } from "puppeteer-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type AppServer, launchBrowser, logIn, openPage, startAppServer, texts } from "./support/AppServer.js"
@@ -17,13 +15,10 @@ describe("counties in the browser app", () => {
     await server?.close()
   })
 
-  const sql = <A>(query: (sql: SqlClient.SqlClient) => Effect.Effect<A, unknown>) =>
-    server.run(Effect.flatMap(SqlClient.SqlClient, (client) => query(client).pipe(Effect.orDie)))
-
   it("the company form sets the counties it works in; the watchlist form its county filter", async () => {
     const { page, problems, close } = await openPage(browser)
     await logIn(page, server.baseUrl, server.demo.email, server.demo.password)
-    const [first] = await sql(
+    const [first] = await server.sql(
       (q) => q<{ id: string }>`
         SELECT id FROM companies WHERE tenant_id = ${server.demo.tenantId} ORDER BY created_at, id LIMIT 1`
     )
@@ -39,7 +34,7 @@ describe("counties in the browser app", () => {
     expect(await texts(page, "[data-testid=company]:first-child [data-testid=company-counties]")).toEqual([
       "Județe: Gorj, Vâlcea"
     ])
-    const [stored] = await sql(
+    const [stored] = await server.sql(
       (q) => q<{ counties: ReadonlyArray<string> }>`SELECT counties FROM companies WHERE id = ${first!.id}`
     )
     expect(stored!.counties).toEqual(["Gorj", "Vâlcea"])
@@ -52,7 +47,7 @@ describe("counties in the browser app", () => {
     await page.click("[data-testid=save-watchlist]")
     await page.waitForSelector("[data-testid=watchlist-counties]")
     expect(await texts(page, "[data-testid=watchlist-counties]")).toEqual(["Județe: Dolj"])
-    const filtered = await sql(
+    const filtered = await server.sql(
       (q) => q<{ counties: ReadonlyArray<string> }>`
         SELECT counties FROM watchlists WHERE company_id = ${first!.id} AND cardinality(counties) > 0`
     )

@@ -1,5 +1,3 @@
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
 import type { Browser, Page } from "puppeteer-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type AppServer, launchBrowser, logIn, openPage, startAppServer } from "./support/AppServer.js"
@@ -22,9 +20,6 @@ describe("feedback on a tender in the browser app", () => {
     await server?.close()
   })
 
-  const sql = <A>(query: (sql: SqlClient.SqlClient) => Effect.Effect<A, unknown>) =>
-    server.run(Effect.flatMap(SqlClient.SqlClient, (client) => query(client).pipe(Effect.orDie)))
-
   const cpvReason = (page: Page) =>
     page.$eval("[data-factor=cpv] [data-testid=factor-reason]", (node) => node.textContent ?? "")
 
@@ -32,7 +27,7 @@ describe("feedback on a tender in the browser app", () => {
     const { page, problems, close } = await openPage(browser)
     await logIn(page, server.baseUrl, server.demo.email, server.demo.password)
     const companyId = server.demo.companyIds[0]!
-    const [top] = await sql(
+    const [top] = await server.sql(
       (q) => q<{ tender_id: string; main_cpv: string }>`
         SELECT s.tender_id, t.main_cpv FROM tender_scores s JOIN tenders t ON t.id = s.tender_id
         WHERE s.company_id = ${companyId} AND (t.deadline IS NULL OR t.deadline > now())
@@ -44,7 +39,7 @@ describe("feedback on a tender in the browser app", () => {
     await page.click("[data-testid=mark-relevant]")
     await page.waitForSelector("[data-testid=feedback][data-mark=true]")
     expect(await page.$eval("[data-testid=feedback-note]", (node) => node.textContent)).toContain("relevantă")
-    const stored = await sql(
+    const stored = await server.sql(
       (q) => q<{ relevant: boolean }>`
         SELECT relevant FROM tender_feedback WHERE company_id = ${companyId} AND tender_id = ${top!.tender_id}`
     )
@@ -64,7 +59,7 @@ describe("feedback on a tender in the browser app", () => {
     await page.waitForSelector("[data-testid=unmark]")
     await page.click("[data-testid=unmark]")
     await page.waitForSelector("[data-testid=feedback][data-mark=none]")
-    const left = await sql(
+    const left = await server.sql(
       (q) => q<{ n: number }>`SELECT count(*)::int AS n FROM tender_feedback WHERE company_id = ${companyId}`
     )
     expect(left[0]!.n).toBe(0)

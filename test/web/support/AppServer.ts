@@ -1,6 +1,7 @@
 import { createServer } from "node:http"
 import { HttpApiBuilder, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
+import { SqlClient } from "@effect/sql"
 import { Clock, Duration, Effect, Layer, ManagedRuntime, Option } from "effect"
 import puppeteer, { type Browser, type Page } from "puppeteer-core"
 import { type DemoSeedResult, seedDemoAndScore } from "../../../src/demo/seedDemo.js"
@@ -59,6 +60,9 @@ export const startAppServer = async () => {
     baseUrl: `http://127.0.0.1:${address.port}`,
     demo,
     run: runtime.runPromise,
+    /** Runs a query on the app's database: what a test checks the app stored. */
+    sql: <A>(query: (sql: SqlClient.SqlClient) => Effect.Effect<A, unknown>) =>
+      runtime.runPromise(Effect.flatMap(SqlClient.SqlClient, (client) => query(client).pipe(Effect.orDie))),
     advanceClock: shifted.advance,
     close: () => runtime.dispose()
   }
