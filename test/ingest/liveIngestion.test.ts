@@ -132,7 +132,7 @@ describe("live ingestion, end to end (a real worker process, the fake TED, a rea
     )
 
     it.scoped(
-      "SIGKILL in the middle of paging: the next worker resumes; every notice once, one alert and one webhook each",
+      "SIGKILL in the middle of paging: the next worker resumes; every notice once, one alert and one webhook delivery each",
       () =>
         Effect.gen(function* () {
           const sql = yield* SqlClient.SqlClient
@@ -161,10 +161,17 @@ describe("live ingestion, end to end (a real worker process, the fake TED, a rea
           yield* Effect.sleep(`${POLL_SECONDS * 2 + 1} seconds`)
           const ids = yield* Effect.forEach(notices, (notice) => tenderIdOf(notice.noticeId))
           expect(ids.every((id) => id !== undefined)).toBe(true)
-          const delivered = r.requests.map(
-            (request) => (JSON.parse(request.body) as { tender: { id: string } }).tender.id
-          )
-          expect(delivered.filter((id) => ids.includes(id)).sort()).toEqual([...ids].sort())
+          // Sending is at least once: a webhook on the wire when the first worker died is sent again
+          // under the same X-SVC-Delivery id (receivers dedupe by it). Each tender has one delivery.
+          const deliveryOf = new Map<string, string>()
+          for (const request of r.requests) {
+            const tenderId = (JSON.parse(request.body) as { tender: { id: string } }).tender.id
+            const deliveryId = request.headers["x-svc-delivery"]!
+            if (deliveryOf.has(deliveryId)) expect(deliveryOf.get(deliveryId)).toBe(tenderId)
+            deliveryOf.set(deliveryId, tenderId)
+          }
+          const delivered = [...deliveryOf.values()].filter((id) => ids.includes(id))
+          expect(delivered.sort()).toEqual([...ids].sort())
           const alerts = yield* sql<{
             tender_id: string
           }>`SELECT tender_id FROM alerts

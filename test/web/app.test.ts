@@ -222,8 +222,9 @@ describe("the browser app", () => {
     // A code no demo tender has empties the list, and says how to widen it.
     await page.click("[data-testid=cpv-filter] [data-testid=cpv-chosen] button")
     await page.type("[data-testid=cpv-filter] [data-testid=cpv-search]", "03111100")
-    await page.waitForSelector("[data-testid=cpv-filter] [data-testid=cpv-result]")
-    await page.click("[data-testid=cpv-filter] [data-testid=cpv-result]")
+    // Wait for the result of the whole code: results of a shorter prefix re-render while typing.
+    await page.waitForSelector("[data-testid=cpv-filter] [data-testid=cpv-result][data-code='03111100-3']")
+    await page.click("[data-testid=cpv-filter] [data-testid=cpv-result][data-code='03111100-3']")
     await page.waitForFunction(() => window.location.search.includes("cpv=03111100"))
     expect(await items()).toEqual([])
     await page.click("[data-testid=cpv-filter] [data-testid=cpv-chosen] button")
