@@ -29,7 +29,10 @@ export const CpvPicker = (props: {
     () =>
       debounced === ""
         ? Promise.resolve(undefined)
-        : call((c) => c.cpv.search({ urlParams: { q: debounced, limit: 12 } })).then((r) => r.data),
+        : call((c) => c.cpv.search({ urlParams: { q: debounced, limit: 12 } })).then((r) => ({
+            q: debounced,
+            entries: r.data
+          })),
     [debounced]
   )
   const add = (code: string, labelRo: string) => {
@@ -65,11 +68,12 @@ export const CpvPicker = (props: {
         data-testid="cpv-search"
       />
       <ErrorBox error={results.error} />
-      {/* Only the results of what the box says: never a list left from an earlier query (after a pick, while typing). */}
-      {debounced !== "" && debounced === query.trim() && !results.loading && results.data !== undefined && (
+      {/* Only the results of what the box says: never a list left from an earlier query (after a pick,
+          while typing, or for the one render between a new query and its load starting). */}
+      {results.data !== undefined && results.data.q === query.trim() && !results.loading && (
         <ul className="cpv-results" data-testid="cpv-results">
-          {results.data.length === 0 && <li className="muted">{t.watchlists.cpvNoResults}</li>}
-          {results.data.map((entry) => (
+          {results.data.entries.length === 0 && <li className="muted">{t.watchlists.cpvNoResults}</li>}
+          {results.data.entries.map((entry) => (
             <li key={entry.code}>
               <button
                 type="button"
