@@ -1,5 +1,6 @@
 import { Command, Options } from "@effect/cli"
 import { Effect, Option } from "effect"
+import { canonicalCounty } from "../domain/tenders/CountyDistance.js"
 import { normalizeFiscalCode } from "../domain/tenders/FiscalCode.js"
 import { CompaniesRepo } from "../infra/accounts/CompaniesRepo.js"
 import { CliFailure, missingSubcommand, nonEmptyText, printJson, uuidOption } from "./CliSupport.js"
@@ -33,6 +34,26 @@ const create = Command.make(
     })
 ).pipe(Command.withDescription("Create a company of a tenant → {companyId}"))
 
+/** Comma-separated county names → their canonical names, distinct, in the order given; "" → []. */
+const parseCounties = (input: string) =>
+  Effect.gen(function* () {
+    const names = input
+      .split(",")
+      .map((name) => name.trim())
+      .filter((name) => name !== "")
+    const counties: Array<string> = []
+    for (const name of names) {
+      const county = canonicalCounty(name)
+      if (county === null) {
+        return yield* new CliFailure({
+          message: `--counties: "${name}" is not one of Romania's 41 counties or București`
+        })
+      }
+      if (!counties.includes(county)) counties.push(county)
+    }
+    return counties
+  })
+
 const update = Command.make(
   "update",
   {
@@ -42,9 +63,15 @@ const update = Command.make(
     fiscalCode: Options.text("fiscal-code").pipe(
       Options.withDescription('The new fiscal code; "" removes it'),
       Options.optional
+    ),
+    counties: Options.text("counties").pipe(
+      Options.withDescription(
+        'The counties it works in, comma-separated (Romanian names, diacritics optional); "" clears them (then inferred from its awards)'
+      ),
+      Options.optional
     )
   },
-  ({ id, name, description, fiscalCode }) =>
+  ({ id, name, description, fiscalCode, counties }) =>
     Effect.gen(function* () {
       let code: string | null | undefined
       if (Option.isSome(fiscalCode)) {
@@ -56,26 +83,33 @@ const update = Command.make(
           })
         }
       }
+      const countyList = Option.isSome(counties) ? yield* parseCounties(counties.value) : undefined
       const companies = yield* CompaniesRepo
       const company = yield* companies
         .update({
           id,
           ...(Option.isSome(name) ? { name: name.value } : {}),
           ...(Option.isSome(description) ? { description: description.value.trim() } : {}),
-          ...(code === undefined ? {} : { fiscalCode: code })
+          ...(code === undefined ? {} : { fiscalCode: code }),
+          ...(countyList === undefined ? {} : { counties: countyList })
         })
         .pipe(Effect.catchTag("CompanyNotFound", (e) => new CliFailure({ message: `No company with id ${e.id}` })))
-      yield* printJson({ companyId: company.id, description: company.description, fiscalCode: company.fiscalCode })
+      yield* printJson({
+        companyId: company.id,
+        description: company.description,
+        fiscalCode: company.fiscalCode,
+        counties: company.counties
+      })
     })
 ).pipe(
   Command.withDescription(
-    "Change a company's name, description or fiscal code → {companyId, description, fiscalCode}; a new description or fiscal code rescores its open tenders"
+    "Change a company's name, description, fiscal code or counties → {companyId, description, fiscalCode, counties}; a new description, fiscal code or counties rescores its open tenders"
   )
 )
 
 /**
  * `company create --tenant T --name N [--description D] [--fiscal-code CUI]` → {"companyId"};
- * `company update --id C [--name N] [--description D] [--fiscal-code CUI]`.
+ * `company update --id C [--name N] [--description D] [--fiscal-code CUI] [--counties "Cluj, Bihor"]`.
  */
 export const companyCommand = Command.make("company", {}, missingSubcommand("company", ["create", "update"])).pipe(
   Command.withSubcommands([create, update])

@@ -151,6 +151,32 @@ describe("ops CLI", () => {
     )
   })
 
+  it('company update --counties sets the counties it works in (names folded to the canonical ones), queues a rescore, and "" clears them', async () => {
+    const tenantId = await newTenant()
+    const { companyId } = expectJson(await cli("company", "create", "--tenant", tenantId, "--name", "Drumuri Vest SRL"))
+    const rescores = () =>
+      query<{ n: number }>(
+        (sql) =>
+          sql`SELECT count(*)::int AS n FROM jobs WHERE kind = 'company.rescore' AND payload->>'companyId' = ${companyId}`
+      ).then(([row]) => row!.n)
+    const before = await rescores()
+    const set = expectJson(
+      await cli("company", "update", "--id", companyId, "--counties", "cluj, Bihor,Cluj , bucuresti")
+    )
+    expect(set.counties).toEqual(["Cluj", "Bihor", "București"])
+    expect(await query((sql) => sql`SELECT counties FROM companies WHERE id = ${companyId}`)).toEqual([
+      { counties: ["Cluj", "Bihor", "București"] }
+    ])
+    expect(await rescores()).toBe(before + 1)
+
+    const bad = await cli("company", "update", "--id", companyId, "--counties", "Cluj, Atlantis")
+    expect(expectOneLineFailure(bad)).toMatch(/^--counties: "Atlantis" is not one of Romania's 41 counties/)
+    expect(expectJson(await cli("company", "update", "--id", companyId, "--counties", "")).counties).toEqual([])
+    expect(await query((sql) => sql`SELECT counties FROM companies WHERE id = ${companyId}`)).toEqual([
+      { counties: null }
+    ])
+  })
+
   it("apikey create prints the key once (only its hash is stored); a fourth active key is refused", async () => {
     const tenantId = await newTenant()
     const created = (

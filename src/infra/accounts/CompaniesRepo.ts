@@ -10,6 +10,8 @@ export interface Company {
   readonly name: string
   readonly description: string
   readonly fiscalCode: string | null
+  /** The counties it works in, as set; empty when not set (scoring then infers them). */
+  readonly counties: ReadonlyArray<string>
   readonly active: boolean
   readonly createdAt: Date
 }
@@ -20,6 +22,7 @@ const CompanyRow = Schema.Struct({
   name: Schema.String,
   description: Schema.String,
   fiscal_code: Schema.NullOr(Schema.String),
+  counties: Schema.NullOr(Schema.Array(Schema.String)),
   active: Schema.Boolean,
   created_at: Schema.DateFromSelf
 })
@@ -30,6 +33,7 @@ const toCompany = (row: typeof CompanyRow.Type): Company => ({
   name: row.name,
   description: row.description,
   fiscalCode: row.fiscal_code,
+  counties: row.counties ?? [],
   active: row.active,
   createdAt: row.created_at
 })
@@ -54,6 +58,8 @@ export class CompaniesRepo extends Context.Tag("CompaniesRepo")<
       readonly name?: string
       readonly description?: string
       readonly fiscalCode?: string | null
+      /** The counties the company works in (canonical names); empty clears them (then inferred). */
+      readonly counties?: ReadonlyArray<string>
     }) => Effect.Effect<Company, CompanyNotFound>
   }
 >() {}
@@ -74,13 +80,13 @@ export const CompaniesRepoLive = Layer.effect(
       execute: (input) => sql`
         INSERT INTO companies (tenant_id, name, description, fiscal_code)
         VALUES (${input.tenantId}, ${input.name}, ${input.description}, ${input.fiscalCode})
-        RETURNING id, tenant_id, name, description, fiscal_code, active, created_at`
+        RETURNING id, tenant_id, name, description, fiscal_code, counties, active, created_at`
     })
     const lockCompany = SqlSchema.findAll({
       Request: Schema.String,
       Result: CompanyRow,
       execute: (id) => sql`
-        SELECT id, tenant_id, name, description, fiscal_code, active, created_at
+        SELECT id, tenant_id, name, description, fiscal_code, counties, active, created_at
         FROM companies WHERE id = ${id} FOR UPDATE`
     })
     const updateCompany = SqlSchema.findAll({
@@ -88,14 +94,16 @@ export const CompaniesRepoLive = Layer.effect(
         id: Schema.String,
         name: Schema.String,
         description: Schema.String,
-        fiscalCode: Schema.NullOr(Schema.String)
+        fiscalCode: Schema.NullOr(Schema.String),
+        counties: Schema.NullOr(Schema.Array(Schema.String))
       }),
       Result: CompanyRow,
       execute: (input) => sql`
         UPDATE companies SET name = ${input.name}, description = ${input.description},
-                             fiscal_code = ${input.fiscalCode}, updated_at = now()
+                             fiscal_code = ${input.fiscalCode}, counties = ${input.counties}::text[],
+                             updated_at = now()
         WHERE id = ${input.id}
-        RETURNING id, tenant_id, name, description, fiscal_code, active, created_at`
+        RETURNING id, tenant_id, name, description, fiscal_code, counties, active, created_at`
     })
     return {
       create: (input) =>
@@ -119,10 +127,17 @@ export const CompaniesRepoLive = Layer.effect(
               const next = {
                 name: input.name ?? before.name,
                 description: input.description ?? before.description,
-                fiscalCode: input.fiscalCode === undefined ? before.fiscal_code : input.fiscalCode
+                fiscalCode: input.fiscalCode === undefined ? before.fiscal_code : input.fiscalCode,
+                // Stored NULL when empty: "not set", so scoring infers them from the award history.
+                counties:
+                  input.counties === undefined ? before.counties : input.counties.length === 0 ? null : input.counties
               }
               const [row] = yield* updateCompany({ id: input.id, ...next })
-              if (next.description !== before.description || next.fiscalCode !== before.fiscal_code) {
+              if (
+                next.description !== before.description ||
+                next.fiscalCode !== before.fiscal_code ||
+                String(next.counties) !== String(before.counties)
+              ) {
                 yield* jobs.enqueue(RescoreCompany, { companyId: input.id })
               }
               return toCompany(row!)
