@@ -21,6 +21,7 @@ export type TestConfigOverrides = Omit<Partial<AppConfigShape>, "rateLimits"> & 
 /** Configuration for tests: loopback, the file's database, the run's Redis when there is one. */
 export const testConfig = ({ rateLimits, ...overrides }: TestConfigOverrides = {}): AppConfigShape => ({
   databaseUrl: Option.none(),
+  databaseReadUrl: Option.none(),
   redisUrl: Option.map(Option.fromNullable(testRedisUrl()), Redacted.make),
   port: 0,
   host: "127.0.0.1",

@@ -7,6 +7,11 @@ import { projectFile } from "./ProjectFiles.js"
 export interface AppConfigShape {
   /** PostgreSQL URL; none means "start the embedded PostgreSQL under dataDir". */
   readonly databaseUrl: Option.Option<Redacted.Redacted>
+  /**
+   * A read replica of that database (streaming replication) for the key API's list pages; none
+   * means they read the primary like everything else.
+   */
+  readonly databaseReadUrl: Option.Option<Redacted.Redacted>
   /** Redis URL; none means the in-process rate-limit store (valid for a single process). */
   readonly redisUrl: Option.Option<Redacted.Redacted>
   readonly port: number
@@ -143,6 +148,7 @@ const defaultMailFrom = (publicBaseUrl: string) => {
 
 export const appConfig: Config.Config<AppConfigShape> = Config.all({
   databaseUrl: url("DATABASE_URL", ["postgres:", "postgresql:"]),
+  databaseReadUrl: url("DATABASE_READ_URL", ["postgres:", "postgresql:"]),
   redisUrl: url("REDIS_URL", ["redis:", "rediss:"]),
   port: Config.port("PORT").pipe(Config.withDefault(3000)),
   host: Config.string("HOST").pipe(Config.withDefault("127.0.0.1")),

@@ -2,14 +2,15 @@ import { SqlClient } from "@effect/sql"
 import { Duration, Effect, Layer, Option } from "effect"
 import { AppConfig } from "../config/AppConfig.js"
 import { startEmbeddedPostgres } from "./EmbeddedPostgres.js"
-import { PgLive } from "./PgPool.js"
+import { PgLive, ReadPoolLive } from "./PgPool.js"
 
 /** The database the embedded cluster creates and serves. */
 export const EMBEDDED_DATABASE = "tenders"
 
 /**
  * PgClient + SqlClient (+ the PgPool under them) for the whole process: the server named by DATABASE_URL, or (when it is
- * unset) an embedded PostgreSQL started under the data folder for the life of the layer.
+ * unset) an embedded PostgreSQL started under the data folder for the life of the layer; and, when
+ * DATABASE_READ_URL names a replica, the ReadPool of the list pages.
  */
 export const DatabaseLive = Layer.unwrapScoped(
   Effect.gen(function* () {
@@ -19,7 +20,11 @@ export const DatabaseLive = Layer.unwrapScoped(
       onNone: () =>
         startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPgPort, database: EMBEDDED_DATABASE })
     })
-    return PgLive({ url, maxConnections: 20, applicationName: "tender-scoring-service" })
+    const primary = PgLive({ url, maxConnections: 20, applicationName: "tender-scoring-service" })
+    return Option.match(config.databaseReadUrl, {
+      onNone: () => primary,
+      onSome: (readUrl) => Layer.merge(primary, ReadPoolLive({ url: readUrl, maxConnections: 20 }))
+    })
   })
 )
 

@@ -1,7 +1,8 @@
 import type { SqlClient, SqlError as SqlErrorType } from "@effect/sql"
 import { SqlError } from "@effect/sql"
-import { Effect } from "effect"
-import { PgPool } from "./PgPool.js"
+import { Effect, Option } from "effect"
+import type pg from "pg"
+import { PgPool, ReadPool } from "./PgPool.js"
 
 /**
  * The runner of the measured hot path's named prepared statements (key lookup in auth, the list page
@@ -31,29 +32,39 @@ export const statement = <Params extends ReadonlyArray<unknown>, Row>(
   text: string
 ): Statement<Params, Row> => ({ name, text })
 
+/** A runner of named statements on one pool. */
+export type RunPrepared = <Params extends ReadonlyArray<unknown>, Row>(
+  statement: Statement<Params, Row>,
+  params: Params
+) => Effect.Effect<ReadonlyArray<Row>>
+
 /**
  * Runs a statement by name straight on the pool (no Effect scope per query), outside any
  * transaction. SQL failures are defects: these statements take no user-shaped SQL.
  */
-export const makeRunPrepared = Effect.map(
-  PgPool,
-  (pool) =>
-    <Params extends ReadonlyArray<unknown>, Row>(
-      statement: Statement<Params, Row>,
-      params: Params
-    ): Effect.Effect<ReadonlyArray<Row>> =>
-      Effect.async<ReadonlyArray<Row>, SqlError.SqlError>((resume) => {
-        pool.query(
-          { name: statement.name, text: statement.text, values: params as ReadonlyArray<unknown> as Array<unknown> },
-          (cause, result) =>
-            resume(
-              cause
-                ? Effect.fail(new SqlError.SqlError({ cause, message: `Failed to execute ${statement.name}` }))
-                : Effect.succeed(result.rows as ReadonlyArray<Row>)
-            )
-        )
-      }).pipe(Effect.orDie)
-)
+const runPreparedOn =
+  (pool: pg.Pool): RunPrepared =>
+  <Params extends ReadonlyArray<unknown>, Row>(statement: Statement<Params, Row>, params: Params) =>
+    Effect.async<ReadonlyArray<Row>, SqlError.SqlError>((resume) => {
+      pool.query(
+        { name: statement.name, text: statement.text, values: params as ReadonlyArray<unknown> as Array<unknown> },
+        (cause, result) =>
+          resume(
+            cause
+              ? Effect.fail(new SqlError.SqlError({ cause, message: `Failed to execute ${statement.name}` }))
+              : Effect.succeed(result.rows as ReadonlyArray<Row>)
+          )
+      )
+    }).pipe(Effect.orDie)
+
+/** The runner on the primary. */
+export const makeRunPrepared = Effect.map(PgPool, runPreparedOn)
+
+/**
+ * The runner on the read replica (ReadPool), when the process has one (DATABASE_READ_URL): for reads
+ * that may lag the primary by the replication delay.
+ */
+export const makeRunPreparedOnReplica = Effect.map(Effect.serviceOption(ReadPool), Option.map(runPreparedOn))
 
 /** Runs a statement's text (unnamed) through the SqlClient: inside `sql.withTransaction`, on its connection. */
 export const runOnSqlClient = <Params extends ReadonlyArray<unknown>, Row extends object>(

@@ -1,7 +1,7 @@
 import { SqlClient, type SqlError, SqlSchema } from "@effect/sql"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { Verdict } from "../../domain/scoring/Verdict.js"
-import { makeRunPrepared } from "../db/PreparedStatements.js"
+import { makeRunPrepared, makeRunPreparedOnReplica, type RunPrepared } from "../db/PreparedStatements.js"
 import { isoMicrosText, isoMillisText } from "../db/TimestampText.js"
 import { type ListPageRow, type ListStatus, ScoreListStatements, type TenderListRow } from "./ScoreListStatements.js"
 
@@ -134,6 +134,7 @@ export const ScoredTendersRepoLive = Layer.effect(
     const isoMillis = (column: string) => sql.literal(isoMillisText(column))
     const isoMicros = (column: string) => sql.literal(isoMicrosText(column))
     const runPrepared = yield* makeRunPrepared
+    const runOnReplica = yield* makeRunPreparedOnReplica
     // Factor scores are stored as real: round back to the four decimals the scorer produced.
     const fraction = (column: string) => sql.literal(`round(${column}::numeric, 4)::float8 AS ${column}`)
     const factorPercent = (column: string) => sql.literal(`round(s.${column}::numeric * 100)::int`)
@@ -146,20 +147,20 @@ export const ScoredTendersRepoLive = Layer.effect(
 
     const snapshotBound = runPrepared(ScoreListStatements.snapshotBound, []).pipe(Effect.map((rows) => rows[0]!.bound))
 
-    const listPage = (input: ListPageQuery) => {
+    /** A page read with `run` (the primary's runner or the replica's). */
+    const readListPage = (run: RunPrepared, input: ListPageQuery) => {
       const head = [input.companyId, input.minScore, Option.getOrNull(input.bound), input.take, input.tenantId] as const
       const status = input.status
       const rows =
         status === "all"
           ? Option.match(input.after, {
-              onNone: () => runPrepared(ScoreListStatements.listPage, head),
-              onSome: (p) =>
-                runPrepared(ScoreListStatements.listPageAfter, [...head, p.score, p.publishKey, p.tenderId])
+              onNone: () => run(ScoreListStatements.listPage, head),
+              onSome: (p) => run(ScoreListStatements.listPageAfter, [...head, p.score, p.publishKey, p.tenderId])
             })
           : Option.match(input.after, {
-              onNone: () => runPrepared(ScoreListStatements.listPageOf[status], [...head, input.now]),
+              onNone: () => run(ScoreListStatements.listPageOf[status], [...head, input.now]),
               onSome: (p) =>
-                runPrepared(ScoreListStatements.listPageAfterOf[status], [
+                run(ScoreListStatements.listPageAfterOf[status], [
                   ...head,
                   p.score,
                   p.publishKey,
@@ -177,6 +178,19 @@ export const ScoredTendersRepoLive = Layer.effect(
         }))
       )
     }
+
+    // With a replica, pages are read there: page 1's snapshot is the replica's, and its later pages
+    // read the same replica, which only moves forward. A company the replica does not have yet
+    // (created a moment ago, within the replication delay) is looked up on the primary before it
+    // is called unknown.
+    const listPage = (input: ListPageQuery) =>
+      Option.match(runOnReplica, {
+        onNone: () => readListPage(runPrepared, input),
+        onSome: (onReplica) =>
+          Effect.flatMap(readListPage(onReplica, input), (page) =>
+            page.owned ? Effect.succeed(page) : readListPage(runPrepared, input)
+          )
+      })
 
     const findScoreRow = SqlSchema.findOne({
       Request: Schema.Struct({ companyId: Schema.String, tenderId: Schema.String }),
