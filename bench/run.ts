@@ -9,7 +9,8 @@ const benches: Record<string, () => Promise<unknown>> = {
   reports: () => import("./reports.js"),
   soak: () => import("./soak.js"),
   web: () => import("./web.js"),
-  ingest: () => import("./ingest.js")
+  ingest: () => import("./ingest.js"),
+  country: () => import("./country.js")
 }
 
 const name = process.argv[2]

@@ -11,18 +11,15 @@ import { availableParallelism } from "node:os"
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Logger, LogLevel, Redacted } from "effect"
-import { EUR_RON } from "../src/domain/Currency.js"
 import { prepareCompany, prepareTender } from "../src/domain/scoring/Inputs.js"
 import { isCandidate } from "../src/domain/scoring/Matching.js"
 import { scorePair } from "../src/domain/scoring/Model.js"
 import { buildCorpusStats } from "../src/domain/scoring/Semantic.js"
-import { STOP_WORDS, words } from "../src/domain/scoring/Text.js"
-import type { Tender } from "../src/domain/tenders/TenderRecord.js"
 import { migrate } from "../src/infra/DatabaseSetup.js"
 import { ScoringLive } from "../src/infra/Repositories.js"
 import { ScoringService } from "../src/infra/scoring/ScoringService.js"
 import { TenderStore, TenderStoreLive } from "../src/infra/tenders/TenderStore.js"
-import { syntheticDraws } from "./SyntheticData.js"
+import { seedPopulation } from "./ScoringPopulation.js"
 
 const COMPANIES = 5_000
 const WATCHLISTS_PER_COMPANY = 3
@@ -31,121 +28,18 @@ const TENDERS = Number(process.env.SCORING_BENCH_TENDERS ?? 5_000)
 const AWARDS = 2_000
 const AUTHORITIES = 400
 
-const { random, pick, weightedDivision, logNormalValue } = syntheticDraws(20260101)
-
-interface CpvRow {
-  readonly code_full: string
-  readonly level: string
-  readonly label_ro: string
-}
-
-/**
- * Keywords a buyer would type: specific words of the CPV labels, not the generic ones ("servicii",
- * "lucrari", "echipamente") that occur in more than 1% of all labels.
- */
-const specificWords = (labels: ReadonlyArray<string>) => {
-  const frequency = new Map<string, number>()
-  for (const label of labels) for (const w of new Set(words(label))) frequency.set(w, (frequency.get(w) ?? 0) + 1)
-  return (label: string) =>
-    words(label).filter((w) => w.length >= 6 && !STOP_WORDS.has(w) && (frequency.get(w) ?? 0) <= labels.length / 100)
-}
-
 const elapsed = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e9
 
 const program = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   yield* migrate
-  const cpv = yield* sql<CpvRow>`SELECT code_full, level, label_ro FROM cpv_codes ORDER BY code_full`
-  const contentWords = specificWords(cpv.map((row) => row.label_ro))
-  const byDivision = new Map<string, { watchable: Array<CpvRow>; tenderable: Array<CpvRow> }>()
-  for (const row of cpv) {
-    const division = row.code_full.slice(0, 2)
-    const entry = byDivision.get(division) ?? { watchable: [], tenderable: [] }
-    // Watchlists name classes and categories (what a supplier sells), not whole groups.
-    if (row.level === "class" || row.level === "category") entry.watchable.push(row)
-    if (row.level !== "division" && row.level !== "group") entry.tenderable.push(row)
-    byDivision.set(division, entry)
-  }
-
-  // Setup (not timed): tenant, companies with watchlists, authorities, award history.
-  const [tenant] = yield* sql<{
-    id: string
-  }>`INSERT INTO tenants (name, plan) VALUES ('Bench', 'consultant') RETURNING id`
-  const companyNames = Array.from({ length: COMPANIES }, (_, i) => `Firma ${i} SRL`)
-  const fiscalCodes = Array.from({ length: COMPANIES }, (_, i) => String(10_000_000 + i))
-  const descriptions: Array<string> = []
-  const watchlistRows: Array<{
-    company: number
-    cpv: Array<string>
-    keywords: Array<string>
-    min: number | null
-    max: number | null
-    minScore: number
-  }> = []
-  for (let c = 0; c < COMPANIES; c++) {
-    const divisions = [weightedDivision(), ...(random() < 0.3 ? [weightedDivision()] : [])]
-    const labels: Array<string> = []
-    for (let w = 0; w < WATCHLISTS_PER_COMPANY; w++) {
-      const division = byDivision.get(pick(divisions))!
-      const codes = Array.from({ length: 1 + Math.floor(random() * 3) }, () => pick(division.watchable))
-      labels.push(...codes.map((code) => code.label_ro))
-      const candidates = codes.flatMap((code) => contentWords(code.label_ro))
-      const keywords =
-        candidates.length === 0
-          ? []
-          : [...new Set(Array.from({ length: 1 + Math.floor(random() * 2) }, () => pick(candidates)))]
-      const ranged = random() < 0.5
-      watchlistRows.push({
-        company: c,
-        cpv: [...new Set(codes.map((code) => code.code_full))],
-        keywords,
-        min: ranged ? 10_000 : null,
-        max: ranged ? 5_000_000 : null,
-        minScore: 50 + Math.floor(random() * 21)
-      })
-    }
-    descriptions.push(`Firmă specializată în ${labels.slice(0, 4).join(", ").toLowerCase()}`)
-  }
-  const companyIds = (yield* sql<{ id: string }>`
-    INSERT INTO companies (tenant_id, name, description, fiscal_code)
-    SELECT ${tenant!.id}, * FROM unnest(${companyNames}::text[], ${descriptions}::text[], ${fiscalCodes}::text[])
-    RETURNING id`).map((r) => r.id)
-  yield* sql`
-    INSERT INTO watchlists (tenant_id, company_id, name, cpv_codes, keywords, min_value, max_value, min_score)
-    SELECT ${tenant!.id}, c, 'Watchlist', string_to_array(codes, ',')::char(10)[], string_to_array(kw, '|'), lo, hi, ms
-    FROM unnest(${watchlistRows.map((w) => companyIds[w.company]!)}::uuid[], ${watchlistRows.map((w) => w.cpv.join(","))}::text[],
-                ${watchlistRows.map((w) => w.keywords.join("|"))}::text[], ${watchlistRows.map((w) => w.min)}::numeric[],
-                ${watchlistRows.map((w) => w.max)}::numeric[], ${watchlistRows.map((w) => w.minScore)}::smallint[])
-      AS w(c, codes, kw, lo, hi, ms)`
-
-  const authorities = Array.from({ length: AUTHORITIES }, (_, i) => ({
-    name: `Primăria ${i}`,
-    normalizedName: `primaria ${i}`,
-    fiscalCode: String(4_000_000 + i),
-    county: "Cluj"
-  }))
-  const makeTender = (i: number, kind: "contract" | "award"): Tender => {
-    const division = byDivision.get(weightedDivision())!
-    const main = pick(division.tenderable)
-    const additional = random() < 0.4 ? [pick(division.tenderable)] : []
-    const value = random() < 0.8 ? logNormalValue() : null
-    return {
-      source: "bench",
-      sourceNoticeId: `${kind}-${i}`,
-      noticeType: kind,
-      title: `${main.label_ro} - lot ${i % 7}`,
-      description: `Achiziție ${additional.map((a) => a.label_ro.toLowerCase()).join(", ")} conform caietului de sarcini`,
-      mainCpv: main.code_full,
-      additionalCpvs: additional.map((a) => a.code_full).filter((c) => c !== main.code_full),
-      authority: pick(authorities),
-      deadline: null,
-      estimatedValueRon: value,
-      estimatedValueEur: value === null ? null : Math.round(value / EUR_RON),
-      publishDate: new Date(Date.UTC(2026, 0, 1) + i * 60_000),
-      sourceUrl: `https://e-licitatie.ro/bench/${kind}/${i}`,
-      winnerFiscalCodes: kind === "award" ? [pick(fiscalCodes)] : []
-    }
-  }
+  // Setup (not timed): one tenant's companies with watchlists, authorities, award history.
+  const { makeTender } = yield* seedPopulation({
+    companies: COMPANIES,
+    tenants: 1,
+    watchlistsPerCompany: WATCHLISTS_PER_COMPANY,
+    authorities: AUTHORITIES
+  })
   const store = yield* TenderStore
   yield* store.upsert(Array.from({ length: AWARDS }, (_, i) => makeTender(i, "award")))
   const newTenders = Array.from({ length: TENDERS }, (_, i) => makeTender(i, "contract"))
