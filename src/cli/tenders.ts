@@ -4,7 +4,7 @@ import { Console, Effect, Either } from "effect"
 import { IMPORT_FORMATS, readImport } from "../domain/tenders/formats/ImportFormat.js"
 import { JobQueue } from "../infra/queue/JobQueue.js"
 import { ScoreTenders } from "../infra/scoring/ScoringJobKinds.js"
-import { ScoringService } from "../infra/scoring/ScoringService.js"
+import { SCORING_BATCH_SIZE, ScoringService } from "../infra/scoring/ScoringService.js"
 import { TENDER_CHUNK_SIZE, TenderStore, type UpsertResult } from "../infra/tenders/TenderStore.js"
 import { CliFailure, printJson } from "./CliSupport.js"
 
@@ -46,7 +46,9 @@ const importCommand = Command.make(
       Options.withDescription("Input format; auto detects it from the content")
     ),
     queue: Options.boolean("queue").pipe(
-      Options.withDescription("Store the tenders and queue their scoring for the workers (a tenders.score job)")
+      Options.withDescription(
+        "Store the tenders and queue their scoring for the workers (tenders.score jobs of at most 250 tenders each)"
+      )
     )
   },
   ({ file, format, queue }) =>
@@ -91,7 +93,13 @@ const importCommand = Command.make(
         skipped: skips.length + stored.failed.length
       }
       if (queue) {
-        if (ids.length > 0) yield* (yield* JobQueue).enqueue(ScoreTenders, { tenderIds: ids, isNew: stored.inserted })
+        // One job per scoring batch, so several workers share a large file (each claims its own).
+        const isNew = new Set(stored.inserted)
+        const jobs = Array.from({ length: Math.ceil(ids.length / SCORING_BATCH_SIZE) }, (_, i) => {
+          const tenderIds = ids.slice(i * SCORING_BATCH_SIZE, (i + 1) * SCORING_BATCH_SIZE)
+          return { payload: { tenderIds, isNew: tenderIds.filter((id) => isNew.has(id)) } }
+        })
+        yield* (yield* JobQueue).enqueueAll(ScoreTenders, jobs)
         return yield* printJson({ ...counts, scored: 0, queued: ids.length })
       }
       const { scored } = ids.length === 0 ? { scored: 0 } : yield* scoring.scoreTenders(ids, { isNew: stored.inserted })

@@ -89,7 +89,7 @@ layer(TestDatabaseLive, { timeout: 120_000 })("tenders import (CLI, child proces
   )
 
   it.effect(
-    "--queue stores the tenders and queues one tenders.score job for the workers instead of scoring",
+    "--queue stores the tenders and queues a tenders.score job for the workers instead of scoring",
     () =>
       Effect.gen(function* () {
         const url = yield* TestDatabaseUrl
@@ -106,6 +106,40 @@ layer(TestDatabaseLive, { timeout: 120_000 })("tenders import (CLI, child proces
           SELECT id FROM tenders WHERE source = 'demo' AND source_notice_id LIKE 'CSV-%'`
         expect([...jobs[0]!.payload.tenderIds].sort()).toEqual(stored.map((t) => t.id).sort())
         expect(jobs[0]!.payload.isNew).toHaveLength(summary.imported)
+        yield* sql`DELETE FROM jobs WHERE kind = ${ScoreTenders.name}`
+      }),
+    CLI_TIMEOUT
+  )
+
+  it.effect(
+    "--queue splits a large file into tenders.score jobs of at most 250 tenders, so several workers share it",
+    () =>
+      Effect.gen(function* () {
+        const url = yield* TestDatabaseUrl
+        const sql = yield* SqlClient.SqlClient
+        const lines = Array.from({ length: 600 }, (_, i) =>
+          JSON.stringify({
+            source: "demo",
+            source_id: `SPLIT-${i}`,
+            title: `Lucrări de reparații drumuri, lotul ${i}`,
+            cpv_codes: ["45233142-6"],
+            contracting_authority: { name: "Comuna Florești", county: "Cluj" },
+            publish_date: "2026-11-20T08:00:00Z",
+            source_url: `https://example.test/split-${i}`
+          })
+        )
+        const run = yield* importTenders(url, ["--queue", "-"], `${lines.join("\n")}\n`)
+        expect(run.code).toBe(0)
+        expect(JSON.parse(run.stdout.trim())).toMatchObject({ imported: 600, queued: 600 })
+        const jobs = yield* sql<{ payload: { tenderIds: Array<string>; isNew: Array<string> } }>`
+          SELECT payload FROM jobs WHERE kind = ${ScoreTenders.name} AND status = 'queued' ORDER BY id`
+        expect(jobs.map((job) => job.payload.tenderIds.length)).toEqual([250, 250, 100])
+        const stored = yield* sql<{ id: string }>`
+          SELECT id FROM tenders WHERE source = 'demo' AND source_notice_id LIKE 'SPLIT-%'`
+        const queued = jobs.flatMap((job) => job.payload.tenderIds)
+        expect(new Set(queued).size).toBe(600)
+        expect([...queued].sort()).toEqual(stored.map((t) => t.id).sort())
+        for (const job of jobs) expect(job.payload.isNew).toEqual(job.payload.tenderIds)
         yield* sql`DELETE FROM jobs WHERE kind = ${ScoreTenders.name}`
       }),
     CLI_TIMEOUT
