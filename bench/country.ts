@@ -351,6 +351,13 @@ const main = async () => {
   }
 }
 
+// Interrupted (Ctrl-C): the API and workers are detached process groups; stop them too.
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    void Promise.all(children.map((child) => stopProcessGroup(child, 2_000))).then(() => process.exit(130))
+  })
+}
+
 main().catch((error) => {
   console.error(error)
   process.exit(1)
