@@ -153,6 +153,11 @@ const makeMetrics = () => {
     registers: [registry]
   })
 
+  // Every outcome and source from the start at 0, so rate() and alerts see a series before the first event.
+  for (const outcome of ["delivered", "retry", "failed", "lost"]) webhookDeliveries.inc({ outcome }, 0)
+  for (const outcome of ["completed", "failed"]) reportRenders.inc({ outcome }, 0)
+  for (const source of ["ted", "seap"]) ingestErrors.inc({ source }, 0)
+
   /**
    * The request histogram's child per label set, kept: prom-client hashes the labels on every
    * `observe(labels, v)`, and this runs once per request of the key API.

@@ -38,21 +38,24 @@ const IngestRow = Schema.Struct({
 /**
  * What a scrape reads from PostgreSQL, as two cheap statements: jobs counted by kind and status (the
  * done ones, kept a day, are left out), and each source's time since its last successful poll.
- * Both results are cached for a second, since several gauges of one scrape ask for them.
+ * Several gauges of one scrape ask for each; they share one read.
  */
 const scrapeSource = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const pool = yield* PgPool
   const runtime = yield* Effect.runtime<never>()
   const run = <A>(effect: Effect.Effect<A, unknown>) => Runtime.runPromise(runtime)(effect)
-  const cachedForASecond = <A>(read: () => Promise<A>) => {
-    let last: { at: number; value: Promise<A> } | undefined
+  // The gauges of one scrape are collected at once and share one read; the next scrape reads afresh.
+  const sharedWhilePending = <A>(read: () => Promise<A>) => {
+    let pending: Promise<A> | undefined
     return () => {
-      if (last === undefined || Date.now() - last.at > 1000) last = { at: Date.now(), value: read() }
-      return last.value
+      pending ??= read().finally(() => {
+        pending = undefined
+      })
+      return pending
     }
   }
-  const queue = cachedForASecond(() =>
+  const queue = sharedWhilePending(() =>
     run(
       sql`
         SELECT kind, status, count(*)::int AS jobs,
@@ -66,7 +69,7 @@ const scrapeSource = Effect.gen(function* () {
       )
     )
   )
-  const ingest = cachedForASecond(() =>
+  const ingest = sharedWhilePending(() =>
     run(
       sql`
         SELECT name, enabled, extract(epoch FROM now() - last_success_at)::float8 AS lag_seconds,
