@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto"
-import { mkdtempSync, rmSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
 import { SqlClient } from "@effect/sql"
@@ -12,6 +12,7 @@ import {
   eventually,
   freePort,
   jsonLines,
+  metricNamesIn,
   type Sample,
   type ServiceProcess,
   scrape,
@@ -145,6 +146,25 @@ describe("metrics, logs and traces of real API and worker processes", () => {
     expect(sampleOf(workerSamples, "report_render_duration_seconds_count")).toBeDefined()
     expect(sampleOf(workerSamples, "scoring_pairs_total")).toBeDefined()
     expect(sampleOf(workerSamples, "ingest_errors_total", { source: "ted" })).toBeDefined()
+  })
+
+  it("has every metric of the Grafana dashboard (docs/grafana-dashboard.json) in the processes' /metrics", async () => {
+    const dashboard = JSON.parse(readFileSync("docs/grafana-dashboard.json", "utf8"))
+    const exposition = (await scrape(apiMetricsPort)).text + (await scrape(workerMetricsPort)).text
+    // Declared (# TYPE) is enough: a labelled gauge has no sample until it has a value (ingestion lag
+    // with no source polled); a histogram's _bucket/_count/_sum belong to its declared name.
+    const declared = new Set([...exposition.matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1]!))
+    expect(dashboard.panels.length).toBeGreaterThan(10)
+    for (const panel of dashboard.panels) {
+      const names = panel.targets.flatMap((target: { expr: string }) => metricNamesIn(target.expr))
+      expect(names.length, panel.title).toBeGreaterThan(0)
+      for (const name of names) {
+        expect(
+          declared.has(name) || declared.has(name.replace(/_(bucket|count|sum)$/, "")),
+          `${panel.title}: ${name}`
+        ).toBe(true)
+      }
+    }
   })
 
   it("answers X-Request-Id (kept when sane, else generated) and logs one JSON line per request", async () => {

@@ -114,7 +114,24 @@ export const parsePrometheus = (text: string): Array<Sample> =>
 export const scrape = async (port: number) => {
   const res = await fetch(`http://127.0.0.1:${port}/metrics`)
   if (res.status !== 200) throw new Error(`/metrics answered ${res.status}`)
-  return { contentType: res.headers.get("content-type") ?? "", samples: parsePrometheus(await res.text()) }
+  const text = await res.text()
+  return { contentType: res.headers.get("content-type") ?? "", text, samples: parsePrometheus(text) }
+}
+
+/**
+ * The metric names a PromQL expression reads: what is left once strings, label matchers, ranges,
+ * `by (…)` / `without (…)` groupings, function calls' names and numbers are taken out.
+ */
+export const metricNamesIn = (expr: string): Array<string> => {
+  const bare = expr
+    .replace(/"(?:[^"\\]|\\.)*"/g, " ")
+    .replace(/\{[^}]*\}/g, " ")
+    .replace(/\[[^\]]*\]/g, " ")
+    .replace(/\b(by|without)\s*\([^)]*\)/g, " ")
+    .replace(/\b[a-zA-Z_][a-zA-Z0-9_]*\s*\(/g, " ")
+  return [...bare.matchAll(/\b[a-zA-Z_:][a-zA-Z0-9_:]*\b/g)]
+    .map((m) => m[0])
+    .filter((name) => !/^(e\d+|and|or|unless|offset|bool)$/.test(name))
 }
 
 export interface ReceivedSpan {
