@@ -1,6 +1,7 @@
-import { NodeSdk } from "@effect/opentelemetry"
-import { Headers, HttpTraceContext } from "@effect/platform"
-import { Config, Effect, FiberRef, Layer, Option, type Tracer } from "effect"
+import * as OtlpSerialization from "@effect/opentelemetry/OtlpSerialization"
+import * as OtlpTracer from "@effect/opentelemetry/OtlpTracer"
+import { FetchHttpClient, Headers, HttpTraceContext } from "@effect/platform"
+import { Config, Duration, Effect, FiberRef, Layer, Option, type Tracer } from "effect"
 
 /**
  * OTEL_EXPORTER_OTLP_ENDPOINT, the OpenTelemetry variable: the collector's OTLP/HTTP base URL
@@ -15,25 +16,26 @@ export const tracingEndpoint = Config.string("OTEL_EXPORTER_OTLP_ENDPOINT").pipe
 export const tracingOn = FiberRef.unsafeMake(false)
 
 /**
- * Traces exported over OTLP/HTTP (JSON) when OTEL_EXPORTER_OTLP_ENDPOINT is set, nothing otherwise:
- * Effect's spans (the HTTP server's, a job's in the worker, the ones below them) become
- * OpenTelemetry spans of the service `serviceName`. The SDK is loaded only when tracing is on.
+ * Traces exported over OTLP/HTTP as JSON to `<endpoint>/v1/traces` when OTEL_EXPORTER_OTLP_ENDPOINT is
+ * set, nothing otherwise: Effect's spans (the HTTP server's, a job's in the worker, the ones below
+ * them) become OpenTelemetry spans of the service `serviceName`. The exporter is @effect/opentelemetry's
+ * own (OtlpTracer), which needs no OpenTelemetry SDK: the SDK's packages are imported at the top of
+ * `npm start`'s bundle (esbuild hoists external imports), which cost 150-300 ms of every start even
+ * with tracing off.
  */
 export const TracingLive = (serviceName: string) =>
   Layer.unwrapEffect(
     Effect.gen(function* () {
       const endpoint = yield* tracingEndpoint
       if (Option.isNone(endpoint)) return Layer.empty
-      const { BatchSpanProcessor } = yield* Effect.promise(() => import("@opentelemetry/sdk-trace-base"))
-      const { OTLPTraceExporter } = yield* Effect.promise(() => import("@opentelemetry/exporter-trace-otlp-http"))
-      const exporter = new OTLPTraceExporter({ url: `${endpoint.value}/v1/traces` })
       yield* Effect.logInfo(`Tracing to ${endpoint.value}/v1/traces as ${serviceName}`)
-      const sdk = NodeSdk.layer(() => ({
+      const exporter = OtlpTracer.layer({
+        url: `${endpoint.value}/v1/traces`,
         resource: { serviceName },
         // A second at most between a span's end and its export: a trace is visible while it is looked for.
-        spanProcessor: new BatchSpanProcessor(exporter, { scheduledDelayMillis: 1000 })
-      }))
-      return Layer.merge(sdk, Layer.scopedDiscard(Effect.locallyScoped(tracingOn, true)))
+        exportInterval: Duration.seconds(1)
+      }).pipe(Layer.provide(OtlpSerialization.layerJson), Layer.provide(FetchHttpClient.layer))
+      return Layer.merge(exporter, Layer.scopedDiscard(Effect.locallyScoped(tracingOn, true)))
     })
   )
 
