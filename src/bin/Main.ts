@@ -7,7 +7,7 @@ import { migrate } from "../infra/DatabaseSetup.js"
 import { DatabaseLive } from "../infra/db/Database.js"
 import { RateLimitingLive } from "../infra/limits/RateLimits.js"
 import { MailerLive } from "../infra/mail/Mailer.js"
-import { MetricsEndpointLive } from "../infra/metrics/MetricsEndpoint.js"
+import { MetricsEndpointLive, metricsPort } from "../infra/metrics/MetricsEndpoint.js"
 import { logFormat, loggerFor } from "../infra/observability/JsonLogger.js"
 import { TracingLive } from "../infra/observability/Tracing.js"
 import { RepositoriesLive } from "../infra/Repositories.js"
@@ -107,9 +107,12 @@ export const runProcess = <E>(program: Effect.Effect<unknown, E, never>) =>
 export const launch = <E>(layer: Layer.Layer<never, E, never>) =>
   Effect.gen(function* () {
     const config = yield* loadAppConfig
-    const format = yield* logFormat.pipe(
-      Effect.mapError((error) => new InvalidConfiguration({ message: describeConfigError(error) }))
-    )
+    // Checked here, before anything starts (migrations included), like the variables of AppConfig.
+    const [format] = yield* Effect.all([
+      logFormat,
+      metricsPort("METRICS_PORT"),
+      metricsPort("WORKER_METRICS_PORT")
+    ]).pipe(Effect.mapError((error) => new InvalidConfiguration({ message: describeConfigError(error) })))
     return yield* Layer.launch(layer).pipe(
       Logger.withMinimumLogLevel(config.logLevel),
       Effect.provide(loggerFor(format))
