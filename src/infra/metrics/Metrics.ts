@@ -195,7 +195,7 @@ const makeMetrics = () => {
     scoringPairs,
     ingestErrors,
     redisErrors,
-    // Kept for their registration (collected on scrape); listed so nothing unused is dropped by mistake.
+    /** The gauges a scrape fills from the ScrapeSource (registered by their construction). */
     scraped: { jobsByStatus, oldestJobAge, ingestLag, ingestFailing, pgPool }
   }
 }
