@@ -1,12 +1,15 @@
 import { NodeRuntime } from "@effect/platform-node"
 import { Cause, Console, Effect, Layer, Logger, Option } from "effect"
 import { HttpServerLive } from "../http/Server.js"
-import { AppConfigLive, loadAppConfig } from "../infra/config/AppConfig.js"
+import { AppConfigLive, describeConfigError, InvalidConfiguration, loadAppConfig } from "../infra/config/AppConfig.js"
 import { SecretsLive } from "../infra/config/LocalSecrets.js"
 import { migrate } from "../infra/DatabaseSetup.js"
 import { DatabaseLive } from "../infra/db/Database.js"
 import { RateLimitingLive } from "../infra/limits/RateLimits.js"
 import { MailerLive } from "../infra/mail/Mailer.js"
+import { MetricsEndpointLive, metricsPort } from "../infra/metrics/MetricsEndpoint.js"
+import { logFormat, loggerFor } from "../infra/observability/JsonLogger.js"
+import { TracingLive } from "../infra/observability/Tracing.js"
 import { RepositoriesLive } from "../infra/Repositories.js"
 import { RedisConnectionLive } from "../infra/redis/RedisConnection.js"
 import { PdfRendererLive } from "../infra/reports/PdfRenderer.js"
@@ -38,11 +41,12 @@ export const MigrateOnStart = Layer.effectDiscard(
   )
 )
 
-/** The API process: HTTP server over the repositories, migrations applied first. */
-export const ApiProcess = HttpServerLive.pipe(
+/** The API process: HTTP server over the repositories, migrations applied first; /metrics on METRICS_PORT. */
+export const ApiProcess = Layer.merge(HttpServerLive, MetricsEndpointLive("METRICS_PORT")).pipe(
   Layer.provide(MigrateOnStart),
   Layer.provide(RepositoriesLive),
-  Layer.provide(InfraLive)
+  Layer.provide(InfraLive),
+  Layer.provide(TracingLive("tender-scoring-api"))
 )
 
 /**
@@ -61,11 +65,15 @@ export const BackgroundWorkLive = Layer.mergeAll(
   IngestionLive
 )
 
-/** A worker process: the background work over the repositories, migrations applied first. */
-export const WorkerProcess = BackgroundWorkLive.pipe(
+/**
+ * A worker process: the background work over the repositories, migrations applied first; /metrics
+ * on WORKER_METRICS_PORT (the renderer process's renders are counted here, where they are awaited).
+ */
+export const WorkerProcess = Layer.merge(BackgroundWorkLive, MetricsEndpointLive("WORKER_METRICS_PORT")).pipe(
   Layer.provide(MigrateOnStart),
   Layer.provide(RepositoriesLive),
-  Layer.provide(InfraLive)
+  Layer.provide(InfraLive),
+  Layer.provide(TracingLive("tender-scoring-worker"))
 )
 
 /** Errors whose message is written for an operator: printed as one line, without a stack trace. */
@@ -91,9 +99,22 @@ export const runProcess = <E>(program: Effect.Effect<unknown, E, never>) =>
             onNone: () => Console.error(Cause.pretty(cause))
           })
     ),
-    NodeRuntime.runMain({ disableErrorReporting: true })
+    // The logger is chosen by `launch` (LOG_FORMAT), not added beside it.
+    NodeRuntime.runMain({ disableErrorReporting: true, disablePrettyLogger: true })
   )
 
-/** Builds and runs a process's layers until interrupted, logging at LOG_LEVEL. */
+/** Builds and runs a process's layers until interrupted, logging at LOG_LEVEL in LOG_FORMAT. */
 export const launch = <E>(layer: Layer.Layer<never, E, never>) =>
-  Effect.flatMap(loadAppConfig, (config) => Layer.launch(layer).pipe(Logger.withMinimumLogLevel(config.logLevel)))
+  Effect.gen(function* () {
+    const config = yield* loadAppConfig
+    // Checked here, before anything starts (migrations included), like the variables of AppConfig.
+    const [format] = yield* Effect.all([
+      logFormat,
+      metricsPort("METRICS_PORT"),
+      metricsPort("WORKER_METRICS_PORT")
+    ]).pipe(Effect.mapError((error) => new InvalidConfiguration({ message: describeConfigError(error) })))
+    return yield* Layer.launch(layer).pipe(
+      Logger.withMinimumLogLevel(config.logLevel),
+      Effect.provide(loggerFor(format))
+    )
+  })

@@ -6,6 +6,8 @@ import { CompanyProfilesRepo } from "../infra/accounts/CompanyProfilesRepo.js"
 import { UsersRepo } from "../infra/accounts/UsersRepo.js"
 import { AppConfig } from "../infra/config/AppConfig.js"
 import { type IngestConfigShape, ingestConfig } from "../infra/ingest/IngestConfig.js"
+import { MetricsEndpointLive } from "../infra/metrics/MetricsEndpoint.js"
+import { TracingLive } from "../infra/observability/Tracing.js"
 import { RepositoriesLive } from "../infra/Repositories.js"
 import { BackgroundWorkLive, InfraLive, launch, MigrateOnStart, runProcess } from "./Main.js"
 
@@ -102,11 +104,17 @@ const Banner = Layer.effectDiscard(
  * Order: migrations, demo seed (empty database only), then the server (and, once it listens, the
  * banner) beside the background work.
  */
-const AllInOne = Layer.mergeAll(Banner.pipe(Layer.provide(HttpServerLive)), BackgroundWorkLive).pipe(
+const AllInOne = Layer.mergeAll(
+  Banner.pipe(Layer.provide(HttpServerLive)),
+  BackgroundWorkLive,
+  // One endpoint for all this process runs (METRICS_PORT).
+  MetricsEndpointLive("METRICS_PORT")
+).pipe(
   Layer.provideMerge(SeedOnEmptyDatabase),
   Layer.provide(MigrateOnStart),
   Layer.provideMerge(RepositoriesLive),
-  Layer.provideMerge(InfraLive)
+  Layer.provideMerge(InfraLive),
+  Layer.provide(TracingLive("tender-scoring-service"))
 )
 
 runProcess(launch(AllInOne.pipe(Layer.discard)))

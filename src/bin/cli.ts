@@ -7,6 +7,7 @@ import { CliFailure } from "../cli/CliSupport.js"
 import { companyCommand } from "../cli/company.js"
 import { creditsCommand } from "../cli/credits.js"
 import { demoCommand } from "../cli/demo.js"
+import { keysCommand } from "../cli/keys.js"
 import { migrateCommand } from "../cli/migrate.js"
 import { sourcesCommand } from "../cli/sources.js"
 import { tenantCommand } from "../cli/tenant.js"
@@ -36,7 +37,8 @@ const commands = [
   schemaFirst(creditsCommand),
   schemaFirst(demoCommand),
   schemaFirst(tendersCommand),
-  schemaFirst(sourcesCommand)
+  schemaFirst(sourcesCommand),
+  schemaFirst(keysCommand)
 ] as const
 
 /**

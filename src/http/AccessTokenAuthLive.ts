@@ -3,6 +3,7 @@ import { Effect, Layer } from "effect"
 import * as ApiError from "../domain/ApiErrors.js"
 import type { AccessTokenRejected } from "../domain/Errors.js"
 import { AuthSessions, AuthSessionsLive } from "../infra/auth/AuthSessions.js"
+import { noteTenant } from "../infra/observability/RequestTrail.js"
 import { AccessTokenAuth } from "./AccessTokenAuth.js"
 
 /** Where the access token is checked (the tag in AccessTokenAuth.ts is shared with the browser app). */
@@ -36,7 +37,10 @@ export const makeAccessTokenCheck = Effect.map(AuthSessions, (sessions) =>
         message:
           "An API key is not accepted here (keys are read-only: tenders, scores, export, reports, webhooks, and reading companies); log in for an access token"
       })
-    return yield* sessions.authenticate(token).pipe(Effect.mapError(rejection))
+    return yield* sessions.authenticate(token).pipe(
+      Effect.mapError(rejection),
+      Effect.tap((account) => noteTenant(account.tenantId))
+    )
   })
 )
 

@@ -7,6 +7,7 @@ import type { RateLimitPolicies } from "../domain/RateLimitPolicy.js"
 import { ApiKeysRepo } from "../infra/auth/ApiKeysRepo.js"
 import { CreditLedger } from "../infra/billing/CreditLedger.js"
 import { RateLimitPoliciesTag, RateLimits } from "../infra/limits/RateLimits.js"
+import { noteTenant } from "../infra/observability/RequestTrail.js"
 import { ScoredTendersRepo } from "../infra/scoring/ScoredTendersRepo.js"
 import { ApiCaller, ApiKeyAuth, ApiKeyAuthExport } from "./ApiKeyAuth.js"
 import { CreditsReport } from "./credits/CreditsReport.js"
@@ -43,6 +44,7 @@ export const makeApiKeyAuth = (policy: keyof RateLimitPolicies) =>
           const found = yield* keys.findOwner(presented)
           if (Option.isNone(found)) return yield* invalidKey
           const owner = found.value
+          yield* noteTenant(owner.tenantId)
           if (owner.revoked) return yield* new ApiError.ApiKeyRevoked({ message: "The API key has been revoked" })
           if (!planRules[owner.plan].apiAccess) {
             return yield* new ApiError.PlanUpgradeRequired({ message: "The API is available on the Consultant plan" })

@@ -10,6 +10,7 @@ import { IngestState } from "../infra/ingest/IngestState.js"
 import { type NoticeIntake, NoticeIntakeLive } from "../infra/ingest/NoticeIntake.js"
 import { readSeapNoticeJob, SeapPoller, SeapPollerLive } from "../infra/ingest/SeapPoller.js"
 import { readTedNoticeJob, TedPoller, TedPollerLive } from "../infra/ingest/TedPoller.js"
+import { Metrics } from "../infra/metrics/Metrics.js"
 import type { JobQueue } from "../infra/queue/JobQueue.js"
 import { JobRunnerLive } from "../infra/queue/JobRunner.js"
 import type { TenderStore } from "../infra/tenders/TenderStore.js"
@@ -29,6 +30,7 @@ export const runPoller = <R>(source: SourceName, poll: Effect.Effect<void, { rea
   Effect.gen(function* () {
     const config = yield* IngestConfig
     const state = yield* IngestState
+    const metrics = yield* Metrics
     let failures = 0
     const once = poll.pipe(
       Effect.matchCauseEffect({
@@ -39,6 +41,7 @@ export const runPoller = <R>(source: SourceName, poll: Effect.Effect<void, { rea
         onFailure: (cause) => {
           if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
           failures++
+          metrics.ingestErrors.inc({ source })
           const message = describe(cause)
           return state
             .recordError(source, message)

@@ -2,6 +2,7 @@ import type { SqlClient } from "@effect/sql"
 import { Cause, Config, Duration, Effect, Layer, Option, Schedule } from "effect"
 import { REPORT_RETENTION } from "../domain/reports/ReportJob.js"
 import { reportFooterHtml, reportHtml } from "../domain/reports/ReportTemplate.js"
+import { Metrics } from "../infra/metrics/Metrics.js"
 import type { JobQueue } from "../infra/queue/JobQueue.js"
 import { handle, JobRunnerLive } from "../infra/queue/JobRunner.js"
 import { PdfRenderer } from "../infra/reports/PdfRenderer.js"
@@ -34,11 +35,20 @@ export const renderReportJob = handle(
       const started = yield* repo.start(reportId)
       if (Option.isNone(started)) return "completed" as const
       const report = started.value
+      const metrics = yield* Metrics
+      const renderStarted = performance.now()
       const outcome = yield* Effect.gen(function* () {
         const data = yield* (yield* ReportContents).load({ companyId: report.companyId, params: report.params })
-        const pdf = yield* (yield* PdfRenderer).render({ html: reportHtml(data), footerHtml: reportFooterHtml(data) })
+        const pdf = yield* (yield* PdfRenderer)
+          .render({ html: reportHtml(data), footerHtml: reportFooterHtml(data) })
+          .pipe(Effect.withSpan("report.render", { attributes: { "report.id": reportId } }))
         return yield* repo.complete(job, reportId, pdf)
       }).pipe(
+        Effect.tap(() => {
+          metrics.reportRenders.inc({ outcome: "completed" })
+          metrics.reportRenderDuration.observe((performance.now() - renderStarted) / 1000)
+        }),
+        Effect.tapErrorCause(() => Effect.sync(() => metrics.reportRenders.inc({ outcome: "failed" }))),
         Effect.catchAllCause((cause) =>
           repo
             .recordFailure(job, reportId, Cause.pretty(cause).split("\n")[0]!.slice(0, 500))

@@ -2,6 +2,7 @@ import type { SqlClient } from "@effect/sql"
 import { Clock, Config, Duration, Effect, Layer, Option, Redacted } from "effect"
 import { TENDER_MATCHED } from "../domain/webhooks/DeliverySchedule.js"
 import { signDelivery } from "../domain/webhooks/Signature.js"
+import { Metrics } from "../infra/metrics/Metrics.js"
 import type { JobQueue } from "../infra/queue/JobQueue.js"
 import { handleStarted, JobRunnerLive } from "../infra/queue/JobRunner.js"
 import {
@@ -29,6 +30,9 @@ export interface DispatcherOptions {
 export const DEFAULT_MAX_IN_FLIGHT = 128
 export const DEFAULT_MAX_IN_FLIGHT_PER_WEBHOOK = 8
 export const DEFAULT_LEASE = Duration.minutes(2)
+
+/** An attempt's outcome as counted in `webhook_deliveries_total`. */
+const DELIVERY_OUTCOMES = { succeeded: "delivered", pending: "retry", failed: "failed", lost: "lost" } as const
 
 /** The headers of spec 6.1 for one attempt, signed with that attempt's timestamp (Unix seconds). */
 export const deliveryHeaders = (deliveryId: string, secret: string, timestampSeconds: string, body: string) => ({
@@ -87,6 +91,7 @@ export const deliverWebhookJob = handleStarted(DeliverWebhook, {
         )
       )
       const finished = yield* deliveries.finish(job, delivery, startedAt, result)
+      ;(yield* Metrics).webhookDeliveries.inc({ outcome: DELIVERY_OUTCOMES[finished] })
       if (finished === "lost") {
         yield* Effect.logInfo(`Webhook delivery ${delivery.id}: outcome dropped (deleted or reaped meanwhile)`)
       } else if (finished === "failed") {

@@ -43,9 +43,17 @@ const startAndStop = async (env: Record<string, string>) => {
     (r) => r.status,
     () => 0
   )
+  // One Prometheus endpoint for everything the process runs (METRICS_PORT), when asked for.
+  const metrics =
+    env.METRICS_PORT === undefined
+      ? ""
+      : await fetch(`http://127.0.0.1:${env.METRICS_PORT}/metrics`).then(
+          (r) => r.text(),
+          () => ""
+        )
   child.kill("SIGTERM")
   const code = await exited
-  return { stdout, stderr, code, health }
+  return { stdout, stderr, code, health, metrics }
 }
 
 describe("npm start (all-in-one)", () => {
@@ -72,8 +80,12 @@ describe("npm start (all-in-one)", () => {
     [...stdout.matchAll(/^ {15}([0-9a-f-]{36}) {2}(.+)$/gm)].map(([, id, name]) => ({ id, name }))
 
   it("seeds the demo data on an empty database and prints the URL, the login, the API key once and the companies' ids", async () => {
-    const first = await startAndStop(env)
+    const first = await startAndStop({ ...env, METRICS_PORT: String(await freePort()) })
     expect(first.health, first.stdout + first.stderr).toBe(200)
+    // The API's and the worker's figures on the one endpoint (the seed's scoring counted).
+    expect(first.metrics).toMatch(/^http_server_request_duration_seconds_count\{http_route="\/health",/m)
+    expect(first.metrics).toMatch(/^webhook_deliveries_total\{outcome="delivered"\} /m)
+    expect(first.metrics).toMatch(/^scoring_pairs_total [1-9]/m)
     expect(first.stdout).toContain(`URL:       ${env.PUBLIC_BASE_URL}`)
     expect(first.stdout).toContain(`Login:     ${DEMO_EMAIL} / ${DEMO_PASSWORD}`)
     // Live ingestion is off unless asked for, and the banner says how to turn it on.

@@ -12,7 +12,9 @@ const job = (kind: string, payload: unknown): Job => ({
   maxAttempts: 5,
   groupKey: null,
   lastError: null,
-  workerId: "w"
+  workerId: "w",
+  requestId: null,
+  traceparent: null
 })
 
 /** Runs a registered handler against a ScoringService that records what it was asked. */

@@ -4,6 +4,7 @@ import { type CreditPeriod, creditPeriodAt } from "../../domain/CreditPeriod.js"
 import { InsufficientCredits, TenantNotFound } from "../../domain/Errors.js"
 import { Plan, planRules } from "../../domain/Plan.js"
 import { makeRunPrepared, runOnSqlClient } from "../db/PreparedStatements.js"
+import { Metrics } from "../metrics/Metrics.js"
 import { CreditStatements } from "./CreditStatements.js"
 
 export interface CreditBalance {
@@ -198,13 +199,15 @@ export const CreditLedgerLive = Layer.effect(
         )
         .pipe(Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die }))
 
+    const metrics = yield* Metrics
     const charge = (input: ChargeRequest) =>
-      input.cost <= 0
+      (input.cost <= 0
         ? chargeInTransaction(input)
         : Effect.flatMap(
             chargeOpenPeriod(input),
             Option.match({ onSome: Effect.succeed, onNone: () => chargeInTransaction(input) })
           )
+      ).pipe(Effect.tap((charged) => metrics.creditsCharged.inc(charged.charged)))
 
     const set = (input: { readonly tenantId: string; readonly remaining: number; readonly reason: string }) =>
       sql
@@ -249,6 +252,7 @@ export const CreditLedgerLive = Layer.effect(
         const period = updated.value
         const at = new Date(yield* Clock.currentTimeMillis)
         if (outcome._tag === "charge") {
+          metrics.creditsCharged.inc(amount)
           yield* sql`
             INSERT INTO credit_ledger (tenant_id, period_start, delta, kind, reason, balance_after, created_at) VALUES
               (${tenantId}, ${periodStart}, ${amount}, 'release', ${outcome.releaseReason}, ${period.remaining + amount}, ${at}),

@@ -3,6 +3,8 @@ import { PgClient } from "@effect/sql-pg"
 import { Context, Duration, Effect, Layer, Option, Schema, Stream } from "effect"
 import { delayAfterFailure } from "../../domain/Retries.js"
 import { clockNow } from "../db/ClockNow.js"
+import { currentRequestId } from "../observability/RequestTrail.js"
+import { currentTraceparent } from "../observability/Tracing.js"
 import type { JobKind } from "./JobKind.js"
 import { makeWakeups } from "./Wakeups.js"
 
@@ -18,6 +20,10 @@ export interface Job<A = unknown> {
   readonly lastError: string | null
   /** The worker that holds the lease: every settlement is conditional on still holding it. */
   readonly workerId: string
+  /** The X-Request-Id of the request that enqueued it (or of the job that did), for its outcome's log line. */
+  readonly requestId: string | null
+  /** The W3C traceparent of the span that enqueued it, when tracing was on: the job's span is its child. */
+  readonly traceparent: string | null
 }
 
 export interface ClaimInput {
@@ -140,6 +146,8 @@ const ClaimedRow = Schema.Struct({
   max_attempts: Schema.Number,
   group_key: Schema.NullOr(Schema.String),
   last_error: Schema.NullOr(Schema.String),
+  request_id: Schema.NullOr(Schema.String),
+  traceparent: Schema.NullOr(Schema.String),
   /** What the claim's `start` returned for this job (null when it started nothing). */
   started: Schema.Unknown,
   /** How many candidates the claim scanned (the same on every row). */
@@ -151,6 +159,15 @@ const IdRow = Schema.Struct({ id: Schema.String })
 
 /** The earliest `run_at` (an aggregate: always one row, null when nothing is queued). */
 const NextDueRow = Schema.Struct({ at: Schema.NullOr(Schema.DateFromSelf) })
+
+/**
+ * What a new job keeps of where it came from: the request id (of the request being served, or of the
+ * job being run) and the current span's traceparent when tracing is on.
+ */
+const trail = Effect.map(Effect.all([currentRequestId, currentTraceparent]), ([requestId, traceparent]) => ({
+  requestId: requestId ?? null,
+  traceparent: traceparent ?? null
+}))
 
 const after = (now: Date, duration: Duration.DurationInput) => new Date(now.getTime() + Duration.toMillis(duration))
 
@@ -209,9 +226,11 @@ export const JobQueueLive = Layer.scoped(
             UPDATE jobs j SET status = 'running', attempts = attempts + 1, locked_by = ${workerId},
                    lease_until = ${after(now, lease)}, updated_at = ${now}
             FROM chosen WHERE j.id = chosen.id
-            RETURNING j.id, j.kind, j.payload, j.attempts, j.max_attempts, j.group_key, j.last_error
+            RETURNING j.id, j.kind, j.payload, j.attempts, j.max_attempts, j.group_key, j.last_error,
+                      j.request_id, j.traceparent
           ), started AS (${start ?? startsNothing})
-          SELECT c.id::text, c.kind, c.payload, c.attempts, c.max_attempts, c.group_key, c.last_error, s.started,
+          SELECT c.id::text, c.kind, c.payload, c.attempts, c.max_attempts, c.group_key, c.last_error,
+                 c.request_id, c.traceparent, s.started,
                  (SELECT count(*)::int FROM candidates) AS scanned
           FROM claimed c LEFT JOIN started s ON s.job_id = c.id`.pipe(Effect.flatMap(decodeClaimed))
         const jobs = rows.map(
@@ -223,7 +242,9 @@ export const JobQueueLive = Layer.scoped(
             maxAttempts: r.max_attempts,
             groupKey: r.group_key,
             lastError: r.last_error,
-            workerId
+            workerId,
+            requestId: r.request_id,
+            traceparent: r.traceparent
           })
         )
         const started = new Map(rows.flatMap((r) => (r.started === null ? [] : [[r.id, r.started] as const])))
@@ -261,13 +282,15 @@ export const JobQueueLive = Layer.scoped(
         groupKey: Schema.NullOr(Schema.String),
         runAt: Schema.DateFromSelf,
         maxAttempts: Schema.Number,
-        now: Schema.DateFromSelf
+        now: Schema.DateFromSelf,
+        requestId: Schema.NullOr(Schema.String),
+        traceparent: Schema.NullOr(Schema.String)
       }),
       Result: IdRow,
       execute: (job) => sql`
-        INSERT INTO jobs (kind, payload, group_key, run_at, max_attempts, created_at, updated_at)
+        INSERT INTO jobs (kind, payload, group_key, run_at, max_attempts, created_at, updated_at, request_id, traceparent)
         VALUES (${job.kind}, ${job.payload}::jsonb, ${job.groupKey},
-                ${job.runAt}, ${job.maxAttempts}, ${job.now}, ${job.now})
+                ${job.runAt}, ${job.maxAttempts}, ${job.now}, ${job.now}, ${job.requestId}, ${job.traceparent})
         RETURNING id::text`
     })
 
@@ -291,7 +314,8 @@ export const JobQueueLive = Layer.scoped(
             groupKey: options?.groupKey ?? null,
             runAt: after(now, options?.delay ?? 0),
             maxAttempts: kind.maxAttempts,
-            now
+            now,
+            ...(yield* trail)
           })
           // Delivered on commit: inside the caller's transaction, no worker wakes for a rolled-back job.
           yield* sql`SELECT pg_notify(${JOBS_CHANNEL}, ${kind.name})`
@@ -302,9 +326,10 @@ export const JobQueueLive = Layer.scoped(
           if (jobs.length === 0) return 0
           const now = yield* clockNow
           const payloads = yield* Effect.forEach(jobs, (job) => encode(kind, job.payload))
+          const { requestId, traceparent } = yield* trail
           const rows = yield* sql`
-            INSERT INTO jobs (kind, payload, group_key, run_at, max_attempts, created_at, updated_at)
-            SELECT ${kind.name}, p::jsonb, g, ${now}, ${kind.maxAttempts}, ${now}, ${now}
+            INSERT INTO jobs (kind, payload, group_key, run_at, max_attempts, created_at, updated_at, request_id, traceparent)
+            SELECT ${kind.name}, p::jsonb, g, ${now}, ${kind.maxAttempts}, ${now}, ${now}, ${requestId}, ${traceparent}
             FROM unnest(${payloads}::text[], ${jobs.map((job) => job.groupKey ?? null)}::text[]) AS j(p, g)
             RETURNING 1`
           yield* sql`SELECT pg_notify(${JOBS_CHANNEL}, ${kind.name})`

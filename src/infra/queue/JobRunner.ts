@@ -1,6 +1,9 @@
 import { randomUUID } from "node:crypto"
 import { SqlClient, type Statement } from "@effect/sql"
-import { Cause, Clock, Duration, Effect, Layer, Option, Queue, Ref, Schedule, Schema, Stream } from "effect"
+import { Cause, Clock, Duration, Effect, FiberRef, Layer, Option, Queue, Ref, Schedule, Schema, Stream } from "effect"
+import { Metrics } from "../metrics/Metrics.js"
+import { currentRequest } from "../observability/RequestTrail.js"
+import { parentFromTraceparent, tracingOn } from "../observability/Tracing.js"
 import type { JobKind } from "./JobKind.js"
 import { type ClaimInput, type Job, JobQueue } from "./JobQueue.js"
 
@@ -90,6 +93,56 @@ export interface RunnerOptions {
 /** Scheduler turns before a claim, so the jobs that finish together free their slots for one claim. */
 const BATCH_YIELDS = 8
 
+/**
+ * How a run ended: done, due again (retry), dead-lettered, its lease lost to another worker, or
+ * settled by its handler with its own rows (a webhook delivery records its outcome itself).
+ */
+type JobOutcome = "done" | "retry" | "dead" | "lost" | "settled"
+
+/**
+ * A job's run as the operator sees it: the job's span (a child of the span that enqueued it, when
+ * tracing is on), its logs annotated with the job and the request that caused it (the request id
+ * also goes on to the jobs it enqueues), and one line and one count per outcome.
+ */
+const observeJob =
+  (job: Job) =>
+  <E, R>(run: Effect.Effect<JobOutcome, E, R>): Effect.Effect<JobOutcome, E, R> => {
+    const started = performance.now()
+    const recorded = run.pipe(
+      Effect.tap((outcome) =>
+        Effect.flatMap(Metrics, (metrics) => {
+          metrics.jobOutcomes.inc({ kind: job.kind, outcome })
+          const line = { outcome, attempt: job.attempts, duration_ms: Math.round(performance.now() - started) }
+          const log = outcome === "dead" || outcome === "lost" ? Effect.logWarning("job") : Effect.logInfo("job")
+          return Effect.annotateLogs(log, line)
+        })
+      ),
+      Effect.annotateLogs({
+        job_id: job.id,
+        kind: job.kind,
+        ...(job.requestId === null ? {} : { request_id: job.requestId })
+      })
+    )
+    const inRequest =
+      job.requestId === null
+        ? recorded
+        : Effect.locally(recorded, currentRequest, { requestId: job.requestId, tenantId: undefined })
+    return Effect.flatMap(FiberRef.get(tracingOn), (on) =>
+      on
+        ? Effect.withSpan(inRequest, `job ${job.kind}`, {
+            kind: "consumer",
+            attributes: { "job.id": job.id, "job.kind": job.kind, "job.attempt": job.attempts },
+            ...(job.traceparent === null
+              ? {}
+              : Option.match(parentFromTraceparent(job.traceparent), {
+                  onNone: () => ({}),
+                  onSome: (parent) => ({ parent })
+                }))
+          })
+        : inRequest
+    )
+  }
+
 /** What went wrong, short enough to store as `last_error`: a failure's text, or the cause's first line. */
 const describe = (cause: Cause.Cause<unknown>) => {
   const failure = Cause.failureOption(cause)
@@ -166,7 +219,12 @@ export const makeJobRunner = <R>(handlers: ReadonlyArray<JobHandler<R>>, options
         const error = describe(cause)
         const undecodable = Cause.failureOption(cause).pipe(Option.exists((e) => e instanceof UndecodablePayload))
         const next = undecodable ? { _tag: "dead" as const, error } : yield* queue.failureOf(handler.kind, job, error)
-        const outcome = next._tag === "dead" ? yield* bury(handler, job, error) : yield* queue.settle(job, next)
+        const outcome =
+          next._tag === "dead"
+            ? yield* bury(handler, job, error)
+            : (yield* queue.settle(job, next))
+              ? ("retry" as const)
+              : ("lost" as const)
         yield* Effect.logWarning(`Job ${job.kind} #${job.id}, attempt ${job.attempts} failed (${next._tag})`, cause)
         return outcome
       })
@@ -177,10 +235,16 @@ export const makeJobRunner = <R>(handlers: ReadonlyArray<JobHandler<R>>, options
         job.attempts > handler.kind.maxAttempts
           ? bury(handler, job, job.lastError ?? "attempts used up")
           : handler.run(job, started).pipe(
-              Effect.flatMap((result) => (result === "settled" ? Effect.void : queue.complete(job))),
+              Effect.flatMap(
+                (result): Effect.Effect<JobOutcome> =>
+                  result === "settled"
+                    ? Effect.succeed("settled")
+                    : Effect.map(queue.complete(job), (held) => (held ? "done" : "lost"))
+              ),
               Effect.catchAllCause((cause) => fail(handler, job, cause))
             )
       return work.pipe(
+        observeJob(job),
         Effect.catchAllCause((cause) => Effect.logError(`Job ${job.kind} #${job.id}: settling failed`, cause)),
         Effect.ensuring(
           Effect.suspend(() => {

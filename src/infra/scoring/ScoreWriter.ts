@@ -5,6 +5,7 @@ import { alertingWatchlists } from "../../domain/scoring/Matching.js"
 import { MODEL_VERSION, scorePair } from "../../domain/scoring/Model.js"
 import type { CorpusStats } from "../../domain/scoring/Semantic.js"
 import { type Verdict, verdictRose } from "../../domain/scoring/Verdict.js"
+import { Metrics } from "../metrics/Metrics.js"
 import { arrayLiteral } from "./ArrayLiteral.js"
 import { MatchSink } from "./MatchSink.js"
 import type { LoadedCompany, LoadedTender } from "./ScoringReads.js"
@@ -157,6 +158,7 @@ export const makeScoreWriter = Effect.gen(function* () {
     changed: ReadonlySet<string> = new Set()
   ) =>
     Effect.gen(function* () {
+      ;(yield* Metrics).scoringPairs.inc(pairs.length)
       const scoredAt = new Date(yield* Clock.currentTimeMillis)
       const before = changed.size === 0 ? new Map<string, Verdict>() : yield* verdictsOf([...changed])
       const alerting: AlertRule = {

@@ -1,0 +1,49 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Context, Effect, Layer } from "effect"
+import * as FindMyWay from "find-my-way-ts"
+
+/**
+ * The route template a request matched ("/api/v1/tenders/:tenderId/score"), for metric labels and
+ * log lines: never the raw URL, whose ids and queries would make every request its own series.
+ * The platform's router knows the matched route only inside the route; the request's middleware
+ * runs outside it, so the same routes are matched again here with the router's own matcher
+ * (find-my-way, well under a microsecond a request).
+ */
+export class RouteTemplates extends Context.Tag("RouteTemplates")<
+  RouteTemplates,
+  { readonly match: (method: string, url: string) => string }
+>() {}
+
+/** Requests no route takes (404s, scanners): one label value, so they cannot grow the series. */
+export const UNMATCHED = "unmatched"
+
+export const RouteTemplatesLive = Layer.effect(
+  RouteTemplates,
+  Effect.map(HttpApiBuilder.Router, (service) => {
+    // Read at the first request: the groups add their routes while the server's layers are built.
+    let matcher: ((method: string, url: string) => string) | undefined
+    const build = () => {
+      const router = Effect.runSync(service.router)
+      const find = FindMyWay.make<string>({})
+      for (const route of router.routes) {
+        if (route.method === "*") find.all(route.path, route.path)
+        else find.on(route.method, route.path, route.path)
+      }
+      const mounts = [...router.mounts].map(([path]) => path)
+      return (method: string, url: string) => {
+        const found = find.find(method, url) ?? (method === "HEAD" ? find.find("GET", url) : undefined)
+        if (found !== undefined) return found.handler
+        const path = url.split("?", 1)[0]!
+        const mount = mounts.find((prefix) => path === prefix || path.startsWith(`${prefix}/`))
+        return mount === undefined ? UNMATCHED : `${mount}/*`
+      }
+    }
+    return {
+      match: (method, url) => {
+        matcher ??= build()
+        return matcher(method, url)
+      }
+    }
+  })
+  // The same Router service as the API groups': layers are built once per process (memoized).
+).pipe(Layer.provide(HttpApiBuilder.Router.Live))

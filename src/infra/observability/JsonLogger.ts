@@ -1,0 +1,47 @@
+import { Cause, Config, HashMap, List, Logger } from "effect"
+
+/** A log message as text: Effect passes several arguments as an array. */
+const text = (message: unknown): string => {
+  if (typeof message === "string") return message
+  if (Array.isArray(message)) return message.map(text).join(" ")
+  if (message instanceof Error) return message.message
+  try {
+    return JSON.stringify(message) ?? String(message)
+  } catch {
+    return String(message)
+  }
+}
+
+/**
+ * One JSON object per line: `time`, `level`, `message`, then the annotations flat (`request_id`,
+ * `tenant_id`, `route`, `status`, `duration_ms` on a request's line; `job_id`, `kind`, `outcome` on
+ * a job's), the log spans as `<name>_ms`, and `cause` when there is one. Effect's Logger, so every
+ * `Effect.log*` of the service goes through it; log shippers read it without a pattern.
+ */
+export const jsonLogger = Logger.make(({ logLevel, message, annotations, cause, date, spans }) => {
+  const line: Record<string, unknown> = {
+    time: date.toISOString(),
+    level: logLevel.label.toLowerCase(),
+    message: text(message)
+  }
+  for (const [key, value] of HashMap.toEntries(annotations)) line[key] = value
+  const now = date.getTime()
+  for (const span of List.toArray(spans)) line[`${span.label}_ms`] = now - span.startTime
+  if (!Cause.isEmpty(cause)) line.cause = Cause.pretty(cause, { renderErrorCause: true })
+  globalThis.console.log(JSON.stringify(line))
+})
+
+/** LOG_FORMAT: `json` (the default: one object per line) or `text` (Effect's pretty lines, for a terminal). */
+export const logFormat = Config.string("LOG_FORMAT").pipe(
+  Config.withDefault(""),
+  Config.map((value) => value.trim().toLowerCase()),
+  Config.validate({
+    message: 'LOG_FORMAT: Expected "json" or "text"',
+    validation: (value) => ["", "json", "text"].includes(value)
+  }),
+  Config.map((value): "json" | "text" => (value === "text" ? "text" : "json"))
+)
+
+/** The process's logger for a format: replaces Effect's default logger. */
+export const loggerFor = (format: "json" | "text") =>
+  Logger.replace(Logger.defaultLogger, format === "json" ? jsonLogger : Logger.prettyLoggerDefault)
