@@ -1,7 +1,7 @@
 import { HttpApiBuilder, HttpMiddleware, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
-import { AppConfig } from "../infra/config/AppConfig.js"
+import { AppConfig, type AppConfigShape } from "../infra/config/AppConfig.js"
 import { Api } from "./Api.js"
 import { AlertsHttpLive } from "./alerts/AlertsHttp.js"
 import { AppReportsHttpLive } from "./app/AppReportsHttp.js"
@@ -16,6 +16,7 @@ import { ErrorMappingLive } from "./ErrorMapping.js"
 import { ExportLive } from "./export/ExportHttp.js"
 import { FeedbackHttpLive } from "./feedback/FeedbackHttp.js"
 import { OpenApiDocumentLive } from "./OpenApiDocument.js"
+import { limitRequests, PARSER_MAX_HEADER_SIZE } from "./RequestLimits.js"
 import { ReportsLive } from "./reports/ReportsHttp.js"
 import { SecurityHeadersLive } from "./SecurityHeaders.js"
 import { DigestSettingsHttpLive } from "./settings/DigestSettingsHttp.js"
@@ -62,6 +63,12 @@ export const RoutesLive = Layer.mergeAll(
   SecurityHeadersLive
 ).pipe(Layer.provideMerge(ApiLive))
 
+/** The node:http server the API runs on: requests over the limits are refused before the app sees them. */
+export const createApiServer = (config: Pick<AppConfigShape, "maxBodyBytes">) =>
+  limitRequests(createServerHoldingEarlyRequests({ maxHeaderSize: PARSER_MAX_HEADER_SIZE }), {
+    maxBodyBytes: config.maxBodyBytes
+  })
+
 /** Serves the API over node:http on HOST:PORT. */
 export const HttpServerLive = HttpApiBuilder.serve().pipe(
   Layer.provide(RoutesLive),
@@ -72,7 +79,7 @@ export const HttpServerLive = HttpApiBuilder.serve().pipe(
   Layer.provide(
     Layer.unwrapEffect(
       Effect.map(AppConfig, (config) =>
-        NodeHttpServer.layer(createServerHoldingEarlyRequests, { port: config.port, host: config.host })
+        NodeHttpServer.layer(() => createApiServer(config), { port: config.port, host: config.host })
       )
     )
   )
