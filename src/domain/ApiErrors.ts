@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { DateTimeString } from "./Timestamps.js"
 
 /**
  * The API's error vocabulary: every error code a client can receive, each declared once as a class
@@ -73,7 +74,7 @@ export class SessionRevoked extends declare<SessionRevoked>()("SESSION_REVOKED",
 export class ApiCreditsExhausted extends declare<ApiCreditsExhausted>()("API_CREDITS_EXHAUSTED", 402, {
   credits_remaining: Schema.Int,
   credits_required: Schema.Int,
-  period_ends_at: Schema.String
+  period_ends_at: DateTimeString
 }) {}
 
 // 403: the caller may not do this.
