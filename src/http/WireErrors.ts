@@ -111,7 +111,10 @@ const QUOTED = /"(?:[^"\\]|\\.)*"/g
  */
 export const shortenQuotes = (message: string): string => {
   const quoted = message.replace(QUOTED, (literal) =>
-    literal.length - 2 > MAX_QUOTED_CHARACTERS ? `${literal.slice(0, MAX_QUOTED_CHARACTERS + 1)}…"` : literal
+    // A cut escape (a trailing backslash) would swallow the closing quote: drop it.
+    literal.length - 2 > MAX_QUOTED_CHARACTERS
+      ? `${literal.slice(0, MAX_QUOTED_CHARACTERS + 1).replace(/\\+$/, "")}…"`
+      : literal
   )
   return quoted.length > MAX_ISSUE_MESSAGE_CHARACTERS ? `${quoted.slice(0, MAX_ISSUE_MESSAGE_CHARACTERS)}…` : quoted
 }

@@ -2,6 +2,7 @@ import { request as httpRequest } from "node:http"
 import { connect } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { MAX_HEADER_BYTES, MAX_URL_LENGTH, PARSER_MAX_HEADER_SIZE } from "../../src/http/RequestLimits.js"
+import { MAX_QUOTED_CHARACTERS, shortenQuotes } from "../../src/http/WireErrors.js"
 import { request } from "../support/http.js"
 import { startTestServer, type TestServer } from "../support/TestServer.js"
 
@@ -252,5 +253,18 @@ describe("validation errors under a raised body limit (MAX_BODY_BYTES=8 MiB)", (
     const detail = response.body.details.find((d: { path: string }) => d.path === "email")
     expect(detail.message).toContain(`"${"x".repeat(64)}…"`)
     expect(response.body.message).toContain(`"${"x".repeat(64)}…"`)
+  })
+})
+
+describe("the quotes of a validation message", () => {
+  it("keep a short value whole and cut a long one to its first 64 characters and an ellipsis", () => {
+    expect(MAX_QUOTED_CHARACTERS).toBe(64)
+    expect(shortenQuotes('Expected a string, actual "short"')).toBe('Expected a string, actual "short"')
+    const long = `${"y".repeat(63)}"${"z".repeat(100)}`
+    // JSON-quoted as Schema prints it: the inner quote is escaped, and the cut falls inside the escape.
+    expect(shortenQuotes(`Expected at most 320, actual ${JSON.stringify(long)}`)).toBe(
+      `Expected at most 320, actual "${"y".repeat(63)}…"`
+    )
+    expect(shortenQuotes(`a ${"w".repeat(2_000)}`)).toHaveLength(501)
   })
 })
