@@ -18,7 +18,8 @@ describe.concurrent("configuration errors", () => {
     ["LOG_LEVEL", { LOG_LEVEL: "loud" }],
     ["PUBLIC_BASE_URL", { PUBLIC_BASE_URL: "ftp://example.com" }],
     ["TRUST_PROXY", { TRUST_PROXY: "10.0.0.0/33" }],
-    ["CORS_ORIGINS", { CORS_ORIGINS: "https://app.example.com/" }]
+    ["CORS_ORIGINS", { CORS_ORIGINS: "https://app.example.com/" }],
+    ["MAX_BODY_BYTES", { MAX_BODY_BYTES: "0" }]
   ]
 
   it.each(cases)("the API process names %s", async (variable, env) => {
