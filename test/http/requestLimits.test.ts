@@ -137,6 +137,27 @@ describe("request limits", () => {
     expect(heap).toBeLessThan(50 * MB)
   })
 
+  it("refuses a 200 MB body streamed by fetch (undici) with 413 that fetch can read", async () => {
+    const chunk = new Uint8Array(64 * 1024)
+    let sent = 0
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent >= 200 * MB) return controller.close()
+        sent += chunk.length
+        controller.enqueue(chunk)
+      }
+    })
+    const response = await fetch(`${server.baseUrl}${LOGIN}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body,
+      duplex: "half"
+    } as RequestInit)
+    expect(response.status).toBe(413)
+    expect(await response.json()).toMatchObject({ statusCode: 413, code: "PAYLOAD_TOO_LARGE" })
+    expect(sent).toBeLessThan(200 * MB)
+  })
+
   it("answers `Expect: 100-continue` with a body over the limit with 413, so the body is never sent", async () => {
     const answer = await streamBody(server.baseUrl, LOGIN, {
       totalBytes: 200 * MB,
