@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { DateTimeString } from "./Timestamps.js"
 
 /**
  * The API's error vocabulary: every error code a client can receive, each declared once as a class
@@ -73,7 +74,7 @@ export class SessionRevoked extends declare<SessionRevoked>()("SESSION_REVOKED",
 export class ApiCreditsExhausted extends declare<ApiCreditsExhausted>()("API_CREDITS_EXHAUSTED", 402, {
   credits_remaining: Schema.Int,
   credits_required: Schema.Int,
-  period_ends_at: Schema.String
+  period_ends_at: DateTimeString
 }) {}
 
 // 403: the caller may not do this.
@@ -83,6 +84,9 @@ export class WatchlistLimitReached extends declare<WatchlistLimitReached>()("WAT
 
 /** 404: no such route, or a resource that does not exist or is not the caller's. */
 export class NotFound extends declare<NotFound>()("NOT_FOUND", 404) {}
+
+/** 408: the request's head or body did not arrive within node's request timeout. */
+export class RequestTimeout extends declare<RequestTimeout>()("REQUEST_TIMEOUT", 408) {}
 
 /** 409: the resource's current state does not allow this (a manual retry of a delivery that is not `failed`). */
 export class DeliveryNotRetryable extends declare<DeliveryNotRetryable>()("DELIVERY_NOT_RETRYABLE", 409) {}
@@ -99,6 +103,12 @@ export class DownloadTokenExpired extends declare<DownloadTokenExpired>()("DOWNL
 export class ApiKeyLimitExceeded extends declare<ApiKeyLimitExceeded>()("API_KEY_LIMIT_EXCEEDED", 422) {}
 /** Spec 7: 5 active webhooks already exist in the tenant. */
 export class WebhookLimitExceeded extends declare<WebhookLimitExceeded>()("WEBHOOK_LIMIT_EXCEEDED", 422) {}
+
+// 413, 414, 431: the request is larger than the server reads (src/http/RequestLimits.ts); refused
+// before the app sees it, so they are the same on every route.
+export class PayloadTooLarge extends declare<PayloadTooLarge>()("PAYLOAD_TOO_LARGE", 413) {}
+export class UriTooLong extends declare<UriTooLong>()("URI_TOO_LONG", 414) {}
+export class RequestHeadersTooLarge extends declare<RequestHeadersTooLarge>()("REQUEST_HEADERS_TOO_LARGE", 431) {}
 
 /** 429, spec 7: with a `Retry-After` header carrying the same seconds. */
 export class RateLimitExceeded extends declare<RateLimitExceeded>()("RATE_LIMIT_EXCEEDED", 429, {

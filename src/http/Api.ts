@@ -29,9 +29,9 @@ const withUniformErrors = () => {
 }
 
 /**
- * The whole HTTP contract; OpenAPI is generated from it. The errors declared here are the ones
- * ErrorMapping can answer any request with (unreadable body, unknown route, defect); each group and
- * endpoint declares its own.
+ * The whole HTTP contract; OpenAPI is generated from it. The errors declared here are the ones any
+ * request can be answered with: by ErrorMapping (unreadable body, unknown route, defect) and by
+ * RequestLimits (a body, URL or headers over their limits); each group and endpoint declares its own.
  */
 export class Api extends withUniformErrors()
   .add(SystemApi)
@@ -52,7 +52,17 @@ export class Api extends withUniformErrors()
   .add(ExportApi)
   .add(WebhooksApi)
   .add(ReportsApi)
-  .addError(errors(ApiError.ValidationError, ApiError.NotFound, ApiError.InternalError, ApiError.ServiceUnavailable))
+  .addError(
+    errors(
+      ApiError.ValidationError,
+      ApiError.NotFound,
+      ApiError.PayloadTooLarge,
+      ApiError.UriTooLong,
+      ApiError.RequestHeadersTooLarge,
+      ApiError.InternalError,
+      ApiError.ServiceUnavailable
+    )
+  )
   .annotate(OpenApi.Title, "Tender Scoring Service")
   .annotate(OpenApi.Version, "1.0.0")
   .annotate(OpenApi.Transform, documentResponseHeaders)

@@ -1,8 +1,10 @@
+import { createHash } from "node:crypto"
 import { createRequire } from "node:module"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
 import { HttpApiBuilder, HttpServerResponse, OpenApi } from "@effect/platform"
 import { Effect } from "effect"
+import { AppConfig } from "../infra/config/AppConfig.js"
 import { Api } from "./Api.js"
 import { OPENAPI_PATH } from "./OpenApiDocument.js"
 
@@ -29,14 +31,38 @@ const scalarScript = Effect.promise(async () => {
   return module.javascript
 })
 
-/** The page `HttpApiScalar.layer` serves, reading the document from OPENAPI_PATH. */
-const docsPage = Effect.map(scalarScript, (script) => {
-  const spec = OpenApi.fromApi(Api)
-  const description = spec.info.description
-    ? `<meta name="description" content="${escapeHtml(spec.info.description)}"/>
+/** A CSP source for one inline script: the SHA-256 of its text, as browsers hash it. */
+const scriptHash = (script: string) => `'sha256-${createHash("sha256").update(script, "utf8").digest("base64")}'`
+
+/**
+ * What the page may load, and nothing else: its two inline scripts (by hash; the JSON block is data,
+ * not run), the styles and style attributes Scalar injects while it renders (no hash can name those),
+ * Scalar's Inter font from fonts.scalar.com, images from the page itself or `data:` URLs, and requests
+ * to this deployment (the document at OPENAPI_PATH, "Test request" calls to PUBLIC_BASE_URL).
+ */
+const docsCsp = (scripts: ReadonlyArray<string>, publicBaseUrl: string) =>
+  [
+    "default-src 'none'",
+    `script-src ${scripts.map(scriptHash).join(" ")} 'wasm-unsafe-eval'`,
+    "style-src 'self' 'unsafe-inline'",
+    "font-src https://fonts.scalar.com",
+    "img-src 'self' data:",
+    `connect-src 'self' ${new URL(publicBaseUrl).origin}`,
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+    "form-action 'none'"
+  ].join("; ")
+
+/** The page `HttpApiScalar.layer` serves, reading the document from OPENAPI_PATH, with its CSP. */
+const docsPage = (publicBaseUrl: string) =>
+  Effect.map(scalarScript, (script) => {
+    const spec = OpenApi.fromApi(Api)
+    const description = spec.info.description
+      ? `<meta name="description" content="${escapeHtml(spec.info.description)}"/>
     <meta name="og:description" content="${escapeHtml(spec.info.description)}"/>`
-    : ""
-  return HttpServerResponse.html(`<!doctype html>
+      : ""
+    const configure = `document.getElementById('api-reference').dataset.configuration = JSON.stringify(${scriptJson({ _integration: "html", url: OPENAPI_PATH })})`
+    return HttpServerResponse.html(`<!doctype html>
 <html>
   <head>
     <meta charset="utf-8" />
@@ -48,15 +74,17 @@ const docsPage = Effect.map(scalarScript, (script) => {
     <script id="api-reference" type="application/json">
       ${scriptJson(spec)}
     </script>
-    <script>
-      document.getElementById('api-reference').dataset.configuration = JSON.stringify(${scriptJson({ _integration: "html", url: OPENAPI_PATH })})
-    </script>
+    <script>${configure}</script>
     <script>${script}</script>
   </body>
-</html>`)
-})
+</html>`).pipe(HttpServerResponse.setHeader("content-security-policy", docsCsp([configure, script], publicBaseUrl)))
+  })
 
 /** The interactive docs at /docs, built on the first request (then kept): no start pays for them. */
 export const DocsPageLive = HttpApiBuilder.Router.use((router) =>
-  Effect.flatMap(Effect.cached(docsPage), (page) => router.get("/docs", page))
+  Effect.gen(function* () {
+    const config = yield* AppConfig
+    const page = yield* Effect.cached(docsPage(config.publicBaseUrl))
+    yield* router.get("/docs", page)
+  })
 )

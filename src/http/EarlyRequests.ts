@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
+import { createServer, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from "node:http"
 
 /**
  * A node:http server that holds requests arriving before it has a request handler. The platform
@@ -6,8 +6,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
  * handler unanswered forever: a health check or load balancer probing a starting process would
  * hang. Held requests are replayed as soon as a handler is attached.
  */
-export const createServerHoldingEarlyRequests = (): Server => {
-  const server = createServer()
+export const createServerHoldingEarlyRequests = (options: ServerOptions = {}): Server => {
+  const server = createServer(options)
   const held: Array<readonly [IncomingMessage, ServerResponse]> = []
   const holdIfUnhandled = (request: IncomingMessage, response: ServerResponse) => {
     if (server.listenerCount("request") === 1) held.push([request, response])

@@ -1,11 +1,20 @@
-import { HttpApiBuilder, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import {
+  HttpApi,
+  HttpApiBuilder,
+  HttpApiMiddleware,
+  HttpApp,
+  HttpServerRequest,
+  HttpServerResponse
+} from "@effect/platform"
 import { Effect } from "effect"
 import { AppConfig } from "../infra/config/AppConfig.js"
+import { Api } from "./Api.js"
 
 /**
- * Routes whose responses carry tokens, keys or download URLs: never stored by a browser or a shared
- * cache. Matched by method and path pattern (`:name` = one path segment), so errors of these routes
- * are covered too. The one place for it: add a route here when its response carries a secret.
+ * Routes whose responses carry tokens, keys or download URLs, with or without credentials: never
+ * stored by a browser or a shared cache. Matched by method and path pattern (`:name` = one path
+ * segment), so errors of these routes are covered too. Add a route here when its response carries a
+ * secret and it needs no credentials (every route that needs credentials is covered already).
  */
 export const NO_STORE_ROUTES: ReadonlyArray<readonly [method: string, pattern: string]> = [
   ["POST", "/api/v1/auth/login"],
@@ -18,17 +27,49 @@ export const NO_STORE_ROUTES: ReadonlyArray<readonly [method: string, pattern: s
   ["GET", "/api/v1/reports/download/:token"]
 ]
 
+/**
+ * Every route of Api that needs credentials (an API key or an access token: a security middleware on
+ * the endpoint or its group). Its answers are the caller's own data, so none may be stored either.
+ */
+export const authenticatedRoutes = (): ReadonlyArray<readonly [method: string, pattern: string]> => {
+  const routes: Array<readonly [string, string]> = []
+  HttpApi.reflect(Api, {
+    onGroup: () => {},
+    onEndpoint: ({ endpoint, middleware }) => {
+      if ([...middleware].some(HttpApiMiddleware.isSecurity)) routes.push([endpoint.method, endpoint.path])
+    }
+  })
+  return routes
+}
+
 const segments = (path: string) => path.split("/").filter((part) => part !== "")
 
-const matches = (pattern: string, path: string): boolean => {
-  const want = segments(pattern)
-  const got = segments(path)
-  return want.length === got.length && want.every((part, i) => (part.startsWith(":") ? got[i] !== "" : part === got[i]))
+const matches = (want: ReadonlyArray<string>, got: ReadonlyArray<string>): boolean =>
+  want.length === got.length && want.every((part, i) => (part.startsWith(":") ? got[i] !== "" : part === got[i]))
+
+/** The no-store patterns by method, split once: built at the first request, not at import. */
+let noStorePatterns: Map<string, Array<ReadonlyArray<string>>> | undefined
+const noStorePatternsByMethod = () => {
+  if (noStorePatterns !== undefined) return noStorePatterns
+  noStorePatterns = new Map()
+  for (const [method, pattern] of [...NO_STORE_ROUTES, ...authenticatedRoutes()]) {
+    const list = noStorePatterns.get(method) ?? []
+    list.push(segments(pattern))
+    noStorePatterns.set(method, list)
+  }
+  return noStorePatterns
 }
 
 /** Whether a request's response must carry `Cache-Control: no-store`. */
-export const isNoStoreRoute = (method: string, path: string): boolean =>
-  NO_STORE_ROUTES.some(([m, pattern]) => m === method.toUpperCase() && matches(pattern, path))
+export const isNoStoreRoute = (method: string, path: string): boolean => {
+  const patterns = noStorePatternsByMethod().get(method.toUpperCase())
+  if (patterns === undefined) return false
+  const got = segments(path)
+  return patterns.some((want) => matches(want, got))
+}
+
+/** HSTS for a deployment reached over https: a year, subdomains included (PUBLIC_BASE_URL names the host). */
+export const HSTS = "max-age=31536000; includeSubDomains"
 
 /** Methods and request headers a browser may use across origins (what the API's routes accept). */
 const CORS_METHODS = "GET, POST, PATCH, DELETE"
@@ -60,14 +101,18 @@ const varyOnOrigin = (response: HttpServerResponse.HttpServerResponse) => {
  * another layer that sets the same header (the browser app's pages set Cache-Control and CSP) leaves
  * one copy of it:
  * - `X-Content-Type-Options: nosniff` and `Referrer-Policy: no-referrer`, always;
- * - `Cache-Control: no-store` on NO_STORE_ROUTES;
+ * - `Cache-Control: no-store` on NO_STORE_ROUTES and every route that needs credentials;
+ * - `Strict-Transport-Security` (HSTS) when the deployment is reached over https (`https` set);
  * - CORS only when CORS_ORIGINS lists origins: an `Origin` equal to one of them gets
  *   `Access-Control-Allow-Origin: <that origin>` (never `*`, never credentials) and the exposed headers;
  *   a preflight (`OPTIONS` with `Access-Control-Request-Method`) is answered 204 here, with the allowed
  *   methods and headers when the origin is allowed and without any CORS header when it is not.
  */
-export const securityHeaders = (corsOrigins: ReadonlyArray<string>): HttpApiBuilder.MiddlewareFn<never> => {
-  const allowed = new Set(corsOrigins)
+export const securityHeaders = (options: {
+  readonly corsOrigins: ReadonlyArray<string>
+  readonly https: boolean
+}): HttpApiBuilder.MiddlewareFn<never> => {
+  const allowed = new Set(options.corsOrigins)
   const corsOn = allowed.size > 0
   return (app) =>
     Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
@@ -84,6 +129,7 @@ export const securityHeaders = (corsOrigins: ReadonlyArray<string>): HttpApiBuil
           "referrer-policy": "no-referrer"
         })
         if (noStore) out = HttpServerResponse.setHeader(out, "cache-control", "no-store")
+        if (options.https) out = HttpServerResponse.setHeader(out, "strict-transport-security", HSTS)
         if (corsOn) out = varyOnOrigin(out)
         if (allowedOrigin !== undefined) {
           out = HttpServerResponse.setHeader(out, "access-control-allow-origin", allowedOrigin)
@@ -104,7 +150,9 @@ export const securityHeaders = (corsOrigins: ReadonlyArray<string>): HttpApiBuil
     })
 }
 
-/** The middleware with the configured CORS origins, for every route of the server. */
+/** The middleware with the configured CORS origins and PUBLIC_BASE_URL's scheme, for every route of the server. */
 export const SecurityHeadersLive = HttpApiBuilder.middleware(
-  Effect.map(AppConfig, (config) => securityHeaders(config.corsOrigins))
+  Effect.map(AppConfig, (config) =>
+    securityHeaders({ corsOrigins: config.corsOrigins, https: new URL(config.publicBaseUrl).protocol === "https:" })
+  )
 )

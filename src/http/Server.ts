@@ -1,7 +1,7 @@
 import { HttpApiBuilder, HttpMiddleware, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer, Option } from "effect"
-import { AppConfig } from "../infra/config/AppConfig.js"
+import { AppConfig, type AppConfigShape } from "../infra/config/AppConfig.js"
 import { tracingEndpoint } from "../infra/observability/Tracing.js"
 import { Api } from "./Api.js"
 import { AlertsHttpLive } from "./alerts/AlertsHttp.js"
@@ -17,6 +17,7 @@ import { ErrorMappingLive } from "./ErrorMapping.js"
 import { ExportLive } from "./export/ExportHttp.js"
 import { FeedbackHttpLive } from "./feedback/FeedbackHttp.js"
 import { OpenApiDocumentLive } from "./OpenApiDocument.js"
+import { limitRequests, PARSER_MAX_HEADER_SIZE } from "./RequestLimits.js"
 import { observeRequests } from "./RequestObservability.js"
 import { RouteTemplatesLive } from "./RouteTemplates.js"
 import { ReportsLive } from "./reports/ReportsHttp.js"
@@ -65,6 +66,12 @@ export const RoutesLive = Layer.mergeAll(
   SecurityHeadersLive
 ).pipe(Layer.provideMerge(ApiLive))
 
+/** The node:http server the API runs on: requests over the limits are refused before the app sees them. */
+export const createApiServer = (config: Pick<AppConfigShape, "maxBodyBytes">) =>
+  limitRequests(createServerHoldingEarlyRequests({ maxHeaderSize: PARSER_MAX_HEADER_SIZE }), {
+    maxBodyBytes: config.maxBodyBytes
+  })
+
 /** The server's app: the API with its routes, behind the request middleware (id, metrics, log line). */
 const ServeLive = HttpApiBuilder.serve(observeRequests).pipe(
   Layer.provide(RoutesLive),
@@ -85,7 +92,7 @@ export const HttpServerLive = Layer.unwrapEffect(
   Layer.provide(
     Layer.unwrapEffect(
       Effect.map(AppConfig, (config) =>
-        NodeHttpServer.layer(createServerHoldingEarlyRequests, { port: config.port, host: config.host })
+        NodeHttpServer.layer(() => createApiServer(config), { port: config.port, host: config.host })
       )
     )
   )

@@ -16,10 +16,14 @@ const statusDescriptions: Record<number, string> = {
   402: "The credit balance is below the cost of the operation",
   403: "Not allowed for this caller",
   404: "No such resource",
+  408: "The request did not arrive in time",
   409: "Not allowed in the resource's current state",
   410: "Gone: the link expired or was used up",
+  413: "The request body is larger than the server accepts",
+  414: "The URL is longer than the server accepts",
   422: "A limit would be exceeded",
   429: "Rate limit exceeded; see Retry-After",
+  431: "The request headers are larger than the server accepts",
   500: "Unexpected server error",
   503: "A dependency is unreachable"
 }
@@ -81,7 +85,7 @@ export const DecodeErrorWire: Schema.Schema<HttpApiDecodeError, any> = Schema.tr
       statusCode: ValidationError.status,
       code: ValidationError._tag,
       message: `Invalid request: ${error.issues.map(describeIssue).join("; ")}`,
-      details: error.issues.map((issue) => ({ path: issue.path.join("."), message: issue.message }))
+      details: error.issues.map((issue) => ({ path: issue.path.join("."), message: shortenQuotes(issue.message) }))
     })
   }
 ).annotations(
@@ -89,4 +93,28 @@ export const DecodeErrorWire: Schema.Schema<HttpApiDecodeError, any> = Schema.tr
 )
 
 const describeIssue = (issue: HttpApiDecodeError["issues"][number]) =>
-  issue.path.length > 0 ? `${issue.path.join(".")}: ${issue.message}` : issue.message
+  issue.path.length > 0 ? `${issue.path.join(".")}: ${shortenQuotes(issue.message)}` : shortenQuotes(issue.message)
+
+/** How much of a rejected value an error quotes: enough to recognise it, never the value itself. */
+export const MAX_QUOTED_CHARACTERS = 64
+
+/** The most characters of one issue's message, a backstop for values Schema prints unquoted (arrays, objects). */
+const MAX_ISSUE_MESSAGE_CHARACTERS = 500
+
+/** A JSON string literal as Schema prints a rejected value (`actual "…"`), escapes included. */
+const QUOTED = /"(?:[^"\\]|\\.)*"/g
+
+/**
+ * Schema's messages quote the rejected value whole (`Expected a string at most 320 character(s) long,
+ * actual "…"`): a 5 MB field came back twice in its 400. Quotes keep their first
+ * MAX_QUOTED_CHARACTERS characters and an ellipsis; the message is cut at MAX_ISSUE_MESSAGE_CHARACTERS.
+ */
+export const shortenQuotes = (message: string): string => {
+  const quoted = message.replace(QUOTED, (literal) =>
+    // A cut escape (a trailing backslash) would swallow the closing quote: drop it.
+    literal.length - 2 > MAX_QUOTED_CHARACTERS
+      ? `${literal.slice(0, MAX_QUOTED_CHARACTERS + 1).replace(/\\+$/, "")}…"`
+      : literal
+  )
+  return quoted.length > MAX_ISSUE_MESSAGE_CHARACTERS ? `${quoted.slice(0, MAX_ISSUE_MESSAGE_CHARACTERS)}…` : quoted
+}

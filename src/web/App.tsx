@@ -37,7 +37,7 @@ const Shell = () => {
   const [unread, setUnread] = useState<number | undefined>(undefined)
   const [menuOpen, setMenuOpen] = useState(false)
   const refresh = useCallback(() => {
-    call((c) => c.alerts.list({ urlParams: { unread: "true", limit: 1 } })).then(
+    call((c) => c.alerts.list({ urlParams: { unread: true, limit: 1 } })).then(
       (page) => setUnread(page.meta.total),
       () => {}
     )

@@ -360,7 +360,7 @@ describe("webhooks from the dashboard", () => {
 })
 
 describe("Cache-Control: no-store on answers carrying tokens or keys", () => {
-  it("login, refresh and API-key creation; not on ordinary reads", async () => {
+  it("login, refresh and API-key creation; and every authenticated read", async () => {
     const { account, api } = await session()
     const login = await request(`${server.baseUrl}/api/v1/auth/login`, {
       method: "POST",
@@ -377,7 +377,9 @@ describe("Cache-Control: no-store on answers carrying tokens or keys", () => {
     const key = await api.post("/api/v1/settings/api-keys", { name: "k" })
     expect(key.status).toBe(201)
     expect(key.headers.get("cache-control")).toBe("no-store")
-    expect((await api.get("/api/v1/companies")).headers.get("cache-control")).toBeNull()
+    // An ordinary read with an access token is the account's own data: not stored either.
+    expect((await api.get("/api/v1/companies")).headers.get("cache-control")).toBe("no-store")
+    expect((await request(`${server.baseUrl}/health`)).headers.get("cache-control")).toBeNull()
   })
 
   it("webhook registration on the key API", async () => {

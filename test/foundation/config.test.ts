@@ -20,7 +20,8 @@ describe.concurrent("configuration errors", () => {
     ["TRUST_PROXY", { TRUST_PROXY: "10.0.0.0/33" }],
     ["CORS_ORIGINS", { CORS_ORIGINS: "https://app.example.com/" }],
     ["METRICS_PORT", { METRICS_PORT: "70000" }],
-    ["LOG_FORMAT", { LOG_FORMAT: "xml" }]
+    ["LOG_FORMAT", { LOG_FORMAT: "xml" }],
+    ["MAX_BODY_BYTES", { MAX_BODY_BYTES: "0" }]
   ]
 
   it.each(cases)("the API process names %s", async (variable, env) => {

@@ -8,6 +8,68 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { request } from "../support/http.js"
 import { startTestServer, type TestServer } from "../support/TestServer.js"
 
+/** A value the document describes by name: a property of a schema, a parameter, a header. */
+interface NamedValue {
+  readonly name: string
+  readonly where: string
+  readonly schema: any
+}
+
+/**
+ * Every named value of the document, wherever it sits: the properties of every schema (components,
+ * request and response bodies, callbacks, nested objects and array items) and every parameter and
+ * header.
+ */
+const namedValues = (document: any): Array<NamedValue> => {
+  const found: Array<NamedValue> = []
+  const walk = (node: unknown, where: string) => {
+    if (Array.isArray(node)) {
+      for (const [i, item] of node.entries()) walk(item, `${where}/${i}`)
+      return
+    }
+    if (node === null || typeof node !== "object") return
+    const object = node as Record<string, any>
+    if (object.properties !== undefined && typeof object.properties === "object") {
+      for (const [name, schema] of Object.entries(object.properties)) {
+        found.push({ name, where: `${where}/properties/${name}`, schema })
+      }
+    }
+    if (typeof object.name === "string" && typeof object.in === "string" && object.schema !== undefined) {
+      found.push({ name: object.name, where, schema: object.schema })
+    }
+    if (where.endsWith("/headers")) {
+      for (const [name, header] of Object.entries<any>(object)) {
+        if (header?.schema !== undefined) found.push({ name, where: `${where}/${name}`, schema: header.schema })
+      }
+    }
+    for (const [key, value] of Object.entries(object)) walk(value, `${where}/${key}`)
+  }
+  walk(document, "#")
+  return found
+}
+
+/** The schemas a value may take: $refs followed, unions opened, `null` dropped. */
+const alternatives = (document: any, schema: any): Array<any> => {
+  if (schema?.$ref !== undefined) {
+    const target = (schema.$ref as string)
+      .replace(/^#\//, "")
+      .split("/")
+      .reduce((node: any, key: string) => node?.[key], document)
+    return alternatives(document, target)
+  }
+  const union = schema?.anyOf ?? schema?.oneOf
+  if (Array.isArray(union)) return union.flatMap((member: any) => alternatives(document, member))
+  return schema?.type === "null" ? [] : [schema]
+}
+
+/**
+ * Names that say "a point in time or a day", whatever the style: `createdAt`, `period_ends_at`,
+ * `publishDate`, `publish_date`, `deadline`, `deadlineFrom`, `dateTo`, `date_from`, `date`,
+ * `timestamp`, `periodStart`, `watermark` (a day), the export's `from`/`to`, `X-Exported-At`.
+ */
+const TIME_NAME =
+  /(At|_at|-At|Date|_date|Deadline|Timestamp|Start|From|To|_from|_to)$|^(date|deadline|timestamp|watermark|from|to)(From|To|_from|_to)?$/
+
 /**
  * The served OpenAPI document, checked the way its users consume it: a linter with the recommended
  * rules, and a client generated from it that must compile.
@@ -102,6 +164,47 @@ describe("the served OpenAPI document", () => {
     expect(list["401"].headers).toBeUndefined()
     expect(list["429"].headers["Retry-After"]).toBeDefined()
     expect(document.paths["/api/v1/auth/login"].post.responses["429"].headers["Retry-After"]).toBeDefined()
+  })
+
+  it("gives every timestamp `format: date-time` and every day `format: date`, wherever it is", () => {
+    const values = namedValues(document)
+    const timeValues = values.filter((value) => TIME_NAME.test(value.name))
+    const unformatted = timeValues.flatMap((value) =>
+      alternatives(document, value.schema)
+        // Unix seconds (a webhook signature's X-SVC-Timestamp) are digits, documented by their pattern.
+        .filter(
+          (schema) =>
+            schema?.type === "string" && !["date-time", "date"].includes(schema.format) && schema.pattern !== "^\\d+$"
+        )
+        .map(() => `${value.where} (${value.name})`)
+    )
+    expect(unformatted).toEqual([])
+    // The rule found what it is meant to find: each style of name, each kind of place.
+    const names = new Set(timeValues.map((value) => value.name))
+    for (const name of ["createdAt", "period_ends_at", "periodEndsAt", "publish_date", "publishDate", "deadline"]) {
+      expect(names, name).toContain(name)
+    }
+    for (const name of ["timestamp", "dateFrom", "date_from", "periodStart", "watermark", "lastErrorAt", "from"]) {
+      expect(names, name).toContain(name)
+    }
+    expect(timeValues.length).toBeGreaterThan(60)
+    // And no string the rule missed holds a time: none is described as ISO 8601 or YYYY-MM-DD.
+    const missed = values
+      .filter((value) => !TIME_NAME.test(value.name))
+      .flatMap((value) => alternatives(document, value.schema).map((schema) => ({ value, schema })))
+      .filter(
+        ({ schema }) =>
+          schema?.type === "string" &&
+          schema.format === undefined &&
+          /ISO 8601|YYYY-MM-DD|\\d\{4\}-\\d\{2\}-\\d\{2\}/i.test(`${schema.description ?? ""} ${schema.pattern ?? ""}`)
+      )
+      .map(({ value }) => `${value.where} (${value.name})`)
+    expect(missed).toEqual([])
+  })
+
+  it("documents the alerts' `unread` parameter as a boolean", () => {
+    const parameter = document.paths["/api/v1/alerts"].get.parameters.find((p: { name: string }) => p.name === "unread")
+    expect(parameter.schema).toEqual({ type: "boolean" })
   })
 
   it("generates TypeScript types (openapi-typescript) that a typed client compiles against", async () => {

@@ -1,6 +1,6 @@
-import { randomUUID } from "node:crypto"
+import { createHash, randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { isNoStoreRoute } from "../../src/http/SecurityHeaders.js"
+import { HSTS, isNoStoreRoute, NO_STORE_ROUTES } from "../../src/http/SecurityHeaders.js"
 import { client, PASSWORD, seedAccount, signIn } from "../account/fixtures.js"
 import { createAccount } from "../api/fixtures.js"
 import { request, type TestResponse } from "../support/http.js"
@@ -60,7 +60,7 @@ describe("security headers (CORS off, the default)", () => {
     for (const [what, response] of responses) expectBaseline(response, what)
   })
 
-  it("Cache-Control: no-store, once, on login, refresh, API-key creation and webhook creation; not elsewhere", async () => {
+  it("Cache-Control: no-store, once, on login, refresh, API-key creation and webhook creation", async () => {
     const account = await seedAccount(server, "consultant")
     const login = await client(server).post("/api/v1/auth/login", { email: account.email, password: PASSWORD })
     expect(login.status).toBe(200)
@@ -82,9 +82,68 @@ describe("security headers (CORS off, the default)", () => {
       expect(response.headers.get("cache-control"), what).toBe("no-store")
       expectBaseline(response, what)
     }
-    const keys = await client(server, session.accessToken).get("/api/v1/settings/api-keys")
-    const health = await request(`${server.baseUrl}/health`)
-    for (const response of [keys, health]) expect(response.headers.get("cache-control")).toBeNull()
+  })
+
+  it("Cache-Control: no-store, once, on every authenticated answer of the key API and the account API", async () => {
+    const keyAccount = await createAccount(server, { credits: 100 })
+    const account = await seedAccount(server, "consultant")
+    const session = await signIn(server, account)
+    const answers = {
+      tenders: await request(`${server.baseUrl}/api/v1/tenders?companyId=${keyAccount.companyId}`, {
+        token: keyAccount.key
+      }),
+      webhooks: await request(`${server.baseUrl}/api/v1/webhooks`, { token: keyAccount.key }),
+      keyRefused: await request(`${server.baseUrl}/api/v1/tenders`, { token: "svc_wrong" }),
+      apiKeys: await client(server, session.accessToken).get("/api/v1/settings/api-keys"),
+      companies: await client(server, session.accessToken).get("/api/v1/companies"),
+      credits: await client(server, session.accessToken).get("/api/v1/settings/credits"),
+      tokenRefused: await client(server).get("/api/v1/watchlists")
+    }
+    expect(Object.values(answers).map((answer) => answer.status)).toEqual([200, 200, 401, 200, 200, 200, 401])
+    for (const [what, response] of Object.entries(answers)) {
+      expect(response.headers.get("cache-control"), what).toBe("no-store")
+    }
+  })
+
+  it("no-store on exactly the operations the OpenAPI document says need credentials (and the secret-carrying ones)", async () => {
+    const spec = (await request(`${server.baseUrl}/api/v1/openapi.json`)).body
+    let authenticated = 0
+    for (const [path, operations] of Object.entries<Record<string, { security?: unknown }>>(spec.paths)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        const pattern = path.replace(/\{([^}]+)\}/g, ":$1")
+        const needsCredentials = Array.isArray(operation.security) && operation.security.length > 0
+        if (needsCredentials) authenticated++
+        expect(isNoStoreRoute(method, pattern), `${method} ${path}`).toBe(
+          needsCredentials || NO_STORE_ROUTES.some(([m, p]) => m === method.toUpperCase() && p === pattern)
+        )
+      }
+    }
+    expect(authenticated).toBeGreaterThan(40)
+    for (const path of ["/health", "/ready", "/api/v1/openapi.json", "/docs"]) {
+      expect((await request(`${server.baseUrl}${path}`)).headers.get("cache-control"), path).toBeNull()
+    }
+  })
+
+  it("no Strict-Transport-Security while PUBLIC_BASE_URL is http", async () => {
+    expect((await request(`${server.baseUrl}/health`)).headers.get("strict-transport-security")).toBeNull()
+  })
+
+  it("a Content-Security-Policy on /docs that allows its own two inline scripts by hash, and no other script", async () => {
+    const response = await request(`${server.baseUrl}/docs`)
+    const csp = response.headers.get("content-security-policy") ?? ""
+    const directives = new Map(
+      csp.split(";").map((directive) => {
+        const [name = "", ...values] = directive.trim().split(/\s+/)
+        return [name, values] as const
+      })
+    )
+    expect(directives.get("default-src")).toEqual(["'none'"])
+    expect(directives.get("frame-ancestors")).toEqual(["'none'"])
+    const inlineScripts = [...response.text.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((match) => match[1] ?? "")
+    expect(inlineScripts).toHaveLength(2)
+    const hashes = inlineScripts.map((script) => `'sha256-${createHash("sha256").update(script).digest("base64")}'`)
+    expect(directives.get("script-src")).toEqual([...hashes, "'wasm-unsafe-eval'"])
+    expect(directives.get("font-src")).toEqual(["https://fonts.scalar.com"])
   })
 
   it("the report download routes are covered by pattern, before and after they are served", async () => {
@@ -94,7 +153,7 @@ describe("security headers (CORS off, the default)", () => {
     expect(isNoStoreRoute("GET", "/api/v1/reports/download")).toBe(false)
     expect(isNoStoreRoute("GET", "/api/v1/reports/jobs/x/download/more")).toBe(false)
     expect(isNoStoreRoute("DELETE", "/api/v1/webhooks")).toBe(false)
-    expect(isNoStoreRoute("GET", "/api/v1/webhooks")).toBe(false)
+    expect(isNoStoreRoute("GET", "/health")).toBe(false)
     // Served by whatever answers the path (today the JSON 404): the header is there either way.
     const response = await request(`${server.baseUrl}/api/v1/reports/download/some-token`)
     expect(response.headers.get("cache-control")).toBe("no-store")
@@ -180,5 +239,21 @@ describe("CORS with CORS_ORIGINS listing origins", () => {
     expect(refused.status).toBe(204)
     expect(refused.headers.get("access-control-allow-origin")).toBeNull()
     expect(refused.headers.get("access-control-allow-methods")).toBeNull()
+  })
+})
+
+describe("Strict-Transport-Security when PUBLIC_BASE_URL is https", () => {
+  let server: TestServer
+  beforeAll(async () => {
+    server = await startTestServer({ publicBaseUrl: "https://tenders.example.com" })
+  })
+  afterAll(() => server.close())
+
+  it("on every response: successes, errors, the docs", async () => {
+    for (const path of ["/health", "/api/v1/tenders", "/no/such/route", "/docs"]) {
+      const response = await request(`${server.baseUrl}${path}`)
+      expect(response.headers.get("strict-transport-security"), path).toBe(HSTS)
+    }
+    expect(HSTS).toBe("max-age=31536000; includeSubDomains")
   })
 })

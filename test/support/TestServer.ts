@@ -1,11 +1,10 @@
 import { randomBytes } from "node:crypto"
-import { createServer } from "node:http"
 import { HttpApiBuilder, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer, LogLevel, ManagedRuntime, Option, Redacted } from "effect"
 import { trustNone } from "../../src/domain/TrustProxy.js"
-import { RoutesLive } from "../../src/http/Server.js"
-import { AppConfig, type AppConfigShape } from "../../src/infra/config/AppConfig.js"
+import { createApiServer, RoutesLive } from "../../src/http/Server.js"
+import { AppConfig, type AppConfigShape, DEFAULT_MAX_BODY_BYTES } from "../../src/infra/config/AppConfig.js"
 import { Secrets } from "../../src/infra/config/LocalSecrets.js"
 import { projectFile } from "../../src/infra/config/ProjectFiles.js"
 import { RateLimitingLive } from "../../src/infra/limits/RateLimits.js"
@@ -37,6 +36,7 @@ export const testConfig = ({ rateLimits, ...overrides }: TestConfigOverrides = {
   logLevel: LogLevel.Warning,
   trustProxy: trustNone,
   corsOrigins: [],
+  maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
   webDir: projectFile("dist/web"),
   ...overrides,
   rateLimits: { generalPerMinute: 60, exportPerHour: 20, reportsPerHour: 10, ...rateLimits }
@@ -69,7 +69,10 @@ export const startTestServer = async (overrides: TestConfigOverrides = {}) => {
   const infra = TestInfraLive(overrides)
   const server = HttpApiBuilder.serve().pipe(
     Layer.provide(RoutesLive),
-    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
+    // The production server factory, so the request limits are tested where clients meet them.
+    Layer.provideMerge(
+      NodeHttpServer.layer(() => createApiServer(testConfig(overrides)), { port: 0, host: "127.0.0.1" })
+    ),
     Layer.provideMerge(infra)
   )
   const runtime = ManagedRuntime.make(server)

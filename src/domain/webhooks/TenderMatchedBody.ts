@@ -1,6 +1,7 @@
 import { Schema } from "effect"
 import type { TenderMatchedPayload } from "../scoring/MatchEvent.js"
 import { Verdict } from "../scoring/Verdict.js"
+import { DateTimeString } from "../Timestamps.js"
 
 /**
  * The body a `tender.matched` delivery sends: every field of spec 6.1, unchanged, plus two
@@ -22,12 +23,12 @@ export const TenderMatchedBody = Schema.Struct({
     score: Schema.Number.pipe(Schema.int()),
     verdict: Verdict,
     cpv_codes: Schema.Array(Schema.String),
-    deadline: Schema.NullOr(Schema.String),
+    deadline: Schema.NullOr(DateTimeString),
     estimated_value_ron: Schema.NullOr(Schema.Number),
     source_url: Schema.String,
     contracting_authority: Schema.String.annotations({ description: "Extension: the contracting authority's name" })
   }),
-  timestamp: Schema.String
+  timestamp: DateTimeString
 }).annotations({
   description:
     "Body of a tender.matched delivery: the fields of spec 6.1 plus the extensions company_name and tender.contracting_authority"

@@ -1,6 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { ParseResult, Schema } from "effect"
 import { Verdict } from "../../domain/scoring/Verdict.js"
+import { DateTime } from "../../domain/Timestamps.js"
 import { AccessTokenAuth } from "../AccessTokenAuth.js"
 import { isCalendarDate, QueryInteger } from "../Inputs.js"
 
@@ -15,7 +16,7 @@ export const Alert = Schema.Struct({
   companyId: Schema.UUID.annotations({ description: "Extension: the company the alert is for" }),
   companyName: Schema.String.annotations({ description: "Extension: that company's name" }),
   read: Schema.Boolean,
-  createdAt: Schema.Date
+  createdAt: DateTime
 })
 
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/i
@@ -51,7 +52,10 @@ export const IsoInstant = Schema.transformOrFail(Schema.String, Schema.DateFromS
   encode: (date) => ParseResult.succeed(date.toISOString())
 }).annotations({
   jsonSchema: {
-    type: "string",
+    anyOf: [
+      { type: "string", format: "date-time" },
+      { type: "string", format: "date" }
+    ],
     description: "ISO 8601 date or date-time; a bare date is midnight UTC, a date-time without an offset is UTC"
   }
 })
@@ -61,8 +65,11 @@ export const ALERTS_DEFAULT_LIMIT = 20
 
 const optional = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith(schema, { exact: true })
 
+/** `true` / `false` in the query, a boolean for the handler; a boolean parameter in the document. */
+const QueryBoolean = Schema.BooleanFromString.annotations({ jsonSchema: { type: "boolean" } })
+
 export const AlertsQuery = Schema.Struct({
-  unread: optional(Schema.Literal("true", "false")),
+  unread: optional(QueryBoolean),
   watchlistId: optional(Schema.UUID),
   verdict: optional(Verdict),
   dateFrom: optional(IsoInstant),

@@ -23,7 +23,7 @@ export const AlertsHttpLive = HttpApiBuilder.group(Api, "alerts", (handlers) =>
           const { alerts, total } = yield* repo.list({
             tenantId: account.tenantId,
             filters: {
-              ...(urlParams.unread === undefined ? {} : { unread: urlParams.unread === "true" }),
+              ...(urlParams.unread === undefined ? {} : { unread: urlParams.unread }),
               ...(urlParams.watchlistId === undefined ? {} : { watchlistId: urlParams.watchlistId }),
               ...(urlParams.verdict === undefined ? {} : { verdict: urlParams.verdict }),
               ...(urlParams.dateFrom === undefined ? {} : { createdAfter: urlParams.dateFrom })

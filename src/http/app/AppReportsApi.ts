@@ -2,6 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import * as ApiError from "../../domain/ApiErrors.js"
 import { REPORT_CREDIT_COST } from "../../domain/reports/ReportJob.js"
+import { DateString, DateTime } from "../../domain/Timestamps.js"
 import { AccessTokenAuth } from "../AccessTokenAuth.js"
 import { CreateReport, ReportStatus } from "../reports/ReportsApi.js"
 import { errors } from "../WireErrors.js"
@@ -12,12 +13,12 @@ export const AppReport = Schema.Struct({
   companyId: Schema.UUID,
   companyName: Schema.String,
   status: ReportStatus,
-  dateFrom: Schema.String,
-  dateTo: Schema.String,
+  dateFrom: DateString,
+  dateTo: DateString,
   minScore: Schema.Int,
   watchlistId: Schema.NullOr(Schema.UUID),
-  createdAt: Schema.Date,
-  completedAt: Schema.NullOr(Schema.Date)
+  createdAt: DateTime,
+  completedAt: Schema.NullOr(DateTime)
 })
 
 const JobPath = Schema.Struct({ jobId: Schema.UUID })
@@ -55,7 +56,7 @@ export class AppReportsApi extends HttpApiGroup.make("appReports")
     HttpApiEndpoint.post("downloadUrl", "/reports/:jobId/download-url")
       .annotate(OpenApi.Summary, "A fresh download URL for a completed report")
       .setPath(JobPath)
-      .addSuccess(Schema.Struct({ data: Schema.Struct({ downloadUrl: Schema.String, expiresAt: Schema.Date }) }))
+      .addSuccess(Schema.Struct({ data: Schema.Struct({ downloadUrl: Schema.String, expiresAt: DateTime }) }))
       .addError(errors(ApiError.ReportNotReady))
       .annotate(
         OpenApi.Description,

@@ -2,6 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import * as ApiError from "../../domain/ApiErrors.js"
 import { Verdict } from "../../domain/scoring/Verdict.js"
+import { DateTime } from "../../domain/Timestamps.js"
 import { ROMANIAN_COUNTIES } from "../../domain/tenders/Counties.js"
 import { AccessTokenAuth } from "../AccessTokenAuth.js"
 import { CalendarDate } from "../export/ExportApi.js"
@@ -18,10 +19,10 @@ export const AppTenderItem = Schema.Struct({
   cpvCodes: Schema.Array(Schema.String).annotations({ description: "Main CPV code first, `NNNNNNNN-D`" }),
   authority: Schema.String.annotations({ description: "Name of the contracting authority" }),
   authorityCounty: Schema.NullOr(Schema.String),
-  deadline: Schema.NullOr(Schema.Date),
+  deadline: Schema.NullOr(DateTime),
   estimatedValueRon: Schema.NullOr(Schema.Number),
   estimatedValueEur: Schema.NullOr(Schema.Number),
-  publishDate: Schema.Date,
+  publishDate: DateTime,
   sourceUrl: Schema.String.annotations({ description: "URL of the original notice" })
 })
 
@@ -134,7 +135,7 @@ export const AppTenderDetail = Schema.Struct({
       historical: AppFactor
     }),
     modelVersion: Schema.String,
-    scoredAt: Schema.Date
+    scoredAt: DateTime
   })
 })
 

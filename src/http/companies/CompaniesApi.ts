@@ -1,6 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { ParseResult, Schema } from "effect"
 import * as ApiError from "../../domain/ApiErrors.js"
+import { DateTime } from "../../domain/Timestamps.js"
 import { normalizeFiscalCode } from "../../domain/tenders/FiscalCode.js"
 import { AccessTokenAuth } from "../AccessTokenAuth.js"
 import { CountiesInput, NonEmptyText, Text } from "../Inputs.js"
@@ -25,7 +26,7 @@ export const CompanyListItem = Schema.Struct({
   counties: Counties,
   active: Schema.Boolean,
   watchlistCount: Schema.Int,
-  createdAt: Schema.Date
+  createdAt: DateTime
 })
 
 export const CompanyDetail = Schema.Struct({
@@ -40,7 +41,7 @@ export const CompanyDetail = Schema.Struct({
   }),
   active: Schema.Boolean,
   watchlists: Schema.Array(Schema.Struct({ id: Schema.UUID, name: Schema.String, active: Schema.Boolean })),
-  createdAt: Schema.Date
+  createdAt: DateTime
 })
 
 /**

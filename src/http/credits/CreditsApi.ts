@@ -2,10 +2,11 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import * as ApiError from "../../domain/ApiErrors.js"
 import { Plan } from "../../domain/Plan.js"
+import { DateString, DateTimeString } from "../../domain/Timestamps.js"
 import { AccessTokenAuth } from "../AccessTokenAuth.js"
 import { errors } from "../WireErrors.js"
 
-const LocalDate = Schema.String.annotations({ description: "Calendar date in Europe/Bucharest, `YYYY-MM-DD`" })
+const LocalDate = DateString.annotations({ description: "Calendar date in Europe/Bucharest, `YYYY-MM-DD`" })
 
 export const CreditsSummary = Schema.Struct({
   plan: Plan,
@@ -13,7 +14,7 @@ export const CreditsSummary = Schema.Struct({
   remaining: Schema.Int,
   used: Schema.Int.annotations({ description: "Credits charged in this period" }),
   periodStart: LocalDate,
-  periodEndsAt: Schema.String.annotations({ description: "ISO 8601 with the Europe/Bucharest offset" }),
+  periodEndsAt: DateTimeString.annotations({ description: "ISO 8601 with the Europe/Bucharest offset" }),
   daily: Schema.Array(Schema.Struct({ date: LocalDate, used: Schema.Int })).annotations({
     description: "Credits charged per day (Europe/Bucharest) from the period's first day to today, zeros included"
   })

@@ -1,6 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import * as ApiError from "../../domain/ApiErrors.js"
+import { DateTime } from "../../domain/Timestamps.js"
 import { AccessTokenAuth } from "../AccessTokenAuth.js"
 import { errors } from "../WireErrors.js"
 
@@ -9,7 +10,7 @@ export const FeedbackMark = Schema.Struct({
   companyId: Schema.UUID,
   tenderId: Schema.UUID,
   relevant: Schema.Boolean,
-  markedAt: Schema.Date
+  markedAt: DateTime
 })
 
 export const MarkFeedback = Schema.Struct({

@@ -1,6 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import * as ApiError from "../../domain/ApiErrors.js"
+import { DateTime } from "../../domain/Timestamps.js"
 import { AccessTokenAuth } from "../AccessTokenAuth.js"
 import { TrimmedText } from "../Inputs.js"
 import { errors } from "../WireErrors.js"
@@ -10,8 +11,8 @@ export const ApiKeySummary = Schema.Struct({
   name: Schema.String,
   maskedKey: Schema.String.annotations({ description: "`svc_` and the first 8 hex characters, then …" }),
   active: Schema.Boolean,
-  createdAt: Schema.Date,
-  revokedAt: Schema.NullOr(Schema.Date)
+  createdAt: DateTime,
+  revokedAt: Schema.NullOr(DateTime)
 })
 
 export const CreatedApiKey = Schema.Struct({

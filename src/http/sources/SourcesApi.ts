@@ -1,14 +1,15 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { SOURCE_NAMES } from "../../domain/ingest/SourceFailure.js"
+import { DateString, DateTimeString } from "../../domain/Timestamps.js"
 import { AccessTokenAuth } from "../AccessTokenAuth.js"
 
 export const SourceStatus = Schema.Struct({
   name: Schema.Literal(...SOURCE_NAMES),
   enabled: Schema.Boolean.annotations({ description: "Polled by the worker (INGEST_SOURCES)" }),
-  watermark: Schema.String.annotations({ description: "The earliest publication day the next poll asks for" }),
-  lastSuccessAt: Schema.NullOr(Schema.String),
-  lastErrorAt: Schema.NullOr(Schema.String),
+  watermark: DateString.annotations({ description: "The earliest publication day the next poll asks for" }),
+  lastSuccessAt: Schema.NullOr(DateTimeString),
+  lastErrorAt: Schema.NullOr(DateTimeString),
   lastError: Schema.NullOr(Schema.String),
   ingested: Schema.Number.annotations({ description: "Notices taken in since the first poll" }),
   skipped: Schema.Number.annotations({

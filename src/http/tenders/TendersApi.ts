@@ -2,15 +2,20 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import * as ApiError from "../../domain/ApiErrors.js"
 import { Verdict } from "../../domain/scoring/Verdict.js"
+import { DateTimeString } from "../../domain/Timestamps.js"
 import { ApiKeyAuth } from "../ApiKeyAuth.js"
 import { QueryInteger } from "../Inputs.js"
 import { errors } from "../WireErrors.js"
 import { ReasonLanguageHeaders } from "./ReasonLanguage.js"
 
 /** ISO 8601 UTC timestamp as the API writes it, e.g. `2026-03-01T09:30:00.000Z`. */
+const UTC_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 export const UtcTimestamp = Schema.String.pipe(
-  Schema.pattern(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
-  Schema.annotations({ description: "ISO 8601 UTC timestamp", format: "date-time" })
+  Schema.pattern(UTC_TIMESTAMP),
+  Schema.annotations({
+    description: "ISO 8601 UTC timestamp",
+    jsonSchema: { type: "string", format: "date-time", pattern: UTC_TIMESTAMP.source }
+  })
 )
 
 export const CpvCode = Schema.String.pipe(Schema.pattern(/^\d{8}-\d$/))
@@ -19,7 +24,7 @@ export const CpvCode = Schema.String.pipe(Schema.pattern(/^\d{8}-\d$/))
 export const CreditsBlock = Schema.Struct({
   cost: Schema.Int,
   remaining: Schema.Int,
-  period_ends_at: Schema.String.annotations({ description: "ISO 8601 with the Europe/Bucharest offset" })
+  period_ends_at: DateTimeString.annotations({ description: "ISO 8601 with the Europe/Bucharest offset" })
 })
 
 /** Spec 2.1. Unknown deadlines and values are null. */

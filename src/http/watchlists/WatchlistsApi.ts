@@ -1,6 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import * as ApiError from "../../domain/ApiErrors.js"
+import { DateTime } from "../../domain/Timestamps.js"
 import { AccessTokenAuth } from "../AccessTokenAuth.js"
 import { CountiesInput, NonEmptyText } from "../Inputs.js"
 import { errors } from "../WireErrors.js"
@@ -20,7 +21,7 @@ export const Watchlist = Schema.Struct({
       "Extension: the counties the watchlist is limited to (the tender's contracting authority county); empty: anywhere"
   }),
   active: Schema.Boolean,
-  createdAt: Schema.Date
+  createdAt: DateTime
 })
 
 const Name = NonEmptyText(200)

@@ -1,6 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import * as ApiError from "../../domain/ApiErrors.js"
+import { DateTime } from "../../domain/Timestamps.js"
 import { AccessTokenAuth } from "../AccessTokenAuth.js"
 import { errors } from "../WireErrors.js"
 import { CreateWebhook, WebhookEventName } from "./WebhooksApi.js"
@@ -9,7 +10,7 @@ import { CreateWebhook, WebhookEventName } from "./WebhooksApi.js"
 export const DeliverySummary = Schema.Struct({
   id: Schema.UUID,
   status: Schema.Literal("pending", "delivering", "succeeded", "failed", "webhook_deleted"),
-  timestamp: Schema.Date.annotations({
+  timestamp: DateTime.annotations({
     description: "When the last attempt started; the delivery's creation before any attempt"
   }),
   responseCode: Schema.NullOr(Schema.Int).annotations({
@@ -22,7 +23,7 @@ export const DashboardWebhook = Schema.Struct({
   url: Schema.String,
   events: Schema.Array(WebhookEventName),
   active: Schema.Boolean,
-  createdAt: Schema.Date,
+  createdAt: DateTime,
   deliveries: Schema.Array(DeliverySummary).annotations({ description: "The last 10 deliveries, newest first" })
 })
 
@@ -50,7 +51,7 @@ export class WebhookDashboardApi extends HttpApiGroup.make("webhookDashboard")
       .setPath(Schema.Struct({ id: Schema.UUID }))
       .addSuccess(
         Schema.Struct({
-          data: Schema.Struct({ id: Schema.UUID, active: Schema.Literal(false), deletedAt: Schema.Date })
+          data: Schema.Struct({ id: Schema.UUID, active: Schema.Literal(false), deletedAt: DateTime })
         })
       )
       .addError(errors(ApiError.NotFound))

@@ -79,7 +79,11 @@ const withDeliveryCallback = (operation: Record<string, any>): Record<string, an
             name,
             in: "header",
             required: true,
-            schema: { type: "string" }
+            // The signature's timestamp is Unix seconds (spec 6.2), not an ISO 8601 instant.
+            schema:
+              name === "X-SVC-Timestamp"
+                ? { type: "string", pattern: "^\\d+$", description: "Unix time of the attempt, in seconds" }
+                : { type: "string" }
           })),
           requestBody: {
             required: true,

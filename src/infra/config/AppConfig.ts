@@ -43,6 +43,8 @@ export interface AppConfigShape {
   readonly trustProxy: TrustProxy
   /** CORS_ORIGINS: origins allowed to call the API from a browser, exact `scheme://host[:port]`; empty = CORS off. */
   readonly corsOrigins: ReadonlyArray<string>
+  /** MAX_BODY_BYTES: the largest request body read, on every route; larger ones are a 413. */
+  readonly maxBodyBytes: number
 }
 
 export class AppConfig extends Context.Tag("AppConfig")<AppConfig, AppConfigShape>() {}
@@ -146,6 +148,9 @@ const defaultMailFrom = (publicBaseUrl: string) => {
   return `Tender Scoring <no-reply@${domain}>`
 }
 
+/** 1 MiB: the largest body any route needs (a watchlist, a company description) is a few kilobytes. */
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024
+
 export const appConfig: Config.Config<AppConfigShape> = Config.all({
   databaseUrl: url("DATABASE_URL", ["postgres:", "postgresql:"]),
   databaseReadUrl: url("DATABASE_READ_URL", ["postgres:", "postgresql:"]),
@@ -174,7 +179,8 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
     reportsPerHour: positiveInteger("RATE_LIMIT_REPORTS_PER_HOUR", 10)
   }),
   trustProxy: trustProxyConfig,
-  corsOrigins: corsOriginsConfig
+  corsOrigins: corsOriginsConfig,
+  maxBodyBytes: positiveInteger("MAX_BODY_BYTES", DEFAULT_MAX_BODY_BYTES)
 }).pipe(
   Config.validate({
     message: "PUBLIC_BASE_URL: Expected an http:// or https:// URL",

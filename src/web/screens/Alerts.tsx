@@ -31,7 +31,7 @@ export const AlertsScreen = () => {
           urlParams: {
             page,
             limit: PAGE_SIZE,
-            ...(readFilter === "all" ? {} : { unread: readFilter }),
+            ...(readFilter === "all" ? {} : { unread: readFilter === "true" }),
             ...(watchlistId === "" ? {} : { watchlistId }),
             ...(verdict === "" ? {} : { verdict }),
             ...(dateFrom === "" ? {} : { dateFrom: new Date(`${dateFrom}T00:00:00`) })

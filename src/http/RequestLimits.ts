@@ -1,0 +1,196 @@
+import type { IncomingMessage, Server, ServerResponse } from "node:http"
+import type { Socket } from "node:net"
+import { Schema } from "effect"
+import * as ApiError from "../domain/ApiErrors.js"
+import { wireError } from "./WireErrors.js"
+
+/**
+ * How much of a request the server reads: a body of at most `maxBodyBytes`, a URL of at most
+ * MAX_URL_LENGTH characters, request headers of at most MAX_HEADER_BYTES. Anything larger is refused
+ * here, at the node:http level, before the app sees the request and before the body is buffered, with
+ * the uniform error body: 413 PAYLOAD_TOO_LARGE, 414 URI_TOO_LONG, 431 REQUEST_HEADERS_TOO_LARGE.
+ */
+export interface RequestLimits {
+  readonly maxBodyBytes: number
+}
+
+/** The longest URL (path and query) served; ours stay far below it, browsers and proxies cap near it. */
+export const MAX_URL_LENGTH = 8 * 1024
+
+/** The most bytes of request headers (names, values, separators) served: node's own default. */
+export const MAX_HEADER_BYTES = 16 * 1024
+
+/**
+ * What node's HTTP parser reads of a request's head (request line and headers) before it gives up:
+ * room for the two limits above, which are checked on the parsed request so each gets its own answer.
+ */
+export const PARSER_MAX_HEADER_SIZE = MAX_URL_LENGTH + MAX_HEADER_BYTES + 1024
+
+type Refusal =
+  | ApiError.PayloadTooLarge
+  | ApiError.UriTooLong
+  | ApiError.RequestHeadersTooLarge
+  | ApiError.RequestTimeout
+  | ApiError.ValidationError
+
+/** The uniform error body of a refusal, from the same wire schemas as the app's errors. */
+const errorBody = (error: Refusal): string => {
+  const schema = wireError(error.constructor as ApiError.ApiErrorClass)
+  return JSON.stringify(Schema.encodeSync(schema)(error))
+}
+
+const statusOf = (error: Refusal): number => (error.constructor as ApiError.ApiErrorClass).status
+
+const REFUSAL_HEADERS = {
+  "content-type": "application/json",
+  "cache-control": "no-store",
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "no-referrer",
+  // The rest of an oversized request may still be on the wire: reading it is not worth the connection.
+  connection: "close"
+}
+
+const refuse = (response: ServerResponse, error: Refusal) => {
+  const body = errorBody(error)
+  response.writeHead(statusOf(error), { ...REFUSAL_HEADERS, "content-length": Buffer.byteLength(body) })
+  response.end(body)
+}
+
+const STATUS_TEXT: Record<number, string> = {
+  400: "Bad Request",
+  408: "Request Timeout",
+  431: "Request Header Fields Too Large"
+}
+
+/** A whole HTTP/1.1 response, for a socket whose request node could not parse (no ServerResponse exists). */
+const rawResponse = (error: Refusal): string => {
+  const body = errorBody(error)
+  const status = statusOf(error)
+  const headers = Object.entries({ ...REFUSAL_HEADERS, "content-length": Buffer.byteLength(body) })
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join("")
+  return `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? ""}\r\n${headers}\r\n${body}`
+}
+
+const tooLargeBody = (maxBodyBytes: number) =>
+  new ApiError.PayloadTooLarge({
+    message: `The request body is larger than ${maxBodyBytes} bytes (MAX_BODY_BYTES)`
+  })
+
+/** Bytes of the request's headers as they came on the wire: `name: value\r\n` each. */
+const headerBytes = (request: IncomingMessage): number => {
+  let bytes = 0
+  for (let i = 0; i < request.rawHeaders.length; i += 2) {
+    bytes += (request.rawHeaders[i]?.length ?? 0) + (request.rawHeaders[i + 1]?.length ?? 0) + 4
+  }
+  return bytes
+}
+
+/** The head's refusal, if any: a URL or headers over their limit, or a declared body over its own. */
+const refusalOfHead = (request: IncomingMessage, limits: RequestLimits): Refusal | undefined => {
+  if ((request.url?.length ?? 0) > MAX_URL_LENGTH) {
+    return new ApiError.UriTooLong({ message: `The URL is longer than ${MAX_URL_LENGTH} characters` })
+  }
+  if (headerBytes(request) > MAX_HEADER_BYTES) {
+    return new ApiError.RequestHeadersTooLarge({
+      message: `The request headers are larger than ${MAX_HEADER_BYTES} bytes`
+    })
+  }
+  const declared = request.headers["content-length"]
+  if (declared !== undefined && Number(declared) > limits.maxBodyBytes) return tooLargeBody(limits.maxBodyBytes)
+  return undefined
+}
+
+/**
+ * Reads a body of undeclared length (chunked) up to `maxBytes`. A body within the limit is put back
+ * into the request, which the app then reads as if untouched; past the limit reading stops at once,
+ * so at most `maxBytes` and one chunk are ever held.
+ */
+const readChunkedBody = (
+  request: IncomingMessage,
+  maxBytes: number,
+  outcome: { readonly fits: () => void; readonly tooLarge: () => void }
+) => {
+  const chunks: Array<Buffer> = []
+  let size = 0
+  const onReadable = () => {
+    while (request.readableLength > 0) {
+      const chunk: Buffer = request.read()
+      size += chunk.length
+      if (size > maxBytes) {
+        request.off("readable", onReadable)
+        chunks.length = 0
+        outcome.tooLarge()
+        return
+      }
+      chunks.push(chunk)
+    }
+    // `complete`: node has parsed the whole message. The stream's end is not read yet (reading it
+    // would emit `end` before the app listens), so putting the bytes back leaves it readable.
+    if (request.complete) {
+      request.off("readable", onReadable)
+      if (size > 0) request.unshift(Buffer.concat(chunks))
+      outcome.fits()
+    }
+  }
+  request.on("readable", onReadable)
+}
+
+/**
+ * Puts the limits in front of `server`'s app: every `request` event passes the checks first, and is
+ * delivered to the app's listeners only when it is within them. A declared `Content-Length` over the
+ * limit is refused before a byte of the body is read; a chunked body is counted while it arrives.
+ * `Expect: 100-continue` requests are refused without the 100, so the client never sends the body.
+ * Requests node cannot parse (a head over PARSER_MAX_HEADER_SIZE, a malformed request, a timeout)
+ * get the uniform body too, instead of node's bare status line.
+ */
+export const limitRequests = (server: Server, limits: RequestLimits): Server => {
+  const admitted = new WeakSet<IncomingMessage>()
+  const emit = server.emit.bind(server) as (event: string | symbol, ...args: Array<any>) => boolean
+
+  const admit = (request: IncomingMessage, response: ServerResponse) => {
+    const refusal = refusalOfHead(request, limits)
+    if (refusal !== undefined) return refuse(response, refusal)
+    const deliver = () => {
+      admitted.add(request)
+      emit("request", request, response)
+    }
+    if (request.headers["transfer-encoding"] === undefined) return deliver()
+    readChunkedBody(request, limits.maxBodyBytes, {
+      fits: deliver,
+      tooLarge: () => refuse(response, tooLargeBody(limits.maxBodyBytes))
+    })
+  }
+
+  // Node emits `request` itself; the app's listener (added later by the platform) must not see a
+  // request before the checks, so the checks sit in `emit`. Requests replayed by EarlyRequests are
+  // emitted again: those already admitted pass straight through.
+  server.emit = ((event: string | symbol, ...args: Array<any>): boolean => {
+    if (event !== "request" || admitted.has(args[0])) return emit(event, ...args)
+    admit(args[0], args[1])
+    return true
+  }) as typeof server.emit
+
+  server.on("checkContinue", (request: IncomingMessage, response: ServerResponse) => {
+    const refusal = refusalOfHead(request, limits)
+    if (refusal !== undefined) return refuse(response, refusal)
+    response.writeContinue()
+    server.emit("request", request, response)
+  })
+
+  server.on("clientError", (error: NodeJS.ErrnoException, socket: Socket) => {
+    const inResponse = (socket as { _httpMessage?: ServerResponse })._httpMessage?.headersSent === true
+    if (error.code === "ECONNRESET" || !socket.writable || inResponse) return socket.destroy()
+    const refusal =
+      error.code === "HPE_HEADER_OVERFLOW"
+        ? new ApiError.RequestHeadersTooLarge({
+            message: `The request line and headers are larger than ${PARSER_MAX_HEADER_SIZE} bytes`
+          })
+        : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+          ? new ApiError.RequestTimeout({ message: "The request did not arrive in time" })
+          : new ApiError.ValidationError({ message: "The request is not valid HTTP/1.1" })
+    socket.end(rawResponse(refusal))
+  })
+
+  return server
+}
