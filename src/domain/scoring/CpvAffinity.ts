@@ -135,11 +135,13 @@ export interface AffinityReach {
 const reaches = new WeakMap<CpvAffinity, WeakMap<PreparedCompany, ReadonlyMap<string, AffinityReach>>>()
 
 /** Every tender class the company's profile classes lead to, each with its strongest affinity. */
+const NOWHERE: ReadonlyMap<string, AffinityReach> = new Map()
+
 export const affinityReachOf = (
   company: PreparedCompany,
   affinity: CpvAffinity
 ): ReadonlyMap<string, AffinityReach> => {
-  if (affinity.byClass.size === 0) return new Map()
+  if (affinity.byClass.size === 0) return NOWHERE
   let byCompany = reaches.get(affinity)
   if (byCompany === undefined) {
     byCompany = new WeakMap()
