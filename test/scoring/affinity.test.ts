@@ -159,6 +159,14 @@ const fixtures = Effect.gen(function* () {
                           VALUES (${tenant!.id}, 'Publicitate SRL', '', ${fiscalCode}) RETURNING id`,
       (rows) => rows[0]!.id
     )
+  const watcher = (cpv: string) =>
+    Effect.gen(function* () {
+      const [row] = yield* sql<{ id: string }>`INSERT INTO companies (tenant_id, name, description)
+                                                VALUES (${tenant!.id}, 'Agenție SRL', '') RETURNING id`
+      yield* sql`INSERT INTO watchlists (tenant_id, company_id, name, cpv_codes, keywords, min_score)
+                 VALUES (${tenant!.id}, ${row!.id}, 'W', ${[cpv]}::char(10)[], '{}'::text[], 50)`
+      return row!.id
+    })
   const cpvScore = (companyId: string, tenderId: string) =>
     Effect.map(
       sql<{ cpv: number }>`SELECT score_cpv::float8 AS cpv FROM tender_scores
@@ -170,7 +178,7 @@ const fixtures = Effect.gen(function* () {
       SELECT revision::text AS revision, model_version FROM cpv_affinity_state`,
     (rows) => rows[0]!
   )
-  return { sql, notice, awards, companyWithFiscalCode, cpvScore, state }
+  return { sql, notice, awards, companyWithFiscalCode, watcher, cpvScore, state }
 })
 
 describe("CPV affinity learned from award notices (PostgreSQL)", () => {
@@ -210,8 +218,11 @@ describe("CPV affinity learned from award notices (PostgreSQL)", () => {
             WHERE cpv_class = '7934' AND other_class = '3929'`
           expect(learned).toEqual([{ common: 3, suppliers: 4 }])
 
+          // A company that only watches publicity services is reached too (the prefilter's watchlist keys).
+          const watching = yield* f.watcher("79341000-6")
           const promo2 = yield* f.notice({ cpv: "39294100-0", title: "Materiale promoționale inscripționate" })
           yield* scoring.scoreTenders([promo2], { isNew: [promo2] })
+          expect(yield* f.cpvScore(watching, promo2)).toBeGreaterThan(0)
           const cpv = yield* f.cpvScore(companyId, promo2)
           expect(cpv).toBeGreaterThan(0)
           expect(cpv).toBeLessThanOrEqual(AFFINITY_MAX_SCORE)
