@@ -56,12 +56,9 @@ export const makeCandidatePrefilter = Effect.gen(function* () {
       const allCpvKeys = [...new Set([...tenders.flatMap((t) => [...cpvKeys.get(t)!]), ...allAffine.map(classKey)])]
       const allKeys = [...new Set(tenders.flatMap((t) => [...t.prepared.indexKeys]))]
       const allAuthorities = [...new Set(tenders.map((t) => t.row.authority_id))]
-      const allGroups = [
-        ...new Set([
-          ...tenders.flatMap((t) => codesOf(t).map((code) => code.slice(0, 3))),
-          ...allAffine.map((c) => c.slice(0, 3))
-        ])
-      ]
+      const allGroups = [...new Set(tenders.flatMap((t) => codesOf(t).map((code) => code.slice(0, 3))))]
+      // The affine classes exactly (their group narrows the index scan; the class filters it).
+      const affineGroups = [...new Set(allAffine.map((c) => c.slice(0, 3)))]
       const allDivisionCodes = [...new Set(tenders.flatMap((t) => codesOf(t).flatMap(cpv.divisionCodeOf)))]
       const textKeys = new Map(
         tenders.map((t) => [
@@ -89,6 +86,7 @@ export const makeCandidatePrefilter = Effect.gen(function* () {
         JOIN companies c ON c.fiscal_code = ANY(a.winner_fiscal_codes) AND c.active
         WHERE a.notice_type = 'award'
           AND (left(a.main_cpv, 3) = ANY(${allGroups}::text[])
+               OR (left(a.main_cpv, 3) = ANY(${affineGroups}::text[]) AND left(a.main_cpv, 4) = ANY(${allAffine}::text[]))
                OR a.main_cpv = ANY(${allDivisionCodes}::char(10)[])
                OR a.authority_id = ANY(${allAuthorities}::uuid[]))`
 
