@@ -163,7 +163,12 @@ const cpvFactorOf = (
   company: PreparedCompany,
   tender: PreparedTender,
   affinity: CpvAffinity
-): { readonly tree: CpvMatch; readonly affinity: AffinityMatch | null; readonly score: number; cpvType: CpvType } => {
+): {
+  readonly tree: CpvMatch
+  readonly affinity: AffinityMatch | null
+  readonly score: number
+  readonly cpvType: CpvType
+} => {
   const tree = bestCpvMatchOf(tender.cpv, company.profileCpv)
   // No affinity reaches past its cap: a tree match at or above it is not looked up.
   const reached = tree.score >= AFFINITY_MAX_SCORE ? null : bestAffinityMatch(tender.cpv, company, affinity)
