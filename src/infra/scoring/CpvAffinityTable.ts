@@ -92,17 +92,9 @@ export const makeCpvAffinityTable = Effect.gen(function* () {
   const state = sql<{ revision: string; model_version: string | null }>`
     SELECT revision::text AS revision, model_version FROM cpv_affinity_state`
 
-  /**
-   * The affinity as of now: the cached copy while the table's revision is the one it was read at;
-   * a table computed by another model version (or never, right after migration 0023) is relearned
-   * first, so a model bump never scores with another version's measure.
-   */
-  const current: Effect.Effect<CpvAffinity, SqlError.SqlError> = Effect.gen(function* () {
-    let [row] = yield* state
-    if (row !== undefined && row.model_version !== MODEL_VERSION) {
-      yield* recompute
-      ;[row] = yield* state
-    }
+  /** The table as stored: the cached copy while the table's revision is the one it was read at. */
+  const stored: Effect.Effect<CpvAffinity, SqlError.SqlError> = Effect.gen(function* () {
+    const [row] = yield* state
     const revision = row?.revision ?? "0"
     const cached = yield* Ref.get(snapshot)
     if (cached !== null && cached.revision === revision) return cached
@@ -111,7 +103,18 @@ export const makeCpvAffinityTable = Effect.gen(function* () {
     return loaded
   })
 
-  return { recompute, recomputeAfter, current }
+  /**
+   * The affinity a scorer uses: the stored one, but a table computed by another model version (or
+   * never, right after migration 0023) is relearned first, so a model bump never scores with another
+   * version's measure.
+   */
+  const current: Effect.Effect<CpvAffinity, SqlError.SqlError> = Effect.gen(function* () {
+    const [row] = yield* state
+    if (row !== undefined && row.model_version !== MODEL_VERSION) yield* recompute
+    return yield* stored
+  })
+
+  return { recompute, recomputeAfter, current, stored }
 })
 
 export type CpvAffinityTable = Effect.Effect.Success<typeof makeCpvAffinityTable>

@@ -32,7 +32,8 @@ export const ScoreReasonsLive = Layer.effect(
       reasonsFor: (companyId, tenderIds, language = "en") =>
         Effect.gen(function* () {
           const stats = yield* corpus.current
-          const affinity = yield* affinityTable.current
+          // As stored: a read never relearns the table (the scorers do, ScoringService).
+          const affinity = yield* affinityTable.stored
           return yield* reads.reasonsFor(companyId, tenderIds, stats, language, affinity)
         }).pipe(Effect.orDie, Effect.withSpan("ScoreReasons.reasonsFor"))
     }
