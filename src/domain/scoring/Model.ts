@@ -156,25 +156,19 @@ export const emptyFindings = (): FactorFindings => ({
 })
 
 /**
- * The cpv factor before feedback: the tree match, or the learned affinity when it says more (it is
- * capped below a same-class match, so it only lifts tenders the tree places far from the profile).
+ * The learned affinity that beats the tree match, if any: it is capped below a same-class match, so
+ * it only lifts tenders the tree places far from the profile (a tree match at or above the cap is
+ * not looked up, nor is anything when nothing was learned: scoring asks for every pair).
  */
-const cpvFactorOf = (
+const affinityBeyondTree = (
   company: PreparedCompany,
   tender: PreparedTender,
+  tree: CpvMatch,
   affinity: CpvAffinity
-): {
-  readonly tree: CpvMatch
-  readonly affinity: AffinityMatch | null
-  readonly score: number
-  readonly cpvType: CpvType
-} => {
-  const tree = bestCpvMatchOf(tender.cpv, company.profileCpv)
-  // No affinity reaches past its cap: a tree match at or above it is not looked up.
-  const reached = tree.score >= AFFINITY_MAX_SCORE ? null : bestAffinityMatch(tender.cpv, company, affinity)
-  if (reached === null || reached.score <= tree.score)
-    return { tree, affinity: null, score: tree.score, cpvType: tree.cpvType }
-  return { tree, affinity: reached, score: reached.score, cpvType: reached.main ? "primary" : "additional" }
+): AffinityMatch | null => {
+  if (affinity.byClass.size === 0 || tree.score >= AFFINITY_MAX_SCORE) return null
+  const reached = bestAffinityMatch(tender.cpv, company, affinity)
+  return reached !== null && reached.score > tree.score ? reached : null
 }
 
 /**
@@ -190,13 +184,15 @@ export const scorePair = (
   found?: FactorFindings
 ): TenderScore => {
   const t = tender.tender
-  const cpv = cpvFactorOf(company, tender, affinity)
+  const tree = bestCpvMatchOf(tender.cpv, company.profileCpv)
+  const reached = affinityBeyondTree(company, tender, tree, affinity)
+  const cpvScore = reached === null ? tree.score : reached.score
   const place = nearestCounty(t.county ?? null, company.place.counties)
   // The user's marks in the tender's class move the cpv factor within bounds (Feedback.ts).
   const feedback = feedbackFor(company.feedback, t.mainCpv)
   if (found !== undefined) {
-    found.cpv = cpv.tree
-    found.cpvAffinity = cpv.affinity
+    found.cpv = tree
+    found.cpvAffinity = reached
     found.place = place
     found.cpvFeedback = feedback ?? null
   }
@@ -204,10 +200,10 @@ export const scorePair = (
   const factors = factorBreakdown({
     semantic: fraction(semanticScore(company.queryTerms, tender, corpus, company.queryWeights, found?.semantic)),
     keyword: fraction(keywordScore(company.phrases, tender, found?.keyword)),
-    cpv: fraction(feedback === undefined ? cpv.score : cpv.score + feedbackShift(feedback)),
+    cpv: fraction(feedback === undefined ? cpvScore : cpvScore + feedbackShift(feedback)),
     value_fit: fraction(valueFitScore(t.valueRon, company.minValue, company.maxValue, found?.value_fit)),
     historical: fraction(historicalScore(t, company.company.history, found?.historical, place)),
-    cpvType: cpv.cpvType
+    cpvType: reached === null ? tree.cpvType : reached.main ? "primary" : "additional"
   })
   const sum =
     factors.semantic.contribution +
