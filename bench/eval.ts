@@ -24,6 +24,14 @@
  *    knows where the client works would). Its naive baseline is the CPV prefix with the county as
  *    a tie-break (a place-aware baseline).
  *
+ * 1x, 1t (issue 21, CPV affinity learned from awards): case 1's companies whose held-out target
+ *    lies in another CPV division than every earlier award (cross-branch wins), and those with one
+ *    or two earlier awards (thin history), each beside its CPV-prefix and BM25 baselines. The
+ *    service learns the affinity from the award notices it imported; `EVAL_AFFINITY=off` empties
+ *    the learned table after the award import (before any open notice is scored) and reports the
+ *    same protocol without it: the "before" of these rows. The report names how many class pairs
+ *    were learned.
+ *
  * Metrics (bench/eval/metrics.ts): the service as listed (its own order, ties broken by the list's
  * order) and, for comparison, with its score ties ordered at random; baselines and BM25 with ties
  * at random. A tender a ranking does not return (not listed; score 0) never counts.
@@ -60,6 +68,8 @@ import {
 } from "./eval/service.js"
 
 const CLI_CONCURRENCY = 3
+/** EVAL_AFFINITY=off: the history cases without the learned CPV affinity (the "before" of 1x and 1t). */
+const AFFINITY_OFF = process.env.EVAL_AFFINITY === "off"
 /** Open notices close in 60 days, so the service counts them as open (and rescores them). */
 const DEADLINE = new Date(Date.now() + 60 * 86_400_000).toISOString()
 
@@ -213,6 +223,18 @@ const runHistoryCases = async () => {
     fs.writeFileSync(openFile, openNoticesJsonl(pool1, DEADLINE))
     log(`importing ${earlierAwards.length} award notices (SEAP CSV) and ${pool1.length} open notices (JSON)`)
     const importedAwards = await service.cli(["tenders", "import", awardsFile, "--format", "sicap"])
+    await service.drained()
+    const [learned] = await service.query<{ pairs: number; suppliers: number }>(
+      "SELECT (SELECT count(*)::int FROM cpv_class_affinity) AS pairs, suppliers FROM cpv_affinity_state"
+    )
+    log(
+      `CPV affinity learned from the award notices: ${learned!.pairs} class pairs (both directions), ${learned!.suppliers} suppliers`
+    )
+    if (AFFINITY_OFF) {
+      // The service without affinity: the table emptied and its revision moved, so every scorer reloads it.
+      await service.query("DELETE FROM cpv_class_affinity")
+      await service.query("UPDATE cpv_affinity_state SET revision = revision + 1")
+    }
     const importedOpen = await service.cli(["tenders", "import", openFile, "--format", "json"])
     log(`imports: ${JSON.stringify(importedAwards)} ${JSON.stringify(importedOpen)}; waiting for the worker`)
     await service.drained()
@@ -220,7 +242,7 @@ const runHistoryCases = async () => {
     for (const [key, tenant] of tenants) {
       lists.set(key, await mapLimit(tenant.companies, 4, (id) => readList(service, tenant.apiKey, id)))
     }
-    return { lists, imports: { awards: importedAwards, open: importedOpen } }
+    return { lists, imports: { awards: importedAwards, open: importedOpen }, affinity: learned! }
   } finally {
     await service.stop()
   }
@@ -340,6 +362,11 @@ const main = async () => {
       }
     })
   const case1Rows = rowsFor("history")
+  const divisionOf = (a: Award) => a.mainCpv.slice(0, 2)
+  const crossBranch = (c: HistoryCase) => c.earlier.every((a) => divisionOf(a) !== divisionOf(c.target))
+  const thinHistory = (c: HistoryCase) => c.earlier.length <= 2
+  const case1xRows = case1Rows.filter((_, i) => crossBranch(historyCases[i]!))
+  const case1tRows = case1Rows.filter((_, i) => thinHistory(historyCases[i]!))
   const case3bRows = rowsFor("watchHistory")
   const case3cRows = rowsFor("watchOnly")
   const case3dRows = rowsFor("watchPlace")
@@ -389,6 +416,8 @@ const main = async () => {
   }
 
   const case1 = { pool_size: pool1.length, award_notices: earlierAwards.length, ...summarizeTargets(case1Rows) }
+  const case1x = { pool_size: pool1.length, ...summarizeTargets(case1xRows) }
+  const case1t = { pool_size: pool1.length, ...summarizeTargets(case1tRows) }
   const case3b = { pool_size: pool1.length, ...summarizeTargets(case3bRows) }
   const case3c = { pool_size: pool1.length, ...summarizeTargets(case3cRows) }
   const case3d = { pool_size: pool1.length, ...summarizeTargets(case3dRows) }
@@ -397,7 +426,10 @@ const main = async () => {
     measured_at: new Date().toISOString(),
     seconds: Math.round((Date.now() - started) / 1000),
     model_version_in_process: legacy.modelVersion,
+    cpv_affinity: { off: AFFINITY_OFF, learned_from_award_notices: historyRun.affinity },
     case1_history_only: case1,
+    case1x_cross_branch_wins: case1x,
+    case1t_thin_history: case1t,
     case2_description_only: case2,
     case2f_feedback: case2Feedback,
     case3a_watchlist_in_process: {
@@ -442,6 +474,12 @@ const main = async () => {
     pad(["case", "metric", "service (as listed)", "service (ties random)", "naive baseline", "BM25 full text", "note"]),
     pad(["---", "---", "---", "---", "---", "---", "---"]),
     ...targetLines("1. history only", case1, "baseline: CPV prefix"),
+    ...targetLines(
+      "1x. cross-branch wins (case 1, target in another CPV division)",
+      case1x,
+      `baseline: CPV prefix; affinity ${AFFINITY_OFF ? "off" : "on"}, ${historyRun.affinity.pairs} class pairs learned`
+    ),
+    ...targetLines("1t. thin history (case 1, 1-2 earlier awards)", case1t, "baseline: CPV prefix"),
     pad([
       `2. description only (${case2.profiles} profiles, pool ${case2.pool_size})`,
       "P@10",
@@ -536,6 +574,10 @@ const main = async () => {
     "## Case 1, per company (ranks; expected rank inside a tie group; – = not returned)",
     "",
     perTarget(case1Rows),
+    "",
+    "## Case 1x (cross-branch wins), per company",
+    "",
+    perTarget(case1xRows),
     "",
     "## Case 3b, per company",
     "",

@@ -3,7 +3,9 @@
  * (`src/bin/cli.ts`), the real API and worker processes (`src/bin/api.ts`, `src/bin/worker.ts`).
  * The three entry points are bundled once with esbuild, exactly as `npm start` bundles its own
  * (src/bin/launch.mjs), because loading the Effect packages file by file under tsx costs seconds a
- * call on this machine. The harness reads the database only to wait for the worker's queue to drain.
+ * call on this machine. The harness reads the database only to wait for the worker's queue to drain
+ * and to report how many CPV class affinities the service learned; it writes it only for the
+ * `EVAL_AFFINITY=off` run (bench/eval.ts), which empties the learned table.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process"
 import * as fs from "node:fs"
@@ -65,6 +67,8 @@ export interface Service {
   readonly baseUrl: string
   readonly cli: (args: ReadonlyArray<string>) => Promise<any>
   readonly http: (method: string, route: string, token: string, body?: unknown) => Promise<any>
+  /** One statement on the service's database (the harness's own reads, and the EVAL_AFFINITY=off switch). */
+  readonly query: <A extends object>(statement: string) => Promise<Array<A>>
   /** Resolves once no job is queued or running (the worker's rescores are done). */
   readonly drained: () => Promise<void>
   readonly stop: () => Promise<void>
@@ -165,6 +169,16 @@ export const startService = async (name: string): Promise<Service> => {
     }
   }
 
+  const query = async <A extends object>(statement: string) => {
+    const client = new pg.Client({ connectionString: databaseUrl })
+    await client.connect()
+    try {
+      return (await client.query(statement)).rows as Array<A>
+    } finally {
+      await client.end()
+    }
+  }
+
   const stop = async () => {
     await Promise.all(
       children.map(
@@ -183,7 +197,7 @@ export const startService = async (name: string): Promise<Service> => {
     if (process.env.EVAL_KEEP_DB !== "1") await admin(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
   }
 
-  return { databaseUrl, baseUrl, cli, http, drained, stop }
+  return { databaseUrl, baseUrl, cli, http, query, drained, stop }
 }
 
 /** Runs `work` over `items`, `concurrency` at a time, results in input order. */

@@ -1,4 +1,5 @@
 import { countyDistance } from "../tenders/CountyDistance.js"
+import { type AffinityMatch, type CpvAffinity, NO_AFFINITY } from "./CpvAffinity.js"
 import { type CpvLevel, type CpvMatch, cpvLevelOf, INSIDE, meetingNode } from "./CpvMatch.js"
 import type { ClassFeedback } from "./Feedback.js"
 import { cpvClassOf } from "./Historical.js"
@@ -52,10 +53,24 @@ export interface CpvCodePair {
   readonly score: number
 }
 
+/** The learned affinity that gave the CPV score (CpvAffinity.ts): firms that win `profileCode` also win `tenderCode`. */
+export interface CpvAffinityEvidence {
+  readonly tenderCode: string
+  readonly main: boolean
+  /** The profile code (8 digits) whose class leads to the tender's. */
+  readonly profileCode: string
+  /** Suppliers that won in both classes, of the suppliers that won in the profile code's class. */
+  readonly commonSuppliers: number
+  readonly classSuppliers: number
+  readonly score: number
+}
+
 export interface CpvEvidence {
   readonly profileCodes: number
   /** null when no code of the tender is near a profile code. */
   readonly match: CpvCodePair | null
+  /** Set when a learned affinity, not the tree, gave the score. */
+  readonly affinity?: CpvAffinityEvidence | null
   /** The user's marks in the tender's CPV class that shifted the score (Feedback.ts); null when none. */
   readonly feedback?: ClassFeedback | null
 }
@@ -145,13 +160,30 @@ const cpvEvidence = (company: PreparedCompany, match: CpvMatch | null): CpvEvide
   }
 }
 
+const affinityEvidence = (match: AffinityMatch | null): CpvAffinityEvidence | null =>
+  match === null
+    ? null
+    : {
+        tenderCode: match.tenderCode,
+        main: match.main,
+        profileCode: match.reach.profileCode,
+        commonSuppliers: match.reach.affinity.commonSuppliers,
+        classSuppliers: match.reach.affinity.classSuppliers,
+        score: match.score
+      }
+
 /**
  * Scores a pair and says why: the same scorePair as the scoring runs, asked to record what each
  * factor found. Slower than scorePair (it allocates the evidence); meant for the pairs a user reads.
  */
-export const explainScore = (company: PreparedCompany, tender: PreparedTender, corpus: CorpusStats): ExplainedScore => {
+export const explainScore = (
+  company: PreparedCompany,
+  tender: PreparedTender,
+  corpus: CorpusStats,
+  affinity: CpvAffinity = NO_AFFINITY
+): ExplainedScore => {
   const found = emptyFindings()
-  const score = scorePair(company, tender, corpus, found)
+  const score = scorePair(company, tender, corpus, affinity, found)
   return {
     score,
     evidence: {
@@ -161,7 +193,11 @@ export const explainScore = (company: PreparedCompany, tender: PreparedTender, c
         inTitle: found.keyword.inTitle,
         inDescription: found.keyword.inDescription
       },
-      cpv: { ...cpvEvidence(company, found.cpv), feedback: found.cpvFeedback },
+      cpv: {
+        ...cpvEvidence(company, found.cpv),
+        affinity: affinityEvidence(found.cpvAffinity),
+        feedback: found.cpvFeedback
+      },
       value_fit: {
         placement: found.value_fit.placement,
         value: tender.tender.valueRon,

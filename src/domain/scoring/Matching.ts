@@ -1,3 +1,4 @@
+import { AFFINITY_CANDIDATE_STRENGTH, affinityReachOf, type CpvAffinity, NO_AFFINITY } from "./CpvAffinity.js"
 import { cpvMatchReaches, digitsOf, withinCode } from "./CpvMatch.js"
 import type { PreparedCompany, PreparedTender, PreparedWatchlist } from "./Inputs.js"
 import { matchesAnyPhrase } from "./KeywordMatch.js"
@@ -8,9 +9,11 @@ import { type CorpusStats, emptyCorpusStats, isSpecific, specificity } from "./S
  * The candidate filter: which (company, tender) pairs get a stored score. A pair is a candidate
  * when the tender's CPV lies inside a watched or previously won code or shares at least its class
  * (4 digits) with one, when a watchlist keyword occurs in it, when a watchlist targets its
- * authority, when the company has won an award from the same authority, or when the tender's title
- * and description share specific words with the company's description or won award titles (text
- * evidence, see isTextCandidate). Pairs outside it are not scored: their keyword factor
+ * authority, when the company has won an award from the same authority, when a class of its codes
+ * leads to the tender's class by a learned affinity of at least AFFINITY_CANDIDATE_STRENGTH (the
+ * same suppliers win both, CpvAffinity.ts), or when the tender's title and description share
+ * specific words with the company's description or won award titles (text evidence, see
+ * isTextCandidate). Pairs outside it are not scored: their keyword factor
  * is 0, their CPV factor at most 0.55 (same group) and their text similarity weak. The SQL
  * prefilter returns a superset of this; this is the rule.
  */
@@ -95,16 +98,31 @@ export const isTextCandidate = (company: PreparedCompany, tender: PreparedTender
   return shared > 0 && (shared >= floor || shared >= TEXT_CANDIDATE_COVERAGE * total)
 }
 
+/** Whether a tender code's class is one the company's classes lead to by a strong enough affinity. */
+export const isAffinityCandidate = (
+  company: PreparedCompany,
+  tender: PreparedTender,
+  affinity: CpvAffinity
+): boolean => {
+  const reach = affinityReachOf(company, affinity)
+  if (reach.size === 0) return false
+  return tender.cpv.digits.some(
+    (digits) => (reach.get(digits.slice(0, 4))?.affinity.strength ?? 0) >= AFFINITY_CANDIDATE_STRENGTH
+  )
+}
+
 export const isCandidate = (
   company: PreparedCompany,
   tender: PreparedTender,
-  stats: CorpusStats = emptyCorpusStats
+  stats: CorpusStats = emptyCorpusStats,
+  affinity: CpvAffinity = NO_AFFINITY
 ): boolean => {
   const t = tender.tender
   if (cpvMatchReaches(tender.cpv, company.profileCpv, CANDIDATE_MIN_CPV)) return true
   if (company.authorityIds.has(t.authorityId)) return true
   if (company.company.history.some((award) => award.authorityId === t.authorityId)) return true
   if (matchesAnyPhrase(company.phrases, tender)) return true
+  if (affinity.byClass.size > 0 && isAffinityCandidate(company, tender, affinity)) return true
   return company.textTerms.length > 0 && isTextCandidate(company, tender, stats)
 }
 

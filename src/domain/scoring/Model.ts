@@ -1,3 +1,10 @@
+import {
+  AFFINITY_MAX_SCORE,
+  type AffinityMatch,
+  bestAffinityMatch,
+  type CpvAffinity,
+  NO_AFFINITY
+} from "./CpvAffinity.js"
 import { bestCpvMatchOf, type CpvMatch, type CpvType } from "./CpvMatch.js"
 import { type ClassFeedback, feedbackFor, feedbackShift } from "./Feedback.js"
 import { type AwardCounts, historicalScore } from "./Historical.js"
@@ -12,7 +19,7 @@ import type { Verdict } from "./Verdict.js"
  * The tender scoring model. Its version names everything that changes a score: weights,
  * thresholds, factor constants. Change any of them and bump the version (a test pins them).
  */
-export const MODEL_VERSION = "tsm-1.3.0"
+export const MODEL_VERSION = "tsm-1.4.0"
 
 export const WEIGHTS = {
   semantic: 0.25,
@@ -33,6 +40,8 @@ export type Weights = { readonly [name in FactorName]: number }
  */
 export const MODEL_WEIGHTS: { readonly [version: string]: Weights } = {
   [MODEL_VERSION]: WEIGHTS,
+  // tsm-1.3.0: same weights; its cpv factor knew only the CPV tree, not the classes the same firms win (CpvAffinity.ts).
+  "tsm-1.3.0": WEIGHTS,
   // tsm-1.2.0: same weights; its historical factor did not know where the company works (Place.ts).
   "tsm-1.2.0": WEIGHTS,
   // tsm-1.1.0: same weights; a company known by its description alone needed the stricter text floor.
@@ -125,6 +134,8 @@ export interface FactorFindings {
   readonly semantic: Array<SharedTerm>
   readonly keyword: KeywordsFound
   cpv: CpvMatch | null
+  /** The affinity that gave the cpv score, when it beat the tree match (CpvAffinity.ts); else null. */
+  cpvAffinity: AffinityMatch | null
   /** The user's marks in the tender's CPV class that shifted the cpv factor, if any. */
   cpvFeedback: ClassFeedback | null
   readonly value_fit: { placement: ValuePlacement }
@@ -137,6 +148,7 @@ export const emptyFindings = (): FactorFindings => ({
   semantic: [],
   keyword: { inTitle: [], inDescription: [] },
   cpv: null,
+  cpvAffinity: null,
   cpvFeedback: null,
   value_fit: { placement: "no-range" },
   historical: { fromAuthority: 0, inClass: 0 },
@@ -144,22 +156,43 @@ export const emptyFindings = (): FactorFindings => ({
 })
 
 /**
+ * The learned affinity that beats the tree match, if any: it is capped below a same-class match, so
+ * it only lifts tenders the tree places far from the profile (a tree match at or above the cap is
+ * not looked up, nor is anything when nothing was learned: scoring asks for every pair).
+ */
+const affinityBeyondTree = (
+  company: PreparedCompany,
+  tender: PreparedTender,
+  tree: CpvMatch,
+  affinity: CpvAffinity
+): AffinityMatch | null => {
+  if (affinity.byClass.size === 0 || tree.score >= AFFINITY_MAX_SCORE) return null
+  const reached = bestAffinityMatch(tender.cpv, company, affinity)
+  return reached !== null && reached.score > tree.score ? reached : null
+}
+
+/**
  * Scores one (company, tender) pair. Pure: the same inputs always give the same score. With
  * `found`, each factor also records its evidence there (the scoring runs leave it out: no cost).
+ * `affinity`: the CPV classes the same suppliers win (CpvAffinity.ts); without it, the tree alone.
  */
 export const scorePair = (
   company: PreparedCompany,
   tender: PreparedTender,
   corpus: CorpusStats,
+  affinity: CpvAffinity = NO_AFFINITY,
   found?: FactorFindings
 ): TenderScore => {
   const t = tender.tender
-  const cpv = bestCpvMatchOf(tender.cpv, company.profileCpv)
+  const tree = bestCpvMatchOf(tender.cpv, company.profileCpv)
+  const reached = affinityBeyondTree(company, tender, tree, affinity)
+  const cpvScore = reached === null ? tree.score : reached.score
   const place = nearestCounty(t.county ?? null, company.place.counties)
   // The user's marks in the tender's class move the cpv factor within bounds (Feedback.ts).
   const feedback = feedbackFor(company.feedback, t.mainCpv)
   if (found !== undefined) {
-    found.cpv = cpv
+    found.cpv = tree
+    found.cpvAffinity = reached
     found.place = place
     found.cpvFeedback = feedback ?? null
   }
@@ -167,10 +200,10 @@ export const scorePair = (
   const factors = factorBreakdown({
     semantic: fraction(semanticScore(company.queryTerms, tender, corpus, company.queryWeights, found?.semantic)),
     keyword: fraction(keywordScore(company.phrases, tender, found?.keyword)),
-    cpv: fraction(feedback === undefined ? cpv.score : cpv.score + feedbackShift(feedback)),
+    cpv: fraction(feedback === undefined ? cpvScore : cpvScore + feedbackShift(feedback)),
     value_fit: fraction(valueFitScore(t.valueRon, company.minValue, company.maxValue, found?.value_fit)),
     historical: fraction(historicalScore(t, company.company.history, found?.historical, place)),
-    cpvType: cpv.cpvType
+    cpvType: reached === null ? tree.cpvType : reached.main ? "primary" : "additional"
   })
   const sum =
     factors.semantic.contribution +

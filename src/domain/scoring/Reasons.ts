@@ -1,3 +1,4 @@
+import { type CpvAffinity, NO_AFFINITY } from "./CpvAffinity.js"
 import {
   type CpvEvidence,
   explainScore,
@@ -45,8 +46,15 @@ const millionsIn = (say: Phrasebook, ron: number): string => millions(ron).repla
 const listOf = (say: Phrasebook, items: ReadonlyArray<string>): string =>
   items.slice(0, MAX_WORDS).join(say.separators.list)
 
-const cpvMatchReason = ({ profileCodes, match }: CpvEvidence, say: Phrasebook): string => {
+const cpvMatchReason = ({ profileCodes, match, affinity }: CpvEvidence, say: Phrasebook): string => {
   if (profileCodes === 0) return say.cpv.noCodes
+  if (affinity !== undefined && affinity !== null)
+    return fill(say.cpv.affinity, {
+      won: affinity.profileCode,
+      code: affinity.tenderCode.slice(0, 8),
+      common: affinity.commonSuppliers,
+      suppliers: affinity.classSuppliers
+    })
   if (match === null) return say.cpv.noneNear
   const which = fill(match.main ? say.cpv.mainCode : say.cpv.additionalCode, { code: match.tenderCode })
   const level = say.cpvLevels[match.level]
@@ -165,5 +173,6 @@ export const explainPair = (
   company: PreparedCompany,
   tender: PreparedTender,
   corpus: CorpusStats,
-  language: ReasonLanguage = "en"
-): FactorReasons => reasonsOf(explainScore(company, tender, corpus).evidence, language)
+  language: ReasonLanguage = "en",
+  affinity: CpvAffinity = NO_AFFINITY
+): FactorReasons => reasonsOf(explainScore(company, tender, corpus, affinity).evidence, language)

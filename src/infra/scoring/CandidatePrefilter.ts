@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { tenderCpvKeys } from "../../domain/scoring/CpvMatch.js"
+import { AFFINITY_CANDIDATE_STRENGTH, type CpvAffinity } from "../../domain/scoring/CpvAffinity.js"
+import { significantDigits, tenderCpvKeys } from "../../domain/scoring/CpvMatch.js"
 import { type CorpusStats, isSpecific } from "../../domain/scoring/Semantic.js"
 import { indexKey } from "../../domain/scoring/Text.js"
 import { loadCpvDivisions } from "./CpvDivisions.js"
@@ -16,7 +17,8 @@ export interface CandidatePair {
  * Candidate prefilter, through indexes only: one query for the watchlists whose CPV keys meet the
  * batch's (CpvMatch.tenderCpvKeys: a watched code containing a tender code or sharing its class),
  * whose keyword anchors occur in its text or that target its authorities; one for the award notices
- * of the same CPV group, division code or authority and the companies that won them; one for the
+ * of the same CPV group, division code or authority and the companies that won them (and, both,
+ * for the classes a tender's class has a learned affinity with, CpvAffinity.ts); one for the
  * companies whose description, and one for the award notices whose title, contain a specific word
  * of the batch ("specific" as Semantic.isSpecific, so common words such as "lucrări" never fan out
  * to every company). Keys are stored columns with GIN indexes (migration 0013). The rows are then
@@ -29,15 +31,34 @@ export const makeCandidatePrefilter = Effect.gen(function* () {
   // The CPV table is static reference data: read it on first use, then keep it.
   const divisions = yield* Effect.cached(loadCpvDivisions.pipe(Effect.provideService(SqlClient.SqlClient, sql)))
 
-  const candidatePairs = (tenders: ReadonlyArray<LoadedTender>, stats: CorpusStats) =>
+  const candidatePairs = (tenders: ReadonlyArray<LoadedTender>, stats: CorpusStats, affinity: CpvAffinity) =>
     Effect.gen(function* () {
       const cpv = yield* divisions
       const codesOf = (t: LoadedTender) => [t.prepared.tender.mainCpv, ...t.prepared.tender.additionalCpvs]
+      // The classes whose winners or watchers a tender's classes reach by affinity (it is symmetric,
+      // so the tender's class's own list names them), strong enough for the candidate rule.
+      const affineClasses = new Map(
+        tenders.map((t) => [
+          t,
+          new Set(
+            codesOf(t).flatMap((code) =>
+              [...(affinity.byClass.get(code.slice(0, 4))?.values() ?? [])]
+                .filter((a) => a.strength >= AFFINITY_CANDIDATE_STRENGTH)
+                .map((a) => a.otherClass)
+            )
+          )
+        ])
+      )
+      const allAffine = [...new Set(tenders.flatMap((t) => [...affineClasses.get(t)!]))]
+      // A class as a watched code's key (CpvMatch.watchedCpvKey: significant digits, cut to the class).
+      const classKey = (cpvClass: string) => significantDigits(`${cpvClass}0000`).slice(0, 4)
       const cpvKeys = new Map(tenders.map((t) => [t, new Set(codesOf(t).flatMap(tenderCpvKeys))]))
-      const allCpvKeys = [...new Set(tenders.flatMap((t) => [...cpvKeys.get(t)!]))]
+      const allCpvKeys = [...new Set([...tenders.flatMap((t) => [...cpvKeys.get(t)!]), ...allAffine.map(classKey)])]
       const allKeys = [...new Set(tenders.flatMap((t) => [...t.prepared.indexKeys]))]
       const allAuthorities = [...new Set(tenders.map((t) => t.row.authority_id))]
       const allGroups = [...new Set(tenders.flatMap((t) => codesOf(t).map((code) => code.slice(0, 3))))]
+      // The affine classes exactly (their group narrows the index scan; the class filters it).
+      const affineGroups = [...new Set(allAffine.map((c) => c.slice(0, 3)))]
       const allDivisionCodes = [...new Set(tenders.flatMap((t) => codesOf(t).flatMap(cpv.divisionCodeOf)))]
       const textKeys = new Map(
         tenders.map((t) => [
@@ -65,6 +86,7 @@ export const makeCandidatePrefilter = Effect.gen(function* () {
         JOIN companies c ON c.fiscal_code = ANY(a.winner_fiscal_codes) AND c.active
         WHERE a.notice_type = 'award'
           AND (left(a.main_cpv, 3) = ANY(${allGroups}::text[])
+               OR (left(a.main_cpv, 3) = ANY(${affineGroups}::text[]) AND left(a.main_cpv, 4) = ANY(${allAffine}::text[]))
                OR a.main_cpv = ANY(${allDivisionCodes}::char(10)[])
                OR a.authority_id = ANY(${allAuthorities}::uuid[]))`
 
@@ -93,9 +115,11 @@ export const makeCandidatePrefilter = Effect.gen(function* () {
         if (w.authority_id !== null) add(byAuthority, w.authority_id, w.company_id)
       }
       const byAwardGroup = new Map<string, Set<string>>()
+      const byAwardClass = new Map<string, Set<string>>()
       const byAwardDivision = new Map<string, Set<string>>()
       for (const a of awards) {
         add(byAwardGroup, a.main_cpv.slice(0, 3), a.company_id)
+        add(byAwardClass, a.main_cpv.slice(0, 4), a.company_id)
         if (a.main_cpv.slice(2, 8) === "000000") add(byAwardDivision, a.main_cpv.slice(0, 2), a.company_id)
         add(byAuthority, a.authority_id, a.company_id)
       }
@@ -115,6 +139,10 @@ export const makeCandidatePrefilter = Effect.gen(function* () {
         for (const code of codesOf(tender)) {
           collect(byAwardGroup.get(code.slice(0, 3)))
           collect(byAwardDivision.get(code.slice(0, 2)))
+        }
+        for (const cpvClass of affineClasses.get(tender)!) {
+          collect(byAwardClass.get(cpvClass))
+          collect(byCpvKey.get(classKey(cpvClass)))
         }
         for (const key of textKeys.get(tender)!) collect(byTextKey.get(key))
         for (const companyId of companies) pairs.push({ tender, companyId })

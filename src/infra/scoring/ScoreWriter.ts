@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect } from "effect"
+import type { CpvAffinity } from "../../domain/scoring/CpvAffinity.js"
 import { type TenderMatch, tenderMatchedPayload } from "../../domain/scoring/MatchEvent.js"
 import { alertingWatchlists } from "../../domain/scoring/Matching.js"
 import { MODEL_VERSION, scorePair } from "../../domain/scoring/Model.js"
@@ -40,7 +41,13 @@ const noPairs: PairKeys = { company: [], tender: [] }
  * The score rows as column arrays for one INSERT … unnest (numbers travel as numeric arrays, not
  * JSON text), and the matches: new tenders that reached a watchlist of their company.
  */
-const rowsOf = (pairs: ReadonlyArray<ScoringPair>, stats: CorpusStats, alerting: AlertRule, scoredAt: Date) => {
+const rowsOf = (
+  pairs: ReadonlyArray<ScoringPair>,
+  stats: CorpusStats,
+  affinity: CpvAffinity,
+  alerting: AlertRule,
+  scoredAt: Date
+) => {
   const scores = {
     company: [] as Array<string>,
     tender: [] as Array<string>,
@@ -61,7 +68,7 @@ const rowsOf = (pairs: ReadonlyArray<ScoringPair>, stats: CorpusStats, alerting:
   const publishDates = new Map<LoadedTender, string>()
 
   for (const { tender, company } of pairs) {
-    const score = scorePair(company.prepared, tender.prepared, stats)
+    const score = scorePair(company.prepared, tender.prepared, stats, affinity)
     const companyId = company.prepared.company.id
     scores.company.push(companyId)
     scores.tender.push(tender.row.id)
@@ -153,6 +160,7 @@ export const makeScoreWriter = Effect.gen(function* () {
   const scoreAndWrite = (
     pairs: ReadonlyArray<ScoringPair>,
     stats: CorpusStats,
+    affinity: CpvAffinity,
     isNew: ReadonlySet<string>,
     staleScope: StaleScope,
     changed: ReadonlySet<string> = new Set()
@@ -166,7 +174,7 @@ export const makeScoreWriter = Effect.gen(function* () {
           isNew.has(tenderId) ||
           (changed.has(tenderId) && verdictRose(before.get(`${companyId}\u0000${tenderId}`), verdict))
       }
-      const { scores, matches } = rowsOf(pairs, stats, alerting, scoredAt)
+      const { scores, matches } = rowsOf(pairs, stats, affinity, alerting, scoredAt)
       const computedAt = yield* Clock.currentTimeMillis
       const written = yield* sql.withTransaction(
         Effect.gen(function* () {

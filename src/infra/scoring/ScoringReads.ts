@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { EUR_RON } from "../../domain/Currency.js"
+import { type CpvAffinity, NO_AFFINITY } from "../../domain/scoring/CpvAffinity.js"
 import type { FeedbackMark } from "../../domain/scoring/Feedback.js"
 import {
   type AwardInput,
@@ -242,14 +243,15 @@ export const makeScoringReads = Effect.gen(function* () {
     companyId: string,
     tenderIds: ReadonlyArray<string>,
     stats: CorpusStats,
-    language: ReasonLanguage
+    language: ReasonLanguage,
+    affinity: CpvAffinity = NO_AFFINITY
   ) =>
     Effect.gen(function* () {
       const result = new Map<string, FactorReasons>()
       const company = (yield* companyProfiles([companyId])).get(companyId)
       if (company === undefined || tenderIds.length === 0) return result
       for (const tender of yield* contractTenders(tenderIds)) {
-        result.set(tender.row.id, explainPair(company.prepared, tender.prepared, stats, language))
+        result.set(tender.row.id, explainPair(company.prepared, tender.prepared, stats, language, affinity))
       }
       return result
     })

@@ -1,11 +1,13 @@
 import type { SqlError } from "@effect/sql"
 import { Clock, Context, Effect, Layer } from "effect"
+import type { CpvAffinity } from "../../domain/scoring/CpvAffinity.js"
 import { isCandidate } from "../../domain/scoring/Matching.js"
 import type { CorpusStats } from "../../domain/scoring/Semantic.js"
 import { JobQueue, JobQueueLive } from "../queue/JobQueue.js"
 import { makeCandidatePrefilter } from "./CandidatePrefilter.js"
 import { makeCompanyProfileCache, type ProfileView } from "./CompanyProfileCache.js"
 import { makeCorpusStatsCache } from "./CorpusStatsCache.js"
+import { makeCpvAffinityTable } from "./CpvAffinityTable.js"
 import { makeScoreWriter, type ScoringPair } from "./ScoreWriter.js"
 import { RescoreCompany } from "./ScoringJobKinds.js"
 import { makeScoringReads } from "./ScoringReads.js"
@@ -67,6 +69,7 @@ const chunksOf = <A>(items: ReadonlyArray<A>, size: number): Array<ReadonlyArray
  */
 export const makeScoringService = Effect.gen(function* () {
   const corpus = yield* makeCorpusStatsCache
+  const affinityTable = yield* makeCpvAffinityTable
   const reads = yield* makeScoringReads
   const prefilter = yield* makeCandidatePrefilter
   const writer = yield* makeScoreWriter
@@ -79,19 +82,20 @@ export const makeScoringService = Effect.gen(function* () {
     isNew: ReadonlySet<string>,
     changed: ReadonlySet<string>,
     stats: CorpusStats,
+    affinity: CpvAffinity,
     profiles: ProfileView
   ) =>
     Effect.gen(function* () {
       const startedAt = yield* Clock.currentTimeMillis
       const tenders = yield* reads.contractTenders(tenderIds)
       if (tenders.length === 0) return { scored: 0, alerts: 0, events: 0 }
-      const candidates = yield* prefilter.candidatePairs(tenders, stats)
+      const candidates = yield* prefilter.candidatePairs(tenders, stats, affinity)
       const companies = yield* profiles.profilesOf([...new Set(candidates.map((c) => c.companyId))])
       const profilesAt = yield* Clock.currentTimeMillis
       const pairs: Array<ScoringPair> = []
       for (const { tender, companyId } of candidates) {
         const company = companies.get(companyId)
-        if (company !== undefined && isCandidate(company.prepared, tender.prepared, stats))
+        if (company !== undefined && isCandidate(company.prepared, tender.prepared, stats, affinity))
           pairs.push({ tender, company })
       }
       yield* Effect.logDebug(
@@ -99,7 +103,7 @@ export const makeScoringService = Effect.gen(function* () {
       )
       const rescored = tenders.map((t) => t.row.id).filter((id) => !isNew.has(id))
       const changedHere = new Set(tenders.map((t) => t.row.id).filter((id) => changed.has(id)))
-      return yield* writer.scoreAndWrite(pairs, stats, isNew, { tenderIds: rescored }, changedHere)
+      return yield* writer.scoreAndWrite(pairs, stats, affinity, isNew, { tenderIds: rescored }, changedHere)
     })
 
   const scoreTenders = (
@@ -107,6 +111,9 @@ export const makeScoringService = Effect.gen(function* () {
     options: { readonly isNew: ReadonlyArray<string>; readonly changed?: ReadonlyArray<string> }
   ) =>
     Effect.gen(function* () {
+      // Award notices among them change what suppliers win together: relearned before scoring.
+      yield* affinityTable.recomputeAfter(tenderIds)
+      const affinity = yield* affinityTable.current
       const stats = yield* corpus.current
       const isNew = new Set(options.isNew)
       const changed = new Set(options.changed ?? [])
@@ -116,7 +123,7 @@ export const makeScoringService = Effect.gen(function* () {
       yield* Effect.forEach(
         chunksOf([...new Set(tenderIds)], SCORING_BATCH_SIZE),
         (batch) =>
-          Effect.map(scoreBatch(batch, isNew, changed, stats, profiles), (result) => {
+          Effect.map(scoreBatch(batch, isNew, changed, stats, affinity, profiles), (result) => {
             total.scored += result.scored
             total.alerts += result.alerts
             total.events += result.events
@@ -136,6 +143,7 @@ export const makeScoringService = Effect.gen(function* () {
   const rescoreCompany = (companyId: string) =>
     Effect.gen(function* () {
       const stats = yield* corpus.current
+      const affinity = yield* affinityTable.current
       const now = new Date(yield* Clock.currentTimeMillis)
       const company = (yield* reads.companyProfiles([companyId])).get(companyId)
       if (company === undefined) {
@@ -149,10 +157,10 @@ export const makeScoringService = Effect.gen(function* () {
         if (tenders.length === 0) break
         afterSeq = tenders[tenders.length - 1]!.row.ingest_seq
         for (const tender of tenders) {
-          if (isCandidate(company.prepared, tender.prepared, stats)) pairs.push({ tender, company })
+          if (isCandidate(company.prepared, tender.prepared, stats, affinity)) pairs.push({ tender, company })
         }
       }
-      const result = yield* writer.scoreAndWrite(pairs, stats, new Set(), { companyId, now })
+      const result = yield* writer.scoreAndWrite(pairs, stats, affinity, new Set(), { companyId, now })
       return { scored: result.scored }
     }).pipe(Effect.orDie, Effect.withSpan("ScoringService.rescoreCompany"))
 

@@ -43,6 +43,11 @@ export interface Phrasebook {
     /** The tender code shares the leading digits `shared` with a watched code. */
     readonly sharesWatched: Template<"which" | "level" | "shared" | "code">
     readonly sharesWon: Template<"which" | "level" | "shared" | "code">
+    /**
+     * A learned affinity (CpvAffinity.ts): firms that win the profile code's class (`won`, 8 digits)
+     * also win the tender code's (`code`): `common` of the `suppliers` of the profile code's class.
+     */
+    readonly affinity: Template<"won" | "code" | "common" | "suppliers">
     /** Feedback: tenders of the tender's CPV class (`class`, 4 digits) the user marked, by verdict. */
     readonly markedRelevant: Counted<"class">
     readonly markedNotRelevant: Counted<"class">

@@ -21,6 +21,7 @@ export const en: Phrasebook = {
     inWon: "{which} lies in {level} {digits} of a contract you won",
     sharesWatched: "{which} shares {level} {shared} with your watched code {code}",
     sharesWon: "{which} shares {level} {shared} with a contract you won, in code {code}",
+    affinity: "firms that win {won} also win {code}: {common} of {suppliers}",
     markedRelevant: {
       one: "you marked 1 tender of CPV class {class} relevant",
       other: "you marked {count} tenders of CPV class {class} relevant"

@@ -22,6 +22,7 @@ export const ro: Phrasebook = {
     inWon: "{which} se află în {level} {digits} a unui contract câștigat",
     sharesWatched: "{which} are în comun {level} {shared} cu codul urmărit {code}",
     sharesWon: "{which} are în comun {level} {shared} cu codul {code} al unui contract câștigat",
+    affinity: "firmele care câștigă {won} câștigă și {code}: {common} din {suppliers}",
     markedRelevant: {
       one: "ați marcat o licitație din clasa CPV {class} ca relevantă",
       other: "ați marcat {count} licitații din clasa CPV {class} ca relevante"
