@@ -87,8 +87,10 @@ const freePort = () =>
   })
 
 const children: Array<ChildProcess> = []
-const startProcess = (script: string, env: Record<string, string>) => {
-  const child = spawn(path.resolve("node_modules/.bin/tsx"), [script], {
+/** A process of the service; with `cpuProfileDir`, it writes a V8 CPU profile there when it stops. */
+const startProcess = (script: string, env: Record<string, string>, cpuProfileDir?: string) => {
+  const profiling = cpuProfileDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${path.resolve(cpuProfileDir)}`]
+  const child = spawn(process.execPath, [...profiling, "--import", "tsx", script], {
     env: { ...process.env, ...env, LOG_LEVEL: "Warn" },
     detached: true,
     stdio: ["ignore", "inherit", "inherit"]
@@ -246,7 +248,10 @@ const runDay = async (template: string, workers: number, day: ReadonlyArray<Read
     const api = startProcess("src/bin/api.ts", { ...env, PORT: String(port), HOST: "127.0.0.1" })
     const baseUrl = `http://127.0.0.1:${port}`
     await waitForHealth(baseUrl, api)
-    const started = Array.from({ length: workers }, () => startProcess("src/bin/worker.ts", env))
+    // COUNTRY_WORKER_CPU_PROF=<dir>: each worker writes a V8 CPU profile there when it stops.
+    const started = Array.from({ length: workers }, () =>
+      startProcess("src/bin/worker.ts", env, process.env.COUNTRY_WORKER_CPU_PROF)
+    )
     const bytesBefore = await bytesOfGrowingTables(url)
     const [{ pairs: pairsBefore }] = await query<{ pairs: number }>(
       url,
@@ -276,6 +281,7 @@ const runDay = async (template: string, workers: number, day: ReadonlyArray<Read
         "SELECT count(*)::int AS pending FROM jobs WHERE kind = 'tenders.score' AND status IN ('queued', 'running')"
       )
       if (pending === 0) break
+      if (started.every((child) => child.exitCode !== null)) throw new Error("every worker process exited")
       await new Promise((r) => setTimeout(r, 250))
     }
     const drained = performance.now()
