@@ -1,13 +1,19 @@
 import { SqlClient } from "@effect/sql"
-import { Clock, Effect } from "effect"
+import { Clock, Context, Effect } from "effect"
 import { type TenderMatch, tenderMatchedPayload } from "../../domain/scoring/MatchEvent.js"
 import { alertingWatchlists } from "../../domain/scoring/Matching.js"
 import { MODEL_VERSION, scorePair } from "../../domain/scoring/Model.js"
+import { SCORE_FLOOR } from "../../domain/scoring/ScoreFloor.js"
 import type { CorpusStats } from "../../domain/scoring/Semantic.js"
 import { type Verdict, verdictRose } from "../../domain/scoring/Verdict.js"
 import { arrayLiteral } from "./ArrayLiteral.js"
 import { MatchSink } from "./MatchSink.js"
 import type { LoadedCompany, LoadedTender } from "./ScoringReads.js"
+
+/** The floor the writer applies: SCORE_FLOOR, unless a test provides another to pin a pair at it. */
+export class StoredScoreFloor extends Context.Reference<StoredScoreFloor>()("StoredScoreFloor", {
+  defaultValue: () => SCORE_FLOOR
+}) {}
 
 /** A tender and a company it is to be scored for (a candidate by the domain rule). */
 export interface ScoringPair {
@@ -35,26 +41,63 @@ interface PairKeys {
 }
 const noPairs: PairKeys = { company: [], tender: [] }
 
-/**
- * The score rows as column arrays for one INSERT … unnest (numbers travel as numeric arrays, not
- * JSON text), and the matches: new tenders that reached a watchlist of their company.
- */
-const rowsOf = (pairs: ReadonlyArray<ScoringPair>, stats: CorpusStats, alerting: AlertRule, scoredAt: Date) => {
-  const scores = {
-    company: [] as Array<string>,
-    tender: [] as Array<string>,
-    overall: [] as Array<number>,
-    confidence: [] as Array<number>,
-    verdict: [] as Array<string>,
-    semantic: [] as Array<number>,
-    keyword: [] as Array<number>,
-    cpv: [] as Array<number>,
-    valueFit: [] as Array<number>,
-    historical: [] as Array<number>,
-    cpvType: [] as Array<string>,
-    publishDate: [] as Array<string>,
-    ingestSeq: [] as Array<string>
+/** The score rows as column arrays for one INSERT … unnest (numbers travel as numeric arrays, not JSON text). */
+const emptyScoreColumns = () => ({
+  company: [] as Array<string>,
+  tender: [] as Array<string>,
+  overall: [] as Array<number>,
+  confidence: [] as Array<number>,
+  verdict: [] as Array<string>,
+  semantic: [] as Array<number>,
+  keyword: [] as Array<number>,
+  cpv: [] as Array<number>,
+  valueFit: [] as Array<number>,
+  historical: [] as Array<number>,
+  cpvType: [] as Array<string>,
+  publishDate: [] as Array<string>,
+  ingestSeq: [] as Array<string>
+})
+type ScoreColumns = ReturnType<typeof emptyScoreColumns>
+
+const pushScore = (
+  scores: ScoreColumns,
+  companyId: string,
+  tender: LoadedTender,
+  score: ReturnType<typeof scorePair>,
+  publishDates: Map<LoadedTender, string>
+) => {
+  scores.company.push(companyId)
+  scores.tender.push(tender.row.id)
+  scores.overall.push(score.overallScore)
+  scores.confidence.push(score.overallConfidence)
+  scores.verdict.push(score.verdict)
+  scores.semantic.push(score.factors.semantic.score)
+  scores.keyword.push(score.factors.keyword.score)
+  scores.cpv.push(score.factors.cpv.score)
+  scores.valueFit.push(score.factors.value_fit.score)
+  scores.historical.push(score.factors.historical.score)
+  scores.cpvType.push(score.factors.cpv.cpv_type)
+  let publishDate = publishDates.get(tender)
+  if (publishDate === undefined) {
+    publishDate = tender.row.publish_date.toISOString()
+    publishDates.set(tender, publishDate)
   }
+  scores.publishDate.push(publishDate)
+  scores.ingestSeq.push(tender.row.ingest_seq)
+}
+
+/**
+ * The score rows to store (those at or above the floor), and the matches: new tenders that reached
+ * a watchlist of their company.
+ */
+const rowsOf = (
+  pairs: ReadonlyArray<ScoringPair>,
+  stats: CorpusStats,
+  alerting: AlertRule,
+  scoredAt: Date,
+  floor: number
+) => {
+  const scores = emptyScoreColumns()
   const matches: Array<TenderMatch> = []
   // One ISO date per tender, not per pair.
   const publishDates = new Map<LoadedTender, string>()
@@ -62,24 +105,9 @@ const rowsOf = (pairs: ReadonlyArray<ScoringPair>, stats: CorpusStats, alerting:
   for (const { tender, company } of pairs) {
     const score = scorePair(company.prepared, tender.prepared, stats)
     const companyId = company.prepared.company.id
-    scores.company.push(companyId)
-    scores.tender.push(tender.row.id)
-    scores.overall.push(score.overallScore)
-    scores.confidence.push(score.overallConfidence)
-    scores.verdict.push(score.verdict)
-    scores.semantic.push(score.factors.semantic.score)
-    scores.keyword.push(score.factors.keyword.score)
-    scores.cpv.push(score.factors.cpv.score)
-    scores.valueFit.push(score.factors.value_fit.score)
-    scores.historical.push(score.factors.historical.score)
-    scores.cpvType.push(score.factors.cpv.cpv_type)
-    let publishDate = publishDates.get(tender)
-    if (publishDate === undefined) {
-      publishDate = tender.row.publish_date.toISOString()
-      publishDates.set(tender, publishDate)
-    }
-    scores.publishDate.push(publishDate)
-    scores.ingestSeq.push(tender.row.ingest_seq)
+    // Below the floor the pair is not stored; left out of `scores`, an earlier row of it in the
+    // stale scope is removed like that of a pair that stopped being a candidate.
+    if (score.overallScore >= floor) pushScore(scores, companyId, tender, score, publishDates)
     if (!alerting.mayAlert(tender.row.id, companyId, score.verdict)) continue
     const watchlists = alertingWatchlists(company.prepared, tender.prepared, score)
     if (watchlists.length === 0) continue
@@ -164,7 +192,7 @@ export const makeScoreWriter = Effect.gen(function* () {
           isNew.has(tenderId) ||
           (changed.has(tenderId) && verdictRose(before.get(`${companyId}\u0000${tenderId}`), verdict))
       }
-      const { scores, matches } = rowsOf(pairs, stats, alerting, scoredAt)
+      const { scores, matches } = rowsOf(pairs, stats, alerting, scoredAt, yield* StoredScoreFloor)
       const computedAt = yield* Clock.currentTimeMillis
       const written = yield* sql.withTransaction(
         Effect.gen(function* () {
