@@ -159,6 +159,34 @@ export const makeScoreWriter = Effect.gen(function* () {
       : sql`NOT EXISTS (SELECT 1 FROM unnest(${arrayLiteral(keep.company)}::uuid[], ${arrayLiteral(keep.tender)}::uuid[]) AS k(company_id, tender_id)
                         WHERE k.company_id = s.company_id AND k.tender_id = s.tender_id)`
 
+  /**
+   * Removes the rows of the tenders written whose publish date is no longer the tender's (a change
+   * notice moved it): the publish date is part of the partitioned key (migration 0024), so the upsert
+   * would add a second row of the pair in another month instead of updating it. The rows go as
+   * removed versions, so a cursor of before keeps them and the rewritten pair appears once. The
+   * tenders table's date is compared too, so a row written from a stale read is healed by the next
+   * write of the tender.
+   */
+  const removeMovedScores = (
+    scores: ScoreColumns,
+    scope: { readonly companyId: string } | { readonly tenderIds: ReadonlyArray<string> }
+  ) => {
+    const rescored = "tenderIds" in scope ? new Set(scope.tenderIds) : undefined
+    const dates = new Map<string, string>()
+    scores.tender.forEach((tenderId, i) => {
+      if (rescored === undefined || rescored.has(tenderId)) dates.set(tenderId, scores.publishDate[i]!)
+    })
+    if (dates.size === 0) return Effect.void
+    const companyId = "companyId" in scope ? scope.companyId : undefined
+    return sql`
+      DELETE FROM tender_scores s
+      USING unnest(${arrayLiteral([...dates.keys()])}::uuid[], ${arrayLiteral([...dates.values()])}::timestamptz[])
+              AS k(tender_id, publish_date), tenders t
+      WHERE s.tender_id = k.tender_id AND t.id = k.tender_id
+        AND ${companyId === undefined ? sql`true` : sql`s.company_id = ${companyId}`}
+        AND (s.tender_publish_date <> k.publish_date OR s.tender_publish_date <> t.publish_date)`
+  }
+
   /** The verdicts these tenders have now, per (company, tender). */
   const verdictsOf = (tenderIds: ReadonlyArray<string>) =>
     sql<{ company_id: string; tender_id: string; verdict: Verdict }>`
@@ -209,6 +237,11 @@ export const makeScoreWriter = Effect.gen(function* () {
             yield* removeOpenScoresOf(staleScope.companyId, staleScope.now, scores)
           }
           if (scores.company.length > 0) {
+            // New tenders have no rows yet: only the rescored ones can have moved.
+            yield* removeMovedScores(
+              scores,
+              "companyId" in staleScope ? { companyId: staleScope.companyId } : { tenderIds: staleScope.tenderIds }
+            )
             yield* sql`
               INSERT INTO tender_scores (company_id, tender_id, overall_score, overall_confidence, verdict,
                                          score_semantic, score_keyword, score_cpv, score_value_fit, score_historical,
@@ -230,14 +263,13 @@ export const makeScoreWriter = Effect.gen(function* () {
               -- every writer (a batch, a company's rescore) upserts in this one order, so two of them
               -- meeting on the same pairs wait for each other instead of deadlocking.
               ORDER BY s.company_id, s.tender_id
-              ON CONFLICT (tender_id, company_id) DO UPDATE SET
+              ON CONFLICT (tender_id, company_id, tender_publish_date) DO UPDATE SET
                 overall_score = EXCLUDED.overall_score, overall_confidence = EXCLUDED.overall_confidence,
                 verdict = EXCLUDED.verdict, score_semantic = EXCLUDED.score_semantic,
                 score_keyword = EXCLUDED.score_keyword, score_cpv = EXCLUDED.score_cpv,
                 score_value_fit = EXCLUDED.score_value_fit, score_historical = EXCLUDED.score_historical,
                 cpv_type = EXCLUDED.cpv_type, model_version = EXCLUDED.model_version,
-                scored_at = EXCLUDED.scored_at, tender_publish_date = EXCLUDED.tender_publish_date,
-                tender_ingest_seq = EXCLUDED.tender_ingest_seq`
+                scored_at = EXCLUDED.scored_at, tender_ingest_seq = EXCLUDED.tender_ingest_seq`
           }
           const { alerts, events } = yield* sink.record(matches)
           return { scored: scores.company.length, alerts, events }
