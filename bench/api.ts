@@ -119,6 +119,12 @@ const load = async (databaseUrl: string): Promise<void> => {
      FROM pairs`
   )
   await step("FK triggers on", "SET session_replication_role = DEFAULT")
+  // The months the tenders span get their partitions (migration 0024), as the worker's upkeep does:
+  // the rows move out of the default partition, so lists read a partition per month.
+  await step(
+    "score partitions",
+    "SELECT score_partitions_ensure((SELECT min(tender_publish_date) FROM tender_scores), (SELECT max(tender_publish_date) FROM tender_scores))"
+  )
   await step(
     "list index",
     "CREATE INDEX tender_scores_list_idx ON tender_scores (company_id, overall_score DESC, tender_publish_date DESC, tender_id)"

@@ -121,10 +121,22 @@ const summarizeTargets = (rows: ReadonlyArray<TargetRow>) => {
   }
 }
 
+/**
+ * What the score floor (domain/scoring/ScoreFloor.ts) may not reach: the lowest score of a target
+ * found in a top K (cases 1, 3b-3d), of a relevant tender in a top K (case 2), and of anything in a
+ * top K. A floor at or below the first two loses no hit and no P@K; below the third, no top K changes.
+ */
+const floorProbe = { lowestHit: 101, lowestRelevantInTopK: 101, lowestInTopK: 101 }
+const probeTopK = (list: ReadonlyArray<{ score: number }>) => {
+  for (const item of list.slice(0, K)) floorProbe.lowestInTopK = Math.min(floorProbe.lowestInTopK, item.score)
+}
+
 /** The service's own order, and its scores with ties at random, for one company's list. */
 const serviceMetrics = (list: ReadonlyArray<{ key: string; score: number }>, target: string) => {
   const scores = list.map((i) => i.score + 1)
   const index = list.findIndex((i) => i.key === target)
+  probeTopK(list)
+  if (index >= 0 && index < K) floorProbe.lowestHit = Math.min(floorProbe.lowestHit, list[index]!.score)
   return {
     service: targetByList(
       list.map((i) => i.key),
@@ -379,6 +391,11 @@ const main = async () => {
     const relevantKeys = new Set(awards.filter((a) => inTrade(p, a.mainCpv)).map((a) => a.key))
     const list = descriptionRun.lists[i]!
     const listScores = list.map((item) => item.score + 1)
+    probeTopK(list)
+    for (const item of list.slice(0, K)) {
+      if (relevantKeys.has(item.key))
+        floorProbe.lowestRelevantInTopK = Math.min(floorProbe.lowestRelevantInTopK, item.score)
+    }
     return {
       trade: p.trade,
       relevantInPool: relevantKeys.size,
@@ -445,7 +462,12 @@ const main = async () => {
     case3b_watchlist_and_history: case3b,
     case3c_watchlist_no_fiscal_code: case3c,
     case3d_place_counties_set_no_fiscal_code: case3d,
-    imports: { history: historyRun.imports, description: descriptionRun.imports }
+    imports: { history: historyRun.imports, description: descriptionRun.imports },
+    score_floor_probe: {
+      lowest_score_of_a_top10_hit: floorProbe.lowestHit,
+      lowest_score_of_a_relevant_tender_in_a_top10: floorProbe.lowestRelevantInTopK,
+      lowest_score_in_any_top10: floorProbe.lowestInTopK
+    }
   }
 
   // The per-case tables, as Markdown: summary on stdout, everything in .bench-out/eval/report.md.

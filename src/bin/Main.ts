@@ -20,6 +20,7 @@ import { IngestionLive } from "../workers/IngestPollers.js"
 import { MailSenderLive } from "../workers/MailSender.js"
 import { ReportWorkFromEnv } from "../workers/ReportDispatcher.js"
 import { ScoreHistoryPrunerLive } from "../workers/ScoreHistoryPruner.js"
+import { ScoreLifecycleLive } from "../workers/ScoreLifecycle.js"
 import { WebhookDeliveryFromEnv } from "../workers/WebhookDispatcher.js"
 import { WorkerFromEnv } from "../workers/Worker.js"
 
@@ -52,7 +53,8 @@ export const ApiProcess = Layer.merge(HttpServerLive, MetricsEndpointLive("METRI
 /**
  * What a worker runs in the background: the job dispatcher with every registered handler, the
  * webhook-delivery actor over the outbound HTTPS transport, the mail sender, the report actor over
- * its renderer process (one warm Chromium), the pruner of replaced score versions, the daily
+ * its renderer process (one warm Chromium), the pruner of replaced score versions, the scores'
+ * partitions and retention (ScoreLifecycle), the daily
  * digest's hourly schedule, and the pollers of live ingestion (off unless INGEST_SOURCES names a source).
  */
 export const BackgroundWorkLive = Layer.mergeAll(
@@ -61,6 +63,7 @@ export const BackgroundWorkLive = Layer.mergeAll(
   ReportWorkFromEnv.pipe(Layer.provide(PdfRendererLive)),
   MailSenderLive().pipe(Layer.provide(MailerLive)),
   ScoreHistoryPrunerLive,
+  ScoreLifecycleLive,
   DigestSchedulerLive,
   IngestionLive
 )

@@ -3,6 +3,7 @@ import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { ScoringLive } from "../../src/infra/Repositories.js"
+import { StoredScoreFloor } from "../../src/infra/scoring/ScoreWriter.js"
 import { ScoringService } from "../../src/infra/scoring/ScoringService.js"
 import { TestDatabaseLive } from "../support/TestDatabase.js"
 
@@ -12,6 +13,15 @@ import { TestDatabaseLive } from "../support/TestDatabase.js"
  * (fixtures/fixedSet.expected.txt) were written by the code before issue 23's changes (run with
  * SCORING_FIXTURE_WRITE=1); a deliberate model change rewrites them the same way.
  */
+/**
+ * Every pair the model scores, floor 0: the expected file predates the score floor (issue 23), which
+ * test/scoring/scoreFloor.test.ts covers on its own.
+ */
+const FixedSetLayer = ScoringLive.pipe(
+  Layer.provideMerge(TestDatabaseLive),
+  Layer.provideMerge(Layer.succeed(StoredScoreFloor, 0))
+)
+
 const EXPECTED = new URL("./fixtures/fixedSet.expected.txt", import.meta.url)
 
 /** Deterministic PRNG (mulberry32), so the data set is the same on every run. */
@@ -120,7 +130,7 @@ const seedAndScore = Effect.gen(function* () {
 })
 
 describe("scoring a fixed data set", () => {
-  layer(ScoringLive.pipe(Layer.provideMerge(TestDatabaseLive)), { timeout: 120_000 })((it) => {
+  layer(FixedSetLayer, { timeout: 120_000 })((it) => {
     it.effect("stores the same scores, alerts and events as the code before the speed-up", () =>
       Effect.gen(function* () {
         const { result, text } = yield* seedAndScore
@@ -144,7 +154,7 @@ describe("scoring a fixed data set", () => {
 })
 
 describe("scoring writers meeting on the same pairs", () => {
-  layer(ScoringLive.pipe(Layer.provideMerge(TestDatabaseLive)), { timeout: 120_000 })((it) => {
+  layer(FixedSetLayer, { timeout: 120_000 })((it) => {
     it.effect("batches in both orders and company rescores at once all commit (no deadlock), the rows unchanged", () =>
       Effect.gen(function* () {
         const sql = yield* SqlClient.SqlClient

@@ -6,6 +6,7 @@ import { ROMANIAN_COUNTIES } from "../../src/domain/tenders/Counties.js"
 import { canonicalCounty, countyDistance, neighboursOf } from "../../src/domain/tenders/CountyDistance.js"
 import { ScoringLive } from "../../src/infra/Repositories.js"
 import { ScoreReasons, ScoreReasonsLive } from "../../src/infra/scoring/ScoreReasons.js"
+import { StoredScoreFloor } from "../../src/infra/scoring/ScoreWriter.js"
 import { ScoringService } from "../../src/infra/scoring/ScoringService.js"
 import { TestDatabaseLive } from "../support/TestDatabase.js"
 
@@ -49,7 +50,11 @@ describe("county table", () => {
   })
 })
 
-const TestLayer = Layer.merge(ScoringLive, ScoreReasonsLive).pipe(Layer.provideMerge(TestDatabaseLive))
+// Floor 0: the tests read the historical factor of pairs whose overall score may be below SCORE_FLOOR.
+const TestLayer = Layer.merge(ScoringLive, ScoreReasonsLive).pipe(
+  Layer.provideMerge(TestDatabaseLive),
+  Layer.provideMerge(Layer.succeed(StoredScoreFloor, 0))
+)
 
 const fixtures = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient

@@ -5,6 +5,7 @@ import type { CpvType } from "../../src/domain/scoring/CpvMatch.js"
 import { factorBreakdown, MODEL_VERSION, MODEL_WEIGHTS } from "../../src/domain/scoring/Model.js"
 import { keywordAnchor } from "../../src/domain/scoring/Text.js"
 import { ScoringLive } from "../../src/infra/Repositories.js"
+import { StoredScoreFloor } from "../../src/infra/scoring/ScoreWriter.js"
 import { ScoringService } from "../../src/infra/scoring/ScoringService.js"
 import { TestDatabaseLive } from "../support/TestDatabase.js"
 
@@ -273,7 +274,10 @@ describe("scoring service on PostgreSQL", () => {
         // History alone (an award from the same authority) makes a company a candidate.
         const unrelated = yield* f.tender({ title: "Furnizare hârtie", cpv: "30190000-7", authority: auth })
         const elsewhere = yield* f.tender({ title: "Furnizare hârtie", cpv: "30190000-7", authority: other })
-        yield* scoring.scoreTenders([unrelated, elsewhere], { isNew: [] })
+        // (At floor 0: the pair is a candidate, but history alone scores it below SCORE_FLOOR.)
+        yield* scoring
+          .scoreTenders([unrelated, elsewhere], { isNew: [] })
+          .pipe(Effect.provideService(StoredScoreFloor, 0))
         // (Among this test's companies: other tests' description-only companies may match by text.)
         const ours = (rows: ReadonlyArray<{ company_id: string }>) =>
           rows.map((r) => r.company_id).filter((id) => id === withHistory || id === without)

@@ -37,6 +37,7 @@ export const testConfig = ({ rateLimits, ...overrides }: TestConfigOverrides = {
   trustProxy: trustNone,
   corsOrigins: [],
   maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
+  scoreRetentionDays: 180,
   webDir: projectFile("dist/web"),
   ...overrides,
   rateLimits: { generalPerMinute: 60, exportPerHour: 20, reportsPerHour: 10, ...rateLimits }

@@ -39,6 +39,8 @@ export interface AppConfigShape {
     readonly exportPerHour: number
     readonly reportsPerHour: number
   }
+  /** SCORE_RETENTION_DAYS: a closed tender's scores are dropped this many days after it closed. */
+  readonly scoreRetentionDays: number
   /** TRUST_PROXY: which hops may name the client in X-Forwarded-For (off by default). */
   readonly trustProxy: TrustProxy
   /** CORS_ORIGINS: origins allowed to call the API from a browser, exact `scheme://host[:port]`; empty = CORS off. */
@@ -173,6 +175,7 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
   chromiumPath: optionalString("CHROMIUM_PATH"),
   logLevel: Config.logLevel("LOG_LEVEL").pipe(Config.withDefault(LogLevel.Info)),
   webDir: optionalString("WEB_DIR").pipe(Config.map(Option.getOrElse(() => projectFile("dist/web")))),
+  scoreRetentionDays: positiveInteger("SCORE_RETENTION_DAYS", 180),
   rateLimits: Config.all({
     generalPerMinute: positiveInteger("RATE_LIMIT_GENERAL_PER_MINUTE", 60),
     exportPerHour: positiveInteger("RATE_LIMIT_EXPORT_PER_HOUR", 20),

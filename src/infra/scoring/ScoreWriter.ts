@@ -1,15 +1,21 @@
 import { SqlClient } from "@effect/sql"
-import { Clock, Effect } from "effect"
+import { Clock, Context, Effect } from "effect"
 import type { CpvAffinity } from "../../domain/scoring/CpvAffinity.js"
 import { type TenderMatch, tenderMatchedPayload } from "../../domain/scoring/MatchEvent.js"
 import { alertingWatchlists } from "../../domain/scoring/Matching.js"
 import { MODEL_VERSION, scorePair } from "../../domain/scoring/Model.js"
+import { SCORE_FLOOR } from "../../domain/scoring/ScoreFloor.js"
 import type { CorpusStats } from "../../domain/scoring/Semantic.js"
 import { type Verdict, verdictRose } from "../../domain/scoring/Verdict.js"
 import { Metrics } from "../metrics/Metrics.js"
 import { arrayLiteral } from "./ArrayLiteral.js"
 import { MatchSink } from "./MatchSink.js"
 import type { LoadedCompany, LoadedTender } from "./ScoringReads.js"
+
+/** The floor the writer applies: SCORE_FLOOR, unless a test provides another to pin a pair at it. */
+export class StoredScoreFloor extends Context.Reference<StoredScoreFloor>()("StoredScoreFloor", {
+  defaultValue: () => SCORE_FLOOR
+}) {}
 
 /** A tender and a company it is to be scored for (a candidate by the domain rule). */
 export interface ScoringPair {
@@ -37,32 +43,64 @@ interface PairKeys {
 }
 const noPairs: PairKeys = { company: [], tender: [] }
 
+/** The score rows as column arrays for one INSERT … unnest (numbers travel as numeric arrays, not JSON text). */
+const emptyScoreColumns = () => ({
+  company: [] as Array<string>,
+  tender: [] as Array<string>,
+  overall: [] as Array<number>,
+  confidence: [] as Array<number>,
+  verdict: [] as Array<string>,
+  semantic: [] as Array<number>,
+  keyword: [] as Array<number>,
+  cpv: [] as Array<number>,
+  valueFit: [] as Array<number>,
+  historical: [] as Array<number>,
+  cpvType: [] as Array<string>,
+  publishDate: [] as Array<string>,
+  ingestSeq: [] as Array<string>
+})
+type ScoreColumns = ReturnType<typeof emptyScoreColumns>
+
+const pushScore = (
+  scores: ScoreColumns,
+  companyId: string,
+  tender: LoadedTender,
+  score: ReturnType<typeof scorePair>,
+  publishDates: Map<LoadedTender, string>
+) => {
+  scores.company.push(companyId)
+  scores.tender.push(tender.row.id)
+  scores.overall.push(score.overallScore)
+  scores.confidence.push(score.overallConfidence)
+  scores.verdict.push(score.verdict)
+  scores.semantic.push(score.factors.semantic.score)
+  scores.keyword.push(score.factors.keyword.score)
+  scores.cpv.push(score.factors.cpv.score)
+  scores.valueFit.push(score.factors.value_fit.score)
+  scores.historical.push(score.factors.historical.score)
+  scores.cpvType.push(score.factors.cpv.cpv_type)
+  let publishDate = publishDates.get(tender)
+  if (publishDate === undefined) {
+    publishDate = tender.row.publish_date.toISOString()
+    publishDates.set(tender, publishDate)
+  }
+  scores.publishDate.push(publishDate)
+  scores.ingestSeq.push(tender.row.ingest_seq)
+}
+
 /**
- * The score rows as column arrays for one INSERT … unnest (numbers travel as numeric arrays, not
- * JSON text), and the matches: new tenders that reached a watchlist of their company.
+ * The score rows to store (those at or above the floor), and the matches: new tenders that reached
+ * a watchlist of their company.
  */
 const rowsOf = (
   pairs: ReadonlyArray<ScoringPair>,
   stats: CorpusStats,
   affinity: CpvAffinity,
   alerting: AlertRule,
-  scoredAt: Date
+  scoredAt: Date,
+  floor: number
 ) => {
-  const scores = {
-    company: [] as Array<string>,
-    tender: [] as Array<string>,
-    overall: [] as Array<number>,
-    confidence: [] as Array<number>,
-    verdict: [] as Array<string>,
-    semantic: [] as Array<number>,
-    keyword: [] as Array<number>,
-    cpv: [] as Array<number>,
-    valueFit: [] as Array<number>,
-    historical: [] as Array<number>,
-    cpvType: [] as Array<string>,
-    publishDate: [] as Array<string>,
-    ingestSeq: [] as Array<string>
-  }
+  const scores = emptyScoreColumns()
   const matches: Array<TenderMatch> = []
   // One ISO date per tender, not per pair.
   const publishDates = new Map<LoadedTender, string>()
@@ -70,24 +108,9 @@ const rowsOf = (
   for (const { tender, company } of pairs) {
     const score = scorePair(company.prepared, tender.prepared, stats, affinity)
     const companyId = company.prepared.company.id
-    scores.company.push(companyId)
-    scores.tender.push(tender.row.id)
-    scores.overall.push(score.overallScore)
-    scores.confidence.push(score.overallConfidence)
-    scores.verdict.push(score.verdict)
-    scores.semantic.push(score.factors.semantic.score)
-    scores.keyword.push(score.factors.keyword.score)
-    scores.cpv.push(score.factors.cpv.score)
-    scores.valueFit.push(score.factors.value_fit.score)
-    scores.historical.push(score.factors.historical.score)
-    scores.cpvType.push(score.factors.cpv.cpv_type)
-    let publishDate = publishDates.get(tender)
-    if (publishDate === undefined) {
-      publishDate = tender.row.publish_date.toISOString()
-      publishDates.set(tender, publishDate)
-    }
-    scores.publishDate.push(publishDate)
-    scores.ingestSeq.push(tender.row.ingest_seq)
+    // Below the floor the pair is not stored; left out of `scores`, an earlier row of it in the
+    // stale scope is removed like that of a pair that stopped being a candidate.
+    if (score.overallScore >= floor) pushScore(scores, companyId, tender, score, publishDates)
     if (!alerting.mayAlert(tender.row.id, companyId, score.verdict)) continue
     const watchlists = alertingWatchlists(company.prepared, tender.prepared, score)
     if (watchlists.length === 0) continue
@@ -139,6 +162,34 @@ export const makeScoreWriter = Effect.gen(function* () {
       : sql`NOT EXISTS (SELECT 1 FROM unnest(${arrayLiteral(keep.company)}::uuid[], ${arrayLiteral(keep.tender)}::uuid[]) AS k(company_id, tender_id)
                         WHERE k.company_id = s.company_id AND k.tender_id = s.tender_id)`
 
+  /**
+   * Removes the rows of the tenders written whose publish date is no longer the tender's (a change
+   * notice moved it): the publish date is part of the partitioned key (migration 0024), so the upsert
+   * would add a second row of the pair in another month instead of updating it. The rows go as
+   * removed versions, so a cursor of before keeps them and the rewritten pair appears once. The
+   * tenders table's date is compared too, so a row written from a stale read is healed by the next
+   * write of the tender.
+   */
+  const removeMovedScores = (
+    scores: ScoreColumns,
+    scope: { readonly companyId: string } | { readonly tenderIds: ReadonlyArray<string> }
+  ) => {
+    const rescored = "tenderIds" in scope ? new Set(scope.tenderIds) : undefined
+    const dates = new Map<string, string>()
+    scores.tender.forEach((tenderId, i) => {
+      if (rescored === undefined || rescored.has(tenderId)) dates.set(tenderId, scores.publishDate[i]!)
+    })
+    if (dates.size === 0) return Effect.void
+    const companyId = "companyId" in scope ? scope.companyId : undefined
+    return sql`
+      DELETE FROM tender_scores s
+      USING unnest(${arrayLiteral([...dates.keys()])}::uuid[], ${arrayLiteral([...dates.values()])}::timestamptz[])
+              AS k(tender_id, publish_date), tenders t
+      WHERE s.tender_id = k.tender_id AND t.id = k.tender_id
+        AND ${companyId === undefined ? sql`true` : sql`s.company_id = ${companyId}`}
+        AND (s.tender_publish_date <> k.publish_date OR s.tender_publish_date <> t.publish_date)`
+  }
+
   /** The verdicts these tenders have now, per (company, tender). */
   const verdictsOf = (tenderIds: ReadonlyArray<string>) =>
     sql<{ company_id: string; tender_id: string; verdict: Verdict }>`
@@ -174,7 +225,7 @@ export const makeScoreWriter = Effect.gen(function* () {
           isNew.has(tenderId) ||
           (changed.has(tenderId) && verdictRose(before.get(`${companyId}\u0000${tenderId}`), verdict))
       }
-      const { scores, matches } = rowsOf(pairs, stats, affinity, alerting, scoredAt)
+      const { scores, matches } = rowsOf(pairs, stats, affinity, alerting, scoredAt, yield* StoredScoreFloor)
       const computedAt = yield* Clock.currentTimeMillis
       const written = yield* sql.withTransaction(
         Effect.gen(function* () {
@@ -191,6 +242,11 @@ export const makeScoreWriter = Effect.gen(function* () {
             yield* removeOpenScoresOf(staleScope.companyId, staleScope.now, scores)
           }
           if (scores.company.length > 0) {
+            // New tenders have no rows yet: only the rescored ones can have moved.
+            yield* removeMovedScores(
+              scores,
+              "companyId" in staleScope ? { companyId: staleScope.companyId } : { tenderIds: staleScope.tenderIds }
+            )
             yield* sql`
               INSERT INTO tender_scores (company_id, tender_id, overall_score, overall_confidence, verdict,
                                          score_semantic, score_keyword, score_cpv, score_value_fit, score_historical,
@@ -212,14 +268,13 @@ export const makeScoreWriter = Effect.gen(function* () {
               -- every writer (a batch, a company's rescore) upserts in this one order, so two of them
               -- meeting on the same pairs wait for each other instead of deadlocking.
               ORDER BY s.company_id, s.tender_id
-              ON CONFLICT (tender_id, company_id) DO UPDATE SET
+              ON CONFLICT (tender_id, company_id, tender_publish_date) DO UPDATE SET
                 overall_score = EXCLUDED.overall_score, overall_confidence = EXCLUDED.overall_confidence,
                 verdict = EXCLUDED.verdict, score_semantic = EXCLUDED.score_semantic,
                 score_keyword = EXCLUDED.score_keyword, score_cpv = EXCLUDED.score_cpv,
                 score_value_fit = EXCLUDED.score_value_fit, score_historical = EXCLUDED.score_historical,
                 cpv_type = EXCLUDED.cpv_type, model_version = EXCLUDED.model_version,
-                scored_at = EXCLUDED.scored_at, tender_publish_date = EXCLUDED.tender_publish_date,
-                tender_ingest_seq = EXCLUDED.tender_ingest_seq`
+                scored_at = EXCLUDED.scored_at, tender_ingest_seq = EXCLUDED.tender_ingest_seq`
           }
           const { alerts, events } = yield* sink.record(matches)
           return { scored: scores.company.length, alerts, events }

@@ -1,0 +1,89 @@
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+
+/** Tenders whose scores one retention transaction removes (a few hundred rows each, in the bench's data). */
+const TENDERS_PER_BATCH = 100
+
+/** A monthly partition of tender_scores or tender_score_history, by name (`…_pYYYY_MM`, migration 0024). */
+const MONTHLY_PARTITION = /^(tender_scores|tender_score_history)_p(\d{4})_(\d{2})$/
+
+export interface RetentionResult {
+  readonly partitionsDropped: ReadonlyArray<string>
+  readonly rowsDeleted: number
+}
+
+/**
+ * The retention policy of scores (README, "Data lifecycle"): a tender's scores may go once it closed
+ * (deadline passed, or cancelled) more than the retention period ago; an open tender's never. Whole
+ * monthly partitions go when every row in them qualifies (a DROP, no dead rows to vacuum); the rest
+ * go by batched DELETE. Neither is kept as a replaced version: no cursor is owed scores this old.
+ */
+export const makeScoreRetention = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+
+  /** `alias` (a tenders row) closed before `cutoff`; a tender with neither a deadline nor a cancellation never qualifies. */
+  const closedBefore = (alias: string, cutoff: string) =>
+    sql`least(${sql(alias)}.deadline, ${sql(alias)}.cancelled_at) < ${cutoff}::timestamptz`
+
+  /** Partitions whose month ended before `cutoff` (a tender closes after it is published) and whose every row qualifies. */
+  const expiredPartitions = (cutoff: string) =>
+    Effect.gen(function* () {
+      const partitions = yield* sql<{ name: string }>`
+        SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+        WHERE i.inhparent IN ('tender_scores'::regclass, 'tender_score_history'::regclass)
+        ORDER BY c.relname`
+      const expired: Array<string> = []
+      for (const { name } of partitions) {
+        const month = MONTHLY_PARTITION.exec(name)
+        if (month === null) continue
+        const monthEnd = new Date(Date.UTC(Number(month[2]), Number(month[3]), 1))
+        if (monthEnd.getTime() > new Date(cutoff).getTime()) continue
+        const [open] = yield* sql<{ any: boolean }>`
+          SELECT EXISTS (
+            SELECT 1 FROM ${sql(name)} s JOIN tenders t ON t.id = s.tender_id
+            WHERE NOT coalesce(${closedBefore("t", cutoff)}, false)) AS any`
+        if (open?.any === false) expired.push(name)
+      }
+      return expired
+    })
+
+  /** One batch: the scores of up to TENDERS_PER_BATCH tenders past retention. Returns the rows deleted. */
+  const deleteBatch = (cutoff: string) =>
+    sql.withTransaction(
+      Effect.gen(function* () {
+        yield* sql`SELECT set_config('tss.retention', 'on', true)`
+        const deleted = yield* sql<{ n: number }>`
+          WITH expired AS (
+            SELECT t.id, t.publish_date FROM tenders t
+            WHERE ${closedBefore("t", cutoff)}
+              -- The publish date lets each probe read one partition (run-time pruning).
+              AND EXISTS (SELECT 1 FROM tender_scores s WHERE s.tender_id = t.id AND s.tender_publish_date = t.publish_date)
+            LIMIT ${TENDERS_PER_BATCH}
+          ), gone AS (
+            DELETE FROM tender_scores s USING expired e WHERE s.tender_id = e.id RETURNING 1
+          )
+          SELECT count(*)::int AS n FROM gone`
+        return deleted[0]?.n ?? 0
+      })
+    )
+
+  /** Applies the policy at `now` for a retention of `days` days. */
+  const run = (now: Date, days: number) =>
+    Effect.gen(function* () {
+      const cutoff = new Date(now.getTime() - days * 86_400_000).toISOString()
+      const partitionsDropped = yield* expiredPartitions(cutoff)
+      for (const name of partitionsDropped) {
+        // Dropping a partition locks its parent: wait briefly for list pages in flight, else retry next run.
+        yield* sql.withTransaction(Effect.zipRight(sql`SET LOCAL lock_timeout = '5s'`, sql`DROP TABLE ${sql(name)}`))
+      }
+      let rowsDeleted = 0
+      while (true) {
+        const n = yield* deleteBatch(cutoff)
+        if (n === 0) break
+        rowsDeleted += n
+      }
+      return { partitionsDropped, rowsDeleted } satisfies RetentionResult
+    })
+
+  return { run }
+})

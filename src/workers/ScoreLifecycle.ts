@@ -1,0 +1,39 @@
+import { Clock, Duration, Effect, Layer, Schedule } from "effect"
+import { AppConfig } from "../infra/config/AppConfig.js"
+import { makeScorePartitions } from "../infra/scoring/ScorePartitions.js"
+import { makeScoreRetention } from "../infra/scoring/ScoreRetention.js"
+
+/** How often the worker keeps the score partitions ahead and applies the retention policy. */
+export const SCORE_LIFECYCLE_EVERY = Duration.hours(6)
+
+/**
+ * One round of the scores' data lifecycle (README, "Data lifecycle"), at the Clock's now: the
+ * monthly partitions of the coming months exist (and strays in the default partition move to
+ * theirs), then the scores past retention go.
+ */
+export const scoreLifecycleRound = Effect.gen(function* () {
+  const { scoreRetentionDays } = yield* AppConfig
+  const partitions = yield* makeScorePartitions
+  const retention = yield* makeScoreRetention
+  const now = new Date(yield* Clock.currentTimeMillis)
+  const created = yield* partitions.ensure(now)
+  const { partitionsDropped, rowsDeleted } = yield* retention.run(now, scoreRetentionDays)
+  if (created > 0) yield* Effect.logInfo(`Created ${created} score partition(s)`)
+  if (partitionsDropped.length > 0 || rowsDeleted > 0)
+    yield* Effect.logInfo(
+      `Score retention (${scoreRetentionDays} days): dropped ${partitionsDropped.join(", ") || "no partition"}, deleted ${rowsDeleted} row(s)`
+    )
+  return { created, partitionsDropped, rowsDeleted }
+})
+
+/**
+ * Runs the round at start and every SCORE_LIFECYCLE_EVERY. Every worker runs it: partition creation
+ * is idempotent (CREATE under the parent's lock, skipped when present) and deletes only repeat work.
+ */
+export const ScoreLifecycleLive = Layer.scopedDiscard(
+  scoreLifecycleRound.pipe(
+    Effect.catchAllCause((cause) => Effect.logWarning("Score partitions / retention failed", cause)),
+    Effect.repeat(Schedule.spaced(SCORE_LIFECYCLE_EVERY)),
+    Effect.forkScoped
+  )
+)

@@ -1,0 +1,119 @@
+import { describe, expect, layer } from "@effect/vitest"
+import { Effect, Layer, TestClock } from "effect"
+import { AppConfig } from "../../src/infra/config/AppConfig.js"
+import { ScoringLive } from "../../src/infra/Repositories.js"
+import { StoredScoreFloor } from "../../src/infra/scoring/ScoreWriter.js"
+import { ScoringService } from "../../src/infra/scoring/ScoringService.js"
+import { SCORE_LIFECYCLE_EVERY, ScoreLifecycleLive, scoreLifecycleRound } from "../../src/workers/ScoreLifecycle.js"
+import { TestDatabaseLive } from "../support/TestDatabase.js"
+import { testConfig } from "../support/TestServer.js"
+import { scoringFixtures } from "./ScoringFixtures.js"
+
+const TestLayer = ScoringLive.pipe(
+  Layer.provideMerge(TestDatabaseLive),
+  Layer.provideMerge(Layer.succeed(AppConfig, testConfig({ scoreRetentionDays: 180 }))),
+  // Every candidate pair stored: these tests are about which rows retention removes.
+  Layer.provideMerge(Layer.succeed(StoredScoreFloor, 0))
+)
+
+const DAY = 86_400_000
+
+/** Waits (real time) until `check` holds: the lifecycle fiber works on the database at its own pace. */
+const eventually = <E, R>(check: Effect.Effect<boolean, E, R>) =>
+  Effect.gen(function* () {
+    for (let i = 0; i < 100; i++) {
+      if (yield* check) return
+      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 100)))
+    }
+    throw new Error("condition not reached in 10 s")
+  })
+
+describe("score retention", () => {
+  layer(TestLayer)((it) => {
+    it.effect(
+      "drops months whose tenders all closed long ago, deletes the other closed rows, keeps open tenders'",
+      () =>
+        Effect.gen(function* () {
+          const f = yield* scoringFixtures
+          const scoring = yield* ScoringService
+          const company = yield* f.company("Drumuri SA", "Reabilitare drumuri și asfaltare")
+          yield* f.watchlist(company, { cpv: ["45233000-9"] })
+          const tender = (publishDate: string, deadline: string | null) =>
+            f.tender({ title: "Reabilitare drumuri comunale", cpv: "45233142-6", publishDate, deadline })
+          // January 2025: one tender closed long ago, one open (no deadline): the month stays, row by row.
+          const closedJan = yield* tender("2025-01-10T08:00:00Z", "2025-02-10T12:00:00Z")
+          const openJan = yield* tender("2025-01-12T08:00:00Z", null)
+          // March 2025: closed long ago only: the whole partition goes.
+          const closedMar = yield* tender("2025-03-05T08:00:00Z", "2025-04-01T12:00:00Z")
+          // May 2025, closed within the retention period (cutoff 2026-02-02): kept.
+          const recentlyClosed = yield* tender("2025-05-02T08:00:00Z", "2026-07-01T12:00:00Z")
+          // Cancelled long ago, in its own month with no deadline: cancellation closes it.
+          const cancelled = yield* tender("2025-06-03T08:00:00Z", null)
+          yield* f.sql`UPDATE tenders SET cancelled_at = '2025-06-20T00:00:00Z' WHERE id = ${cancelled}`
+          const all = [closedJan, openJan, closedMar, recentlyClosed, cancelled]
+          yield* scoring.scoreTenders(all, { isNew: [] })
+          for (const id of all) expect(yield* f.storedScore(company, id)).toBeDefined()
+
+          yield* TestClock.setTime(Date.parse("2026-08-01T00:00:00Z"))
+          const round = yield* scoreLifecycleRound
+          // The rows of 2025 sat in the default partition: the round gave them their months first.
+          expect(round.created).toBeGreaterThanOrEqual(8)
+          expect(round.partitionsDropped).toEqual(
+            expect.arrayContaining([
+              "tender_scores_p2025_03",
+              "tender_scores_p2025_06",
+              "tender_score_history_p2025_03"
+            ])
+          )
+          expect(round.partitionsDropped).not.toContain("tender_scores_p2025_01")
+          expect(round.partitionsDropped).not.toContain("tender_scores_p2025_05")
+          expect(round.rowsDeleted).toBe(1)
+          expect(yield* f.storedScore(company, closedJan)).toBeUndefined()
+          expect(yield* f.storedScore(company, closedMar)).toBeUndefined()
+          expect(yield* f.storedScore(company, cancelled)).toBeUndefined()
+          expect(yield* f.storedScore(company, openJan)).toBeDefined()
+          expect(yield* f.storedScore(company, recentlyClosed)).toBeDefined()
+          // Retention keeps no replaced versions of what it removed.
+          const [versions] = yield* f.sql<{ n: number }>`
+          SELECT count(*)::int AS n FROM tender_score_history WHERE tender_id IN (${closedJan}, ${closedMar})`
+          expect(versions!.n).toBe(0)
+          // Nothing left in the default partitions; the months ahead exist.
+          const [defaults] = yield* f.sql<{ n: number }>`
+          SELECT (SELECT count(*) FROM tender_scores_default) + (SELECT count(*) FROM tender_score_history_default) AS n`
+          expect(Number(defaults!.n)).toBe(0)
+          const [ahead] = yield* f.sql<{ exists: boolean }>`
+          SELECT to_regclass('tender_scores_p2026_11') IS NOT NULL AS exists`
+          expect(ahead!.exists).toBe(true)
+
+          // A second round finds nothing more to do.
+          const again = yield* scoreLifecycleRound
+          expect(again).toEqual({ created: 0, partitionsDropped: [], rowsDeleted: 0 })
+        })
+    )
+
+    it.scoped("the worker's schedule applies it at start and every SCORE_LIFECYCLE_EVERY (TestClock)", () =>
+      Effect.gen(function* () {
+        const f = yield* scoringFixtures
+        const scoring = yield* ScoringService
+        const company = yield* f.company("Med SRL", "Furnizăm echipamente medicale, ecografe")
+        yield* f.watchlist(company, { cpv: ["33100000-1"] })
+        const deadline = Date.parse("2027-03-01T00:00:00Z")
+        const tender = yield* f.tender({
+          title: "Furnizare ecograf",
+          cpv: "33112200-0",
+          publishDate: "2027-02-01T08:00:00Z",
+          deadline: new Date(deadline).toISOString()
+        })
+        yield* scoring.scoreTenders([tender], { isNew: [] })
+        // Start: 180 days after the deadline less 1 hour: not yet past retention.
+        yield* TestClock.setTime(deadline + 180 * DAY - 3_600_000)
+        yield* Layer.build(ScoreLifecycleLive)
+        yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 1_000)))
+        expect(yield* f.storedScore(company, tender)).toBeDefined()
+        // The next round, SCORE_LIFECYCLE_EVERY later, finds it past retention.
+        yield* TestClock.adjust(SCORE_LIFECYCLE_EVERY)
+        yield* eventually(Effect.map(f.storedScore(company, tender), (score) => score === undefined))
+      })
+    )
+  })
+})
