@@ -105,9 +105,19 @@ export const parsePrometheus = (text: string): Array<Sample> =>
       consumed = labelPattern.lastIndex
     }
     if (consumed !== body.length) throw new Error(`bad labels in: ${line}`)
+    // Prometheus reads the special values in any case (Go's ParseFloat); prom-client writes NaN as
+    // "Nan" (e.g. the event-loop lag mean before its first sample).
     const raw = match[3]!
-    const value = raw === "+Inf" ? Infinity : raw === "-Inf" ? -Infinity : Number(raw)
-    if (Number.isNaN(value) && raw !== "NaN") throw new Error(`bad value in: ${line}`)
+    const special = raw.toLowerCase()
+    const value =
+      special === "+inf" || special === "inf"
+        ? Infinity
+        : special === "-inf"
+          ? -Infinity
+          : special === "nan"
+            ? NaN
+            : Number(raw)
+    if (Number.isNaN(value) && special !== "nan") throw new Error(`bad value in: ${line}`)
     return [{ name: match[1]!, labels, value }]
   })
 
