@@ -1,4 +1,5 @@
 import type { ChildProcess } from "node:child_process"
+import { createServer } from "node:net"
 import pg from "pg"
 
 /** What every bench that makes databases or starts processes needs, once. */
@@ -46,4 +47,15 @@ export const stopProcessGroup = (child: ChildProcess, graceMs = 10_000) =>
       clearTimeout(force)
       resolve()
     }
+  })
+
+/** A TCP port free on 127.0.0.1 right now (for a server the bench starts). */
+export const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const probe = createServer()
+    probe.once("error", reject)
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as { port: number }
+      probe.close(() => resolve(port))
+    })
   })

@@ -17,7 +17,6 @@ import { type ChildProcess, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import { Agent, request } from "node:http"
-import { createServer } from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { Effect, Layer, Redacted } from "effect"
@@ -26,7 +25,7 @@ import { generateApiKey, hashApiKey, maskApiKey } from "../src/domain/ApiKey.js"
 import { CreditLedger, CreditLedgerLive } from "../src/infra/billing/CreditLedger.js"
 import { migrate } from "../src/infra/DatabaseSetup.js"
 import { PgLive } from "../src/infra/db/PgPool.js"
-import { admin, databaseUrl as databaseUrlOf, stopProcessGroup } from "./BenchSupport.js"
+import { admin, databaseUrl as databaseUrlOf, freePort, stopProcessGroup } from "./BenchSupport.js"
 
 const TENANTS = 50
 const COMPANIES_PER_TENANT = 40
@@ -167,16 +166,6 @@ const issueKeys = async (databaseUrl: string): Promise<Fixture> => {
   )
   return { tenants: fixture }
 }
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const probe = createServer()
-    probe.once("error", reject)
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number }
-      probe.close(() => resolve(port))
-    })
-  })
 
 /** Every child started, so a failing run still stops them all. */
 const children: Array<ChildProcess> = []

@@ -20,7 +20,6 @@ import { type ChildProcess, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import { Agent, request } from "node:http"
-import { createServer } from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { SqlClient } from "@effect/sql"
@@ -34,7 +33,7 @@ import { PgLive } from "../src/infra/db/PgPool.js"
 import { JobQueue, JobQueueLive } from "../src/infra/queue/JobQueue.js"
 import { ScoreTenders } from "../src/infra/scoring/ScoringJobKinds.js"
 import { TenderStore, TenderStoreLive } from "../src/infra/tenders/TenderStore.js"
-import { admin, databaseUrl as databaseUrlOf, stopProcessGroup } from "./BenchSupport.js"
+import { admin, databaseUrl as databaseUrlOf, freePort, stopProcessGroup } from "./BenchSupport.js"
 import { seedPopulation } from "./ScoringPopulation.js"
 
 const COMPANIES = Number(process.env.COUNTRY_COMPANIES ?? 20_000)
@@ -75,16 +74,6 @@ const query = async <Row>(url: string, text: string, values: ReadonlyArray<unkno
     await client.end()
   }
 }
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const probe = createServer()
-    probe.once("error", reject)
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number }
-      probe.close(() => resolve(port))
-    })
-  })
 
 const children: Array<ChildProcess> = []
 /** A process of the service; with `cpuProfileDir`, it writes a V8 CPU profile there when it stops. */

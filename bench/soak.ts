@@ -28,7 +28,6 @@ import { type ChildProcess, spawn } from "node:child_process"
 import { createHmac, randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import { Agent, request } from "node:http"
-import { createServer } from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { Clock, Effect, Layer, ManagedRuntime, Redacted } from "effect"
@@ -51,7 +50,7 @@ import { ScoreTenders } from "../src/infra/scoring/ScoringJobKinds.js"
 import { readCpvTable } from "../src/infra/tenders/CpvTable.js"
 import { TenderStore } from "../src/infra/tenders/TenderStore.js"
 import { startHttpsReceiver } from "../test/support/HttpsReceiver.js"
-import { admin, databaseUrl as databaseUrlOf, stopProcessGroup } from "./BenchSupport.js"
+import { admin, databaseUrl as databaseUrlOf, freePort, stopProcessGroup } from "./BenchSupport.js"
 import { generateSyntheticTenders, type SyntheticTender } from "./SyntheticTenders.js"
 
 const durationArg = process.argv.indexOf("--duration")
@@ -73,16 +72,6 @@ if (!Number.isFinite(DURATION_S) || DURATION_S <= 0) {
 
 const log = (line: string) => console.error(`[bench soak] ${line}`)
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
 
 // ---------------------------------------------------------------------------------------------
 // Data, through the service's own repositories.

@@ -9,11 +9,10 @@
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process"
 import * as fs from "node:fs"
-import { createServer } from "node:net"
 import * as path from "node:path"
 import { build } from "esbuild"
 import pg from "pg"
-import { ADMIN_URL, admin } from "../BenchSupport.js"
+import { ADMIN_URL, admin, freePort } from "../BenchSupport.js"
 
 const ROOT = path.resolve(import.meta.dirname, "../..")
 /** Two levels below the root, like dist/bin, so src/infra/ProjectFiles.ts finds the project's files. */
@@ -50,16 +49,6 @@ export const bundle = async () => {
     ]
   })
 }
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const probe = createServer()
-    probe.once("error", reject)
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number }
-      probe.close(() => resolve(port))
-    })
-  })
 
 /** One running service: its database, API and worker processes, and the CLI pointed at it. */
 export interface Service {
