@@ -1,22 +1,12 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { createServer as createHttpServer, type Server } from "node:http"
-import { createServer } from "node:net"
 import * as path from "node:path"
+import { freePort, pause } from "../hardening/OwnServers.js"
 
-/** Helpers of the observability tests: free ports, real processes, a Prometheus parser, an OTLP receiver. */
+/** Helpers of the observability tests: real processes, a Prometheus parser, an OTLP receiver. */
 
-export const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const probe = createServer()
-    probe.once("error", reject)
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number }
-      probe.close(() => resolve(port))
-    })
-  })
-
-export const pause = (ms: number) => new Promise((r) => setTimeout(r, ms))
+export { freePort, pause }
 
 /** Polls `check` until it returns something (or the time runs out, failing with `what`). */
 export const eventually = async <A>(what: string, check: () => Promise<A | undefined>, seconds = 60): Promise<A> => {
