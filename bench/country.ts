@@ -10,7 +10,8 @@
  *    (5,000) contract notices arrives in 96 batches (one per quarter hour) compressed into
  *    COUNTRY_DAY_SECONDS (60): each batch is stored (TenderStore, as an importer or a poller does)
  *    and queued as one `tenders.score` job on the real queue, which the workers claim. Meanwhile
- *    COUNTRY_READERS (4) connections read company lists through the key API (page 1, limit 20).
+ *    COUNTRY_READERS (4) connections read company lists through the key API (page 1, limit 20) at
+ *    COUNTRY_READS_PER_SECOND (20) in all: the consultants' daytime reading, not a saturating load.
  * 3. Reported: wall time from the first batch to the last job done, each batch's time in the
  *    queue (enqueued to done), pairs kept, the bytes the day added (tables that grow per pair, with
  *    their indexes and partitions), list p50/p99 while it ran. Written to .bench-out/country.json;
@@ -42,6 +43,7 @@ const NOTICES = Number(process.env.COUNTRY_NOTICES ?? 5_000)
 const BATCHES = 96
 const DAY_SECONDS = Number(process.env.COUNTRY_DAY_SECONDS ?? 60)
 const READERS = Number(process.env.COUNTRY_READERS ?? 4)
+const READS_PER_SECOND = Number(process.env.COUNTRY_READS_PER_SECOND ?? 20)
 const WORKER_COUNTS = (process.env.COUNTRY_WORKERS ?? "1,2").split(",").map(Number)
 /** The day simulated (its notices' publication dates). */
 const DAY = Date.UTC(2026, 10, 26, 6)
@@ -163,7 +165,7 @@ const bytesOfGrowingTables = async (url: string) => {
 const percentile = (sorted: ReadonlyArray<number>, p: number) =>
   sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
 
-/** READERS closed-loop readers of page 1 of random companies' lists until `stop` resolves. */
+/** READERS readers of page 1 of the companies' lists, READS_PER_SECOND in all, until `stop` resolves. */
 const readLists = async (
   baseUrl: string,
   keys: ReadonlyArray<{ key: string; companies: ReadonlyArray<string> }>,
@@ -191,9 +193,14 @@ const readLists = async (
       req.end()
     })
   let n = 0
+  // Each reader sends one request per interval (or at once when the last took longer).
+  const interval = (READERS * 1000) / READS_PER_SECOND
   await Promise.all(
     Array.from({ length: READERS }, async () => {
-      while (!stopped) {
+      for (let next = performance.now(); !stopped; next += interval) {
+        const wait = next - performance.now()
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait))
+        else next = performance.now()
         const tenant = keys[n++ % keys.length]!
         const company = tenant.companies[n % tenant.companies.length]!
         const started = performance.now()
