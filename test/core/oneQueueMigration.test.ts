@@ -1,39 +1,13 @@
-import { randomBytes } from "node:crypto"
-import { readdirSync, readFileSync } from "node:fs"
-import pg from "pg"
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
-import { projectFile } from "../../src/infra/config/ProjectFiles.js"
-import { databaseUrl } from "../support/databaseNames.js"
+import { describe, expect, it } from "vitest"
+import { databaseBeforeMigration } from "../support/MigrationDatabase.js"
 
 /**
  * Migration 0014 moves the work in hand of the three old queues (email_outbox, webhook_deliveries,
  * report_jobs) into `jobs`: a database migrated up to 0013 with pending rows of each gets one job per
  * row, with the attempts, run times and errors the rows had, and the old lease columns go.
  */
-const MIGRATIONS = projectFile("migrations")
-const files = readdirSync(MIGRATIONS)
-  .filter((f) => f.endsWith(".sql"))
-  .sort()
-const before = files.filter((f) => f < "0014")
-const oneQueue = files.find((f) => f.startsWith("0014"))!
-
 describe("migration 0014: one queue", () => {
-  const admin = new pg.Client({ connectionString: inject("adminDatabaseUrl") })
-  const name = `${inject("runDatabasePrefix")}m14_${randomBytes(4).toString("hex")}`
-  let db: pg.Client
-
-  beforeAll(async () => {
-    await admin.connect()
-    await admin.query(`CREATE DATABASE "${name}"`)
-    db = new pg.Client({ connectionString: databaseUrl(inject("adminDatabaseUrl"), name) })
-    await db.connect()
-    for (const file of before) await db.query(readFileSync(`${MIGRATIONS}/${file}`, "utf8"))
-  })
-  afterAll(async () => {
-    await db?.end()
-    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)
-    await admin.end()
-  })
+  const { db, migrate } = databaseBeforeMigration("0014")
 
   it("gives each pending e-mail, due delivery and waiting report its job, and drops the old lease columns", async () => {
     const {
@@ -92,7 +66,7 @@ describe("migration 0014: one queue", () => {
       [tenant.id, company.id, retryAt]
     )
 
-    await db.query(readFileSync(`${MIGRATIONS}/${oneQueue}`, "utf8"))
+    await migrate()
 
     const { rows: jobs } = await db.query(
       `SELECT kind, payload, group_key, status, attempts, run_at, last_error FROM jobs ORDER BY kind`

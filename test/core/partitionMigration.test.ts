@@ -1,9 +1,5 @@
-import { randomBytes } from "node:crypto"
-import { readdirSync, readFileSync } from "node:fs"
-import pg from "pg"
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
-import { projectFile } from "../../src/infra/config/ProjectFiles.js"
-import { databaseUrl } from "../support/databaseNames.js"
+import { describe, expect, it } from "vitest"
+import { databaseBeforeMigration } from "../support/MigrationDatabase.js"
 
 /**
  * Migration 0024 moves tender_scores and tender_score_history into tables partitioned by publication
@@ -11,13 +7,6 @@ import { databaseUrl } from "../support/databaseNames.js"
  * replaced versions, keeps every row and every value (a checksum), each in its month's partition, and
  * the triggers of 0012 still keep versions. (On a filled bench database: BENCHMARKS.md, "Issue 23".)
  */
-const MIGRATIONS = projectFile("migrations")
-const files = readdirSync(MIGRATIONS)
-  .filter((f) => f.endsWith(".sql"))
-  .sort()
-const before = files.filter((f) => f < "0024")
-const partitioned = files.find((f) => f.startsWith("0024"))!
-
 const CHECKSUM = `
   SELECT (SELECT count(*)::int FROM tender_scores) AS scores,
          (SELECT md5(string_agg(concat_ws('|', company_id, tender_id, overall_score, overall_confidence, verdict,
@@ -30,22 +19,7 @@ const CHECKSUM = `
           FROM tender_score_history) AS versions_md5`
 
 describe("migration 0024: partitioned scores", () => {
-  const admin = new pg.Client({ connectionString: inject("adminDatabaseUrl") })
-  const name = `${inject("runDatabasePrefix")}m24_${randomBytes(4).toString("hex")}`
-  let db: pg.Client
-
-  beforeAll(async () => {
-    await admin.connect()
-    await admin.query(`CREATE DATABASE "${name}"`)
-    db = new pg.Client({ connectionString: databaseUrl(inject("adminDatabaseUrl"), name) })
-    await db.connect()
-    for (const file of before) await db.query(readFileSync(`${MIGRATIONS}/${file}`, "utf8"))
-  })
-  afterAll(async () => {
-    await db?.end()
-    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)
-    await admin.end()
-  })
+  const { db, migrate } = databaseBeforeMigration("0024")
 
   it("keeps every score and version, each in its month's partition, and the version triggers", async () => {
     const one = async (text: string, values: Array<unknown> = []) => (await db.query(text, values)).rows[0]
@@ -89,7 +63,7 @@ describe("migration 0024: partitioned scores", () => {
     const checksumBefore = await one(CHECKSUM)
     expect(checksumBefore).toMatchObject({ scores: 11, versions: 4 })
 
-    await db.query(readFileSync(`${MIGRATIONS}/${partitioned}`, "utf8"))
+    await migrate()
 
     expect(await one(CHECKSUM)).toEqual(checksumBefore)
     const placed = await db.query(`
