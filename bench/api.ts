@@ -31,10 +31,11 @@ const TENANTS = 50
 const COMPANIES_PER_TENANT = 40
 const TENDERS = 20_000
 const SCORES_PER_COMPANY = Number(process.env.BENCH_SCORES_PER_COMPANY ?? 500)
-const CONNECTIONS = 50
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50)
 const WARMUP_MS = Number(process.env.BENCH_WARMUP_MS ?? 3_000)
 const MEASURE_MS = Number(process.env.BENCH_MEASURE_MS ?? 15_000)
-const PAGE_SIZES = [20, 100] as const
+/** BENCH_LIMITS=20 measures one page size (a quick look); the report needs both. */
+const PAGE_SIZES = (process.env.BENCH_LIMITS ?? "20,100").split(",").map(Number)
 const PAGES_PER_COMPANY = 3
 
 const log = (line: string) => console.log(`[bench api] ${line}`)
@@ -170,14 +171,33 @@ const issueKeys = async (databaseUrl: string): Promise<Fixture> => {
 /** Every child started, so a failing run still stops them all. */
 const children: Array<ChildProcess> = []
 
-const startProcess = async (script: string, env: Record<string, string>) => {
+/**
+ * The node options and launcher arguments of `npm run api` (package.json): the service is measured
+ * as production starts it, the esbuild bundle of src/bin/api.ts with the API process's V8 options.
+ */
+const apiCommand = (): ReadonlyArray<string> => {
+  const script: string = JSON.parse(fs.readFileSync("package.json", "utf8")).scripts.api
+  const match = /^node ((?:--\S+ )*)(src\/bin\/launch\.mjs api)$/.exec(script)
+  if (match === null)
+    throw new Error(`package.json's "api" script is not \`node [options] src/bin/launch.mjs api\`: ${script}`)
+  return [...match[1]!.split(" ").filter(Boolean), ...match[2]!.split(" ")]
+}
+
+/** Starts a server: the baseline under tsx, the service as `npm run api` starts it. */
+const startProcess = async (entry: { readonly tsx: string } | "api", env: Record<string, string>) => {
   const port = await freePort()
   // BENCH_CPU_PROF=<dir>: each server writes a V8 CPU profile there when it stops.
   const profile = process.env.BENCH_CPU_PROF
+  const profiling = profile === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${profile}`]
+  // BENCH_NODE_FLAGS: more V8 options for both servers (e.g. --trace-gc).
+  const flags = [...profiling, ...(process.env.BENCH_NODE_FLAGS ?? "").split(" ").filter(Boolean)]
   const [command, args] =
-    profile === undefined
-      ? [path.resolve("node_modules/.bin/tsx"), [script]]
-      : [process.execPath, ["--cpu-prof", `--cpu-prof-dir=${profile}`, "--import", "tsx", script]]
+    entry === "api"
+      ? [process.execPath, [...flags, ...apiCommand()]]
+      : flags.length === 0
+        ? [path.resolve("node_modules/.bin/tsx"), [entry.tsx]]
+        : [process.execPath, [...flags, "--import", "tsx", entry.tsx]]
+  const script = entry === "api" ? "npm run api" : entry.tsx
   const child = spawn(command, args, {
     env: { ...process.env, ...env, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "Warn" },
     detached: true,
@@ -197,6 +217,8 @@ const startProcess = async (script: string, env: Record<string, string>) => {
 }
 
 interface Result {
+  /** CPU time of the server's processes per measured request (ms): less sensitive to other load than req/s. */
+  readonly cpuMsPerRequest: number
   readonly requests: number
   readonly errors: number
   readonly perSecond: number
@@ -207,8 +229,23 @@ interface Result {
 
 const NEXT_CURSOR = /"next_cursor":"([^"]+)"/
 
+/** CPU time (ms) of every process in a process group (the server is started detached, as its group's leader). */
+const groupCpuMs = (groupId: number) => {
+  const ticksPerSecond = 100 // USER_HZ on Linux
+  let ticks = 0
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      // Fields after the command's closing parenthesis: state, ppid, pgrp, …, utime (14), stime (15).
+      const fields = fs.readFileSync(`/proc/${entry}/stat`, "utf8").split(") ")[1]!.split(" ")
+      if (Number(fields[2]) === groupId) ticks += Number(fields[11]) + Number(fields[12])
+    } catch {}
+  }
+  return (ticks * 1000) / ticksPerSecond
+}
+
 /** CONNECTIONS loops over keep-alive sockets; latencies recorded between warmup and the end. */
-const drive = async (baseUrl: string, fixture: Fixture, limit: number): Promise<Result> => {
+const drive = async (baseUrl: string, serverGroup: number, fixture: Fixture, limit: number): Promise<Result> => {
   const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS })
   const url = new URL(baseUrl)
   const latencies: Array<number> = []
@@ -240,7 +277,9 @@ const drive = async (baseUrl: string, fixture: Fixture, limit: number): Promise<
       const companyId = tenant.companies[company++ % tenant.companies.length]!
       let cursor: string | undefined
       for (let page = 0; page < PAGES_PER_COMPANY && performance.now() < end; page++) {
-        const query = `/api/v1/tenders?companyId=${companyId}&limit=${limit}${cursor ? `&cursor=${cursor}` : ""}`
+        const query = process.env.BENCH_HEALTH
+          ? "/health"
+          : `/api/v1/tenders?companyId=${companyId}&limit=${limit}${cursor ? `&cursor=${cursor}` : ""}`
         const sent = performance.now()
         const res = await get(query, tenant.key)
         const done = performance.now()
@@ -255,11 +294,18 @@ const drive = async (baseUrl: string, fixture: Fixture, limit: number): Promise<
       }
     }
   }
+  let cpuAtMeasureStart = 0
+  const cpuStart = setTimeout(() => {
+    cpuAtMeasureStart = groupCpuMs(serverGroup)
+  }, WARMUP_MS)
   await Promise.all(Array.from({ length: CONNECTIONS }, (_, i) => connection(i)))
+  clearTimeout(cpuStart)
+  const cpuMs = groupCpuMs(serverGroup) - cpuAtMeasureStart
   agent.destroy()
   latencies.sort((a, b) => a - b)
   const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] ?? Number.NaN
   return {
+    cpuMsPerRequest: cpuMs / Math.max(1, latencies.length),
     requests: latencies.length,
     errors,
     perSecond: latencies.length / (MEASURE_MS / 1000),
@@ -272,17 +318,18 @@ const drive = async (baseUrl: string, fixture: Fixture, limit: number): Promise<
 /** Both servers up at once (an idle one costs nothing); page sizes alternate between them. */
 const measureBoth = async (env: Record<string, string>, fixture: Fixture) => {
   const servers = {
-    baseline: await startProcess("bench/baseline-server.ts", env),
-    service: await startProcess("src/bin/api.ts", env)
+    baseline: await startProcess({ tsx: "bench/baseline-server.ts" }, env),
+    service: await startProcess("api", env)
   }
   const results = { baseline: {} as Record<number, Result>, service: {} as Record<number, Result> }
   try {
     for (const limit of PAGE_SIZES) {
-      for (const label of ["baseline", "service"] as const) {
-        const r = await drive(servers[label].baseUrl, fixture, limit)
+      // BENCH_ONLY=service skips the baseline (a quick look at the service's CPU per request).
+      for (const label of (["baseline", "service"] as const).filter((l) => (process.env.BENCH_ONLY ?? l) === l)) {
+        const r = await drive(servers[label].baseUrl, servers[label].child.pid!, fixture, limit)
         results[label][limit] = r
         log(
-          `${label} limit=${limit}: ${r.perSecond.toFixed(0)} req/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, ${r.errors} errors`
+          `${label} limit=${limit}: ${r.perSecond.toFixed(0)} req/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, CPU ${r.cpuMsPerRequest.toFixed(2)} ms/request, ${r.errors} errors`
         )
       }
     }
@@ -369,7 +416,8 @@ const main = async () => {
       RATE_LIMIT_GENERAL_PER_MINUTE: "60000"
     }
     const { baseline, service } = await measureBoth(env, fixture)
-    writeReport(service, baseline, Boolean(process.env.REDIS_URL))
+    if (process.env.BENCH_ONLY === undefined && process.env.BENCH_LIMITS === undefined)
+      writeReport(service, baseline, Boolean(process.env.REDIS_URL))
     fs.rmSync(dataDir, { recursive: true, force: true })
   } finally {
     await Promise.all(children.map((child) => stopProcessGroup(child)))

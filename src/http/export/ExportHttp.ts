@@ -10,6 +10,7 @@ import { type ExportPosition, type ExportRow, ScoredTendersRepo } from "../../in
 import { Api } from "../Api.js"
 import { ApiKeyAuthExportLive, requireOwnCompany } from "../ApiKeyAuthLive.js"
 import { creditsMeta } from "../credits/CreditsReport.js"
+import { prebuiltJson } from "../PrebuiltJson.js"
 import { makeCursors } from "../pagination/Cursors.js"
 import { servePaidPage } from "../pagination/PaidPage.js"
 import { EXPORT_COLUMNS, EXPORT_DEFAULT_LIMIT, EXPORT_MAX_LIMIT } from "./ExportApi.js"
@@ -145,7 +146,7 @@ export const ExportHttpLive = HttpApiBuilder.group(Api, "export", (handlers) =>
             }
           })
         }
-        return HttpServerResponse.unsafeJson({
+        return prebuiltJson({
           data: served.map(toExportRow),
           meta: {
             count: served.length,

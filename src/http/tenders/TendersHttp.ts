@@ -1,4 +1,4 @@
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder } from "@effect/platform"
 import { Clock, Effect, Layer, Option } from "effect"
 import * as ApiError from "../../domain/ApiErrors.js"
 import { queryFingerprint } from "../../domain/Cursor.js"
@@ -16,6 +16,7 @@ import { Api } from "../Api.js"
 import { ApiCaller } from "../ApiKeyAuth.js"
 import { ApiKeyAuthLive, companyAccessDenied, requireOwnCompany } from "../ApiKeyAuthLive.js"
 import { chargeCredits, creditsMeta } from "../credits/CreditsReport.js"
+import { prebuiltJson } from "../PrebuiltJson.js"
 import { makeCursors } from "../pagination/Cursors.js"
 import { servePaidPage } from "../pagination/PaidPage.js"
 import { negotiateReasonLanguage } from "./ReasonLanguage.js"
@@ -128,7 +129,7 @@ export const TendersHttpLive = HttpApiBuilder.group(Api, "tenders", (handlers) =
           })
 
           // Prebuilt wire JSON (a test decodes it with TenderList): schema encoding costs half the throughput.
-          return HttpServerResponse.unsafeJson({
+          return prebuiltJson({
             data: served.map(toListItem),
             meta: { total, limit, next_cursor: nextCursor, has_more: hasMore, credits: creditsMeta(charge) }
           })
