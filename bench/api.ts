@@ -277,9 +277,7 @@ const drive = async (baseUrl: string, serverGroup: number, fixture: Fixture, lim
       const companyId = tenant.companies[company++ % tenant.companies.length]!
       let cursor: string | undefined
       for (let page = 0; page < PAGES_PER_COMPANY && performance.now() < end; page++) {
-        const query = process.env.BENCH_HEALTH
-          ? "/health"
-          : `/api/v1/tenders?companyId=${companyId}&limit=${limit}${cursor ? `&cursor=${cursor}` : ""}`
+        const query = `/api/v1/tenders?companyId=${companyId}&limit=${limit}${cursor ? `&cursor=${cursor}` : ""}`
         const sent = performance.now()
         const res = await get(query, tenant.key)
         const done = performance.now()
