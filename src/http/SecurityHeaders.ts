@@ -1,14 +1,8 @@
-import {
-  HttpApi,
-  HttpApiBuilder,
-  HttpApiMiddleware,
-  HttpApp,
-  HttpServerRequest,
-  HttpServerResponse
-} from "@effect/platform"
+import { HttpApi, HttpApiBuilder, HttpApiMiddleware, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
 import { AppConfig } from "../infra/config/AppConfig.js"
 import { Api } from "./Api.js"
+import { decorateResponse } from "./ResponseDecorations.js"
 
 /**
  * Routes whose responses carry tokens, keys or download URLs, with or without credentials: never
@@ -144,7 +138,7 @@ export const securityHeaders = (options: {
         return out
       }
 
-      return HttpApp.appendPreResponseHandler((_request, response) => Effect.succeed(decorate(response))).pipe(
+      return decorateResponse(decorate).pipe(
         Effect.zipRight(preflight ? Effect.succeed(HttpServerResponse.empty({ status: 204 })) : app)
       )
     })

@@ -1,8 +1,9 @@
-import { HttpApp, HttpServerResponse } from "@effect/platform"
+import { HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
 import * as ApiError from "../../domain/ApiErrors.js"
 import type { Charge, ChargeMode, CreditBalance } from "../../infra/billing/CreditLedger.js"
 import { CreditLedger } from "../../infra/billing/CreditLedger.js"
+import { decorateResponse } from "../ResponseDecorations.js"
 
 /** The `meta.credits` block of every key-authenticated JSON response (spec 2.8). */
 export interface CreditsMeta {
@@ -32,13 +33,13 @@ export class CreditsReport {
 
   /** Registers the header writer for the current request. */
   static install(report: CreditsReport, tenantId: string, ledger: CreditLedger["Type"]) {
-    return HttpApp.appendPreResponseHandler((_request, response) => {
+    return decorateResponse((response) => {
       const write = (cost: number, remaining: number) =>
         HttpServerResponse.setHeaders(response, {
           "x-api-credits-cost": String(cost),
           "x-api-credits-remaining": String(remaining)
         })
-      if (report.known) return Effect.succeed(write(report.known.cost, report.known.remaining))
+      if (report.known) return write(report.known.cost, report.known.remaining)
       return ledger.balance(tenantId).pipe(
         Effect.map((balance) => write(0, balance.remaining)),
         // Headers are a courtesy on an already failed request: whatever the lookup ends with, the

@@ -1,4 +1,5 @@
-import { Cause, Config, HashMap, List, Logger } from "effect"
+import { Cause, Config, FiberRefs, HashMap, List, Logger } from "effect"
+import { currentRequest } from "./RequestTrail.js"
 
 /** A log message as text: Effect passes several arguments as an array. */
 const text = (message: unknown): string => {
@@ -13,17 +14,27 @@ const text = (message: unknown): string => {
 }
 
 /**
- * One JSON object per line: `time`, `level`, `message`, then the annotations flat (`request_id`,
- * `tenant_id`, `route`, `status`, `duration_ms` on a request's line; `job_id`, `kind`, `outcome` on
- * a job's), the log spans as `<name>_ms`, and `cause` when there is one. Effect's Logger, so every
- * `Effect.log*` of the service goes through it; log shippers read it without a pattern.
+ * The id of the request a line is written in (RequestTrail.currentRequest), read from the fiber's
+ * refs when a line is written rather than annotated on every request: most requests write no line
+ * but their own, and an annotation costs every request a FiberRef scope.
  */
-export const jsonLogger = Logger.make(({ logLevel, message, annotations, cause, date, spans }) => {
+const requestIdOf = (context: FiberRefs.FiberRefs) => FiberRefs.getOrDefault(context, currentRequest)?.requestId
+
+/**
+ * One JSON object per line: `time`, `level`, `message`, `request_id` inside a request, then the
+ * annotations flat (`tenant_id`, `route`, `status`, `duration_ms` on a request's line; `job_id`,
+ * `kind`, `outcome` on a job's), the log spans as `<name>_ms`, and `cause` when there is one.
+ * Effect's Logger, so every `Effect.log*` of the service goes through it; log shippers read it
+ * without a pattern.
+ */
+export const jsonLogger = Logger.make(({ logLevel, message, annotations, cause, date, spans, context }) => {
   const line: Record<string, unknown> = {
     time: date.toISOString(),
     level: logLevel.label.toLowerCase(),
     message: text(message)
   }
+  const requestId = requestIdOf(context)
+  if (requestId !== undefined) line.request_id = requestId
   for (const [key, value] of HashMap.toEntries(annotations)) line[key] = value
   const now = date.getTime()
   for (const span of List.toArray(spans)) line[`${span.label}_ms`] = now - span.startTime
@@ -42,6 +53,14 @@ export const logFormat = Config.string("LOG_FORMAT").pipe(
   Config.map((value): "json" | "text" => (value === "text" ? "text" : "json"))
 )
 
+/** Effect's pretty lines, with the request id among the annotations inside a request. */
+const textLogger = Logger.mapInputOptions(Logger.prettyLoggerDefault, (options) => {
+  const requestId = requestIdOf(options.context)
+  return requestId === undefined
+    ? options
+    : { ...options, annotations: HashMap.set(options.annotations, "request_id", requestId as unknown) }
+})
+
 /** The process's logger for a format: replaces Effect's default logger. */
 export const loggerFor = (format: "json" | "text") =>
-  Logger.replace(Logger.defaultLogger, format === "json" ? jsonLogger : Logger.prettyLoggerDefault)
+  Logger.replace(Logger.defaultLogger, format === "json" ? jsonLogger : textLogger)
