@@ -83,6 +83,8 @@ const HISTORY_ONLY = process.env.EVAL_ONLY === "history"
 const DEADLINE = new Date(Date.now() + 60 * 86_400_000).toISOString()
 
 const round3 = (x: number) => Number(x.toFixed(3))
+/** The mean of one figure over rows, to 3 decimals: how every case's summary reads its rows. */
+const meanOf = <R>(rows: ReadonlyArray<R>, pick: (row: R) => number) => round3(mean(rows.map(pick)))
 
 interface HistoryCase {
   readonly winner: string
@@ -123,7 +125,7 @@ const summarizeTargets = (rows: ReadonlyArray<TargetRow>) => {
   })
   return {
     companies: rows.length,
-    mean_list_size: round3(mean(rows.map((r) => r.listed))),
+    mean_list_size: meanOf(rows, (r) => r.listed),
     service: of((r) => r.service),
     service_ties_random: of((r) => r.serviceTies),
     baseline: of((r) => r.baseline),
@@ -332,12 +334,12 @@ const feedbackCase = (descriptionRun: Awaited<ReturnType<typeof runDescriptionCa
     marks_per_company: FEEDBACK_MARKS,
     marked: rows.reduce((n, r) => n + r.marked, 0),
     p_at_10_rest: {
-      service_before: round3(mean(rows.map((r) => r.before))),
-      service_after: round3(mean(rows.map((r) => r.after))),
-      bm25: round3(mean(rows.map((r) => r.bm25))),
-      bm25_with_cpv_labels: round3(mean(rows.map((r) => r.bm25Labels))),
-      bm25_with_feedback_titles: round3(mean(rows.map((r) => r.bm25Feedback))),
-      ideal: round3(mean(rows.map((r) => r.ideal)))
+      service_before: meanOf(rows, (r) => r.before),
+      service_after: meanOf(rows, (r) => r.after),
+      bm25: meanOf(rows, (r) => r.bm25),
+      bm25_with_cpv_labels: meanOf(rows, (r) => r.bm25Labels),
+      bm25_with_feedback_titles: meanOf(rows, (r) => r.bm25Feedback),
+      ideal: meanOf(rows, (r) => r.ideal)
     }
   }
   return { rows, summary }
@@ -382,14 +384,14 @@ const descriptionCases = (descriptionRun: Awaited<ReturnType<typeof runDescripti
   const case2 = {
     profiles: case2Rows.length,
     pool_size: awards.length,
-    mean_list_size: round3(mean(case2Rows.map((r) => r.listed))),
+    mean_list_size: meanOf(case2Rows, (r) => r.listed),
     p_at_10: {
-      service: round3(mean(case2Rows.map((r) => r.service))),
-      service_ties_random: round3(mean(case2Rows.map((r) => r.serviceTies))),
-      baseline_word_overlap: round3(mean(case2Rows.map((r) => r.baseline))),
-      bm25: round3(mean(case2Rows.map((r) => r.bm25))),
-      bm25_with_cpv_labels: round3(mean(case2Rows.map((r) => r.bm25Labels))),
-      ideal: round3(mean(case2Rows.map((r) => r.ideal)))
+      service: meanOf(case2Rows, (r) => r.service),
+      service_ties_random: meanOf(case2Rows, (r) => r.serviceTies),
+      baseline_word_overlap: meanOf(case2Rows, (r) => r.baseline),
+      bm25: meanOf(case2Rows, (r) => r.bm25),
+      bm25_with_cpv_labels: meanOf(case2Rows, (r) => r.bm25Labels),
+      ideal: meanOf(case2Rows, (r) => r.ideal)
     }
   }
 

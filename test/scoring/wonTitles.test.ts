@@ -104,7 +104,8 @@ describe("the text route to won contracts (tsm-1.5.0)", () => {
     const score = scorePair(euroIris, ads, corpus)
     expect(score.factors.cpv.score).toBeGreaterThanOrEqual(WON_TITLE_MIN_MATCH)
     // Without the title the tree alone knows nothing of 79 from 22.
-    const untitled = company([{ ...won(PRESS_AS_PRINT), title: undefined }])
+    const { title: _, ...withoutTitle } = won(PRESS_AS_PRINT)
+    const untitled = company([withoutTitle])
     expect(scorePair(untitled, ads, corpus).factors.cpv.score).toBe(0)
     expect(score.overallScore).toBeGreaterThan(scorePair(untitled, ads, corpus).overallScore)
   })
