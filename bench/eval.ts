@@ -32,6 +32,13 @@
  *    same protocol without it: the "before" of these rows. The report names how many class pairs
  *    were learned.
  *
+ * Every case is also measured against a BM25 + CPV hybrid (bench/eval/rankers.ts `hybridScores`:
+ *    BM25 and the case's CPV baseline, each normalised to 0-1, summed); in case 2, where the profile
+ *    has no codes, the hybrid is BM25 over each notice's text plus its CPV label.
+ *
+ *    EVAL_ONLY=history runs 3a and the history cases (1, 1x, 1t, 3b-3d) alone; EVAL_ONLY=feedback
+ *    runs case 2 and 2f alone.
+ *
  * Metrics (bench/eval/metrics.ts): the service as listed (its own order, ties broken by the list's
  * order) and, for comparison, with its score ties ordered at random; baselines and BM25 with ties
  * at random. A tender a ranking does not return (not listed; score 0) never counts.
@@ -54,7 +61,7 @@ import {
   targetByScores
 } from "./eval/metrics.js"
 import { inTrade, TRADE_PROFILES } from "./eval/profiles.js"
-import { Bm25Index, cpvPrefixScore, wordOverlapScore } from "./eval/rankers.js"
+import { Bm25Index, cpvPrefixScore, hybridScores, wordOverlapScore } from "./eval/rankers.js"
 import {
   bundle,
   consultantTenant,
@@ -70,10 +77,14 @@ import {
 const CLI_CONCURRENCY = 3
 /** EVAL_AFFINITY=off: the history cases without the learned CPV affinity (the "before" of 1x and 1t). */
 const AFFINITY_OFF = process.env.EVAL_AFFINITY === "off"
+/** EVAL_ONLY=history: 3a and the history cases (1, 1x, 1t, 3b-3d) alone, without case 2 and 2f. */
+const HISTORY_ONLY = process.env.EVAL_ONLY === "history"
 /** Open notices close in 60 days, so the service counts them as open (and rescores them). */
 const DEADLINE = new Date(Date.now() + 60 * 86_400_000).toISOString()
 
 const round3 = (x: number) => Number(x.toFixed(3))
+/** The mean of one figure over rows, to 3 decimals: how every case's summary reads its rows. */
+const meanOf = <R>(rows: ReadonlyArray<R>, pick: (row: R) => number) => round3(mean(rows.map(pick)))
 
 interface HistoryCase {
   readonly winner: string
@@ -103,6 +114,7 @@ interface TargetRow {
   readonly listed: number
   readonly baseline: TargetMetrics
   readonly bm25: TargetMetrics
+  readonly hybrid: TargetMetrics
 }
 
 const summarizeTargets = (rows: ReadonlyArray<TargetRow>) => {
@@ -113,11 +125,12 @@ const summarizeTargets = (rows: ReadonlyArray<TargetRow>) => {
   })
   return {
     companies: rows.length,
-    mean_list_size: round3(mean(rows.map((r) => r.listed))),
+    mean_list_size: meanOf(rows, (r) => r.listed),
     service: of((r) => r.service),
     service_ties_random: of((r) => r.serviceTies),
     baseline: of((r) => r.baseline),
-    bm25: of((r) => r.bm25)
+    bm25: of((r) => r.bm25),
+    bm25_cpv_hybrid: of((r) => r.hybrid)
   }
 }
 
@@ -302,6 +315,7 @@ const runDescriptionCase = async () => {
 /** Case 2f: P@10 on the rest of each list, before and after the simulated marks (bench/eval/feedback.ts). */
 const feedbackCase = (descriptionRun: Awaited<ReturnType<typeof runDescriptionCase>>) => {
   const index2 = new Bm25Index(awards)
+  const index2Labels = new Bm25Index(awards.map((a) => ({ ...a, description: cpvLabelOf(a.mainCpv) })))
   const rows: Array<FeedbackRow & { trade: string }> = TRADE_PROFILES.map((p, i) => ({
     trade: p.trade,
     ...feedbackRow({
@@ -310,6 +324,7 @@ const feedbackCase = (descriptionRun: Awaited<ReturnType<typeof runDescriptionCa
       marks: descriptionRun.marks[i]!,
       pool: awards,
       index: index2,
+      labelIndex: index2Labels,
       description: p.description,
       isRelevant: (key) => inTrade(p, awards.find((a) => a.key === key)?.mainCpv ?? "")
     })
@@ -319,71 +334,19 @@ const feedbackCase = (descriptionRun: Awaited<ReturnType<typeof runDescriptionCa
     marks_per_company: FEEDBACK_MARKS,
     marked: rows.reduce((n, r) => n + r.marked, 0),
     p_at_10_rest: {
-      service_before: round3(mean(rows.map((r) => r.before))),
-      service_after: round3(mean(rows.map((r) => r.after))),
-      bm25: round3(mean(rows.map((r) => r.bm25))),
-      bm25_with_feedback_titles: round3(mean(rows.map((r) => r.bm25Feedback))),
-      ideal: round3(mean(rows.map((r) => r.ideal)))
+      service_before: meanOf(rows, (r) => r.before),
+      service_after: meanOf(rows, (r) => r.after),
+      bm25: meanOf(rows, (r) => r.bm25),
+      bm25_with_cpv_labels: meanOf(rows, (r) => r.bm25Labels),
+      bm25_with_feedback_titles: meanOf(rows, (r) => r.bm25Feedback),
+      ideal: meanOf(rows, (r) => r.ideal)
     }
   }
   return { rows, summary }
 }
 
-const pad = (cells: ReadonlyArray<string | number>) => `| ${cells.join(" | ")} |`
-const fmt = (x: number) => x.toFixed(3)
-const rankText = (m: TargetMetrics) =>
-  m.rank === null ? "–" : Number.isInteger(m.rank) ? `${m.rank}` : m.rank.toFixed(1)
-
-const main = async () => {
-  const started = Date.now()
-  log("bundling the CLI, API and worker entry points")
-  await bundle()
-  // EVAL_ONLY=feedback: case 2 and its simulated feedback only (a few minutes instead of ~16).
-  if (process.env.EVAL_ONLY === "feedback") {
-    const { rows, summary } = feedbackCase(await runDescriptionCase())
-    console.log(JSON.stringify({ measured_at: new Date().toISOString(), case2f_feedback: summary, rows }, null, 2))
-    return
-  }
-
-  // Case 3a first: no database, seconds.
-  const legacy = legacyWatchlistCase()
-
-  const historyRun = await runHistoryCases()
-  const index1 = new Bm25Index(pool1)
-  const poolKeys1 = pool1.map((a) => a.key)
-  /** The CPV prefix, and half a digit more in one of the company's counties: the place-aware baseline of 3d. */
-  const prefixThenCounty = (a: Award, codes: ReadonlyArray<string>, counties: ReadonlyArray<string>) => {
-    const prefix = cpvPrefixScore(a.mainCpv, codes)
-    return prefix > 0 && counties.includes(canonicalCounty(a.authorityCounty) ?? "") ? prefix + 0.5 : prefix
-  }
-  const rowsFor = (variant: VariantKey) =>
-    historyCases.map((c, i): TargetRow => {
-      const list = historyRun.lists.get(variant)![i]!
-      const targetIndex = poolKeys1.indexOf(c.target.key)
-      const codes = [...new Set(c.earlier.map((a) => a.mainCpv))]
-      const counties = variant === "watchPlace" ? countiesOf(c) : []
-      return {
-        label: `${c.name} (${c.winner})`,
-        ...serviceMetrics(list, c.target.key),
-        listed: list.length,
-        baseline: targetByScores(
-          pool1.map((a) => prefixThenCounty(a, codes, counties)),
-          targetIndex
-        ),
-        bm25: targetByScores(index1.scores(describe(c)), targetIndex)
-      }
-    })
-  const case1Rows = rowsFor("history")
-  const divisionOf = (a: Award) => a.mainCpv.slice(0, 2)
-  const crossBranch = (c: HistoryCase) => c.earlier.every((a) => divisionOf(a) !== divisionOf(c.target))
-  const thinHistory = (c: HistoryCase) => c.earlier.length <= 2
-  const case1xRows = case1Rows.filter((_, i) => crossBranch(historyCases[i]!))
-  const case1tRows = case1Rows.filter((_, i) => thinHistory(historyCases[i]!))
-  const case3bRows = rowsFor("watchHistory")
-  const case3cRows = rowsFor("watchOnly")
-  const case3dRows = rowsFor("watchPlace")
-
-  const descriptionRun = await runDescriptionCase()
+/** Case 2 and 2f from the description run: P@10 per profile beside word overlap, BM25 and BM25 + CPV label. */
+const descriptionCases = (descriptionRun: Awaited<ReturnType<typeof runDescriptionCase>>) => {
   const index2 = new Bm25Index(awards)
   const index2Labels = new Bm25Index(awards.map((a) => ({ ...a, description: cpvLabelOf(a.mainCpv) })))
   const case2Rows = TRADE_PROFILES.map((p, i) => {
@@ -421,16 +384,76 @@ const main = async () => {
   const case2 = {
     profiles: case2Rows.length,
     pool_size: awards.length,
-    mean_list_size: round3(mean(case2Rows.map((r) => r.listed))),
+    mean_list_size: meanOf(case2Rows, (r) => r.listed),
     p_at_10: {
-      service: round3(mean(case2Rows.map((r) => r.service))),
-      service_ties_random: round3(mean(case2Rows.map((r) => r.serviceTies))),
-      baseline_word_overlap: round3(mean(case2Rows.map((r) => r.baseline))),
-      bm25: round3(mean(case2Rows.map((r) => r.bm25))),
-      bm25_with_cpv_labels: round3(mean(case2Rows.map((r) => r.bm25Labels))),
-      ideal: round3(mean(case2Rows.map((r) => r.ideal)))
+      service: meanOf(case2Rows, (r) => r.service),
+      service_ties_random: meanOf(case2Rows, (r) => r.serviceTies),
+      baseline_word_overlap: meanOf(case2Rows, (r) => r.baseline),
+      bm25: meanOf(case2Rows, (r) => r.bm25),
+      bm25_with_cpv_labels: meanOf(case2Rows, (r) => r.bm25Labels),
+      ideal: meanOf(case2Rows, (r) => r.ideal)
     }
   }
+
+  return { case2Rows, case2, feedbackRows, case2Feedback }
+}
+
+const pad = (cells: ReadonlyArray<string | number>) => `| ${cells.join(" | ")} |`
+const fmt = (x: number) => x.toFixed(3)
+const rankText = (m: TargetMetrics) =>
+  m.rank === null ? "–" : Number.isInteger(m.rank) ? `${m.rank}` : m.rank.toFixed(1)
+
+const main = async () => {
+  const started = Date.now()
+  log("bundling the CLI, API and worker entry points")
+  await bundle()
+  // EVAL_ONLY=feedback: case 2 and its simulated feedback only (a few minutes instead of ~16).
+  if (process.env.EVAL_ONLY === "feedback") {
+    const { rows, summary } = feedbackCase(await runDescriptionCase())
+    console.log(JSON.stringify({ measured_at: new Date().toISOString(), case2f_feedback: summary, rows }, null, 2))
+    return
+  }
+
+  // Case 3a first: no database, seconds.
+  const legacy = legacyWatchlistCase()
+
+  const historyRun = await runHistoryCases()
+  const index1 = new Bm25Index(pool1)
+  const poolKeys1 = pool1.map((a) => a.key)
+  /** The CPV prefix, and half a digit more in one of the company's counties: the place-aware baseline of 3d. */
+  const prefixThenCounty = (a: Award, codes: ReadonlyArray<string>, counties: ReadonlyArray<string>) => {
+    const prefix = cpvPrefixScore(a.mainCpv, codes)
+    return prefix > 0 && counties.includes(canonicalCounty(a.authorityCounty) ?? "") ? prefix + 0.5 : prefix
+  }
+  const rowsFor = (variant: VariantKey) =>
+    historyCases.map((c, i): TargetRow => {
+      const list = historyRun.lists.get(variant)![i]!
+      const targetIndex = poolKeys1.indexOf(c.target.key)
+      const codes = [...new Set(c.earlier.map((a) => a.mainCpv))]
+      const counties = variant === "watchPlace" ? countiesOf(c) : []
+      const baseline = pool1.map((a) => prefixThenCounty(a, codes, counties))
+      const bm25 = index1.scores(describe(c))
+      return {
+        label: `${c.name} (${c.winner})`,
+        ...serviceMetrics(list, c.target.key),
+        listed: list.length,
+        baseline: targetByScores(baseline, targetIndex),
+        bm25: targetByScores(bm25, targetIndex),
+        hybrid: targetByScores(hybridScores(bm25, baseline), targetIndex)
+      }
+    })
+  const case1Rows = rowsFor("history")
+  const divisionOf = (a: Award) => a.mainCpv.slice(0, 2)
+  const crossBranch = (c: HistoryCase) => c.earlier.every((a) => divisionOf(a) !== divisionOf(c.target))
+  const thinHistory = (c: HistoryCase) => c.earlier.length <= 2
+  const case1xRows = case1Rows.filter((_, i) => crossBranch(historyCases[i]!))
+  const case1tRows = case1Rows.filter((_, i) => thinHistory(historyCases[i]!))
+  const case3bRows = rowsFor("watchHistory")
+  const case3cRows = rowsFor("watchOnly")
+  const case3dRows = rowsFor("watchPlace")
+
+  const descriptionRun = HISTORY_ONLY ? null : await runDescriptionCase()
+  const described = descriptionRun === null ? null : descriptionCases(descriptionRun)
 
   const case1 = { pool_size: pool1.length, award_notices: earlierAwards.length, ...summarizeTargets(case1Rows) }
   const case1x = { pool_size: pool1.length, ...summarizeTargets(case1xRows) }
@@ -447,22 +470,30 @@ const main = async () => {
     case1_history_only: case1,
     case1x_cross_branch_wins: case1x,
     case1t_thin_history: case1t,
-    case2_description_only: case2,
-    case2f_feedback: case2Feedback,
+    ...(described === null
+      ? {}
+      : { case2_description_only: described.case2, case2f_feedback: described.case2Feedback }),
     case3a_watchlist_in_process: {
       companies: legacy.companies,
       pool_size: legacy.poolSize,
       hr_at_10: {
         model: round3(legacy.model.hr),
         cpv_only_baseline: round3(legacy.cpvOnly.hr),
+        bm25: round3(legacy.bm25.hr),
+        bm25_cpv_hybrid: round3(legacy.hybrid.hr),
         random: round3(legacy.random.hr)
       },
-      mrr_at_10: { model: round3(legacy.model.mrr), cpv_only_baseline: round3(legacy.cpvOnly.mrr) }
+      mrr_at_10: {
+        model: round3(legacy.model.mrr),
+        cpv_only_baseline: round3(legacy.cpvOnly.mrr),
+        bm25: round3(legacy.bm25.mrr),
+        bm25_cpv_hybrid: round3(legacy.hybrid.mrr)
+      }
     },
     case3b_watchlist_and_history: case3b,
     case3c_watchlist_no_fiscal_code: case3c,
     case3d_place_counties_set_no_fiscal_code: case3d,
-    imports: { history: historyRun.imports, description: descriptionRun.imports },
+    imports: { history: historyRun.imports, description: descriptionRun?.imports ?? null },
     score_floor_probe: {
       lowest_score_of_a_top10_hit: floorProbe.lowestHit,
       lowest_score_of_a_relevant_tender_in_a_top10: floorProbe.lowestRelevantInTopK,
@@ -480,6 +511,7 @@ const main = async () => {
       fmt(c.service_ties_random.hr_at_10),
       fmt(c.baseline.hr_at_10),
       fmt(c.bm25.hr_at_10),
+      fmt(c.bm25_cpv_hybrid.hr_at_10),
       note
     ]),
     pad([
@@ -489,12 +521,44 @@ const main = async () => {
       fmt(c.service_ties_random.mrr_at_10),
       fmt(c.baseline.mrr_at_10),
       fmt(c.bm25.mrr_at_10),
+      fmt(c.bm25_cpv_hybrid.mrr_at_10),
       `mean list size ${c.mean_list_size.toFixed(1)}; target listed ${fmt(c.service.target_returned)}`
     ])
   ]
+  const descriptionLines = (d: NonNullable<typeof described>) => [
+    pad([
+      `2. description only (${d.case2.profiles} profiles, pool ${d.case2.pool_size})`,
+      "P@10",
+      fmt(d.case2.p_at_10.service),
+      fmt(d.case2.p_at_10.service_ties_random),
+      fmt(d.case2.p_at_10.baseline_word_overlap),
+      fmt(d.case2.p_at_10.bm25),
+      fmt(d.case2.p_at_10.bm25_with_cpv_labels),
+      `baseline: word overlap; hybrid: BM25 over text + CPV label (no codes in the profile); ideal ${fmt(d.case2.p_at_10.ideal)}; mean list size ${d.case2.mean_list_size.toFixed(1)}`
+    ]),
+    pad([
+      `2f. description + feedback (${FEEDBACK_MARKS} relevant marks each, the rest)`,
+      "P@10",
+      fmt(d.case2Feedback.p_at_10_rest.service_after),
+      "–",
+      fmt(d.case2Feedback.p_at_10_rest.service_before),
+      fmt(d.case2Feedback.p_at_10_rest.bm25),
+      fmt(d.case2Feedback.p_at_10_rest.bm25_with_cpv_labels),
+      `baseline: the service before the marks; hybrid: BM25 over text + CPV label; BM25 + marked titles ${fmt(d.case2Feedback.p_at_10_rest.bm25_with_feedback_titles)}; ideal ${fmt(d.case2Feedback.p_at_10_rest.ideal)}`
+    ])
+  ]
   const summary = [
-    pad(["case", "metric", "service (as listed)", "service (ties random)", "naive baseline", "BM25 full text", "note"]),
-    pad(["---", "---", "---", "---", "---", "---", "---"]),
+    pad([
+      "case",
+      "metric",
+      "service (as listed)",
+      "service (ties random)",
+      "naive baseline",
+      "BM25 full text",
+      "BM25 + CPV hybrid",
+      "note"
+    ]),
+    pad(["---", "---", "---", "---", "---", "---", "---", "---"]),
     ...targetLines("1. history only", case1, "baseline: CPV prefix"),
     ...targetLines(
       "1x. cross-branch wins (case 1, target in another CPV division)",
@@ -502,34 +566,27 @@ const main = async () => {
       `baseline: CPV prefix; affinity ${AFFINITY_OFF ? "off" : "on"}, ${historyRun.affinity.pairs} class pairs learned`
     ),
     ...targetLines("1t. thin history (case 1, 1-2 earlier awards)", case1t, "baseline: CPV prefix"),
-    pad([
-      `2. description only (${case2.profiles} profiles, pool ${case2.pool_size})`,
-      "P@10",
-      fmt(case2.p_at_10.service),
-      fmt(case2.p_at_10.service_ties_random),
-      fmt(case2.p_at_10.baseline_word_overlap),
-      fmt(case2.p_at_10.bm25),
-      `baseline: word overlap; BM25 + CPV label ${fmt(case2.p_at_10.bm25_with_cpv_labels)}; ideal ${fmt(case2.p_at_10.ideal)}; mean list size ${case2.mean_list_size.toFixed(1)}`
-    ]),
-    pad([
-      `2f. description + feedback (${FEEDBACK_MARKS} relevant marks each, the rest)`,
-      "P@10",
-      fmt(case2Feedback.p_at_10_rest.service_after),
-      "–",
-      fmt(case2Feedback.p_at_10_rest.service_before),
-      fmt(case2Feedback.p_at_10_rest.bm25),
-      `baseline: the service before the marks; BM25 + marked titles ${fmt(case2Feedback.p_at_10_rest.bm25_with_feedback_titles)}; ideal ${fmt(case2Feedback.p_at_10_rest.ideal)}`
-    ]),
+    ...(described === null ? [] : descriptionLines(described)),
     pad([
       `3a. watchlist + history, in process (${legacy.companies} companies, pool ${legacy.poolSize})`,
       "HR@10",
       fmt(legacy.model.hr),
       "–",
       fmt(legacy.cpvOnly.hr),
-      "–",
+      fmt(legacy.bm25.hr),
+      fmt(legacy.hybrid.hr),
       `baseline: the model's cpv factor; model ${legacy.modelVersion}`
     ]),
-    pad(["", "MRR@10", fmt(legacy.model.mrr), "–", fmt(legacy.cpvOnly.mrr), "–", ""]),
+    pad([
+      "",
+      "MRR@10",
+      fmt(legacy.model.mrr),
+      "–",
+      fmt(legacy.cpvOnly.mrr),
+      fmt(legacy.bm25.mrr),
+      fmt(legacy.hybrid.mrr),
+      ""
+    ]),
     ...targetLines("3b. watchlist + history", case3b, "baseline: CPV prefix"),
     ...targetLines("3c. watchlist + description, no fiscal code", case3c, "baseline: CPV prefix"),
     ...targetLines(
@@ -541,58 +598,78 @@ const main = async () => {
 
   const perTarget = (rows: ReadonlyArray<TargetRow>) =>
     [
-      pad(["company (fiscal code)", "listed", "service rank", "CPV-prefix rank", "BM25 rank"]),
-      pad(["---", "---", "---", "---", "---"]),
+      pad(["company (fiscal code)", "listed", "service rank", "CPV-prefix rank", "BM25 rank", "hybrid rank"]),
+      pad(["---", "---", "---", "---", "---", "---"]),
       ...rows.map((r) =>
-        pad([r.label.replace(/\|/g, "/"), r.listed, rankText(r.service), rankText(r.baseline), rankText(r.bm25)])
+        pad([
+          r.label.replace(/\|/g, "/"),
+          r.listed,
+          rankText(r.service),
+          rankText(r.baseline),
+          rankText(r.bm25),
+          rankText(r.hybrid)
+        ])
       )
     ].join("\n")
-  const perProfile = [
-    pad([
-      "trade",
-      "relevant in pool",
-      "listed",
-      "service P@10",
-      "ties random",
-      "word overlap",
-      "BM25",
-      "BM25 + CPV label",
-      "ideal"
-    ]),
-    pad(["---", "---", "---", "---", "---", "---", "---", "---", "---"]),
-    ...case2Rows.map((r) =>
+  const perProfile = (case2Rows: NonNullable<typeof described>["case2Rows"]) =>
+    [
       pad([
-        r.trade,
-        r.relevantInPool,
-        r.listed,
-        fmt(r.service),
-        fmt(r.serviceTies),
-        fmt(r.baseline),
-        fmt(r.bm25),
-        fmt(r.bm25Labels),
-        fmt(r.ideal)
-      ])
-    )
-  ].join("\n")
+        "trade",
+        "relevant in pool",
+        "listed",
+        "service P@10",
+        "ties random",
+        "word overlap",
+        "BM25",
+        "BM25 + CPV label",
+        "ideal"
+      ]),
+      pad(["---", "---", "---", "---", "---", "---", "---", "---", "---"]),
+      ...case2Rows.map((r) =>
+        pad([
+          r.trade,
+          r.relevantInPool,
+          r.listed,
+          fmt(r.service),
+          fmt(r.serviceTies),
+          fmt(r.baseline),
+          fmt(r.bm25),
+          fmt(r.bm25Labels),
+          fmt(r.ideal)
+        ])
+      )
+    ].join("\n")
+  const descriptionReport = (d: NonNullable<typeof described>) => [
+    "## Case 2, per profile",
+    "",
+    perProfile(d.case2Rows),
+    "",
+    "## Case 2f, feedback, per profile (P@10 on the rest)",
+    "",
+    [
+      pad(["trade", "marked", "before", "after", "BM25", "BM25 + CPV label", "BM25 + marked titles", "ideal"]),
+      pad(["---", "---", "---", "---", "---", "---", "---", "---"]),
+      ...d.feedbackRows.map((r) =>
+        pad([
+          r.trade,
+          r.marked,
+          fmt(r.before),
+          fmt(r.after),
+          fmt(r.bm25),
+          fmt(r.bm25Labels),
+          fmt(r.bm25Feedback),
+          fmt(r.ideal)
+        ])
+      )
+    ].join("\n"),
+    ""
+  ]
   const report = [
     `# npm run eval, ${result.measured_at}`,
     "",
     summary,
     "",
-    "## Case 2, per profile",
-    "",
-    perProfile,
-    "",
-    "## Case 2f, feedback, per profile (P@10 on the rest)",
-    "",
-    [
-      pad(["trade", "marked", "before", "after", "BM25", "BM25 + marked titles", "ideal"]),
-      pad(["---", "---", "---", "---", "---", "---", "---"]),
-      ...feedbackRows.map((r) =>
-        pad([r.trade, r.marked, fmt(r.before), fmt(r.after), fmt(r.bm25), fmt(r.bm25Feedback), fmt(r.ideal)])
-      )
-    ].join("\n"),
-    "",
+    ...(described === null ? [] : descriptionReport(described)),
     "## Case 1, per company (ranks; expected rank inside a tie group; – = not returned)",
     "",
     perTarget(case1Rows),
@@ -600,6 +677,10 @@ const main = async () => {
     "## Case 1x (cross-branch wins), per company",
     "",
     perTarget(case1xRows),
+    "",
+    "## Case 1t (thin history), per company",
+    "",
+    perTarget(case1tRows),
     "",
     "## Case 3b, per company",
     "",
@@ -618,7 +699,8 @@ const main = async () => {
   fs.writeFileSync(path.join(OUT, "result.json"), JSON.stringify(result, null, 2))
 
   console.log(JSON.stringify(result, null, 2))
-  console.log(`\n${summary}\n\n${perProfile}\n\nper-company tables: ${path.join(OUT, "report.md")}`)
+  const profiles = described === null ? "" : `${perProfile(described.case2Rows)}\n\n`
+  console.log(`\n${summary}\n\n${profiles}per-company tables: ${path.join(OUT, "report.md")}`)
 }
 
 await main()

@@ -3,8 +3,9 @@
  * list from the top and marks the first FEEDBACK_MARKS tenders that are relevant by the held-out
  * truth (main CPV in the trade's families) relevant, through the account API; the worker rescores.
  * The lift is measured on the rest: P@10 of the list with the marked tenders left out, before and
- * after the marks, beside BM25 of the description and BM25 of the description plus the marked
- * tenders' titles (relevance feedback for full text, Rocchio-style query expansion).
+ * after the marks, beside BM25 of the description, BM25 over each notice's text plus its CPV label
+ * (case 2's hybrid) and BM25 of the description plus the marked tenders' titles (relevance
+ * feedback for full text, Rocchio-style query expansion).
  */
 import { K, precisionByList, precisionByScores } from "./metrics.js"
 import type { Bm25Index } from "./rankers.js"
@@ -41,6 +42,8 @@ export interface FeedbackRow {
   readonly before: number
   readonly after: number
   readonly bm25: number
+  /** BM25 over each notice's text plus its CPV label: case 2's BM25 + CPV hybrid. */
+  readonly bm25Labels: number
   readonly bm25Feedback: number
   readonly ideal: number
 }
@@ -52,6 +55,8 @@ export const feedbackRow = (input: {
   readonly marks: ReadonlyArray<ListedItem>
   readonly pool: ReadonlyArray<{ readonly key: string; readonly title: string }>
   readonly index: Bm25Index
+  /** The same notices with their CPV label as description. */
+  readonly labelIndex: Bm25Index
   readonly description: string
   readonly isRelevant: (key: string) => boolean
 }): FeedbackRow => {
@@ -66,6 +71,7 @@ export const feedbackRow = (input: {
     before: precisionByList(rest(input.before), input.isRelevant),
     after: precisionByList(rest(input.after), input.isRelevant),
     bm25: precisionByScores(restScores(input.index.scores(input.description)), relevantRest),
+    bm25Labels: precisionByScores(restScores(input.labelIndex.scores(input.description)), relevantRest),
     bm25Feedback: precisionByScores(
       restScores(input.index.scores([input.description, ...titles].join(". "))),
       relevantRest

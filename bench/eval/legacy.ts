@@ -6,6 +6,8 @@
  * hidden in a pool of every award not used in its profile (~357); the awards carry their titles, as
  * the service reads them. Ranked by the unrounded sum of
  * contributions (ties are only real ties); the CPV-only baseline is the model's own `cpv` factor.
+ * Beside them, as in the other cases: BM25 of the description over each company's pool, and the
+ * BM25 + CPV hybrid (rankers.ts `hybridScores`, with the CPV prefix of the watched codes).
  */
 import { bestCpvMatch } from "../../src/domain/scoring/CpvMatch.js"
 import {
@@ -19,7 +21,8 @@ import { MODEL_VERSION, scorePair } from "../../src/domain/scoring/Model.js"
 import { buildCorpusStats } from "../../src/domain/scoring/Semantic.js"
 import { canonicalCounty } from "../../src/domain/tenders/CountyDistance.js"
 import { type Award, awards, awardsByWinner, cpvLabelOf } from "./data.js"
-import { mean, targetByScores } from "./metrics.js"
+import { mean, type TargetMetrics, targetByScores } from "./metrics.js"
+import { Bm25Index, cpvPrefixScore, hybridScores } from "./rankers.js"
 
 const tenderOf = (a: Award): TenderInput => ({
   id: a.noticeNo,
@@ -69,7 +72,16 @@ export const legacyWatchlistCase = () => {
           })
         )
       })
-      return { company, pool: pool.map((a) => prepared.get(a)!), targetIndex: pool.indexOf(target) }
+      const codes = [...new Set(history.map((a) => a.mainCpv))]
+      const bm25 = new Bm25Index(pool).scores(history.map((a) => a.title).join(". "))
+      const prefix = pool.map((a) => cpvPrefixScore(a.mainCpv, codes))
+      return {
+        company,
+        pool: pool.map((a) => prepared.get(a)!),
+        targetIndex: pool.indexOf(target),
+        bm25,
+        hybrid: hybridScores(bm25, prefix)
+      }
     })
 
   const evaluate = (scoreOf: (c: (typeof cases)[number], t: PreparedTender) => number) => {
@@ -92,6 +104,11 @@ export const legacyWatchlistCase = () => {
       f.historical.contribution
     )
   })
+  // The text baselines count as the other cases' do: a notice scoring 0 is not returned.
+  const ofScores = (pick: (c: (typeof cases)[number]) => ReadonlyArray<number>) => {
+    const results: Array<TargetMetrics> = cases.map((c) => targetByScores(pick(c), c.targetIndex))
+    return { hr: mean(results.map((r) => r.hit)), mrr: mean(results.map((r) => r.reciprocal)) }
+  }
   const cpvOnly = evaluate(
     (c, t) => bestCpvMatch(t.tender.mainCpv, t.tender.additionalCpvs, c.company.profileCodes).score
   )
@@ -101,6 +118,8 @@ export const legacyWatchlistCase = () => {
     poolSize: cases[0]!.pool.length,
     model,
     cpvOnly,
+    bm25: ofScores((c) => c.bm25),
+    hybrid: ofScores((c) => c.hybrid),
     random: { hr: Math.min(1, 10 / cases[0]!.pool.length) }
   }
 }

@@ -129,6 +129,8 @@ describe("the other factors' evidence", () => {
       fiscalCodeKnown: true,
       fromAuthority: 2,
       inClass: 2,
+      // No award has a title (WonTitles.ts): none counted by one.
+      byTitle: 0,
       tenderClass: "4523",
       // Neither the tender's county nor the awards' is known here: no place clause.
       place: null

@@ -9,6 +9,7 @@ import type { CompanyCounties } from "./Place.js"
 import type { CorpusStats, SharedTerm } from "./Semantic.js"
 import { spellingsOf } from "./Text.js"
 import type { ValuePlacement } from "./ValueFit.js"
+import { sharedWithWonTitle } from "./WonTitles.js"
 
 /**
  * The evidence behind each factor of a pair's score: what the factors found while scoring it
@@ -65,12 +66,24 @@ export interface CpvAffinityEvidence {
   readonly score: number
 }
 
+/** The won contract whose title the tender reads like, when that text match gave the CPV score (WonTitles.ts). */
+export interface CpvWonTitleEvidence {
+  /** The won award's main code, as written in its notice. */
+  readonly code: string
+  readonly title: string
+  /** The tender's spelling of the words they share, the biggest contribution first. */
+  readonly words: ReadonlyArray<string>
+  readonly score: number
+}
+
 export interface CpvEvidence {
   readonly profileCodes: number
   /** null when no code of the tender is near a profile code. */
   readonly match: CpvCodePair | null
   /** Set when a learned affinity, not the tree, gave the score. */
   readonly affinity?: CpvAffinityEvidence | null
+  /** Set when the text of a contract the company won, not a code, gave the score. */
+  readonly wonTitle?: CpvWonTitleEvidence | null
   /** The user's marks in the tender's CPV class that shifted the score (Feedback.ts); null when none. */
   readonly feedback?: ClassFeedback | null
 }
@@ -87,6 +100,8 @@ export interface HistoricalEvidence {
   readonly fiscalCodeKnown: boolean
   readonly fromAuthority: number
   readonly inClass: number
+  /** Awards outside the tender's class counted by a title the tender's text matches (WonTitles.ts). */
+  readonly byTitle?: number
   /** The tender's CPV class, the one `inClass` counts. */
   readonly tenderClass: string
   /** The tender's county against the company's counties; null when either is unknown. */
@@ -172,6 +187,24 @@ const affinityEvidence = (match: AffinityMatch | null): CpvAffinityEvidence | nu
         score: match.score
       }
 
+const wonTitleEvidence = (
+  company: PreparedCompany,
+  tender: PreparedTender,
+  corpus: CorpusStats,
+  match: { readonly award: number; readonly score: number } | null
+): CpvWonTitleEvidence | null => {
+  if (match === null) return null
+  const award = company.company.history[match.award]!
+  const t = tender.tender
+  const spellings = spellingsOf(`${t.title} ${t.description} ${t.cpvLabel ?? ""}`)
+  return {
+    code: award.mainCpv,
+    title: award.title ?? "",
+    words: sharedWithWonTitle(company, tender, corpus, match.award).map(({ term }) => spellings.get(term) ?? term),
+    score: match.score
+  }
+}
+
 /**
  * Scores a pair and says why: the same scorePair as the scoring runs, asked to record what each
  * factor found. Slower than scorePair (it allocates the evidence); meant for the pairs a user reads.
@@ -196,6 +229,7 @@ export const explainScore = (
       cpv: {
         ...cpvEvidence(company, found.cpv),
         affinity: affinityEvidence(found.cpvAffinity),
+        wonTitle: wonTitleEvidence(company, tender, corpus, found.cpvWonTitle),
         feedback: found.cpvFeedback
       },
       value_fit: {
@@ -209,6 +243,7 @@ export const explainScore = (
         fiscalCodeKnown: company.company.fiscalCode != null,
         fromAuthority: found.historical.fromAuthority,
         inClass: found.historical.inClass,
+        byTitle: found.historical.byTitle,
         tenderClass: cpvClassOf(tender.tender.mainCpv),
         place:
           found.place === null

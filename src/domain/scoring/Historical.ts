@@ -2,6 +2,7 @@ import { digitsOf } from "./CpvMatch.js"
 import type { AwardInput, TenderInput } from "./Inputs.js"
 import type { Nearest } from "./Place.js"
 import { logRatioSimilarity, NEUTRAL } from "./ValueFit.js"
+import { countedMatch, WON_TITLE_HISTORY_SHARE } from "./WonTitles.js"
 
 /** Parts of the historical factor. */
 export const HISTORY_AUTHORITY_WEIGHT = 0.35
@@ -30,24 +31,31 @@ const cpvClassSimilarity = (tenderCpv: string, awardCpv: string): number => {
   return 0
 }
 
-/** The historical factor's evidence: how many past awards came from the tender's authority, and lie in its CPV class. */
+/**
+ * The historical factor's evidence: how many past awards came from the tender's authority, lie in
+ * its CPV class, and (outside its class) counted by a title the tender's text matches (WonTitles.ts).
+ */
 export interface AwardCounts {
   fromAuthority: number
   inClass: number
+  byTitle: number
 }
 
 /**
  * Historical factor, 0-1, from the company's past awards: same authority (else how near the
  * tender's county is to the company's counties, `place`), same CPV class, similar value (each the
  * best over the awards). Without history it is neutral (0.5), except the authority part, which
- * then measures place alone when both counties are known. Counts the awards from the same
- * authority and in the same class in `counts` when given.
+ * then measures place alone when both counties are known. `titleMatches` (by history index,
+ * WonTitles.wonTitleMatches): an award whose title the tender's text matches strongly counts, in the
+ * CPV part, as similar as WON_TITLE_HISTORY_SHARE × the match when that beats its class similarity.
+ * Counts the awards from the same authority, in the same class and counted by title in `counts`.
  */
 export const historicalScore = (
   tender: TenderInput,
   history: ReadonlyArray<AwardInput>,
   counts?: AwardCounts,
-  place: Nearest | null = null
+  place: Nearest | null = null,
+  titleMatches: Float64Array | null = null
 ): number => {
   if (history.length === 0) {
     if (place === null) return NEUTRAL
@@ -57,14 +65,17 @@ export const historicalScore = (
   let cpv = 0
   let value = tender.valueRon === null ? NEUTRAL : 0
   let comparedValues = false
-  for (const award of history) {
+  for (let i = 0; i < history.length; i++) {
+    const award = history[i]!
     if (award.authorityId === tender.authorityId) {
       authority = 1
       if (counts !== undefined) counts.fromAuthority++
     }
     const similarity = cpvClassSimilarity(tender.mainCpv, award.mainCpv)
     if (counts !== undefined && similarity === SAME_CLASS) counts.inClass++
-    cpv = Math.max(cpv, similarity)
+    const byTitle = WON_TITLE_HISTORY_SHARE * countedMatch(titleMatches, i)
+    if (counts !== undefined && byTitle > similarity) counts.byTitle++
+    cpv = Math.max(cpv, similarity, byTitle)
     if (tender.valueRon !== null && award.valueRon !== null) {
       comparedValues = true
       value = Math.max(

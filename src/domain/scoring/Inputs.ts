@@ -2,6 +2,7 @@ import { type CodeSet, codeSetOf } from "./CpvMatch.js"
 import { type ClassFeedback, type FeedbackMark, feedbackByClass } from "./Feedback.js"
 import { type CompanyCounties, companyCountiesOf } from "./Place.js"
 import { indexKey, stems, words } from "./Text.js"
+import { wonTitleIndexOf } from "./WonTitles.js"
 
 /** A tender as the scorer needs it (values in RON; null when unknown). */
 export interface TenderInput {
@@ -148,6 +149,8 @@ export interface PreparedCompany {
   readonly place: CompanyCounties
   /** The user's marks by CPV class: they shift the cpv factor of the tenders of that class. */
   readonly feedback: ReadonlyMap<string, ClassFeedback>
+  /** Each word of the won award titles → the awards (history indexes) whose title has it (WonTitles.ts). */
+  readonly wonTitleIndex: ReadonlyMap<string, ReadonlyArray<number>>
 }
 
 /** A profile code as the company wrote it, and whether a watchlist names it (else only a won award does). */
@@ -218,6 +221,7 @@ export const prepareCompany = (company: CompanyInput): PreparedCompany => {
     authorityIds: new Set(company.watchlists.flatMap((w) => (w.authorityId === null ? [] : [w.authorityId]))),
     hasText: queryTerms.size > 0,
     place: companyCountiesOf(company),
-    feedback: feedbackByClass(company.feedback ?? [])
+    feedback: feedbackByClass(company.feedback ?? []),
+    wonTitleIndex: wonTitleIndexOf(company.history)
   }
 }

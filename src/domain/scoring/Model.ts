@@ -14,12 +14,13 @@ import { type Nearest, nearestCounty } from "./Place.js"
 import { type CorpusStats, type SharedTerm, semanticScore } from "./Semantic.js"
 import { type ValuePlacement, valueFitScore } from "./ValueFit.js"
 import type { Verdict } from "./Verdict.js"
+import { bestWonTitle, wonTitleMatches } from "./WonTitles.js"
 
 /**
  * The tender scoring model. Its version names everything that changes a score: weights,
  * thresholds, factor constants. Change any of them and bump the version (a test pins them).
  */
-export const MODEL_VERSION = "tsm-1.4.0"
+export const MODEL_VERSION = "tsm-1.5.0"
 
 export const WEIGHTS = {
   semantic: 0.25,
@@ -40,6 +41,8 @@ export type Weights = { readonly [name in FactorName]: number }
  */
 export const MODEL_WEIGHTS: { readonly [version: string]: Weights } = {
   [MODEL_VERSION]: WEIGHTS,
+  // tsm-1.4.0: same weights; its cpv and historical factors did not read the titles of the contracts won (WonTitles.ts).
+  "tsm-1.4.0": WEIGHTS,
   // tsm-1.3.0: same weights; its cpv factor knew only the CPV tree, not the classes the same firms win (CpvAffinity.ts).
   "tsm-1.3.0": WEIGHTS,
   // tsm-1.2.0: same weights; its historical factor did not know where the company works (Place.ts).
@@ -136,6 +139,11 @@ export interface FactorFindings {
   cpv: CpvMatch | null
   /** The affinity that gave the cpv score, when it beat the tree match (CpvAffinity.ts); else null. */
   cpvAffinity: AffinityMatch | null
+  /**
+   * The won award (history index) whose title gave the cpv score, when that text match beat the
+   * tree and the affinity (WonTitles.ts); else null.
+   */
+  cpvWonTitle: { readonly award: number; readonly score: number } | null
   /** The user's marks in the tender's CPV class that shifted the cpv factor, if any. */
   cpvFeedback: ClassFeedback | null
   readonly value_fit: { placement: ValuePlacement }
@@ -149,9 +157,10 @@ export const emptyFindings = (): FactorFindings => ({
   keyword: { inTitle: [], inDescription: [] },
   cpv: null,
   cpvAffinity: null,
+  cpvWonTitle: null,
   cpvFeedback: null,
   value_fit: { placement: "no-range" },
-  historical: { fromAuthority: 0, inClass: 0 },
+  historical: { fromAuthority: 0, inClass: 0, byTitle: 0 },
   place: null
 })
 
@@ -186,13 +195,19 @@ export const scorePair = (
   const t = tender.tender
   const tree = bestCpvMatchOf(tender.cpv, company.profileCpv)
   const reached = affinityBeyondTree(company, tender, tree, affinity)
-  const cpvScore = reached === null ? tree.score : reached.score
+  const byCode = reached === null ? tree.score : reached.score
+  // The text route (WonTitles.ts): a tender that reads like a contract the company won is that kind of work.
+  const titleMatches = wonTitleMatches(company, tender, corpus)
+  const wonTitle = bestWonTitle(titleMatches)
+  const byTitle = wonTitle !== null && wonTitle.score > byCode ? wonTitle : null
+  const cpvScore = byTitle === null ? byCode : byTitle.score
   const place = nearestCounty(t.county ?? null, company.place.counties)
   // The user's marks in the tender's class move the cpv factor within bounds (Feedback.ts).
   const feedback = feedbackFor(company.feedback, t.mainCpv)
   if (found !== undefined) {
     found.cpv = tree
-    found.cpvAffinity = reached
+    found.cpvAffinity = byTitle === null ? reached : null
+    found.cpvWonTitle = byTitle
     found.place = place
     found.cpvFeedback = feedback ?? null
   }
@@ -202,8 +217,9 @@ export const scorePair = (
     keyword: fraction(keywordScore(company.phrases, tender, found?.keyword)),
     cpv: fraction(feedback === undefined ? cpvScore : cpvScore + feedbackShift(feedback)),
     value_fit: fraction(valueFitScore(t.valueRon, company.minValue, company.maxValue, found?.value_fit)),
-    historical: fraction(historicalScore(t, company.company.history, found?.historical, place)),
-    cpvType: reached === null ? tree.cpvType : reached.main ? "primary" : "additional"
+    historical: fraction(historicalScore(t, company.company.history, found?.historical, place, titleMatches)),
+    // A text match names no code of the tender: "none" (the reason names the contract it reads like).
+    cpvType: byTitle !== null ? "none" : reached === null ? tree.cpvType : reached.main ? "primary" : "additional"
   })
   const sum =
     factors.semantic.contribution +

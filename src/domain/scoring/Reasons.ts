@@ -46,7 +46,23 @@ const millionsIn = (say: Phrasebook, ron: number): string => millions(ron).repla
 const listOf = (say: Phrasebook, items: ReadonlyArray<string>): string =>
   items.slice(0, MAX_WORDS).join(say.separators.list)
 
-const cpvMatchReason = ({ profileCodes, match, affinity }: CpvEvidence, say: Phrasebook): string => {
+/** A won contract's title as a reason quotes it: its first words, cut at a word near TITLE_CHARACTERS. */
+const TITLE_CHARACTERS = 60
+export const shortTitle = (title: string): string => {
+  const flat = title.replace(/\s+/g, " ").trim()
+  if (flat.length <= TITLE_CHARACTERS) return flat
+  const cut = flat.slice(0, TITLE_CHARACTERS)
+  const space = cut.lastIndexOf(" ")
+  return `${(space > TITLE_CHARACTERS / 2 ? cut.slice(0, space) : cut).replace(/[\s,;:.\-–]+$/, "")}…`
+}
+
+const cpvMatchReason = ({ profileCodes, match, affinity, wonTitle }: CpvEvidence, say: Phrasebook): string => {
+  if (wonTitle !== undefined && wonTitle !== null)
+    return fill(say.cpv.wonTitle, {
+      code: wonTitle.code,
+      title: shortTitle(wonTitle.title),
+      words: listOf(say, wonTitle.words)
+    })
   if (profileCodes === 0) return say.cpv.noCodes
   if (affinity !== undefined && affinity !== null)
     return fill(say.cpv.affinity, {
@@ -134,13 +150,16 @@ const historicalReason = (evidence: HistoricalEvidence, say: Phrasebook): string
 const awardsReason = (evidence: HistoricalEvidence, say: Phrasebook): string => {
   const { awards, fromAuthority, inClass, tenderClass } = evidence
   if (awards === 0) return evidence.fiscalCodeKnown ? say.historical.noAwards : say.historical.noFiscalCode
-  const { contracts, fromAuthority: authority, inClass: klass } = say.historical
-  return fill(say.historical.won, {
+  const { contracts, fromAuthority: authority, inClass: klass, byTitle } = say.historical
+  const won = fill(say.historical.won, {
     contracts: awards === 1 ? contracts.one : fill(contracts.other, { count: awards }),
     fromAuthority: fromAuthority > 0 ? fill(authority.some, { count: fromAuthority }) : authority.none,
     inClass:
       inClass > 0 ? fill(klass.some, { count: inClass, class: tenderClass }) : fill(klass.none, { class: tenderClass })
   })
+  const titled = evidence.byTitle ?? 0
+  if (titled === 0) return won
+  return won + say.separators.clause + (titled === 1 ? byTitle.one : fill(byTitle.other, { count: titled }))
 }
 
 /** The semantic reason's groups, in the order it names them. */

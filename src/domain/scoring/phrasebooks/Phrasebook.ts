@@ -48,6 +48,11 @@ export interface Phrasebook {
      * also win the tender code's (`code`): `common` of the `suppliers` of the profile code's class.
      */
     readonly affinity: Template<"won" | "code" | "common" | "suppliers">
+    /**
+     * The text route (WonTitles.ts): the tender reads like a contract the company won, coded `code`
+     * (as written), titled `title` (cut short); `words`: the tender's words its title shares.
+     */
+    readonly wonTitle: Template<"code" | "title" | "words">
     /** Feedback: tenders of the tender's CPV class (`class`, 4 digits) the user marked, by verdict. */
     readonly markedRelevant: Counted<"class">
     readonly markedNotRelevant: Counted<"class">
@@ -77,6 +82,8 @@ export interface Phrasebook {
     readonly contracts: Counted<never>
     readonly fromAuthority: NoneOrSome<never>
     readonly inClass: NoneOrSome<"class">
+    /** Won awards outside the tender's class counted by a title the tender matches (WonTitles.ts), a clause after the rest. */
+    readonly byTitle: Counted<never>
     /** How near the tender's county is to the company's (Place.ts), a clause after the rest. */
     readonly place: {
       readonly same: Template<"county">

@@ -22,6 +22,7 @@ export const en: Phrasebook = {
     sharesWatched: "{which} shares {level} {shared} with your watched code {code}",
     sharesWon: "{which} shares {level} {shared} with a contract you won, in code {code}",
     affinity: "firms that win {won} also win {code}: {common} of {suppliers}",
+    wonTitle: 'the tender reads like a contract you won in {code}, "{title}": both say {words}',
     markedRelevant: {
       one: "you marked 1 tender of CPV class {class} relevant",
       other: "you marked {count} tenders of CPV class {class} relevant"
@@ -55,6 +56,10 @@ export const en: Phrasebook = {
     contracts: { one: "1 contract", other: "{count} contracts" },
     fromAuthority: { none: "none from this authority", some: "{count} from this authority" },
     inClass: { none: "none in class {class}", some: "{count} in class {class}" },
+    byTitle: {
+      one: "1 contract with a title like this tender's",
+      other: "{count} contracts with titles like this tender's"
+    },
     place: {
       same: "the tender is in {county}, where you work",
       neighbour: "{county} borders {counties}",

@@ -23,6 +23,7 @@ export const ro: Phrasebook = {
     sharesWatched: "{which} are în comun {level} {shared} cu codul urmărit {code}",
     sharesWon: "{which} are în comun {level} {shared} cu codul {code} al unui contract câștigat",
     affinity: "firmele care câștigă {won} câștigă și {code}: {common} din {suppliers}",
+    wonTitle: "licitația seamănă cu un contract câștigat de dvs. în {code}, „{title}”: ambele spun {words}",
     markedRelevant: {
       one: "ați marcat o licitație din clasa CPV {class} ca relevantă",
       other: "ați marcat {count} licitații din clasa CPV {class} ca relevante"
@@ -56,6 +57,10 @@ export const ro: Phrasebook = {
     contracts: { one: "un contract", other: "{count} contracte" },
     fromAuthority: { none: "niciunul de la această autoritate", some: "{count} de la această autoritate" },
     inClass: { none: "niciunul în clasa {class}", some: "{count} în clasa {class}" },
+    byTitle: {
+      one: "un contract cu un titlu asemănător acestei licitații",
+      other: "{count} contracte cu titluri asemănătoare acestei licitații"
+    },
     place: {
       same: "licitația este în {county}, unde lucrați",
       neighbour: "{county} se învecinează cu {counties}",

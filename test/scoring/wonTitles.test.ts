@@ -1,0 +1,206 @@
+import { readFileSync } from "node:fs"
+import { describe, expect, it } from "@effect/vitest"
+import { historicalScore } from "../../src/domain/scoring/Historical.js"
+import {
+  type AwardInput,
+  type CompanyInput,
+  prepareCompany,
+  prepareTender,
+  type TenderInput
+} from "../../src/domain/scoring/Inputs.js"
+import { emptyFindings, scorePair } from "../../src/domain/scoring/Model.js"
+import { explainPair, shortTitle } from "../../src/domain/scoring/Reasons.js"
+import { buildCorpusStats } from "../../src/domain/scoring/Semantic.js"
+import {
+  bestWonTitle,
+  WON_TITLE_HISTORY_SHARE,
+  WON_TITLE_MIN_MATCH,
+  wonTitleMatches
+} from "../../src/domain/scoring/WonTitles.js"
+
+/**
+ * The text route to the contracts a company won (WonTitles.ts, model tsm-1.5.0), on titles of real
+ * SEAP direct awards (bench/data): a school's IT lot and its furniture lot, a press notice coded as
+ * printed material and as publicity services, a feasibility study and the design that follows it.
+ */
+const notice = (id: string, title: string, mainCpv: string, overrides: Partial<TenderInput> = {}): TenderInput => ({
+  id,
+  title,
+  description: "",
+  mainCpv,
+  additionalCpvs: [],
+  authorityId: `auth-${id}`,
+  valueRon: 50_000,
+  ...overrides
+})
+
+const IT_LOT = notice(
+  "it-lot",
+  "Achizitia de echipamente TIC (LOT 1) in cadrul proiectului: – “DOTAREA CU MOBILIER, MATERIALE DIDACTICE ȘI ECHIPAMENTE A UNITĂȚII DE ÎNVĂȚĂMÂNT PREUNIVERSITAR ȘCOALA GIMNAZIALĂ NR. 1, SAT DELEȘTI” , finantat in cadrul PNRR - Componenta C15 - Educatie",
+  "30000000-9",
+  { authorityId: "scoala-delesti" }
+)
+const FURNITURE_LOT = notice(
+  "furniture-lot",
+  "Achizitia de mobilier (LOT 2) in cadrul proiectului: – “DOTAREA CU MOBILIER, MATERIALE DIDACTICE ȘI ECHIPAMENTE A UNITĂȚII DE ÎNVĂȚĂMÂNT PREUNIVERSITAR ȘCOALA GIMNAZIALĂ NR. 1, SAT DELEȘTI” , finantat in cadrul PNRR - Componenta C15 - Educatie",
+  "39160000-1",
+  { authorityId: "scoala-delesti" }
+)
+const STAMPS = notice("stamps", "STAMPILE PROIECTE PNRR", "30192153-8")
+const PRESS_AS_PRINT = notice(
+  "press-print",
+  "SERVICII PUBLICITARE- PUBLICARE COMUNICAT PRESA PROIECT PRIN PNRR C15",
+  "22462000-6"
+)
+const PRESS_AS_ADS = notice("press-ads", "SERVICII PUBLICITARE- COMUNICAT PRESA PNRR C15", "79341000-6")
+
+const pool: ReadonlyArray<TenderInput> = [
+  IT_LOT,
+  FURNITURE_LOT,
+  STAMPS,
+  PRESS_AS_PRINT,
+  PRESS_AS_ADS,
+  notice("roads", "Lucrări de reabilitare drumuri județene DJ 101, asfaltare și marcaje rutiere", "45233142-6"),
+  notice("cleaning", "Servicii de curățenie pentru sediul primăriei", "90910000-9"),
+  notice(
+    "laptops",
+    "Echipamente IT pentru proiectul Centrul de orientare in cariera de cercetator - PNRR",
+    "30213100-6"
+  ),
+  notice("study", "Servicii de elaborare studiu de fezabilitate pentru modernizare drum comunal", "71241000-9"),
+  notice("supervision", "Servicii de dirigenție de șantier pentru reabilitarea școlii gimnaziale", "71520000-9"),
+  notice("books", "Achiziție cărți și materiale didactice pentru biblioteca școlară", "22111000-1"),
+  notice("catering", "Servicii de catering pentru evenimentul de lansare a proiectului", "55520000-1")
+]
+const corpus = buildCorpusStats(pool.map(prepareTender))
+
+const won = (t: TenderInput): AwardInput => ({
+  authorityId: t.authorityId,
+  mainCpv: t.mainCpv,
+  valueRon: t.valueRon,
+  title: t.title
+})
+const company = (history: ReadonlyArray<AwardInput>, overrides: Partial<CompanyInput> = {}) =>
+  prepareCompany({ id: "c", description: "", fiscalCode: "123", watchlists: [], history, ...overrides })
+
+describe("the text route to won contracts (tsm-1.5.0)", () => {
+  it("a school's furniture lot reads like the IT lot the company won: cpv by text, ranked above stamps inside the won division", () => {
+    const socub = company([won(IT_LOT)])
+    const furniture = prepareTender(FURNITURE_LOT)
+    const matches = wonTitleMatches(socub, furniture, corpus)
+    expect(matches![0]).toBeGreaterThan(0.9)
+    const score = scorePair(socub, furniture, corpus)
+    // The CPV tree says 30 and 39 are unrelated; the title says it is the same project's other lot.
+    expect(score.factors.cpv.score).toBeCloseTo(matches![0]!, 3)
+    expect(score.factors.cpv.cpv_type).toBe("none")
+    const stamps = scorePair(socub, prepareTender(STAMPS), corpus)
+    expect(stamps.factors.cpv.score).toBe(1) // inside the won division code 30000000
+    expect(score.overallScore).toBeGreaterThan(stamps.overallScore)
+  })
+
+  it("the same press notice, coded as printed material and won, then as publicity services", () => {
+    const euroIris = company([won(PRESS_AS_PRINT)])
+    const ads = prepareTender(PRESS_AS_ADS)
+    const score = scorePair(euroIris, ads, corpus)
+    expect(score.factors.cpv.score).toBeGreaterThanOrEqual(WON_TITLE_MIN_MATCH)
+    // Without the title the tree alone knows nothing of 79 from 22.
+    const { title: _, ...withoutTitle } = won(PRESS_AS_PRINT)
+    const untitled = company([withoutTitle])
+    expect(scorePair(untitled, ads, corpus).factors.cpv.score).toBe(0)
+    expect(score.overallScore).toBeGreaterThan(scorePair(untitled, ads, corpus).overallScore)
+  })
+
+  it("a weak match (one common word) does not count", () => {
+    const socub = company([won(IT_LOT)])
+    const catering = prepareTender(pool.find((t) => t.id === "catering")!)
+    const match = wonTitleMatches(socub, catering, corpus)?.[0] ?? 0
+    expect(match).toBeLessThan(WON_TITLE_MIN_MATCH)
+    expect(bestWonTitle(wonTitleMatches(socub, catering, corpus))).toBeNull()
+    expect(scorePair(socub, catering, corpus).factors.cpv.score).toBe(0)
+  })
+
+  it("matches each title on its own: words spread over several contracts are the semantic factor's, not this", () => {
+    const tender = prepareTender(
+      notice("mixed", "Reabilitare drumuri județene și catering pentru lansare", "98000000-3")
+    )
+    const spread = company([
+      won(notice("a", "Lucrări de reabilitare drumuri județene", "45233142-6")),
+      won(notice("b", "Servicii de catering pentru lansare", "55520000-1"))
+    ])
+    const joined = company([
+      won(notice("ab", "Lucrări de reabilitare drumuri județene. Servicii de catering pentru lansare", "45233142-6"))
+    ])
+    const each = wonTitleMatches(spread, tender, corpus)!
+    const together = wonTitleMatches(joined, tender, corpus)![0]!
+    expect(Math.max(...each)).toBeLessThan(together)
+    expect(together).toBeGreaterThan(Math.max(...each))
+  })
+
+  it("in the historical factor, a won award whose title matches counts up to a same-group award, below one of the same class", () => {
+    const furniture = prepareTender(FURNITURE_LOT)
+    const history = [won(IT_LOT)]
+    const matches = wonTitleMatches(company(history), furniture, corpus)
+    const other = { ...FURNITURE_LOT, authorityId: "another-school" }
+    const counts = emptyFindings().historical
+    const withTitles = historicalScore(other, history, counts, null, matches)
+    const without = historicalScore(other, history)
+    expect(withTitles - without).toBeCloseTo(0.45 * WON_TITLE_HISTORY_SHARE * matches![0]!, 4)
+    expect(counts).toEqual({ fromAuthority: 0, inClass: 0, byTitle: 1 })
+    const sameClass = historicalScore(other, [{ ...won(IT_LOT), mainCpv: "39160000-1" }])
+    expect(sameClass).toBeGreaterThan(withTitles)
+  })
+
+  it("needs contracts won: a description with the same words does not take this route", () => {
+    const described = prepareCompany({
+      id: "d",
+      description: IT_LOT.title,
+      watchlists: [],
+      history: []
+    })
+    const score = scorePair(described, prepareTender(FURNITURE_LOT), corpus)
+    expect(score.factors.cpv.score).toBe(0)
+    expect(score.factors.cpv.cpv_type).toBe("none")
+  })
+
+  it("goes to the best-matching contract; between equal matches, to the earlier one", () => {
+    const furniture = prepareTender(FURNITURE_LOT)
+    const twice = company([won(STAMPS), won(IT_LOT), won(IT_LOT)])
+    const best = bestWonTitle(wonTitleMatches(twice, furniture, corpus))
+    expect(best?.award).toBe(1)
+  })
+
+  it("names the contract it reads like and the words both say, in English and in Romanian", () => {
+    const euroIris = company([
+      won(PRESS_AS_PRINT),
+      won(notice("x", "Servicii de curățenie pentru sediul primăriei", "90910000-9"))
+    ])
+    const ads = prepareTender(PRESS_AS_ADS)
+    const en = explainPair(euroIris, ads, corpus, "en")
+    expect(en.cpv).toBe(
+      'the tender reads like a contract you won in 22462000-6, "SERVICII PUBLICITARE- PUBLICARE COMUNICAT PRESA PROIECT…": both say comunicat, presa, publicitare, c15, pnrr, servicii'
+    )
+    expect(en.historical).toBe(
+      "won 2 contracts: none from this authority, none in class 7934; 1 contract with a title like this tender's"
+    )
+    const ro = explainPair(euroIris, ads, corpus, "ro")
+    expect(ro.cpv).toBe(
+      "licitația seamănă cu un contract câștigat de dvs. în 22462000-6, „SERVICII PUBLICITARE- PUBLICARE COMUNICAT PRESA PROIECT…”: ambele spun comunicat, presa, publicitare, c15, pnrr, servicii"
+    )
+    expect(ro.historical).toBe(
+      "ați câștigat 2 contracte: niciunul de la această autoritate, niciunul în clasa 7934; un contract cu un titlu asemănător acestei licitații"
+    )
+  })
+
+  it("quotes a long title by its first words", () => {
+    expect(shortTitle("Servicii de curățenie")).toBe("Servicii de curățenie")
+    expect(shortTitle(IT_LOT.title)).toBe("Achizitia de echipamente TIC (LOT 1) in cadrul proiectului…")
+  })
+})
+
+describe("model tsm-1.5.0's backfill", () => {
+  it("migration 0026 queues scores.backfill when scores exist, as 0013, 0021 and 0023 did", () => {
+    const migration = readFileSync(new URL("../../migrations/0026_tsm_1_5_0.sql", import.meta.url), "utf8")
+    expect(migration).toContain("'scores.backfill'")
+    expect(migration).toContain("WHERE EXISTS (SELECT 1 FROM tender_scores)")
+  })
+})
