@@ -4,13 +4,13 @@ import type { CpvAffinity } from "../../domain/scoring/CpvAffinity.js"
 import { isCandidate } from "../../domain/scoring/Matching.js"
 import type { CorpusStats } from "../../domain/scoring/Semantic.js"
 import { JobQueue, JobQueueLive } from "../queue/JobQueue.js"
-import { makeCandidatePrefilter } from "./CandidatePrefilter.js"
+import { type CandidateIndex, makeCandidatePrefilter } from "./CandidatePrefilter.js"
 import { makeCompanyProfileCache, type ProfileView } from "./CompanyProfileCache.js"
 import { makeCorpusStatsCache } from "./CorpusStatsCache.js"
 import { makeCpvAffinityTable } from "./CpvAffinityTable.js"
 import { makeScoreWriter, type ScoringPair } from "./ScoreWriter.js"
 import { RescoreCompany } from "./ScoringJobKinds.js"
-import { makeScoringReads } from "./ScoringReads.js"
+import { type LoadedTender, makeScoringReads } from "./ScoringReads.js"
 
 export interface ScoreTendersResult {
   readonly scored: number
@@ -56,6 +56,13 @@ export class ScoringService extends Context.Tag("ScoringService")<ScoringService
 /** Tenders scored per transaction. */
 export const SCORING_BATCH_SIZE = 250
 
+/**
+ * Tenders whose candidates are looked up together (CandidatePrefilter.candidateIndex), then scored
+ * and written batch by batch: the prefilter's rows are nearly the same for every batch of a large
+ * import, and a group bounds the memory of the rows and maps read at once.
+ */
+export const SCORING_GROUP_SIZE = 10 * SCORING_BATCH_SIZE
+
 const chunksOf = <A>(items: ReadonlyArray<A>, size: number): Array<ReadonlyArray<A>> => {
   const chunks: Array<ReadonlyArray<A>> = []
   for (let i = 0; i < items.length; i += size) chunks.push(items.slice(i, i + size))
@@ -63,9 +70,9 @@ const chunksOf = <A>(items: ReadonlyArray<A>, size: number): Array<ReadonlyArray
 }
 
 /**
- * The steps, in order: read tenders (ScoringReads), find candidate companies through indexes
- * (CandidatePrefilter), read their profiles, keep the pairs the domain rule accepts, then score
- * and write (ScoreWriter).
+ * The steps, in order: read a group's tenders (ScoringReads), find their candidate companies
+ * through indexes (CandidatePrefilter), then per batch read the candidates' profiles, keep the pairs
+ * the domain rule accepts, and score and write (ScoreWriter).
  */
 export const makeScoringService = Effect.gen(function* () {
   const corpus = yield* makeCorpusStatsCache
@@ -78,7 +85,8 @@ export const makeScoringService = Effect.gen(function* () {
   const profileCache = yield* makeCompanyProfileCache(reads)
 
   const scoreBatch = (
-    tenderIds: ReadonlyArray<string>,
+    tenders: ReadonlyArray<LoadedTender>,
+    candidatesOf: CandidateIndex,
     isNew: ReadonlySet<string>,
     changed: ReadonlySet<string>,
     stats: CorpusStats,
@@ -87,9 +95,7 @@ export const makeScoringService = Effect.gen(function* () {
   ) =>
     Effect.gen(function* () {
       const startedAt = yield* Clock.currentTimeMillis
-      const tenders = yield* reads.contractTenders(tenderIds)
-      if (tenders.length === 0) return { scored: 0, alerts: 0, events: 0 }
-      const candidates = yield* prefilter.candidatePairs(tenders, stats, affinity)
+      const candidates = candidatesOf.pairsOf(tenders)
       const companies = yield* profiles.profilesOf([...new Set(candidates.map((c) => c.companyId))])
       const profilesAt = yield* Clock.currentTimeMillis
       const pairs: Array<ScoringPair> = []
@@ -99,11 +105,23 @@ export const makeScoringService = Effect.gen(function* () {
           pairs.push({ tender, company })
       }
       yield* Effect.logDebug(
-        `scoring: prefilter of ${tenders.length} tenders found ${pairs.length} pairs of ${companies.size} companies in ${(yield* Clock.currentTimeMillis) - startedAt} ms (${profilesAt - startedAt} ms to the profiles)`
+        `scoring: ${tenders.length} tenders, ${candidates.length} prefilter pairs, the rule kept ${pairs.length} of ${companies.size} companies, in ${(yield* Clock.currentTimeMillis) - startedAt} ms (${profilesAt - startedAt} ms to the profiles)`
       )
       const rescored = tenders.map((t) => t.row.id).filter((id) => !isNew.has(id))
       const changedHere = new Set(tenders.map((t) => t.row.id).filter((id) => changed.has(id)))
       return yield* writer.scoreAndWrite(pairs, stats, affinity, isNew, { tenderIds: rescored }, changedHere)
+    })
+
+  /** A group's tenders and their candidate index, read and built once for the group's batches. */
+  const loadGroup = (tenderIds: ReadonlyArray<string>, stats: CorpusStats, affinity: CpvAffinity) =>
+    Effect.gen(function* () {
+      const startedAt = yield* Clock.currentTimeMillis
+      const tenders = yield* reads.contractTenders(tenderIds)
+      const index = yield* prefilter.candidateIndex(tenders, stats, affinity)
+      yield* Effect.logDebug(
+        `scoring: group of ${tenders.length} tenders read and their candidates indexed in ${(yield* Clock.currentTimeMillis) - startedAt} ms`
+      )
+      return { tenders, index }
     })
 
   const scoreTenders = (
@@ -119,17 +137,20 @@ export const makeScoringService = Effect.gen(function* () {
       const changed = new Set(options.changed ?? [])
       const profiles = yield* profileCache.begin
       const total = { scored: 0, alerts: 0, events: 0 }
-      // Two batches in flight: one is scored in this process while PostgreSQL writes the other.
-      yield* Effect.forEach(
-        chunksOf([...new Set(tenderIds)], SCORING_BATCH_SIZE),
-        (batch) =>
-          Effect.map(scoreBatch(batch, isNew, changed, stats, affinity, profiles), (result) => {
-            total.scored += result.scored
-            total.alerts += result.alerts
-            total.events += result.events
-          }),
-        { concurrency: 2, discard: true }
-      )
+      for (const groupIds of chunksOf([...new Set(tenderIds)], SCORING_GROUP_SIZE)) {
+        const group = yield* loadGroup(groupIds, stats, affinity)
+        // Two batches in flight: one is scored in this process while PostgreSQL writes the other.
+        yield* Effect.forEach(
+          chunksOf(group.tenders, SCORING_BATCH_SIZE),
+          (batch) =>
+            Effect.map(scoreBatch(batch, group.index, isNew, changed, stats, affinity, profiles), (result) => {
+              total.scored += result.scored
+              total.alerts += result.alerts
+              total.events += result.events
+            }),
+          { concurrency: 2, discard: true }
+        )
+      }
       // Award notices among them change their winners' history: rescore those companies' open
       // tenders in the worker (no alerts).
       for (const companyId of yield* reads.winnersOfAwards(tenderIds)) {
