@@ -7,16 +7,15 @@ import { indexKey } from "../../domain/scoring/Text.js"
 import { loadCpvDivisions } from "./CpvDivisions.js"
 import type { LoadedTender } from "./ScoringReads.js"
 
-/** A company that may be concerned by a tender, before the domain rule (Matching.isCandidate) decides. */
-export interface CandidatePair {
-  readonly tender: LoadedTender
-  readonly companyId: string
-}
-
 /** The candidate companies of a group of tenders, found once for the group (see makeCandidatePrefilter). */
 export interface CandidateIndex {
-  /** The (tender, company) pairs of these tenders, all from the group the index was built for. */
-  readonly pairsOf: (tenders: ReadonlyArray<LoadedTender>) => Array<CandidatePair>
+  /**
+   * The candidates of these tenders (all from the group the index was built for), by company: the
+   * domain rule and the scorer then take one company's tenders in a row, which keeps that company's
+   * profile in the CPU's cache (measured: the rule's ~5.8 M checks of `npm run bench -- scoring` were
+   * bound by memory reads when taken tender by tender across 5,000 companies).
+   */
+  readonly tendersByCompany: (tenders: ReadonlyArray<LoadedTender>) => Map<string, Array<LoadedTender>>
 }
 
 /**
@@ -142,12 +141,20 @@ export const makeCandidatePrefilter = Effect.gen(function* () {
       const byTextKey = new Map<string, Set<string>>()
       for (const row of [...described, ...wonTexts]) for (const key of row.keys) add(byTextKey, key, row.company_id)
 
-      const pairsOf = (batch: ReadonlyArray<LoadedTender>) => {
-        const pairs: Array<CandidatePair> = []
+      const tendersByCompany = (batch: ReadonlyArray<LoadedTender>) => {
+        const byCompany = new Map<string, Array<LoadedTender>>()
         for (const tender of batch) {
-          const companies = new Set<string>()
+          // A company reached through several keys is a candidate of the tender once.
+          const reached = new Set<string>()
           const collect = (set: Set<string> | undefined) => {
-            if (set !== undefined) for (const id of set) companies.add(id)
+            if (set === undefined) return
+            for (const id of set) {
+              if (reached.has(id)) continue
+              reached.add(id)
+              const tenders = byCompany.get(id)
+              if (tenders === undefined) byCompany.set(id, [tender])
+              else tenders.push(tender)
+            }
           }
           for (const key of cpvKeys.get(tender)!) collect(byCpvKey.get(key))
           for (const key of tender.prepared.indexKeys) collect(byAnchor.get(key))
@@ -161,11 +168,10 @@ export const makeCandidatePrefilter = Effect.gen(function* () {
             collect(byCpvKey.get(classKey(cpvClass)))
           }
           for (const key of textKeys.get(tender)!) collect(byTextKey.get(key))
-          for (const companyId of companies) pairs.push({ tender, companyId })
         }
-        return pairs
+        return byCompany
       }
-      return { pairsOf }
+      return { tendersByCompany }
     })
 
   return { candidateIndex }

@@ -95,17 +95,22 @@ export const makeScoringService = Effect.gen(function* () {
   ) =>
     Effect.gen(function* () {
       const startedAt = yield* Clock.currentTimeMillis
-      const candidates = candidatesOf.pairsOf(tenders)
-      const companies = yield* profiles.profilesOf([...new Set(candidates.map((c) => c.companyId))])
+      const candidates = candidatesOf.tendersByCompany(tenders)
+      const companies = yield* profiles.profilesOf([...candidates.keys()])
       const profilesAt = yield* Clock.currentTimeMillis
+      // Company by company (see CandidateIndex): the rule here, then the scorer and the writer, in this order.
       const pairs: Array<ScoringPair> = []
-      for (const { tender, companyId } of candidates) {
+      let checked = 0
+      for (const [companyId, candidateTenders] of candidates) {
         const company = companies.get(companyId)
-        if (company !== undefined && isCandidate(company.prepared, tender.prepared, stats, affinity))
-          pairs.push({ tender, company })
+        if (company === undefined) continue
+        checked += candidateTenders.length
+        for (const tender of candidateTenders) {
+          if (isCandidate(company.prepared, tender.prepared, stats, affinity)) pairs.push({ tender, company })
+        }
       }
       yield* Effect.logDebug(
-        `scoring: ${tenders.length} tenders, ${candidates.length} prefilter pairs, the rule kept ${pairs.length} of ${companies.size} companies, in ${(yield* Clock.currentTimeMillis) - startedAt} ms (${profilesAt - startedAt} ms to the profiles)`
+        `scoring: ${tenders.length} tenders, ${checked} prefilter pairs, the rule kept ${pairs.length} of ${companies.size} companies, in ${(yield* Clock.currentTimeMillis) - startedAt} ms (${profilesAt - startedAt} ms to the profiles)`
       )
       const rescored = tenders.map((t) => t.row.id).filter((id) => !isNew.has(id))
       const changedHere = new Set(tenders.map((t) => t.row.id).filter((id) => changed.has(id)))
