@@ -1,7 +1,9 @@
 /**
  * Per-pair cost of scorePair, two model sources alternated in one process (ALT_SRC: the other
  * source tree's root, e.g. an exported earlier commit): every pair of the eval's 358 notices × its
- * 73 winners with their awards, plus 20 companies of 50 awards each. Five rounds, median µs per pair.
+ * 73 winners with their awards, plus 20 companies of 50 awards each (long profiles), or, SHORT=1, ×
+ * 93 companies of a five-word description and a watchlist of one code and one keyword. ROUNDS
+ * rounds (5), median µs per pair.
  *
  *   ALT_SRC=/tmp/old npx tsx bench/eval/pairCost.ts
  */
@@ -45,7 +47,7 @@ const setUp = (m: ScoringModules) => {
     }))
   const companies = [...awardsByWinner().values()].filter((won) => won.length >= 2).map((won) => won.slice(0, -1))
   for (let i = 0; i < 20; i++) companies.push(awards.slice(i * 15, i * 15 + 50))
-  const prepared = companies.map((won, i) =>
+  const long = companies.map((won, i) =>
     m.inputs.prepareCompany({
       id: `c${i}`,
       description: won.map((a) => a.title).join(". "),
@@ -54,7 +56,26 @@ const setUp = (m: ScoringModules) => {
       history: historyOf(won)
     })
   )
-  return { tenders, corpus, prepared }
+  // SHORT=1: profiles of a few words and a watchlist, no history (as the scoring bench's companies).
+  const short = awards.slice(0, 93).map((a, i) =>
+    m.inputs.prepareCompany({
+      id: `s${i}`,
+      description: a.title.split(/\s+/).slice(0, 5).join(" "),
+      watchlists: [
+        {
+          id: "w",
+          cpvCodes: [a.mainCpv],
+          keywords: [a.title.split(/\s+/).slice(3, 5).join(" ")],
+          minValue: null,
+          maxValue: null,
+          authorityId: null,
+          minScore: 50
+        }
+      ],
+      history: []
+    })
+  )
+  return { tenders, corpus, prepared: process.env.SHORT === "1" ? short : long }
 }
 
 const run = (m: ScoringModules, s: ReturnType<typeof setUp>) => {

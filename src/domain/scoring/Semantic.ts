@@ -167,15 +167,22 @@ export const companySemanticScale = (company: PreparedCompany, stats: CorpusStat
 
 /**
  * The semantic factor of a (company, tender) pair, as scorePair counts it: semanticScore of the
- * company's weighted query at the company's scale (weightedBm25: the tender's words walked).
+ * company's weighted query at the company's scale, walking whichever is shorter, the company's
+ * words (bm25) or the tender's (weightedBm25).
  */
 export const companySemanticScore = (
   company: PreparedCompany,
   tender: PreparedTender,
   stats: CorpusStats,
   shared?: Array<SharedTerm>
-): number =>
-  1 - Math.exp(-weightedBm25(company.queryWeights, tender, stats, shared) / companySemanticScale(company, stats))
+): number => {
+  // Walk the shorter side: a short profile's words, or a long profile's tender's words (same sum).
+  const sum =
+    company.queryTerms.length <= tender.termFrequencies.size
+      ? bm25(company.queryTerms, tender, stats, company.queryWeights, shared)
+      : weightedBm25(company.queryWeights, tender, stats, shared)
+  return 1 - Math.exp(-sum / companySemanticScale(company, stats))
+}
 
 /**
  * Words that too many tenders contain ("servicii", "lucrări", "furnizare": more than 30% of the
