@@ -3,15 +3,15 @@
  * itself: the same companies, pool, candidate rule, score floor and list order (score, then the
  * latest publication first) as the service, without PostgreSQL, in seconds. For iterating on the
  * model; the figures to publish are the full eval's (it checks the real path). Ties on the same
- * score and publication day are ordered by notice here and by tender id (random) in the service, so
- * an MRR may differ in the third decimal (3c: 0.582 here, 0.575 in the service under tsm-1.5.0).
+ * score and publication day are ordered by notice here and by tender id (random) in the service, and
+ * the service's corpus snapshot may be taken before every notice is in, so an MRR may differ by up to
+ * 0.01 (3c under tsm-1.5.0: 0.582 here, 0.575 listed).
  *
  *   npx tsx bench/eval/inProcess.ts   # SKIP_CASE2=1; LEGACY=1 (case 3a); RANKS=1 (the target's rank
  *                                     # per company); MISSES=watchOnly (targets out of a top 10)
  */
 
 import {
-  type AwardInput,
   type CompanyInput,
   type PreparedTender,
   prepareCompany,
@@ -22,23 +22,13 @@ import { MODEL_VERSION, scorePair } from "../../src/domain/scoring/Model.js"
 import { SCORE_FLOOR } from "../../src/domain/scoring/ScoreFloor.js"
 import { buildCorpusStats } from "../../src/domain/scoring/Semantic.js"
 import { canonicalCounty } from "../../src/domain/tenders/CountyDistance.js"
-import { type Award, awards, awardsByWinner, cpvLabelOf } from "./data.js"
+import { type Award, awards, awardsByWinner } from "./data.js"
+import { awardInputOf, tenderOf } from "./legacy.js"
 import { K, mean, type TargetMetrics, targetByList, targetByScores } from "./metrics.js"
 import { inTrade, TRADE_PROFILES } from "./profiles.js"
 import { Bm25Index, cpvPrefixScore, hybridScores } from "./rankers.js"
 
-const tenderOf = (a: Award, prefix: string) =>
-  prepareTender({
-    id: `${prefix}${a.noticeNo}`,
-    title: a.title,
-    description: "",
-    mainCpv: a.mainCpv,
-    additionalCpvs: [],
-    authorityId: a.authorityFiscalCode,
-    valueRon: a.valueRon,
-    cpvLabel: cpvLabelOf(a.mainCpv),
-    county: canonicalCounty(a.authorityCounty)
-  })
+const preparedOf = (a: Award, prefix: string) => prepareTender(tenderOf(a, `${prefix}${a.noticeNo}`))
 
 const byWinner = awardsByWinner()
 const pool1 = [...byWinner.values()].map((won) => won[won.length - 1]!)
@@ -51,8 +41,8 @@ const countiesOf = (c: (typeof cases)[number]) => [
 ]
 
 // The history database holds every award: the earlier ones as award notices, the latest as open notices.
-const corpus = buildCorpusStats(awards.map((a) => tenderOf(a, "")))
-const pool1Prepared = pool1.map((a) => tenderOf(a, "CN-"))
+const corpus = buildCorpusStats(awards.map((a) => preparedOf(a, "")))
+const pool1Prepared = pool1.map((a) => preparedOf(a, "CN-"))
 
 type Variant = "history" | "watchHistory" | "watchOnly" | "watchPlace"
 
@@ -76,17 +66,7 @@ const companyOf = (c: (typeof cases)[number], variant: Variant): CompanyInput =>
           }
         ]
       : [],
-    history: fiscal
-      ? c.earlier.map(
-          (a): AwardInput => ({
-            authorityId: a.authorityFiscalCode,
-            mainCpv: a.mainCpv,
-            valueRon: a.valueRon,
-            title: a.title,
-            county: canonicalCounty(a.authorityCounty)
-          })
-        )
-      : [],
+    history: fiscal ? c.earlier.map(awardInputOf) : [],
     counties: variant === "watchPlace" && countiesOf(c).length > 0 ? countiesOf(c) : null
   }
 }
@@ -147,7 +127,7 @@ for (const variant of ["history", "watchHistory", "watchOnly", "watchPlace"] as 
 
 // Case 2: description-only profiles against every notice, P@10.
 if (process.env.SKIP_CASE2 !== "1") {
-  const pool2 = awards.map((a) => tenderOf(a, "CN-"))
+  const pool2 = awards.map((a) => preparedOf(a, "CN-"))
   const dates2 = awards.map((a) => a.date)
   const p = TRADE_PROFILES.map((profile) => {
     const list = listOf(

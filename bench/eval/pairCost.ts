@@ -8,8 +8,8 @@
  *   ALT_SRC=/tmp/old npx tsx bench/eval/pairCost.ts
  */
 import * as path from "node:path"
-import { canonicalCounty } from "../../src/domain/tenders/CountyDistance.js"
-import { awards, awardsByWinner, cpvLabelOf } from "./data.js"
+import { awards, awardsByWinner } from "./data.js"
+import { awardInputOf, tenderOf } from "./legacy.js"
 
 type ScoringModules = {
   inputs: typeof import("../../src/domain/scoring/Inputs.js")
@@ -23,28 +23,8 @@ const load = async (root: string): Promise<ScoringModules> => ({
 })
 
 const setUp = (m: ScoringModules) => {
-  const tenderOf = (a: (typeof awards)[number]) =>
-    m.inputs.prepareTender({
-      id: a.noticeNo,
-      title: a.title,
-      description: "",
-      mainCpv: a.mainCpv,
-      additionalCpvs: [],
-      authorityId: a.authorityFiscalCode,
-      valueRon: a.valueRon,
-      cpvLabel: cpvLabelOf(a.mainCpv),
-      county: canonicalCounty(a.authorityCounty)
-    })
-  const tenders = awards.map(tenderOf)
+  const tenders = awards.map((a) => m.inputs.prepareTender(tenderOf(a)))
   const corpus = m.semantic.buildCorpusStats(tenders)
-  const historyOf = (won: ReadonlyArray<(typeof awards)[number]>) =>
-    won.map((a) => ({
-      authorityId: a.authorityFiscalCode,
-      mainCpv: a.mainCpv,
-      valueRon: a.valueRon,
-      title: a.title,
-      county: canonicalCounty(a.authorityCounty)
-    }))
   const companies = [...awardsByWinner().values()].filter((won) => won.length >= 2).map((won) => won.slice(0, -1))
   for (let i = 0; i < 20; i++) companies.push(awards.slice(i * 15, i * 15 + 50))
   const long = companies.map((won, i) =>
@@ -53,7 +33,7 @@ const setUp = (m: ScoringModules) => {
       description: won.map((a) => a.title).join(". "),
       fiscalCode: `f${i}`,
       watchlists: [],
-      history: historyOf(won)
+      history: won.map(awardInputOf)
     })
   )
   // SHORT=1: profiles of a few words and a watchlist, no history (as the scoring bench's companies).

@@ -64,14 +64,18 @@ const OTHER_SCHOOL = notice(
 const pool: ReadonlyArray<TenderInput> = [
   NEXT_BLOCK,
   OTHER_SCHOOL,
-  notice("roads", "Lucrări de reabilitare drumuri județene DJ 101, asfaltare și marcaje rutiere", "45233142-6"),
-  notice("cleaning", "Servicii de curățenie pentru sediul primăriei", "90910000-9"),
+  notice("roads", "Servicii de reparații curente la drumurile comunale din satele Bogdănești și Vlădeni", "45233142-6"),
+  notice("cleaning", "Servicii de curățenie pentru sediul Direcției de Asistență Socială", "90910000-9"),
   notice("press", "SERVICII PUBLICITARE- PUBLICARE COMUNICAT PRESA PROIECT PRIN PNRR C15", "22462000-6"),
   notice("laptops", "Echipamente IT pentru proiectul Centrul de orientare in cariera - PNRR", "30213100-6"),
-  notice("study", "Servicii de elaborare studiu de fezabilitate pentru modernizare drum comunal", "71241000-9"),
-  notice("supervision", "Servicii de dirigenție de șantier pentru reabilitarea școlii gimnaziale", "71520000-9"),
+  notice("study", "Elaborare studiu de fezabilitate pentru extinderea rețelei de apă potabilă", "71241000-9"),
+  notice(
+    "supervision",
+    "Servicii de dirigenție de șantier pentru lucrările de construire a grădiniței cu program prelungit",
+    "71520000-9"
+  ),
   notice("furniture", "Achizitia de mobilier scolar in cadrul proiectului PNRR C15 Educatie", "39160000-1"),
-  notice("catering", "Servicii de catering pentru evenimentul de lansare a proiectului", "55520000-1"),
+  notice("catering", "Servicii de catering - PNRR 275, PROIECT PEPER", "55500000-5"),
   notice(
     "f0",
     "Servicii de dezvoltare a unei aplicatii web-based ”Program de gestionare a impaduririlor- PNRR”",
