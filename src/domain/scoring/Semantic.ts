@@ -114,7 +114,7 @@ export const weightedBm25 = (
  * words (a long description, thirty won titles) reached the factor's ceiling on every tender of its
  * trade (BM25 sums of 30-60 against a scale of 8), so the tenders that read most like its work could
  * no longer be told apart from those that share some of its words, and the rounded overall score
- * tied them. The measure is also the same in a corpus of 300 tenders and of 20,000 (the idf of
+ * tied them. The measure is also about the same in a corpus of 300 tenders and of 20,000 (the idf of
  * every word, and so both sums, grow with the corpus). A profile of a few words keeps SEMANTIC_SCALE.
  */
 export const SEMANTIC_PROFILE_SHARE = 0.2
