@@ -24,8 +24,9 @@ import { type Award, awards, awardsByWinner, cpvLabelOf } from "./data.js"
 import { mean, type TargetMetrics, targetByScores } from "./metrics.js"
 import { Bm25Index, cpvPrefixScore, hybridScores } from "./rankers.js"
 
-const tenderOf = (a: Award): TenderInput => ({
-  id: a.noticeNo,
+/** An award as the scorer reads a notice of it; `id` the notice number unless given. */
+export const tenderOf = (a: Award, id: string = a.noticeNo): TenderInput => ({
+  id,
   title: a.title,
   description: "",
   mainCpv: a.mainCpv,
@@ -35,6 +36,15 @@ const tenderOf = (a: Award): TenderInput => ({
   // As the service reads a tender (ScoringReads): its main code's label is part of its text, and its
   // authority's county places it.
   cpvLabel: cpvLabelOf(a.mainCpv),
+  county: canonicalCounty(a.authorityCounty)
+})
+
+/** An award as the scorer reads it in a winner's history (the award notices naming its fiscal code). */
+export const awardInputOf = (a: Award): AwardInput => ({
+  authorityId: a.authorityFiscalCode,
+  mainCpv: a.mainCpv,
+  valueRon: a.valueRon,
+  title: a.title,
   county: canonicalCounty(a.authorityCounty)
 })
 
@@ -62,15 +72,7 @@ export const legacyWatchlistCase = () => {
             minScore: 50
           }
         ],
-        history: history.map(
-          (a): AwardInput => ({
-            authorityId: a.authorityFiscalCode,
-            mainCpv: a.mainCpv,
-            valueRon: a.valueRon,
-            title: a.title,
-            county: canonicalCounty(a.authorityCounty)
-          })
-        )
+        history: history.map(awardInputOf)
       })
       const codes = [...new Set(history.map((a) => a.mainCpv))]
       const bm25 = new Bm25Index(pool).scores(history.map((a) => a.title).join(". "))

@@ -11,7 +11,7 @@ import { type AwardCounts, historicalScore } from "./Historical.js"
 import type { PreparedCompany, PreparedTender } from "./Inputs.js"
 import { type KeywordsFound, keywordScore } from "./KeywordMatch.js"
 import { type Nearest, nearestCounty } from "./Place.js"
-import { type CorpusStats, type SharedTerm, semanticScore } from "./Semantic.js"
+import { type CorpusStats, companySemanticScore, type SharedTerm } from "./Semantic.js"
 import { type ValuePlacement, valueFitScore } from "./ValueFit.js"
 import type { Verdict } from "./Verdict.js"
 import { bestWonTitle, wonTitleMatches } from "./WonTitles.js"
@@ -20,7 +20,7 @@ import { bestWonTitle, wonTitleMatches } from "./WonTitles.js"
  * The tender scoring model. Its version names everything that changes a score: weights,
  * thresholds, factor constants. Change any of them and bump the version (a test pins them).
  */
-export const MODEL_VERSION = "tsm-1.5.0"
+export const MODEL_VERSION = "tsm-1.6.0"
 
 export const WEIGHTS = {
   semantic: 0.25,
@@ -41,6 +41,8 @@ export type Weights = { readonly [name in FactorName]: number }
  */
 export const MODEL_WEIGHTS: { readonly [version: string]: Weights } = {
   [MODEL_VERSION]: WEIGHTS,
+  // tsm-1.5.0: same weights; its semantic factor saturated every company's BM25 at the same scale (Semantic.semanticScaleOf).
+  "tsm-1.5.0": WEIGHTS,
   // tsm-1.4.0: same weights; its cpv and historical factors did not read the titles of the contracts won (WonTitles.ts).
   "tsm-1.4.0": WEIGHTS,
   // tsm-1.3.0: same weights; its cpv factor knew only the CPV tree, not the classes the same firms win (CpvAffinity.ts).
@@ -213,7 +215,7 @@ export const scorePair = (
   }
   // Four decimals: what the API shows (stored as real, read back rounded to four).
   const factors = factorBreakdown({
-    semantic: fraction(semanticScore(company.queryTerms, tender, corpus, company.queryWeights, found?.semantic)),
+    semantic: fraction(companySemanticScore(company, tender, corpus, found?.semantic)),
     keyword: fraction(keywordScore(company.phrases, tender, found?.keyword)),
     cpv: fraction(feedback === undefined ? cpvScore : cpvScore + feedbackShift(feedback)),
     value_fit: fraction(valueFitScore(t.valueRon, company.minValue, company.maxValue, found?.value_fit)),

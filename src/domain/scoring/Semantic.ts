@@ -1,4 +1,4 @@
-import type { PreparedTender } from "./Inputs.js"
+import type { PreparedCompany, PreparedTender } from "./Inputs.js"
 
 /** Document frequencies over a sample of the tender corpus; passed in so scoring stays pure. */
 export interface CorpusStats {
@@ -30,13 +30,16 @@ export const buildCorpusStats = (
   }
 }
 
-/** BM25 parameters (the usual defaults) and the scale that maps a BM25 sum onto 0-1. */
+/**
+ * BM25 parameters (the usual defaults) and the scale that maps a BM25 sum onto 0-1: the least one,
+ * that of a short profile (semanticScaleOf) and of one won title (WonTitles.ts).
+ */
 export const BM25_K1 = 1.2
 export const BM25_B = 0.75
 export const SEMANTIC_SCALE = 8
 
 /** Always positive, so every shared term adds to the score (BM25+ style idf). */
-const inverseDocumentFrequency = (stats: CorpusStats, term: string): number => {
+export const inverseDocumentFrequency = (stats: CorpusStats, term: string): number => {
   const df = stats.documentFrequencies.get(term) ?? 0
   return Math.log(1 + (stats.documentCount - df + 0.5) / (df + 0.5))
 }
@@ -77,14 +80,109 @@ export const bm25 = (
   return sum
 }
 
-/** Semantic factor, 0-1: BM25 saturated by 1 - e^(-bm25 / SEMANTIC_SCALE). */
+/**
+ * BM25 of a weighted query (`weights`: each query term → its weight; PreparedCompany.queryWeights)
+ * against the tender's text: bm25 with weights, but walking the tender's words instead of the
+ * query's, so a company with a long profile (hundreds of words from its won titles) costs no more
+ * per tender than a short one. Records each shared term in `shared` when given.
+ */
+export const weightedBm25 = (
+  weights: ReadonlyMap<string, number>,
+  tender: PreparedTender,
+  stats: CorpusStats,
+  shared?: Array<SharedTerm>
+): number => {
+  const lengthNorm = 1 - BM25_B + (BM25_B * tender.length) / stats.averageLength
+  let sum = 0
+  for (const [term, tf] of tender.termFrequencies) {
+    const weight = weights.get(term)
+    if (weight === undefined) continue
+    const contribution =
+      weight * ((inverseDocumentFrequency(stats, term) * tf * (BM25_K1 + 1)) / (tf + BM25_K1 * lengthNorm))
+    sum += contribution
+    shared?.push({ term, contribution })
+  }
+  return sum
+}
+
+/**
+ * The scale of a company's semantic factor grows with its own text (model tsm-1.6.0): it is
+ * SEMANTIC_PROFILE_SHARE of the BM25 its query would score against a tender holding each of its
+ * words once (profileBm25), and never below SEMANTIC_SCALE. So the factor is 1 - e^(-5 × coverage),
+ * coverage being the tender's BM25 over the profile's own: a tender covering a fifth of what the
+ * company says it does reaches 0.63, two fifths 0.86. With one fixed scale, a profile of many
+ * words (a long description, thirty won titles) reached the factor's ceiling on every tender of its
+ * trade (BM25 sums of 30-60 against a scale of 8), so the tenders that read most like its work could
+ * no longer be told apart from those that share some of its words, and the rounded overall score
+ * tied them. The measure is also about the same in a corpus of 300 tenders and of 20,000 (the idf of
+ * every word, and so both sums, grow with the corpus). A profile of a few words keeps SEMANTIC_SCALE.
+ */
+export const SEMANTIC_PROFILE_SHARE = 0.2
+
+/**
+ * The BM25 of a query against a tender of average length holding each query term once: the sum of
+ * weight × idf over the query (BM25's saturation (k1 + 1) tf / (tf + k1) is 1 at tf 1).
+ */
+export const profileBm25 = (
+  queryTerms: ReadonlyArray<string>,
+  stats: CorpusStats,
+  weights?: ReadonlyMap<string, number>
+): number => {
+  let sum = 0
+  for (const term of queryTerms) sum += (weights?.get(term) ?? 1) * inverseDocumentFrequency(stats, term)
+  return sum
+}
+
+/** The semantic factor's scale for a query: SEMANTIC_PROFILE_SHARE of profileBm25, at least SEMANTIC_SCALE. */
+export const semanticScaleOf = (
+  queryTerms: ReadonlyArray<string>,
+  stats: CorpusStats,
+  weights?: ReadonlyMap<string, number>
+): number => Math.max(SEMANTIC_SCALE, SEMANTIC_PROFILE_SHARE * profileBm25(queryTerms, stats, weights))
+
+/**
+ * Semantic factor, 0-1: BM25 saturated by 1 - e^(-bm25 / scale), the scale of the query
+ * (semanticScaleOf; the scorer passes it worked out once per company and corpus snapshot).
+ */
 export const semanticScore = (
   queryTerms: ReadonlyArray<string>,
   tender: PreparedTender,
   stats: CorpusStats,
   weights?: ReadonlyMap<string, number>,
+  shared?: Array<SharedTerm>,
+  scale: number = semanticScaleOf(queryTerms, stats, weights)
+): number => 1 - Math.exp(-bm25(queryTerms, tender, stats, weights, shared) / scale)
+
+// The scale is asked for every pair: worked out once per company and corpus snapshot.
+const companyScales = new WeakMap<PreparedCompany, { readonly stats: CorpusStats; readonly scale: number }>()
+
+/** The company's semantic scale (semanticScaleOf its query) under these corpus statistics. */
+export const companySemanticScale = (company: PreparedCompany, stats: CorpusStats): number => {
+  const cached = companyScales.get(company)
+  if (cached !== undefined && cached.stats === stats) return cached.scale
+  const scale = semanticScaleOf(company.queryTerms, stats, company.queryWeights)
+  companyScales.set(company, { stats, scale })
+  return scale
+}
+
+/**
+ * The semantic factor of a (company, tender) pair, as scorePair counts it: semanticScore of the
+ * company's weighted query at the company's scale, walking whichever is shorter, the company's
+ * words (bm25) or the tender's (weightedBm25).
+ */
+export const companySemanticScore = (
+  company: PreparedCompany,
+  tender: PreparedTender,
+  stats: CorpusStats,
   shared?: Array<SharedTerm>
-): number => 1 - Math.exp(-bm25(queryTerms, tender, stats, weights, shared) / SEMANTIC_SCALE)
+): number => {
+  // Walk the shorter side: a short profile's words, or a long profile's tender's words (same sum).
+  const sum =
+    company.queryTerms.length <= tender.termFrequencies.size
+      ? bm25(company.queryTerms, tender, stats, company.queryWeights, shared)
+      : weightedBm25(company.queryWeights, tender, stats, shared)
+  return 1 - Math.exp(-sum / companySemanticScale(company, stats))
+}
 
 /**
  * Words that too many tenders contain ("servicii", "lucrări", "furnizare": more than 30% of the

@@ -1,5 +1,13 @@
 import type { PreparedCompany, PreparedTender } from "./Inputs.js"
-import { type CorpusStats, SEMANTIC_SCALE, type SharedTerm, termContribution } from "./Semantic.js"
+import {
+  BM25_B,
+  BM25_K1,
+  type CorpusStats,
+  inverseDocumentFrequency,
+  SEMANTIC_SCALE,
+  type SharedTerm,
+  termContribution
+} from "./Semantic.js"
 import { stems } from "./Text.js"
 
 /**
@@ -59,10 +67,14 @@ export interface WonTitleMatch {
   readonly shared: ReadonlyArray<SharedTerm>
 }
 
+/** The BM25 sum from which a title's match reaches WON_TITLE_MIN_MATCH (1 - e^(-sum / scale) ≥ the match). */
+const MIN_MATCH_SUM = -SEMANTIC_SCALE * Math.log(1 - WON_TITLE_MIN_MATCH) * (1 - 1e-9)
+
 /**
- * How well the tender's text matches each won award's title (0-1, by history index), or null when
- * it shares no word with any of them. Walks the tender's words, not the titles', so its cost is the
- * tender's length whatever the size of the company's history.
+ * How well the tender's text matches each won award's title (0-1, by history index; a title below
+ * WON_TITLE_MIN_MATCH left at 0, as it counts nothing), or null when no title reaches it. Walks the
+ * tender's words, not the titles', so its cost is the tender's length whatever the size of the
+ * company's history; the saturation is worked out only for the titles that may count.
  */
 export const wonTitleMatches = (
   company: PreparedCompany,
@@ -72,16 +84,25 @@ export const wonTitleMatches = (
   const index = company.wonTitleIndex
   if (index.size === 0) return null
   let sums: Float64Array | null = null
-  for (const term of tender.termFrequencies.keys()) {
+  const lengthNorm = 1 - BM25_B + (BM25_B * tender.length) / stats.averageLength
+  for (const [term, tf] of tender.termFrequencies) {
     const awards = index.get(term)
     if (awards === undefined) continue
-    const contribution = termContribution(term, tender, stats)
+    const contribution = (inverseDocumentFrequency(stats, term) * tf * (BM25_K1 + 1)) / (tf + BM25_K1 * lengthNorm)
     sums ??= new Float64Array(company.company.history.length)
     for (const award of awards) sums[award]! += contribution
   }
   if (sums === null) return null
-  for (let i = 0; i < sums.length; i++) sums[i] = 1 - Math.exp(-sums[i]! / SEMANTIC_SCALE)
-  return sums
+  let counted = false
+  for (let i = 0; i < sums.length; i++) {
+    if (sums[i]! < MIN_MATCH_SUM) {
+      sums[i] = 0
+      continue
+    }
+    sums[i] = 1 - Math.exp(-sums[i]! / SEMANTIC_SCALE)
+    counted = true
+  }
+  return counted ? sums : null
 }
 
 /** A won award's match as the factors count it: itself from WON_TITLE_MIN_MATCH, else 0. */
