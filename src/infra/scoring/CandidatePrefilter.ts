@@ -18,6 +18,8 @@ export interface CandidateIndex {
   readonly tendersByCompany: (tenders: ReadonlyArray<LoadedTender>) => Map<string, Array<LoadedTender>>
 }
 
+const noCandidates: CandidateIndex = { tendersByCompany: () => new Map() }
+
 /**
  * Candidate prefilter, through indexes only: one query for the watchlists whose CPV keys meet the
  * batch's (CpvMatch.tenderCpvKeys: a watched code containing a tender code or sharing its class),
@@ -47,6 +49,8 @@ export const makeCandidatePrefilter = Effect.gen(function* () {
     affinity: CpvAffinity
   ): Effect.Effect<CandidateIndex, SqlError.SqlError> =>
     Effect.gen(function* () {
+      // A call of award notices only (a polled page of them) has no contract tender to look up.
+      if (tenders.length === 0) return noCandidates
       const cpv = yield* divisions
       const codesOf = (t: LoadedTender) => [t.prepared.tender.mainCpv, ...t.prepared.tender.additionalCpvs]
       // The classes whose winners or watchers a tender's classes reach by affinity (it is symmetric,
