@@ -72,8 +72,11 @@ export const createApiServer = (config: Pick<AppConfigShape, "maxBodyBytes">) =>
     maxBodyBytes: config.maxBodyBytes
   })
 
-/** The server's app: the API with its routes, behind the request middleware (id, metrics, log line). */
-const ServeLive = HttpApiBuilder.serve(observeRequests).pipe(
+/**
+ * The server's app: the API with its routes, behind the request middleware (id, metrics, log line,
+ * the response decorations). The test server serves this same app.
+ */
+export const ServeLive = HttpApiBuilder.serve(observeRequests).pipe(
   Layer.provide(RoutesLive),
   Layer.provide(RouteTemplatesLive)
 )

@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto"
-import { HttpApiBuilder, HttpServer } from "@effect/platform"
+import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Effect, Layer, LogLevel, ManagedRuntime, Option, Redacted } from "effect"
+import { Effect, Layer, Logger, LogLevel, ManagedRuntime, Option, Redacted } from "effect"
 import { trustNone } from "../../src/domain/TrustProxy.js"
-import { createApiServer, RoutesLive } from "../../src/http/Server.js"
+import { createApiServer, ServeLive } from "../../src/http/Server.js"
 import { AppConfig, type AppConfigShape, DEFAULT_MAX_BODY_BYTES } from "../../src/infra/config/AppConfig.js"
 import { Secrets } from "../../src/infra/config/LocalSecrets.js"
 import { projectFile } from "../../src/infra/config/ProjectFiles.js"
@@ -68,12 +68,12 @@ export const TestInfraLive = (overrides: TestConfigOverrides = {}) =>
  */
 export const startTestServer = async (overrides: TestConfigOverrides = {}) => {
   const infra = TestInfraLive(overrides)
-  const server = HttpApiBuilder.serve().pipe(
-    Layer.provide(RoutesLive),
+  const config = testConfig(overrides)
+  // The production app and its request middleware, at the configured log level as `launch` sets it.
+  const server = ServeLive.pipe(
+    Layer.provide(Logger.minimumLogLevel(config.logLevel)),
     // The production server factory, so the request limits are tested where clients meet them.
-    Layer.provideMerge(
-      NodeHttpServer.layer(() => createApiServer(testConfig(overrides)), { port: 0, host: "127.0.0.1" })
-    ),
+    Layer.provideMerge(NodeHttpServer.layer(() => createApiServer(config), { port: 0, host: "127.0.0.1" })),
     Layer.provideMerge(infra)
   )
   const runtime = ManagedRuntime.make(server)
