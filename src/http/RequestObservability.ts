@@ -49,8 +49,8 @@ export const observeRequests = (app: HttpApp.Default): HttpApp.Default<never, Ro
           metrics.observeRequest(route, request.method, status, seconds)
           const level = status >= 500 ? LogLevel.Error : LogLevel.Info
           if (LogLevel.lessThan(level, done.getFiberRef(FiberRef.currentMinimumLogLevel))) return Effect.void
+          // The loggers add request_id from the facts set on this fiber.
           const line = {
-            request_id: facts.requestId,
             ...(facts.tenantId === undefined ? {} : { tenant_id: facts.tenantId }),
             method: request.method,
             route,

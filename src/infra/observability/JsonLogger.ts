@@ -18,7 +18,7 @@ const text = (message: unknown): string => {
  * refs when a line is written rather than annotated on every request: most requests write no line
  * but their own, and an annotation costs every request a FiberRef scope.
  */
-const requestIdOf = (context: FiberRefs.FiberRefs) => FiberRefs.getOrDefault(context, currentRequest)?.requestId
+const requestIdIn = (context: FiberRefs.FiberRefs) => FiberRefs.getOrDefault(context, currentRequest)?.requestId
 
 /**
  * One JSON object per line: `time`, `level`, `message`, `request_id` inside a request, then the
@@ -33,7 +33,7 @@ export const jsonLogger = Logger.make(({ logLevel, message, annotations, cause, 
     level: logLevel.label.toLowerCase(),
     message: text(message)
   }
-  const requestId = requestIdOf(context)
+  const requestId = requestIdIn(context)
   if (requestId !== undefined) line.request_id = requestId
   for (const [key, value] of HashMap.toEntries(annotations)) line[key] = value
   const now = date.getTime()
@@ -55,7 +55,7 @@ export const logFormat = Config.string("LOG_FORMAT").pipe(
 
 /** Effect's pretty lines, with the request id among the annotations inside a request. */
 const textLogger = Logger.mapInputOptions(Logger.prettyLoggerDefault, (options) => {
-  const requestId = requestIdOf(options.context)
+  const requestId = requestIdIn(options.context)
   return requestId === undefined
     ? options
     : { ...options, annotations: HashMap.set(options.annotations, "request_id", requestId as unknown) }
