@@ -185,8 +185,9 @@ const seed = async (
       timestamp: new Date().toISOString()
     }))
     const { rows: events } = await db.query<{ id: string; tender_id: string }>(
-      `INSERT INTO match_events (tenant_id, company_id, tender_id, payload)
-       SELECT $1, $2, t, p FROM unnest($3::uuid[], $4::jsonb[]) AS x(t, p)
+      `INSERT INTO match_events (tenant_id, company_id, tender_id, payload, tender_publish_date)
+       SELECT $1, $2, x.t, x.p, tenders.publish_date FROM unnest($3::uuid[], $4::jsonb[]) AS x(t, p)
+       JOIN tenders ON tenders.id = x.t
        RETURNING id, tender_id`,
       [tenantId, companyId, tenders.map((t) => t.id), payloads.map((p) => JSON.stringify(p))]
     )

@@ -2,28 +2,33 @@ import { Clock, Duration, Effect, Layer, Schedule } from "effect"
 import { AppConfig } from "../infra/config/AppConfig.js"
 import { makeScorePartitions } from "../infra/scoring/ScorePartitions.js"
 import { makeScoreRetention } from "../infra/scoring/ScoreRetention.js"
+import { makeDeliveryRetention } from "../infra/webhooks/DeliveryRetention.js"
 
 /** How often the worker keeps the score partitions ahead and applies the retention policy. */
 export const SCORE_LIFECYCLE_EVERY = Duration.hours(6)
 
 /**
- * One round of the scores' data lifecycle (README, "Data lifecycle"), at the Clock's now: the
- * monthly partitions of the coming months exist (and strays in the default partition move to
- * theirs), then the scores past retention go.
+ * One round of the data lifecycle (README, "Data lifecycle"), at the Clock's now: the monthly
+ * partitions of the coming months exist (and strays in the default partitions move to theirs), then
+ * the scores, alerts and match events past retention go, then the webhook deliveries past theirs.
  */
 export const scoreLifecycleRound = Effect.gen(function* () {
-  const { scoreRetentionDays } = yield* AppConfig
+  const { scoreRetentionDays, deliveryRetentionDays } = yield* AppConfig
   const partitions = yield* makeScorePartitions
   const retention = yield* makeScoreRetention
+  const deliveryRetention = yield* makeDeliveryRetention
   const now = new Date(yield* Clock.currentTimeMillis)
   const created = yield* partitions.ensure(now)
   const { partitionsDropped, rowsDeleted } = yield* retention.run(now, scoreRetentionDays)
-  if (created > 0) yield* Effect.logInfo(`Created ${created} score partition(s)`)
+  const deliveriesDeleted = yield* deliveryRetention.run(now, deliveryRetentionDays)
+  if (created > 0) yield* Effect.logInfo(`Created ${created} partition(s)`)
   if (partitionsDropped.length > 0 || rowsDeleted > 0)
     yield* Effect.logInfo(
-      `Score retention (${scoreRetentionDays} days): dropped ${partitionsDropped.join(", ") || "no partition"}, deleted ${rowsDeleted} row(s)`
+      `Retention (${scoreRetentionDays} days): dropped ${partitionsDropped.join(", ") || "no partition"}, deleted ${rowsDeleted} row(s)`
     )
-  return { created, partitionsDropped, rowsDeleted }
+  if (deliveriesDeleted > 0)
+    yield* Effect.logInfo(`Delivery retention (${deliveryRetentionDays} days): deleted ${deliveriesDeleted}`)
+  return { created, partitionsDropped, rowsDeleted, deliveriesDeleted }
 })
 
 /**

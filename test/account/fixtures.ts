@@ -108,9 +108,11 @@ export const addAlert = (
     Effect.flatMap(
       SqlClient.SqlClient,
       (sql) => sql<{ id: string }>`
-        INSERT INTO alerts (tenant_id, company_id, watchlist_id, tender_id, score, verdict, read, created_at)
+        INSERT INTO alerts (tenant_id, company_id, watchlist_id, tender_id, score, verdict, read, created_at,
+                            tender_publish_date)
         VALUES (${input.tenantId}, ${input.companyId}, ${input.watchlistId}, ${input.tenderId}, ${input.score ?? 80},
-                ${input.verdict ?? "GO"}, ${input.read ?? false}, ${input.createdAt ?? new Date()})
+                ${input.verdict ?? "GO"}, ${input.read ?? false}, ${input.createdAt ?? new Date()},
+                (SELECT publish_date FROM tenders WHERE id = ${input.tenderId}))
         RETURNING id`
     ).pipe(
       Effect.map((rows) => rows[0]!.id),

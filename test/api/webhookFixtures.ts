@@ -11,7 +11,8 @@ export const addDelivery = async (
   const tenderId = await addTender(server)
   const [event] = await query<{ id: string }>(
     server,
-    "INSERT INTO match_events (tenant_id, company_id, tender_id, payload) VALUES ($1, $2, $3, '{}') RETURNING id",
+    `INSERT INTO match_events (tenant_id, company_id, tender_id, payload, tender_publish_date)
+     VALUES ($1, $2, $3, '{}', (SELECT publish_date FROM tenders WHERE id = $3)) RETURNING id`,
     [account.tenantId, account.companyId, tenderId]
   )
   const [delivery] = await query<{ id: string }>(

@@ -31,8 +31,9 @@ const fixture = Effect.gen(function* () {
     INSERT INTO tenders (source, source_notice_id, title, main_cpv, authority_id, publish_date)
     VALUES ('test', ${webhook.id}, 'T', '45233140-2', ${authority!.id}, now()) RETURNING id`
   const [event] = yield* sql<{ id: string }>`
-    INSERT INTO match_events (tenant_id, company_id, tender_id, payload)
-    VALUES (${tenant.id}, ${company.id}, ${tender!.id}, '{}') RETURNING id`
+    INSERT INTO match_events (tenant_id, company_id, tender_id, payload, tender_publish_date)
+    VALUES (${tenant.id}, ${company.id}, ${tender!.id}, '{}', (SELECT publish_date FROM tenders WHERE id = ${tender!.id}))
+    RETURNING id`
   const [delivery] = yield* sql<{ id: string }>`
     INSERT INTO webhook_deliveries (webhook_id, event_id, tenant_id, body, status, attempt_count)
     VALUES (${webhook.id}, ${event!.id}, ${tenant.id}, '{}', 'failed', 4) RETURNING id`

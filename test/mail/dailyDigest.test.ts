@@ -107,8 +107,9 @@ const alerts = (tenantId: string, companyId: string, tenderId: string, read: Rea
       const [w] = yield* sql<{ id: string }>`
         INSERT INTO watchlists (tenant_id, company_id, name) VALUES (${tenantId}, ${companyId}, 'Drumuri') RETURNING id`
       yield* sql`
-        INSERT INTO alerts (tenant_id, company_id, watchlist_id, tender_id, score, verdict, read)
-        VALUES (${tenantId}, ${companyId}, ${w!.id}, ${tenderId}, 82, 'GO', ${isRead})`
+        INSERT INTO alerts (tenant_id, company_id, watchlist_id, tender_id, score, verdict, read, tender_publish_date)
+        VALUES (${tenantId}, ${companyId}, ${w!.id}, ${tenderId}, 82, 'GO', ${isRead},
+                (SELECT publish_date FROM tenders WHERE id = ${tenderId}))`
     }
   }).pipe(Effect.orDie)
 

@@ -201,8 +201,8 @@ describe("PDF reports over HTTP", { timeout: 300_000 }, () => {
     )
     await query(
       server,
-      `INSERT INTO alerts (tenant_id, company_id, watchlist_id, tender_id, score, verdict)
-       VALUES ($1, $2, $3, $4, 64, 'RESEARCH')`,
+      `INSERT INTO alerts (tenant_id, company_id, watchlist_id, tender_id, score, verdict, tender_publish_date)
+       VALUES ($1, $2, $3, $4, 64, 'RESEARCH', (SELECT publish_date FROM tenders WHERE id = $4))`,
       [account.tenantId, account.companyId, watchlist!.id, tenderIds[1]]
     )
     const filtered = await post(account.companyId, { ...BODY, watchlist_id: watchlist!.id.toUpperCase() })

@@ -38,6 +38,7 @@ export const testConfig = ({ rateLimits, ...overrides }: TestConfigOverrides = {
   corsOrigins: [],
   maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
   scoreRetentionDays: 180,
+  deliveryRetentionDays: 30,
   webDir: projectFile("dist/web"),
   ...overrides,
   rateLimits: { generalPerMinute: 60, exportPerHour: 20, reportsPerHour: 10, ...rateLimits }

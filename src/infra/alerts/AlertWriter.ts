@@ -25,12 +25,16 @@ export const AlertWriterLive = Layer.effect(
       return Effect.flatMap(
         Effect.map(clockNow, (now) => new Date(now.getTime() - (now.getTime() % 1000))),
         (now) => sql`
-        INSERT INTO alerts (tenant_id, company_id, watchlist_id, tender_id, score, verdict, created_at)
-        SELECT *, ${now}::timestamptz
+        INSERT INTO alerts (tenant_id, company_id, watchlist_id, tender_id, score, verdict, created_at,
+                            tender_publish_date)
+        SELECT a.*, ${now}::timestamptz, t.publish_date
         FROM unnest(${rows.map((r) => r.match.tenantId)}::uuid[], ${rows.map((r) => r.match.companyId)}::uuid[],
                     ${rows.map((r) => r.watchlistId)}::uuid[], ${rows.map((r) => r.match.tenderId)}::uuid[],
                     ${rows.map((r) => r.match.score)}::smallint[], ${rows.map((r) => r.match.verdict)}::text[])
-        ON CONFLICT (watchlist_id, tender_id) DO NOTHING
+             AS a(tenant_id, company_id, watchlist_id, tender_id, score, verdict)
+        -- The partition key (migration 0029): the tender's publication date as it is now.
+        JOIN tenders t ON t.id = a.tender_id
+        ON CONFLICT (watchlist_id, tender_id, tender_publish_date) DO NOTHING
         RETURNING 1`
       ).pipe(
         Effect.map((inserted) => inserted.length),

@@ -41,6 +41,8 @@ export interface AppConfigShape {
   }
   /** SCORE_RETENTION_DAYS: a closed tender's scores are dropped this many days after it closed. */
   readonly scoreRetentionDays: number
+  /** DELIVERY_RETENTION_DAYS: an ended webhook delivery is deleted this many days after it last changed. */
+  readonly deliveryRetentionDays: number
   /** TRUST_PROXY: which hops may name the client in X-Forwarded-For (off by default). */
   readonly trustProxy: TrustProxy
   /** CORS_ORIGINS: origins allowed to call the API from a browser, exact `scheme://host[:port]`; empty = CORS off. */
@@ -176,6 +178,7 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
   logLevel: Config.logLevel("LOG_LEVEL").pipe(Config.withDefault(LogLevel.Info)),
   webDir: optionalString("WEB_DIR").pipe(Config.map(Option.getOrElse(() => projectFile("dist/web")))),
   scoreRetentionDays: positiveInteger("SCORE_RETENTION_DAYS", 180),
+  deliveryRetentionDays: positiveInteger("DELIVERY_RETENTION_DAYS", 30),
   rateLimits: Config.all({
     generalPerMinute: positiveInteger("RATE_LIMIT_GENERAL_PER_MINUTE", 60),
     exportPerHour: positiveInteger("RATE_LIMIT_EXPORT_PER_HOUR", 20),

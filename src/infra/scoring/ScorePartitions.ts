@@ -8,7 +8,8 @@ export const SCORE_PARTITION_MONTHS_AHEAD = 3
 const PARTITIONS_LOCK = 7_246_824
 
 /**
- * The monthly partitions of tender_scores and tender_score_history (migration 0024). Created ahead
+ * The monthly partitions of tender_scores, tender_score_history (migration 0024), alerts and
+ * match_events (migration 0029), all by the tender's publication month. Created ahead
  * of need by the worker, in a short transaction of their own: creating a partition locks the parent
  * table, which inside a scoring transaction would hold every list page for the write's duration.
  */
@@ -27,7 +28,9 @@ export const makeScorePartitions = Effect.gen(function* () {
         yield* sql`SELECT pg_advisory_xact_lock(${PARTITIONS_LOCK})`
         const strays = yield* sql<{ month: Date }>`
           SELECT DISTINCT date_trunc('month', tender_publish_date, 'UTC') AS month FROM tender_scores_default
-          UNION SELECT DISTINCT date_trunc('month', tender_publish_date, 'UTC') FROM tender_score_history_default`
+          UNION SELECT DISTINCT date_trunc('month', tender_publish_date, 'UTC') FROM tender_score_history_default
+          UNION SELECT DISTINCT date_trunc('month', tender_publish_date, 'UTC') FROM alerts_default
+          UNION SELECT DISTINCT date_trunc('month', tender_publish_date, 'UTC') FROM match_events_default`
         let created = 0
         for (const { month } of strays) {
           const [row] = yield* sql<{ created: number }>`

@@ -1,11 +1,20 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 
-/** Tenders whose scores one retention transaction removes (a few hundred rows each, in the bench's data). */
+/** Tenders whose rows one retention transaction removes (a few hundred rows each, in the bench's data). */
 const TENDERS_PER_BATCH = 100
 
-/** A monthly partition of tender_scores or tender_score_history, by name (`…_pYYYY_MM`, migration 0024). */
-const MONTHLY_PARTITION = /^(tender_scores|tender_score_history)_p(\d{4})_(\d{2})$/
+/**
+ * The tables partitioned by the tender's publication month (migrations 0024 and 0029): a pair's
+ * score, its replaced versions, its alerts and its match event go with their tender's month.
+ */
+const MONTHLY_TABLES = ["tender_scores", "tender_score_history", "alerts", "match_events"] as const
+
+/** A monthly partition of one of MONTHLY_TABLES, by name (`…_pYYYY_MM`). */
+const MONTHLY_PARTITION = new RegExp(`^(${MONTHLY_TABLES.join("|")})_p(\\d{4})_(\\d{2})$`)
+
+/** The tables retention deletes from row by row, a closed tender's rows at a time (versions are pruned by age). */
+const PER_TENDER_TABLES = ["tender_scores", "alerts", "match_events"] as const
 
 export interface RetentionResult {
   readonly partitionsDropped: ReadonlyArray<string>
@@ -13,8 +22,9 @@ export interface RetentionResult {
 }
 
 /**
- * The retention policy of scores (README, "Data lifecycle"): a tender's scores may go once it closed
- * (deadline passed, or cancelled) more than the retention period ago; an open tender's never. Whole
+ * The retention policy of scores, alerts and match events (README, "Data lifecycle"): a tender's
+ * rows may go once it closed (deadline passed, or cancelled) more than the retention period ago; an
+ * open tender's never. Whole
  * monthly partitions go when every row in them qualifies (a DROP, no dead rows to vacuum); the rest
  * go by batched DELETE. Neither is kept as a replaced version: no cursor is owed scores this old.
  */
@@ -30,7 +40,7 @@ export const makeScoreRetention = Effect.gen(function* () {
     Effect.gen(function* () {
       const partitions = yield* sql<{ name: string }>`
         SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-        WHERE i.inhparent IN ('tender_scores'::regclass, 'tender_score_history'::regclass)
+        WHERE i.inhparent::regclass::text = ANY(${[...MONTHLY_TABLES]}::text[])
         ORDER BY c.relname`
       const expired: Array<string> = []
       for (const { name } of partitions) {
@@ -47,20 +57,21 @@ export const makeScoreRetention = Effect.gen(function* () {
       return expired
     })
 
-  /** One batch: the scores of up to TENDERS_PER_BATCH tenders past retention. Returns the rows deleted. */
-  const deleteBatch = (cutoff: string) =>
+  /** One batch: the rows of `table` of up to TENDERS_PER_BATCH tenders past retention. Returns the rows deleted. */
+  const deleteBatch = (table: (typeof PER_TENDER_TABLES)[number], cutoff: string) =>
     sql.withTransaction(
       Effect.gen(function* () {
+        // Removed scores are not kept as replaced versions (migration 0024's trigger reads it).
         yield* sql`SELECT set_config('tss.retention', 'on', true)`
         const deleted = yield* sql<{ n: number }>`
           WITH expired AS (
             SELECT t.id, t.publish_date FROM tenders t
             WHERE ${closedBefore("t", cutoff)}
               -- The publish date lets each probe read one partition (run-time pruning).
-              AND EXISTS (SELECT 1 FROM tender_scores s WHERE s.tender_id = t.id AND s.tender_publish_date = t.publish_date)
+              AND EXISTS (SELECT 1 FROM ${sql(table)} s WHERE s.tender_id = t.id AND s.tender_publish_date = t.publish_date)
             LIMIT ${TENDERS_PER_BATCH}
           ), gone AS (
-            DELETE FROM tender_scores s USING expired e WHERE s.tender_id = e.id RETURNING 1
+            DELETE FROM ${sql(table)} s USING expired e WHERE s.tender_id = e.id RETURNING 1
           )
           SELECT count(*)::int AS n FROM gone`
         return deleted[0]?.n ?? 0
@@ -77,10 +88,12 @@ export const makeScoreRetention = Effect.gen(function* () {
         yield* sql.withTransaction(Effect.zipRight(sql`SET LOCAL lock_timeout = '5s'`, sql`DROP TABLE ${sql(name)}`))
       }
       let rowsDeleted = 0
-      while (true) {
-        const n = yield* deleteBatch(cutoff)
-        if (n === 0) break
-        rowsDeleted += n
+      for (const table of PER_TENDER_TABLES) {
+        while (true) {
+          const n = yield* deleteBatch(table, cutoff)
+          if (n === 0) break
+          rowsDeleted += n
+        }
       }
       return { partitionsDropped, rowsDeleted } satisfies RetentionResult
     })

@@ -150,9 +150,10 @@ export const DeliveriesLive = Layer.effect(
                                  ${matches.map((m) => m.tenderId)}::uuid[], ${payloads}::text[])
               AS e(tenant_id, company_id, tender_id, payload)
           ), inserted AS (
-            INSERT INTO match_events (tenant_id, company_id, tender_id, payload)
-            SELECT tenant_id, company_id, tender_id, payload::jsonb FROM input
-            ON CONFLICT (company_id, tender_id) DO NOTHING
+            INSERT INTO match_events (tenant_id, company_id, tender_id, payload, tender_publish_date)
+            SELECT input.tenant_id, input.company_id, input.tender_id, input.payload::jsonb, t.publish_date
+            FROM input JOIN tenders t ON t.id = input.tender_id
+            ON CONFLICT (company_id, tender_id, tender_publish_date) DO NOTHING
             RETURNING id, tenant_id, company_id, tender_id
           ), deliveries AS (
             INSERT INTO webhook_deliveries (webhook_id, event_id, tenant_id, body, status, next_attempt_at,
