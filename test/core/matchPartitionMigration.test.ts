@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { databaseBeforeMigration } from "../support/MigrationDatabase.js"
+import { databaseBeforeMigration, seedTenantAndTenders } from "../support/MigrationDatabase.js"
 
 /**
  * Migration 0029 moves alerts and match_events into tables partitioned by the tender's publication
@@ -20,32 +20,14 @@ describe("migration 0029: partitioned alerts and match events", () => {
   const { db, migrate } = databaseBeforeMigration("0029")
 
   it("keeps every alert, event and delivery, each in its tender's month, one per (watchlist|company, tender)", async () => {
-    const one = async (text: string, values: Array<unknown> = []) => (await db.query(text, values)).rows[0]
-    const tenant = await one(`INSERT INTO tenants (name, plan) VALUES ('T', 'consultant') RETURNING id`)
-    const authority = await one(
-      `INSERT INTO contracting_authorities (name, normalized_name) VALUES ('A', 'a') RETURNING id`
-    )
-    const companies = await db.query(
-      `INSERT INTO companies (tenant_id, name) SELECT $1, 'C' || i FROM generate_series(1, 3) i RETURNING id`,
-      [tenant.id]
-    )
+    const months = ["2019-05-06T08:00:00Z", "2026-01-10T08:00:00Z", "2026-01-31T23:59:59Z", "2026-02-01T00:00:00Z"]
+    const { tenant, companies, tenders, one } = await seedTenantAndTenders(db, months)
     const webhook = await one(
       `INSERT INTO webhooks (tenant_id, url, secret_ciphertext, events)
        VALUES ($1, 'https://x.ro', '\\x00', '{tender.matched}') RETURNING id`,
       [tenant.id]
     )
-    const months = ["2019-05-06T08:00:00Z", "2026-01-10T08:00:00Z", "2026-01-31T23:59:59Z", "2026-02-01T00:00:00Z"]
-    const tenders = []
-    for (const [i, publishDate] of months.entries()) {
-      tenders.push(
-        await one(
-          `INSERT INTO tenders (source, source_notice_id, notice_type, title, main_cpv, authority_id, publish_date, source_url)
-           VALUES ('t', $1, 'contract', 'Lucrări', '45233142-6', $2, $3, 'https://example.test') RETURNING id`,
-          [`n${i}`, authority.id, publishDate]
-        )
-      )
-    }
-    for (const company of companies.rows) {
+    for (const company of companies) {
       const watchlist = await one(
         `INSERT INTO watchlists (tenant_id, company_id, name) VALUES ($1, $2, 'W') RETURNING id`,
         [tenant.id, company.id]

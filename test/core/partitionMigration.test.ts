@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { databaseBeforeMigration } from "../support/MigrationDatabase.js"
+import { databaseBeforeMigration, seedTenantAndTenders } from "../support/MigrationDatabase.js"
 
 /**
  * Migration 0024 moves tender_scores and tender_score_history into tables partitioned by publication
@@ -22,27 +22,9 @@ describe("migration 0024: partitioned scores", () => {
   const { db, migrate } = databaseBeforeMigration("0024")
 
   it("keeps every score and version, each in its month's partition, and the version triggers", async () => {
-    const one = async (text: string, values: Array<unknown> = []) => (await db.query(text, values)).rows[0]
-    const tenant = await one(`INSERT INTO tenants (name, plan) VALUES ('T', 'consultant') RETURNING id`)
-    const authority = await one(
-      `INSERT INTO contracting_authorities (name, normalized_name) VALUES ('A', 'a') RETURNING id`
-    )
-    const companies = await db.query(
-      `INSERT INTO companies (tenant_id, name) SELECT $1, 'C' || i FROM generate_series(1, 3) i RETURNING id`,
-      [tenant.id]
-    )
     const months = ["2019-05-06T08:00:00Z", "2026-01-10T08:00:00Z", "2026-01-31T23:59:59Z", "2026-02-01T00:00:00Z"]
-    const tenders = []
-    for (const [i, publishDate] of months.entries()) {
-      tenders.push(
-        await one(
-          `INSERT INTO tenders (source, source_notice_id, notice_type, title, main_cpv, authority_id, publish_date, source_url)
-           VALUES ('t', $1, 'contract', 'Lucrări', '45233142-6', $2, $3, 'https://example.test') RETURNING id, publish_date`,
-          [`n${i}`, authority.id, publishDate]
-        )
-      )
-    }
-    for (const company of companies.rows) {
+    const { companies, tenders, one } = await seedTenantAndTenders(db, months)
+    for (const company of companies) {
       for (const [i, tender] of tenders.entries()) {
         await db.query(
           `INSERT INTO tender_scores (company_id, tender_id, overall_score, overall_confidence, verdict, score_semantic,
@@ -57,7 +39,7 @@ describe("migration 0024: partitioned scores", () => {
     // Replaced and removed versions (the triggers of 0012).
     await db.query(`UPDATE tender_scores SET overall_score = 77 WHERE tender_id = $1`, [tenders[1]!.id])
     await db.query(`DELETE FROM tender_scores WHERE company_id = $1 AND tender_id = $2`, [
-      companies.rows[0].id,
+      companies[0]!.id,
       tenders[3]!.id
     ])
     const checksumBefore = await one(CHECKSUM)

@@ -35,3 +35,30 @@ export const databaseBeforeMigration = (number: string) => {
 
   return { db, migrate: () => db.query(readFileSync(`${MIGRATIONS}/${migration}`, "utf8")) }
 }
+
+/**
+ * For the partition migrations' tests: a tenant with three companies, and one contract notice per
+ * publication date (ids and publish dates), written with the columns every migration has had.
+ */
+export const seedTenantAndTenders = async (db: pg.Client, publishDates: ReadonlyArray<string>) => {
+  const one = async (text: string, values: Array<unknown> = []) => (await db.query(text, values)).rows[0]
+  const tenant = await one(`INSERT INTO tenants (name, plan) VALUES ('T', 'consultant') RETURNING id`)
+  const authority = await one(
+    `INSERT INTO contracting_authorities (name, normalized_name) VALUES ('A', 'a') RETURNING id`
+  )
+  const companies = await db.query(
+    `INSERT INTO companies (tenant_id, name) SELECT $1, 'C' || i FROM generate_series(1, 3) i RETURNING id`,
+    [tenant.id]
+  )
+  const tenders: Array<{ id: string; publish_date: Date }> = []
+  for (const [i, publishDate] of publishDates.entries()) {
+    tenders.push(
+      await one(
+        `INSERT INTO tenders (source, source_notice_id, notice_type, title, main_cpv, authority_id, publish_date, source_url)
+         VALUES ('t', $1, 'contract', 'Lucrări', '45233142-6', $2, $3, 'https://example.test') RETURNING id, publish_date`,
+        [`n${i}`, authority.id, publishDate]
+      )
+    )
+  }
+  return { tenant: tenant as { id: string }, companies: companies.rows as Array<{ id: string }>, tenders, one }
+}
