@@ -127,6 +127,11 @@ export interface PreparedCompany {
   readonly queryWeights: ReadonlyMap<string, number>
   /** Stems of the description and of won award titles, numbers left out: what the text rule compares. */
   readonly textTerms: ReadonlyArray<string>
+  /**
+   * Stems of the description and the keywords, numbers left out, each once: what the company says it
+   * does, which the stated-text route matches against a tender (StatedText.ts).
+   */
+  readonly statedTerms: ReadonlyArray<string>
   /** Where each query term comes from, for the reasons. */
   readonly descriptionTerms: ReadonlySet<string>
   readonly keywordTerms: ReadonlySet<string>
@@ -199,6 +204,7 @@ export const prepareCompany = (company: CompanyInput): PreparedCompany => {
   const queryTerms = new Set(queryWeights.keys())
   // Numbers (lot numbers, years, amounts) say nothing about a trade: they never draw candidates.
   const textTerms = new Set([...descriptionTerms, ...awardTitleCounts.keys()].filter((term) => !/^[0-9]+$/.test(term)))
+  const statedTerms = [...new Set([...descriptionTerms, ...keywordTerms])].filter((term) => !/^[0-9]+$/.test(term))
   const profileCodeOrigins = profileCodeOriginsOf(company)
   const profileCodes = [...profileCodeOrigins.keys()]
   const mins = company.watchlists.flatMap((w) => (w.minValue === null ? [] : [w.minValue]))
@@ -210,6 +216,7 @@ export const prepareCompany = (company: CompanyInput): PreparedCompany => {
     queryTerms: [...queryTerms].sort(),
     queryWeights,
     textTerms: [...textTerms].sort(),
+    statedTerms: statedTerms.sort(),
     descriptionTerms,
     keywordTerms,
     awardTerms: new Set(awardTitleCounts.keys()),
