@@ -74,8 +74,11 @@ export const INSIDE_LEVEL_STEP = 0.03
 const GRADED_DOWN_TO = 5
 
 /** Score of a tender code inside a watched code, by their significant lengths (see INSIDE_LEVEL_STEP). */
-const insideScore = (tenderSignificantLength: number, watchedSignificantLength: number): number =>
-  1 - INSIDE_LEVEL_STEP * Math.max(0, Math.min(tenderSignificantLength, GRADED_DOWN_TO) - watchedSignificantLength)
+const insideScore = (tenderSignificantLength: number, watchedSignificantLength: number): number => {
+  const levels = Math.min(tenderSignificantLength, GRADED_DOWN_TO) - watchedSignificantLength
+  // Rounded: 1 - 3 × 0.03 is 0.9099999… in binary.
+  return levels <= 0 ? 1 : Math.round((1 - INSIDE_LEVEL_STEP * levels) * 10_000) / 10_000
+}
 
 /**
  * Score of a meeting depth: inside, by how far below the watched code (insideScore); by the depth

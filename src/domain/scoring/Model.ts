@@ -212,8 +212,10 @@ export const scorePair = (
   const wonTitle = bestWonTitle(titleMatches)
   const byTitle = wonTitle !== null && wonTitle.score > byCode ? wonTitle : null
   const byText = byTitle === null ? byCode : byTitle.score
-  // The stated-text route (StatedText.ts): the tender reads like what the company says it does; capped.
-  const stated = byText < STATED_TEXT_MAX_SCORE ? statedTextScore(company, tender, corpus) : 0
+  // The stated-text route (StatedText.ts): the tender reads like what the company says it does; capped,
+  // and only beside codes it would compete with.
+  const stated =
+    byText < STATED_TEXT_MAX_SCORE && company.profileCodes.length > 0 ? statedTextScore(company, tender, corpus) : 0
   const byStated = stated > byText ? stated : null
   const cpvScore = byStated === null ? byText : byStated
   const place = nearestCounty(t.county ?? null, company.place.counties)
