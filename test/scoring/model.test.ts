@@ -1,6 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
 import { FastCheck as fc } from "effect"
-import { bestCpvMatch, codeMatch, INSIDE, INSIDE_LEVEL_STEP, significantDigits } from "../../src/domain/scoring/CpvMatch.js"
+import {
+  bestCpvMatch,
+  codeMatch,
+  INSIDE,
+  INSIDE_LEVEL_STEP,
+  significantDigits
+} from "../../src/domain/scoring/CpvMatch.js"
 import { historicalScore } from "../../src/domain/scoring/Historical.js"
 import {
   type CompanyInput,
