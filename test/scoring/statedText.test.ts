@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs"
 import { describe, expect, it } from "@effect/vitest"
 import { AFFINITY_MAX_SCORE } from "../../src/domain/scoring/CpvAffinity.js"
+import { contractKindOf } from "../../src/domain/scoring/CpvMatch.js"
 import {
   type CompanyInput,
   prepareCompany,
@@ -155,11 +156,30 @@ describe("the stated-text route (tsm-1.7.0)", () => {
     const wordsOnly = designOffice({ watchlists: [] })
     const study = prepareTender(STUDY)
     expect(wordsOnly.profileCodes).toEqual([])
-    expect(statedTextScore(wordsOnly, study, corpus)).toBeGreaterThanOrEqual(STATED_TEXT_MIN_MATCH)
+    expect(statedTextMatch(wordsOnly, study, corpus)).toBeGreaterThanOrEqual(STATED_TEXT_MIN_MATCH)
     expect(scorePair(wordsOnly, study, corpus).factors.cpv.score).toBe(0)
     // A watched code anywhere opens the route.
     const watchingCleaning = designOffice({ watchlists: [watching(["90910000-9"])] })
     expect(scorePair(watchingCleaning, study, corpus).factors.cpv.score).toBeGreaterThanOrEqual(STATED_TEXT_MIN_MATCH)
+  })
+
+  it("counts only for a tender of a kind of contract the company's codes name: a project's consultancy does not read like its supplier", () => {
+    expect(
+      ["45233142-6", "30213100-6", "48000000-8", "03000000-1", "79411000-8", "71320000-7"].map(contractKindOf)
+    ).toEqual(["works", "supplies", "supplies", "supplies", "services", "services"])
+    const supplier = designOffice({
+      description: "Furnizăm mobilier școlar, materiale didactice și echipamente digitale pentru școli",
+      watchlists: [watching(["39160000-1"])]
+    })
+    const project = "pentru proiectul Dotarea cu mobilier scolar, materiale didactice si echipamente digitale a scolii"
+    const consultancy = prepareTender(notice("consultancy", `Servicii de consultanta ${project}`, "79411000-8"))
+    const laptops = prepareTender(notice("it", `Furnizare echipamente digitale ${project}`, "30213100-6"))
+    // Both read like the supplier's description...
+    expect(statedTextMatch(supplier, consultancy, corpus)).toBeGreaterThanOrEqual(STATED_TEXT_MIN_MATCH)
+    expect(statedTextMatch(supplier, laptops, corpus)).toBeGreaterThanOrEqual(STATED_TEXT_MIN_MATCH)
+    // ...but only the supply counts in cpv: the consultancy is a service, the supplier's code a supply.
+    expect(scorePair(supplier, consultancy, corpus).factors.cpv.score).toBe(0)
+    expect(scorePair(supplier, laptops, corpus).factors.cpv.score).toBeGreaterThanOrEqual(STATED_TEXT_MIN_MATCH)
   })
 
   it("names the words the tender shares with the description, in English and in Romanian", () => {

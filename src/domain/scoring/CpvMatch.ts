@@ -104,6 +104,16 @@ export const codeMatch = (tenderCode: string, watchedCode: string): number =>
     significantDigits(watchedCode).length
   )
 
+/**
+ * The kind of contract a CPV code names, by its division: works (45), supplies (03-44 and 48,
+ * software packages) or services (50-98), the CPV's own split of the three contract types.
+ */
+export type ContractKind = "works" | "supplies" | "services"
+export const contractKindOf = (code: string): ContractKind => {
+  const division = Number(code.slice(0, 2))
+  return division === 45 ? "works" : division < 45 || division === 48 ? "supplies" : "services"
+}
+
 /** An additional code describes a side of the tender; its match counts for a little less. */
 export const ADDITIONAL_CODE_FACTOR = 0.9
 

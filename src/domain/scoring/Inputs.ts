@@ -1,4 +1,4 @@
-import { type CodeSet, codeSetOf } from "./CpvMatch.js"
+import { type CodeSet, type ContractKind, codeSetOf, contractKindOf } from "./CpvMatch.js"
 import { type ClassFeedback, type FeedbackMark, feedbackByClass } from "./Feedback.js"
 import { type CompanyCounties, companyCountiesOf } from "./Place.js"
 import { indexKey, stems, words } from "./Text.js"
@@ -141,6 +141,8 @@ export interface PreparedCompany {
    * order first named): the CPV factor gives a tie to the code listed first, so to a watched one.
    */
   readonly profileCodes: ReadonlyArray<string>
+  /** The contract kinds (works, supplies, services) of the profile codes (CpvMatch.contractKindOf). */
+  readonly profileKinds: ReadonlySet<ContractKind>
   /** profileCodes prepared for CpvMatch.bestCpvMatchOf. */
   readonly profileCpv: CodeSet
   /** Where each profile code comes from, for the reasons. */
@@ -222,6 +224,7 @@ export const prepareCompany = (company: CompanyInput): PreparedCompany => {
     awardTerms: new Set(awardTitleCounts.keys()),
     profileCodes,
     profileCpv: codeSetOf(profileCodes),
+    profileKinds: new Set(profileCodes.map(contractKindOf)),
     profileCodeOrigins,
     minValue: mins.length > 0 ? Math.min(...mins) : null,
     maxValue: maxs.length > 0 ? Math.max(...maxs) : null,

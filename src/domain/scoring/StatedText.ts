@@ -1,4 +1,5 @@
 import { AFFINITY_MAX_SCORE } from "./CpvAffinity.js"
+import { contractKindOf } from "./CpvMatch.js"
 import type { PreparedCompany, PreparedTender } from "./Inputs.js"
 import { bm25, type CorpusStats, type SharedTerm, semanticScaleOf } from "./Semantic.js"
 import { WON_TITLE_MIN_MATCH } from "./WonTitles.js"
@@ -19,6 +20,13 @@ import { WON_TITLE_MIN_MATCH } from "./WonTitles.js"
  * code (0.75). Weaker than the won-title route (uncapped) on purpose: a contract won is a record of
  * that very work, a description is a claim, and its words already count in the semantic factor; here
  * they only say "this is the kind of work", as the learned affinity does from other firms' awards.
+ *
+ * Only for a tender whose main code is of a kind of contract (works, supplies, services: the CPV's
+ * split, CpvMatch.contractKindOf) that one of the company's codes is: a project's tenders share its
+ * name ("Dotarea cu mobilier, materiale didactice și echipamente digitale a …"), so the consultancy that
+ * writes its funding application and the publicity of it read like a supplier of school furniture;
+ * a supplier does not sell services of another trade, while a study coded 79 and a design coded 71 are
+ * both services.
  *
  * Only for a company with CPV codes (watched, or of contracts won): the route exists so that text
  * evidence can compete with those codes' matches. A company known by its words alone has a `cpv`
@@ -57,6 +65,8 @@ export const statedTextMatch = (
 
 /** The stated-text match as the `cpv` factor counts it: from STATED_TEXT_MIN_MATCH, capped at STATED_TEXT_MAX_SCORE; else 0. */
 export const statedTextScore = (company: PreparedCompany, tender: PreparedTender, stats: CorpusStats): number => {
+  // Only a tender of a kind the company's codes name (works, supplies, services): see the header.
+  if (!company.profileKinds.has(contractKindOf(tender.tender.mainCpv))) return 0
   const match = statedTextMatch(company, tender, stats)
   return match >= STATED_TEXT_MIN_MATCH ? Math.min(STATED_TEXT_MAX_SCORE, match) : 0
 }
