@@ -9,8 +9,8 @@ import { WON_TITLE_MIN_MATCH } from "./WonTitles.js"
  * watchlists' keywords. The won-title route (WonTitles.ts) lets a tender that reads like a contract
  * the company won count in the `cpv` factor whatever its code; a company without award history (no
  * fiscal code, or a new firm) had no such route, so a tender of its trade coded in another CPV branch
- * (a feasibility study coded 71 for a firm watching 79, a press notice coded 22 for one watching 79)
- * scored 0 on `cpv`, below any tender of its watched branch that shares little of its text. Here the
+ * (a study of a town's projects coded 71 for the consultancy watching 79 that runs their procurement,
+ * a feasibility study coded 79 for a design office watching 71) scored 0 on `cpv`, below any tender of its watched branch that shares little of its text. Here the
  * tender's text is matched against the company's stated words, weight 1 each, with the semantic
  * factor's own measure at the stated words' own scale (Semantic.semanticScaleOf: 0.2 × the BM25 they
  * would score against a tender holding each of them once, at least 8): coverage of what the company
