@@ -176,7 +176,8 @@ describe("feedback moves the company's ranking on the next rescore, and undo giv
   })
 
   it("marks are bounded: four marks in one class move it by 9 points at most, either way", async () => {
-    // The road works lie in the watched division (cpv factor 1), the design in none (0).
+    // The road works lie in the watched division (cpv factor 0.91: three levels below it, tsm-1.7.0),
+    // the design in none (0).
     const s = await scenario({ watchedCpv: "45000000-7" })
     const token = (await signIn(server, s.account)).accessToken
     const companyId = s.account.companyId
@@ -189,7 +190,7 @@ describe("feedback moves the company's ranking on the next rescore, and undo giv
     for (const id of s.design) expect(after.get(id)).toBe(beforeOverall.get(id)! + 9)
     for (const id of s.works) expect(after.get(id)).toBe(beforeOverall.get(id)! - 9)
     const detail = await s.api.get(`/api/v1/app/companies/${companyId}/tenders/${s.works[0]}`)
-    expect(detail.body.data.breakdown.factors.cpv).toMatchObject({ score: 0.7, cpvType: "primary" })
+    expect(detail.body.data.breakdown.factors.cpv).toMatchObject({ score: 0.61, cpvType: "primary" })
     expect(detail.body.data.breakdown.factors.cpv.reason).toBe(
       "codul CPV principal 45233140-2 se află în diviziunea 45, pe care o urmăriți; ați marcat 4 licitații din clasa CPV 4523 ca nerelevante"
     )

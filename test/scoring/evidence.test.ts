@@ -198,7 +198,16 @@ describe("properties", () => {
         const best = bestCpvMatch(t.mainCpv, t.additionalCpvs, profile.profileCodes)
         const match = evidence.cpv.match
         if (best.tenderCode === null) expect(match).toBeNull()
-        else {
+        const stated = evidence.cpv.stated
+        if (stated !== undefined && stated !== null) {
+          // The company's own words gave the score (StatedText.ts, above a weaker tree match): the
+          // reason names them, and no code.
+          expect(stated.score).toBeCloseTo(score.factors.cpv.score, 4)
+          expect(best.score).toBeLessThan(stated.score)
+          expect(score.factors.cpv.cpv_type).toBe("none")
+          expect(stated.words.length).toBeGreaterThan(0)
+          expect(reasonsOf(evidence, "en").cpv).toContain(stated.words[0])
+        } else if (best.tenderCode !== null) {
           expect(match).not.toBeNull()
           expect(match!.tenderCode).toBe(best.tenderCode)
           expect(match!.profileCode.slice(0, 8)).toBe(best.profileCode)

@@ -1,6 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
 import { FastCheck as fc } from "effect"
-import { bestCpvMatch, codeMatch, INSIDE, significantDigits } from "../../src/domain/scoring/CpvMatch.js"
+import {
+  bestCpvMatch,
+  codeMatch,
+  INSIDE,
+  INSIDE_LEVEL_STEP,
+  significantDigits
+} from "../../src/domain/scoring/CpvMatch.js"
 import { historicalScore } from "../../src/domain/scoring/Historical.js"
 import {
   type CompanyInput,
@@ -10,7 +16,12 @@ import {
   type WatchlistInput
 } from "../../src/domain/scoring/Inputs.js"
 import { containsPhrase, keywordScore } from "../../src/domain/scoring/KeywordMatch.js"
-import { alertingWatchlists, isCandidate, passesWatchlist } from "../../src/domain/scoring/Matching.js"
+import {
+  alertingWatchlists,
+  CANDIDATE_MIN_CPV,
+  isCandidate,
+  passesWatchlist
+} from "../../src/domain/scoring/Matching.js"
 import {
   CONFIDENCE_PENALTIES,
   MODEL_VERSION,
@@ -87,8 +98,12 @@ describe("cpv factor", () => {
   it("scores by the depth of the best hierarchical match", () => {
     expect(significantDigits("45233142-6")).toBe("45233142")
     expect(significantDigits("45000000-7")).toBe("45")
-    expect(codeMatch("45233142-6", "45000000-7")).toBe(1) // inside the watched division
-    expect(codeMatch("45233142-6", "45233000-9")).toBe(1)
+    expect(codeMatch("45233142-6", "45233142-6")).toBe(1) // the very code
+    expect(codeMatch("45233142-6", "45233000-9")).toBe(1) // inside the watched category: graded no finer
+    expect(codeMatch("45233142-6", "45230000-8")).toBe(0.97) // inside the watched class, one level below
+    expect(codeMatch("45233142-6", "45200000-9")).toBe(0.94) // inside the watched group
+    expect(codeMatch("45233142-6", "45000000-7")).toBe(0.91) // inside the watched division
+    expect(codeMatch("45200000-9", "45200000-9")).toBe(1) // a group code watched and tendered
     expect(codeMatch("45233142-6", "45233200-1")).toBe(0.85) // shares 45233
     expect(codeMatch("45233142-6", "45234000-6")).toBe(0.75) // same class 4523
     expect(codeMatch("45233142-6", "45240000-1")).toBe(0.55) // same group 452
@@ -96,17 +111,31 @@ describe("cpv factor", () => {
     expect(codeMatch("45233142-6", "71000000-8")).toBe(0)
   })
 
+  it("grades a match inside a watched code by the levels below it, always above any match outside (tsm-1.7.0)", () => {
+    expect(INSIDE_LEVEL_STEP).toBe(0.03)
+    // The same tender code under watched codes from the division down to the code itself.
+    const watched = ["45000000-7", "45200000-9", "45230000-8", "45233000-9", "45233100-0", "45233142-6"]
+    const scores = watched.map((code) => codeMatch("45233142-6", code))
+    expect(scores).toEqual([0.91, 0.94, 0.97, 1, 1, 1])
+    // Never below the best match outside a watched code (a shared category, 0.85).
+    expect(Math.min(...scores)).toBeGreaterThan(codeMatch("45233142-6", "45233200-1"))
+    // A tender of the watched group code itself scores above one in another category of that group.
+    expect(codeMatch("79400000-8", "79400000-8")).toBeGreaterThan(codeMatch("79411000-8", "79400000-8"))
+    // The candidate rule's class threshold is still reached by every match inside.
+    expect(Math.min(...scores)).toBeGreaterThanOrEqual(CANDIDATE_MIN_CPV)
+  })
+
   it("tells whether the main or an additional code matched", () => {
     // With the pair that gave the score: its evidence (the reason names it).
     expect(bestCpvMatch("45233142-6", ["71320000-7"], ["45000000-7"])).toEqual({
-      score: 1,
+      score: 0.91,
       cpvType: "primary",
       tenderCode: "45233142-6",
       profileCode: "45000000-7",
       depth: INSIDE
     })
     expect(bestCpvMatch("45233142-6", ["71320000-7"], ["71300000-1"])).toEqual({
-      score: 0.9,
+      score: 0.97 * 0.9,
       cpvType: "additional",
       tenderCode: "71320000-7",
       profileCode: "71300000-1",
@@ -204,7 +233,7 @@ describe("overall score", () => {
     expect([verdictOf(70), verdictOf(69), verdictOf(40), verdictOf(39)]).toEqual(["GO", "RESEARCH", "RESEARCH", "SKIP"])
     // Changing a weight or threshold must come with a new model version.
     expect({ MODEL_VERSION, WEIGHTS, VERDICT_THRESHOLDS }).toEqual({
-      MODEL_VERSION: "tsm-1.6.0",
+      MODEL_VERSION: "tsm-1.7.0",
       WEIGHTS: { semantic: 0.25, keyword: 0.15, cpv: 0.3, value_fit: 0.1, historical: 0.2 },
       VERDICT_THRESHOLDS: { go: 70, research: 40 }
     })

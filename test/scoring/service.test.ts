@@ -238,6 +238,8 @@ describe("scoring service on PostgreSQL", () => {
         // without those either, the now-stale score is removed.
         yield* f.sql`UPDATE watchlists SET cpv_codes = '{30200000-1}' WHERE company_id = ${company}`
         expect(yield* scoring.rescoreCompany(company)).toEqual({ scored: 1 })
+        // No code matches now, and the stated-text route (tsm-1.7.0) does not count either: the
+        // tender is a service, the one watched code a supply (StatedText.ts).
         expect((yield* scoresOf(open))[0]!.factors.cpv.score).toBe(0)
         // (Words no tender of this file has: a rescore considers every open tender of the database.)
         yield* f.sql`UPDATE companies SET description = 'Contabilitate și audit financiar' WHERE id = ${company}`

@@ -11,6 +11,7 @@ import {
 import { emptyFindings, scorePair } from "../../src/domain/scoring/Model.js"
 import { explainPair, shortTitle } from "../../src/domain/scoring/Reasons.js"
 import { buildCorpusStats } from "../../src/domain/scoring/Semantic.js"
+import { STATED_TEXT_MAX_SCORE } from "../../src/domain/scoring/StatedText.js"
 import {
   bestWonTitle,
   WON_TITLE_HISTORY_SHARE,
@@ -94,7 +95,7 @@ describe("the text route to won contracts (tsm-1.5.0)", () => {
     expect(score.factors.cpv.score).toBeCloseTo(matches![0]!, 3)
     expect(score.factors.cpv.cpv_type).toBe("none")
     const stamps = scorePair(socub, prepareTender(STAMPS), corpus)
-    expect(stamps.factors.cpv.score).toBe(1) // inside the won division code 30000000
+    expect(stamps.factors.cpv.score).toBe(0.91) // inside the won division code 30000000 (graded, tsm-1.7.0)
     expect(score.overallScore).toBeGreaterThan(stamps.overallScore)
   })
 
@@ -150,16 +151,36 @@ describe("the text route to won contracts (tsm-1.5.0)", () => {
     expect(sameClass).toBeGreaterThan(withTitles)
   })
 
-  it("needs contracts won: a description with the same words does not take this route", () => {
+  it("needs contracts won: a description with the same words does not take this route (tsm-1.7.0: the stated-text route, capped below it, when the company has codes)", () => {
     const described = prepareCompany({
       id: "d",
       description: IT_LOT.title,
       watchlists: [],
       history: []
     })
-    const score = scorePair(described, prepareTender(FURNITURE_LOT), corpus)
-    expect(score.factors.cpv.score).toBe(0)
+    const furniture = prepareTender(FURNITURE_LOT)
+    expect(scorePair(described, furniture, corpus).factors.cpv.score).toBe(0)
+    const watching = prepareCompany({
+      id: "w",
+      description: IT_LOT.title,
+      watchlists: [
+        {
+          id: "w",
+          cpvCodes: [IT_LOT.mainCpv],
+          keywords: [],
+          minValue: null,
+          maxValue: null,
+          authorityId: null,
+          minScore: 50
+        }
+      ],
+      history: []
+    })
+    const score = scorePair(watching, furniture, corpus)
+    expect(score.factors.cpv.score).toBe(STATED_TEXT_MAX_SCORE)
     expect(score.factors.cpv.cpv_type).toBe("none")
+    const wonIt = scorePair(company([won(IT_LOT)]), furniture, corpus)
+    expect(wonIt.factors.cpv.score).toBeGreaterThan(score.factors.cpv.score)
   })
 
   it("goes to the best-matching contract; between equal matches, to the earlier one", () => {

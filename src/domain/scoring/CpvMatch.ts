@@ -61,17 +61,58 @@ const depthOf = (tender: string, tenderSignificantLength: number, watched: strin
 export const meetingDepth = (tenderCode: string, watchedCode: string): number =>
   depthOf(digitsOf(tenderCode), significantDigits(tenderCode).length, significantDigits(watchedCode))
 
-/** Score of a meeting depth: 1 inside; by the depth of the common ancestor otherwise. */
-const depthScore = (depth: number): number =>
-  depth === INSIDE ? 1 : depth < 2 ? 0 : (SHARED_DEPTH_SCORE[depth] ?? DEEPER_SHARED_SCORE)
+/**
+ * Inside a watched code, each CPV level the tender code lies below it costs INSIDE_LEVEL_STEP, counted
+ * down to the category (5 significant digits) (model tsm-1.7.0): a tender of the very code a company
+ * watches (or won) scores 1, one in another category of a watched group 1 - 2 × 0.03 = 0.94, one
+ * anywhere in a watched division at least 0.91. A broad watched code (a division, a group, as buyers
+ * often code a contract) still means "all of it", but the code itself is the closer evidence, as a
+ * CPV-prefix search ranks it; three levels cost 0.09, so every match inside stays above the best
+ * match outside (DEEPER_SHARED_SCORE, 0.85). A watched category or finer code loses nothing.
+ */
+export const INSIDE_LEVEL_STEP = 0.03
+const GRADED_DOWN_TO = 5
+
+/** Score of a tender code inside a watched code, by their significant lengths (see INSIDE_LEVEL_STEP). */
+const insideScore = (tenderSignificantLength: number, watchedSignificantLength: number): number => {
+  const levels = Math.min(tenderSignificantLength, GRADED_DOWN_TO) - watchedSignificantLength
+  // Rounded: 1 - 3 × 0.03 is 0.9099999… in binary.
+  return levels <= 0 ? 1 : Math.round((1 - INSIDE_LEVEL_STEP * levels) * 10_000) / 10_000
+}
 
 /**
- * How well a tender code matches a watched code, 0-1: 1 when the tender code lies inside the
- * watched code's subtree; otherwise by the depth of their common ancestor (division 0.3, group
- * 0.55, class 0.75, finer 0.85); 0 for different divisions.
+ * Score of a meeting depth: inside, by how far below the watched code (insideScore); by the depth
+ * of the common ancestor otherwise.
+ */
+const depthScore = (depth: number, tenderSignificantLength: number, watchedSignificantLength: number): number =>
+  depth === INSIDE
+    ? insideScore(tenderSignificantLength, watchedSignificantLength)
+    : depth < 2
+      ? 0
+      : (SHARED_DEPTH_SCORE[depth] ?? DEEPER_SHARED_SCORE)
+
+/**
+ * How well a tender code matches a watched code, 0-1: inside the watched code's subtree 1, less
+ * INSIDE_LEVEL_STEP for each level the tender code lies below it (down to the category); otherwise
+ * by the depth of their common ancestor (division 0.3, group 0.55, class 0.75, finer 0.85); 0 for
+ * different divisions.
  */
 export const codeMatch = (tenderCode: string, watchedCode: string): number =>
-  depthScore(meetingDepth(tenderCode, watchedCode))
+  depthScore(
+    meetingDepth(tenderCode, watchedCode),
+    significantDigits(tenderCode).length,
+    significantDigits(watchedCode).length
+  )
+
+/**
+ * The kind of contract a CPV code names, by its division: works (45), supplies (03-44 and 48,
+ * software packages) or services (50-98), the CPV's own split of the three contract types.
+ */
+export type ContractKind = "works" | "supplies" | "services"
+export const contractKindOf = (code: string): ContractKind => {
+  const division = Number(code.slice(0, 2))
+  return division === 45 ? "works" : division < 45 || division === 48 ? "supplies" : "services"
+}
 
 /** An additional code describes a side of the tender; its match counts for a little less. */
 export const ADDITIONAL_CODE_FACTOR = 0.9
@@ -114,8 +155,10 @@ export const bestCpvMatchOf = (tenderCodes: CodeSet, profile: CodeSet): CpvMatch
     const digits = tenderCodes.digits[i]!
     const significantLength = tenderCodes.significant[i]!.length
     for (let j = 0; j < profile.written.length; j++) {
-      const meeting = depthOf(digits, significantLength, profile.significant[j]!)
-      const codeScore = i === 0 ? depthScore(meeting) : depthScore(meeting) * ADDITIONAL_CODE_FACTOR
+      const watched = profile.significant[j]!
+      const meeting = depthOf(digits, significantLength, watched)
+      const match = depthScore(meeting, significantLength, watched.length)
+      const codeScore = i === 0 ? match : match * ADDITIONAL_CODE_FACTOR
       if (codeScore > score) {
         score = codeScore
         cpvType = i === 0 ? "primary" : "additional"
@@ -138,7 +181,8 @@ export const cpvMatchReaches = (tenderCodes: CodeSet, profile: CodeSet, minimum:
     const digits = tenderCodes.digits[i]!
     const significantLength = tenderCodes.significant[i]!.length
     for (let j = 0; j < profile.written.length; j++) {
-      const score = depthScore(depthOf(digits, significantLength, profile.significant[j]!))
+      const watched = profile.significant[j]!
+      const score = depthScore(depthOf(digits, significantLength, watched), significantLength, watched.length)
       if ((i === 0 ? score : score * ADDITIONAL_CODE_FACTOR) >= minimum) return true
     }
   }

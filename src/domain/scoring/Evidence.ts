@@ -7,6 +7,7 @@ import type { PreparedCompany, PreparedTender } from "./Inputs.js"
 import { emptyFindings, scorePair, type TenderScore } from "./Model.js"
 import type { CompanyCounties } from "./Place.js"
 import type { CorpusStats, SharedTerm } from "./Semantic.js"
+import { statedTextMatch } from "./StatedText.js"
 import { spellingsOf } from "./Text.js"
 import type { ValuePlacement } from "./ValueFit.js"
 import { sharedWithWonTitle } from "./WonTitles.js"
@@ -76,6 +77,18 @@ export interface CpvWonTitleEvidence {
   readonly score: number
 }
 
+/**
+ * The company's own description and keywords, when the tender's text matching them gave the CPV score
+ * (StatedText.ts): the words they share.
+ */
+export interface CpvStatedEvidence {
+  /** The tender's spelling of the shared words, the biggest contribution first. */
+  readonly words: ReadonlyArray<string>
+  /** Whether the company has watchlist keywords (then the stated words are its description and keywords). */
+  readonly keywords: boolean
+  readonly score: number
+}
+
 export interface CpvEvidence {
   readonly profileCodes: number
   /** null when no code of the tender is near a profile code. */
@@ -84,6 +97,8 @@ export interface CpvEvidence {
   readonly affinity?: CpvAffinityEvidence | null
   /** Set when the text of a contract the company won, not a code, gave the score. */
   readonly wonTitle?: CpvWonTitleEvidence | null
+  /** Set when the company's own description and keywords, not a code, gave the score. */
+  readonly stated?: CpvStatedEvidence | null
   /** The user's marks in the tender's CPV class that shifted the score (Feedback.ts); null when none. */
   readonly feedback?: ClassFeedback | null
 }
@@ -205,6 +220,26 @@ const wonTitleEvidence = (
   }
 }
 
+const statedEvidence = (
+  company: PreparedCompany,
+  tender: PreparedTender,
+  corpus: CorpusStats,
+  match: { readonly score: number } | null
+): CpvStatedEvidence | null => {
+  if (match === null) return null
+  const shared: Array<SharedTerm> = []
+  statedTextMatch(company, tender, corpus, shared)
+  const t = tender.tender
+  const spellings = spellingsOf(`${t.title} ${t.description} ${t.cpvLabel ?? ""}`)
+  return {
+    words: shared
+      .sort((a, b) => b.contribution - a.contribution || (a.term < b.term ? -1 : 1))
+      .map(({ term }) => spellings.get(term) ?? term),
+    keywords: company.phrases.length > 0,
+    score: match.score
+  }
+}
+
 /**
  * Scores a pair and says why: the same scorePair as the scoring runs, asked to record what each
  * factor found. Slower than scorePair (it allocates the evidence); meant for the pairs a user reads.
@@ -230,6 +265,7 @@ export const explainScore = (
         ...cpvEvidence(company, found.cpv),
         affinity: affinityEvidence(found.cpvAffinity),
         wonTitle: wonTitleEvidence(company, tender, corpus, found.cpvWonTitle),
+        stated: statedEvidence(company, tender, corpus, found.cpvStated),
         feedback: found.cpvFeedback
       },
       value_fit: {

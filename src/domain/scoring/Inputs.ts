@@ -1,4 +1,4 @@
-import { type CodeSet, codeSetOf } from "./CpvMatch.js"
+import { type CodeSet, type ContractKind, codeSetOf, contractKindOf } from "./CpvMatch.js"
 import { type ClassFeedback, type FeedbackMark, feedbackByClass } from "./Feedback.js"
 import { type CompanyCounties, companyCountiesOf } from "./Place.js"
 import { indexKey, stems, words } from "./Text.js"
@@ -127,6 +127,11 @@ export interface PreparedCompany {
   readonly queryWeights: ReadonlyMap<string, number>
   /** Stems of the description and of won award titles, numbers left out: what the text rule compares. */
   readonly textTerms: ReadonlyArray<string>
+  /**
+   * Stems of the description and the keywords, numbers left out, each once: what the company says it
+   * does, which the stated-text route matches against a tender (StatedText.ts).
+   */
+  readonly statedTerms: ReadonlyArray<string>
   /** Where each query term comes from, for the reasons. */
   readonly descriptionTerms: ReadonlySet<string>
   readonly keywordTerms: ReadonlySet<string>
@@ -136,6 +141,8 @@ export interface PreparedCompany {
    * order first named): the CPV factor gives a tie to the code listed first, so to a watched one.
    */
   readonly profileCodes: ReadonlyArray<string>
+  /** The contract kinds (works, supplies, services) of the profile codes (CpvMatch.contractKindOf). */
+  readonly profileKinds: ReadonlySet<ContractKind>
   /** profileCodes prepared for CpvMatch.bestCpvMatchOf. */
   readonly profileCpv: CodeSet
   /** Where each profile code comes from, for the reasons. */
@@ -199,6 +206,7 @@ export const prepareCompany = (company: CompanyInput): PreparedCompany => {
   const queryTerms = new Set(queryWeights.keys())
   // Numbers (lot numbers, years, amounts) say nothing about a trade: they never draw candidates.
   const textTerms = new Set([...descriptionTerms, ...awardTitleCounts.keys()].filter((term) => !/^[0-9]+$/.test(term)))
+  const statedTerms = [...new Set([...descriptionTerms, ...keywordTerms])].filter((term) => !/^[0-9]+$/.test(term))
   const profileCodeOrigins = profileCodeOriginsOf(company)
   const profileCodes = [...profileCodeOrigins.keys()]
   const mins = company.watchlists.flatMap((w) => (w.minValue === null ? [] : [w.minValue]))
@@ -210,11 +218,13 @@ export const prepareCompany = (company: CompanyInput): PreparedCompany => {
     queryTerms: [...queryTerms].sort(),
     queryWeights,
     textTerms: [...textTerms].sort(),
+    statedTerms: statedTerms.sort(),
     descriptionTerms,
     keywordTerms,
     awardTerms: new Set(awardTitleCounts.keys()),
     profileCodes,
     profileCpv: codeSetOf(profileCodes),
+    profileKinds: new Set(profileCodes.map(contractKindOf)),
     profileCodeOrigins,
     minValue: mins.length > 0 ? Math.min(...mins) : null,
     maxValue: maxs.length > 0 ? Math.max(...maxs) : null,

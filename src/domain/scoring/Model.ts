@@ -12,6 +12,7 @@ import type { PreparedCompany, PreparedTender } from "./Inputs.js"
 import { type KeywordsFound, keywordScore } from "./KeywordMatch.js"
 import { type Nearest, nearestCounty } from "./Place.js"
 import { type CorpusStats, companySemanticScore, type SharedTerm } from "./Semantic.js"
+import { STATED_TEXT_MAX_SCORE, statedTextScore } from "./StatedText.js"
 import { type ValuePlacement, valueFitScore } from "./ValueFit.js"
 import type { Verdict } from "./Verdict.js"
 import { bestWonTitle, wonTitleMatches } from "./WonTitles.js"
@@ -20,7 +21,7 @@ import { bestWonTitle, wonTitleMatches } from "./WonTitles.js"
  * The tender scoring model. Its version names everything that changes a score: weights,
  * thresholds, factor constants. Change any of them and bump the version (a test pins them).
  */
-export const MODEL_VERSION = "tsm-1.6.0"
+export const MODEL_VERSION = "tsm-1.7.0"
 
 export const WEIGHTS = {
   semantic: 0.25,
@@ -41,6 +42,8 @@ export type Weights = { readonly [name in FactorName]: number }
  */
 export const MODEL_WEIGHTS: { readonly [version: string]: Weights } = {
   [MODEL_VERSION]: WEIGHTS,
+  // tsm-1.6.0: same weights; its cpv factor gave 1 to any code inside a watched code and read no text but won titles.
+  "tsm-1.6.0": WEIGHTS,
   // tsm-1.5.0: same weights; its semantic factor saturated every company's BM25 at the same scale (Semantic.semanticScaleOf).
   "tsm-1.5.0": WEIGHTS,
   // tsm-1.4.0: same weights; its cpv and historical factors did not read the titles of the contracts won (WonTitles.ts).
@@ -146,6 +149,11 @@ export interface FactorFindings {
    * tree and the affinity (WonTitles.ts); else null.
    */
   cpvWonTitle: { readonly award: number; readonly score: number } | null
+  /**
+   * The match of the tender's text with the company's description and keywords, when it gave the
+   * cpv score, beating the tree, the affinity and the won titles (StatedText.ts); else null.
+   */
+  cpvStated: { readonly score: number } | null
   /** The user's marks in the tender's CPV class that shifted the cpv factor, if any. */
   cpvFeedback: ClassFeedback | null
   readonly value_fit: { placement: ValuePlacement }
@@ -160,6 +168,7 @@ export const emptyFindings = (): FactorFindings => ({
   cpv: null,
   cpvAffinity: null,
   cpvWonTitle: null,
+  cpvStated: null,
   cpvFeedback: null,
   value_fit: { placement: "no-range" },
   historical: { fromAuthority: 0, inClass: 0, byTitle: 0 },
@@ -202,14 +211,21 @@ export const scorePair = (
   const titleMatches = wonTitleMatches(company, tender, corpus)
   const wonTitle = bestWonTitle(titleMatches)
   const byTitle = wonTitle !== null && wonTitle.score > byCode ? wonTitle : null
-  const cpvScore = byTitle === null ? byCode : byTitle.score
+  const byText = byTitle === null ? byCode : byTitle.score
+  // The stated-text route (StatedText.ts): the tender reads like what the company says it does; capped,
+  // and only beside codes it would compete with.
+  const stated =
+    byText < STATED_TEXT_MAX_SCORE && company.profileCodes.length > 0 ? statedTextScore(company, tender, corpus) : 0
+  const byStated = stated > byText ? stated : null
+  const cpvScore = byStated === null ? byText : byStated
   const place = nearestCounty(t.county ?? null, company.place.counties)
   // The user's marks in the tender's class move the cpv factor within bounds (Feedback.ts).
   const feedback = feedbackFor(company.feedback, t.mainCpv)
   if (found !== undefined) {
     found.cpv = tree
-    found.cpvAffinity = byTitle === null ? reached : null
-    found.cpvWonTitle = byTitle
+    found.cpvAffinity = byTitle === null && byStated === null ? reached : null
+    found.cpvWonTitle = byStated === null ? byTitle : null
+    found.cpvStated = byStated === null ? null : { score: byStated }
     found.place = place
     found.cpvFeedback = feedback ?? null
   }
@@ -220,8 +236,15 @@ export const scorePair = (
     cpv: fraction(feedback === undefined ? cpvScore : cpvScore + feedbackShift(feedback)),
     value_fit: fraction(valueFitScore(t.valueRon, company.minValue, company.maxValue, found?.value_fit)),
     historical: fraction(historicalScore(t, company.company.history, found?.historical, place, titleMatches)),
-    // A text match names no code of the tender: "none" (the reason names the contract it reads like).
-    cpvType: byTitle !== null ? "none" : reached === null ? tree.cpvType : reached.main ? "primary" : "additional"
+    // A text match names no code of the tender: "none" (the reason names the contract or the words it reads like).
+    cpvType:
+      byTitle !== null || byStated !== null
+        ? "none"
+        : reached === null
+          ? tree.cpvType
+          : reached.main
+            ? "primary"
+            : "additional"
   })
   const sum =
     factors.semantic.contribution +

@@ -56,7 +56,11 @@ export const shortTitle = (title: string): string => {
   return `${(space > TITLE_CHARACTERS / 2 ? cut.slice(0, space) : cut).replace(/[\s,;:.\-–]+$/, "")}…`
 }
 
-const cpvMatchReason = ({ profileCodes, match, affinity, wonTitle }: CpvEvidence, say: Phrasebook): string => {
+const cpvMatchReason = ({ profileCodes, match, affinity, wonTitle, stated }: CpvEvidence, say: Phrasebook): string => {
+  if (stated !== undefined && stated !== null)
+    return fill(stated.keywords ? say.cpv.stated.withKeywords : say.cpv.stated.description, {
+      words: listOf(say, stated.words)
+    })
   if (wonTitle !== undefined && wonTitle !== null)
     return fill(say.cpv.wonTitle, {
       code: wonTitle.code,

@@ -53,6 +53,12 @@ export interface Phrasebook {
      * (as written), titled `title` (cut short); `words`: the tender's words its title shares.
      */
     readonly wonTitle: Template<"code" | "title" | "words">
+    /**
+     * The stated-text route (StatedText.ts): the tender reads like the company's own description
+     * (`description`), or its description and watchlist keywords when it has keywords
+     * (`withKeywords`); `words`: the tender's words they share.
+     */
+    readonly stated: { readonly description: Template<"words">; readonly withKeywords: Template<"words"> }
     /** Feedback: tenders of the tender's CPV class (`class`, 4 digits) the user marked, by verdict. */
     readonly markedRelevant: Counted<"class">
     readonly markedNotRelevant: Counted<"class">

@@ -23,6 +23,10 @@ export const en: Phrasebook = {
     sharesWon: "{which} shares {level} {shared} with a contract you won, in code {code}",
     affinity: "firms that win {won} also win {code}: {common} of {suppliers}",
     wonTitle: 'the tender reads like a contract you won in {code}, "{title}": both say {words}',
+    stated: {
+      description: "the tender reads like your description: both say {words}",
+      withKeywords: "the tender reads like your description and keywords: both say {words}"
+    },
     markedRelevant: {
       one: "you marked 1 tender of CPV class {class} relevant",
       other: "you marked {count} tenders of CPV class {class} relevant"

@@ -24,6 +24,10 @@ export const ro: Phrasebook = {
     sharesWon: "{which} are în comun {level} {shared} cu codul {code} al unui contract câștigat",
     affinity: "firmele care câștigă {won} câștigă și {code}: {common} din {suppliers}",
     wonTitle: "licitația seamănă cu un contract câștigat de dvs. în {code}, „{title}”: ambele spun {words}",
+    stated: {
+      description: "licitația seamănă cu descrierea dvs.: ambele spun {words}",
+      withKeywords: "licitația seamănă cu descrierea și cuvintele cheie ale dvs.: ambele spun {words}"
+    },
     markedRelevant: {
       one: "ați marcat o licitație din clasa CPV {class} ca relevantă",
       other: "ați marcat {count} licitații din clasa CPV {class} ca relevante"
