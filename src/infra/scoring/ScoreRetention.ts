@@ -24,9 +24,9 @@ export interface RetentionResult {
 /**
  * The retention policy of scores, alerts and match events (README, "Data lifecycle"): a tender's
  * rows may go once it closed (deadline passed, or cancelled) more than the retention period ago; an
- * open tender's never. Whole
- * monthly partitions go when every row in them qualifies (a DROP, no dead rows to vacuum); the rest
- * go by batched DELETE. Neither is kept as a replaced version: no cursor is owed scores this old.
+ * open tender's never. Whole monthly partitions go when every row in them qualifies (a DROP, no dead
+ * rows to vacuum); the rest go by batched DELETE. Removed scores are not kept as replaced versions:
+ * no cursor is owed scores this old.
  */
 export const makeScoreRetention = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
