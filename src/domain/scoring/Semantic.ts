@@ -153,17 +153,27 @@ export const semanticScore = (
   scale: number = semanticScaleOf(queryTerms, stats, weights)
 ): number => 1 - Math.exp(-bm25(queryTerms, tender, stats, weights, shared) / scale)
 
-// The scale is asked for every pair: worked out once per company and corpus snapshot.
-const companyScales = new WeakMap<PreparedCompany, { readonly stats: CorpusStats; readonly scale: number }>()
+/**
+ * A per-company scale, asked for every pair: worked out once per company and corpus snapshot (the
+ * cache is dropped with the prepared company).
+ */
+export const scalePerCompany = (
+  scaleOf: (company: PreparedCompany, stats: CorpusStats) => number
+): ((company: PreparedCompany, stats: CorpusStats) => number) => {
+  const scales = new WeakMap<PreparedCompany, { readonly stats: CorpusStats; readonly scale: number }>()
+  return (company, stats) => {
+    const cached = scales.get(company)
+    if (cached !== undefined && cached.stats === stats) return cached.scale
+    const scale = scaleOf(company, stats)
+    scales.set(company, { stats, scale })
+    return scale
+  }
+}
 
 /** The company's semantic scale (semanticScaleOf its query) under these corpus statistics. */
-export const companySemanticScale = (company: PreparedCompany, stats: CorpusStats): number => {
-  const cached = companyScales.get(company)
-  if (cached !== undefined && cached.stats === stats) return cached.scale
-  const scale = semanticScaleOf(company.queryTerms, stats, company.queryWeights)
-  companyScales.set(company, { stats, scale })
-  return scale
-}
+export const companySemanticScale = scalePerCompany((company, stats) =>
+  semanticScaleOf(company.queryTerms, stats, company.queryWeights)
+)
 
 /**
  * The semantic factor of a (company, tender) pair, as scorePair counts it: semanticScore of the

@@ -1,7 +1,7 @@
 import { AFFINITY_MAX_SCORE } from "./CpvAffinity.js"
 import { contractKindOf } from "./CpvMatch.js"
 import type { PreparedCompany, PreparedTender } from "./Inputs.js"
-import { bm25, type CorpusStats, type SharedTerm, semanticScaleOf } from "./Semantic.js"
+import { bm25, type CorpusStats, type SharedTerm, scalePerCompany, semanticScaleOf } from "./Semantic.js"
 import { WON_TITLE_MIN_MATCH } from "./WonTitles.js"
 
 /**
@@ -37,16 +37,8 @@ import { WON_TITLE_MIN_MATCH } from "./WonTitles.js"
 export const STATED_TEXT_MIN_MATCH = WON_TITLE_MIN_MATCH
 export const STATED_TEXT_MAX_SCORE = AFFINITY_MAX_SCORE
 
-// The scale of the stated words, worked out once per company and corpus snapshot (asked for every pair).
-const statedScales = new WeakMap<PreparedCompany, { readonly stats: CorpusStats; readonly scale: number }>()
-
-const statedScaleOf = (company: PreparedCompany, stats: CorpusStats): number => {
-  const cached = statedScales.get(company)
-  if (cached !== undefined && cached.stats === stats) return cached.scale
-  const scale = semanticScaleOf(company.statedTerms, stats)
-  statedScales.set(company, { stats, scale })
-  return scale
-}
+/** The scale of the company's stated words (semanticScaleOf them) under these corpus statistics. */
+const statedScaleOf = scalePerCompany((company, stats) => semanticScaleOf(company.statedTerms, stats))
 
 /**
  * How well the tender's text covers the company's stated words (description and keywords), 0-1
