@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs"
 import { describe, expect, it } from "@effect/vitest"
 import { type AwardInput, prepareCompany, prepareTender, type TenderInput } from "../../src/domain/scoring/Inputs.js"
 import { MODEL_VERSION, scorePair } from "../../src/domain/scoring/Model.js"
@@ -15,6 +14,7 @@ import {
   weightedBm25
 } from "../../src/domain/scoring/Semantic.js"
 import { wonTitleMatches } from "../../src/domain/scoring/WonTitles.js"
+import { notice as tenderNotice } from "./TenderInputs.js"
 
 /**
  * The semantic factor's scale grows with the company's own text (Semantic.semanticScaleOf, model
@@ -22,15 +22,9 @@ import { wonTitleMatches } from "../../src/domain/scoring/WonTitles.js"
  * verifications of designs for the energy renovation of blocks and schools in one town (and two other
  * jobs), against the next ones, and a firm known by a two-sentence description.
  */
-const notice = (id: string, title: string, mainCpv: string): TenderInput => ({
-  id,
-  title,
-  description: "",
-  mainCpv,
-  additionalCpvs: [],
-  authorityId: `auth-${id}`,
-  valueRon: 40_000
-})
+
+/** The notices of this file are of 40,000 RON. */
+const notice = (id: string, title: string, mainCpv: string) => tenderNotice(id, title, mainCpv, { valueRon: 40_000 })
 
 const WON_TITLES = [
   "Servicii de verificare tehnică a proiectarii pentru proiectul „ Renovare energetică moderată a clădirii rezidențiale multifamiliale bloc nr.U1 din Municipiul Fetești, str.Calarasi”",
@@ -214,13 +208,5 @@ describe(`the semantic factor's scale (${MODEL_VERSION})`, () => {
     expect(Math.max(...matches!)).toBeGreaterThan(0.9)
     // A tender sharing a word or two with the titles reaches no title's threshold: no matches at all.
     expect(wonTitleMatches(longProfile, prepareTender(pool.find((n) => n.id === "cleaning")!), corpus)).toBeNull()
-  })
-})
-
-describe("model tsm-1.6.0's backfill", () => {
-  it("migration 0027 queues scores.backfill when scores exist, as 0013, 0021, 0023 and 0026 did", () => {
-    const migration = readFileSync(new URL("../../migrations/0027_tsm_1_6_0.sql", import.meta.url), "utf8")
-    expect(migration).toContain("'scores.backfill'")
-    expect(migration).toContain("WHERE EXISTS (SELECT 1 FROM tender_scores)")
   })
 })

@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs"
 import { describe, expect, it } from "@effect/vitest"
 import { AFFINITY_MAX_SCORE } from "../../src/domain/scoring/CpvAffinity.js"
 import { contractKindOf } from "../../src/domain/scoring/CpvMatch.js"
@@ -19,6 +18,7 @@ import {
   statedTextScore
 } from "../../src/domain/scoring/StatedText.js"
 import { WON_TITLE_MIN_MATCH } from "../../src/domain/scoring/WonTitles.js"
+import { notice } from "./TenderInputs.js"
 
 /**
  * The stated-text route (StatedText.ts, model tsm-1.7.0): a tender whose text reads like the
@@ -26,15 +26,6 @@ import { WON_TITLE_MIN_MATCH } from "../../src/domain/scoring/WonTitles.js"
  * company without award history still sees the work of its trade that a buyer coded in another CPV
  * branch (a feasibility study coded 79 for a design office watching 71).
  */
-const notice = (id: string, title: string, mainCpv: string): TenderInput => ({
-  id,
-  title,
-  description: "",
-  mainCpv,
-  additionalCpvs: [],
-  authorityId: `auth-${id}`,
-  valueRon: 50_000
-})
 
 const STUDY = notice(
   "study",
@@ -202,13 +193,5 @@ describe("the stated-text route (tsm-1.7.0)", () => {
     expect(explainPair(office, prepareTender(WATER_DESIGN), corpus, "en").cpv).toBe(
       "main CPV 71322000-1 lies in your watched class 7132"
     )
-  })
-})
-
-describe("model tsm-1.7.0's backfill", () => {
-  it("migration 0028 queues scores.backfill when scores exist, as 0013, 0021, 0023, 0026 and 0027 did", () => {
-    const migration = readFileSync(new URL("../../migrations/0028_tsm_1_7_0.sql", import.meta.url), "utf8")
-    expect(migration).toContain("'scores.backfill'")
-    expect(migration).toContain("WHERE EXISTS (SELECT 1 FROM tender_scores)")
   })
 })

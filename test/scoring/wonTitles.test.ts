@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs"
 import { describe, expect, it } from "@effect/vitest"
 import { historicalScore } from "../../src/domain/scoring/Historical.js"
 import {
@@ -18,22 +17,13 @@ import {
   WON_TITLE_MIN_MATCH,
   wonTitleMatches
 } from "../../src/domain/scoring/WonTitles.js"
+import { notice } from "./TenderInputs.js"
 
 /**
  * The text route to the contracts a company won (WonTitles.ts, model tsm-1.5.0), on titles of real
  * SEAP direct awards (bench/data): a school's IT lot and its furniture lot, a press notice coded as
  * printed material and as publicity services, a feasibility study and the design that follows it.
  */
-const notice = (id: string, title: string, mainCpv: string, overrides: Partial<TenderInput> = {}): TenderInput => ({
-  id,
-  title,
-  description: "",
-  mainCpv,
-  additionalCpvs: [],
-  authorityId: `auth-${id}`,
-  valueRon: 50_000,
-  ...overrides
-})
 
 const IT_LOT = notice(
   "it-lot",
@@ -215,13 +205,5 @@ describe("the text route to won contracts (tsm-1.5.0)", () => {
   it("quotes a long title by its first words", () => {
     expect(shortTitle("Servicii de curățenie")).toBe("Servicii de curățenie")
     expect(shortTitle(IT_LOT.title)).toBe("Achizitia de echipamente TIC (LOT 1) in cadrul proiectului…")
-  })
-})
-
-describe("model tsm-1.5.0's backfill", () => {
-  it("migration 0026 queues scores.backfill when scores exist, as 0013, 0021 and 0023 did", () => {
-    const migration = readFileSync(new URL("../../migrations/0026_tsm_1_5_0.sql", import.meta.url), "utf8")
-    expect(migration).toContain("'scores.backfill'")
-    expect(migration).toContain("WHERE EXISTS (SELECT 1 FROM tender_scores)")
   })
 })

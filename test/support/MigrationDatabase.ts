@@ -10,6 +10,12 @@ const files = readdirSync(MIGRATIONS)
   .filter((f) => f.endsWith(".sql"))
   .sort()
 
+/** The migrations of model versions (`NNNN_tsm_X_Y_Z.sql`), in order. */
+export const modelVersionMigrations = files.filter((f) => /^\d{4}_tsm_/.test(f))
+
+/** A migration's SQL, by file name. */
+export const migrationText = (file: string) => readFileSync(`${MIGRATIONS}/${file}`, "utf8")
+
 /**
  * A database of this test file migrated up to the migration numbered `number` (e.g. "0024"), not
  * included, for a test of what that migration does to existing rows: `db` is connected before the
@@ -25,7 +31,7 @@ export const databaseBeforeMigration = (number: string) => {
     await admin.connect()
     await admin.query(`CREATE DATABASE "${name}"`)
     await db.connect()
-    for (const file of files.filter((f) => f < number)) await db.query(readFileSync(`${MIGRATIONS}/${file}`, "utf8"))
+    for (const file of files.filter((f) => f < number)) await db.query(migrationText(file))
   })
   afterAll(async () => {
     await db.end().catch(() => undefined)
@@ -33,7 +39,7 @@ export const databaseBeforeMigration = (number: string) => {
     await admin.end()
   })
 
-  return { db, migrate: () => db.query(readFileSync(`${MIGRATIONS}/${migration}`, "utf8")) }
+  return { db, migrate: () => db.query(migrationText(migration)) }
 }
 
 /**
