@@ -12,7 +12,6 @@ export class PgPool extends Context.Tag("PgPool")<PgPool, pg.Pool>() {}
  */
 export class ReadPool extends Context.Tag("ReadPool")<ReadPool, pg.Pool>() {}
 
-/** PgPool, PgClient and SqlClient over one pool of `maxConnections`, ended with the layer. */
 /** A `pg` pool of `maxConnections`, ended with the scope; fails (as PgClient.layer does) when the server cannot be reached. */
 const acquirePool = (options: {
   readonly url: Redacted.Redacted
