@@ -13,13 +13,14 @@ import { Redis } from "ioredis"
 import pg from "pg"
 import { hashApiKey, isWellFormedApiKey } from "../src/domain/ApiKey.js"
 import { creditPeriodAt } from "../src/domain/CreditPeriod.js"
-import { decodeCursor, encodeCursor, queryFingerprint } from "../src/domain/Cursor.js"
+import { decodeCursor, queryFingerprint } from "../src/domain/Cursor.js"
 import { type Plan, planRules } from "../src/domain/Plan.js"
 import { ApiKeyStatements } from "../src/infra/auth/ApiKeyStatements.js"
 import { CreditStatements } from "../src/infra/billing/CreditStatements.js"
 import type { Statement } from "../src/infra/db/PreparedStatements.js"
 import { defineFixedWindow } from "../src/infra/limits/RateLimitStore.js"
 import { ScoreListStatements } from "../src/infra/scoring/ScoreListStatements.js"
+import { creditHeaders, listPageBody } from "./BaselinePage.js"
 
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 20 })
 const secret = Buffer.from(process.env.CURSOR_SECRET ?? "", "hex")
@@ -185,38 +186,7 @@ const server = createServer(async (req, res) => {
     const charge = await chargeUpTo(owner.tenant_id, page.length)
     if (!charge) return error(res, 402, "API_CREDITS_EXHAUSTED", "No credits")
     const served = charge.charged < page.length ? page.slice(0, charge.charged) : page
-    const last = served[served.length - 1]
-    const hasMore = rows.length > served.length
-    send(
-      res,
-      200,
-      {
-        data: served.map((row) => ({
-          tender_id: row.tender_id,
-          title: row.title,
-          score: row.score,
-          verdict: row.verdict,
-          cpv_codes: row.cpv_codes,
-          contracting_authority: row.contracting_authority,
-          deadline: row.deadline,
-          estimated_value_ron: row.estimated_value_ron,
-          estimated_value_eur: row.estimated_value_eur,
-          publish_date: row.publish_date,
-          source_url: row.source_url
-        })),
-        meta: {
-          total,
-          limit,
-          next_cursor:
-            hasMore && last
-              ? encodeCursor(secret, query, { key: [last.score, last.publish_key, last.tender_id], bound })
-              : null,
-          has_more: hasMore,
-          credits: { cost: charge.charged, remaining: charge.remaining, period_ends_at: charge.periodEndsAt }
-        }
-      },
-      { "x-api-credits-cost": String(charge.charged), "x-api-credits-remaining": String(charge.remaining) }
-    )
+    send(res, 200, listPageBody({ secret, query, rows, served, total, bound, limit, charge }), creditHeaders(charge))
   } catch (cause) {
     console.error(cause)
     if (!res.headersSent) error(res, 500, "INTERNAL_ERROR", "Internal server error")

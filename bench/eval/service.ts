@@ -10,9 +10,9 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { build } from "esbuild"
 import pg from "pg"
 import { ADMIN_URL, admin, freePort } from "../BenchSupport.js"
+import { bundleLikeTheService } from "../Bundle.js"
 
 const ROOT = path.resolve(import.meta.dirname, "../..")
 /** Two levels below the root, like dist/bin, so src/infra/ProjectFiles.ts finds the project's files. */
@@ -22,31 +22,13 @@ export const log = (line: string) => console.error(`[eval ${new Date().toISOStri
 
 export const bundle = async () => {
   fs.mkdirSync(OUT, { recursive: true })
-  const isEffect = (specifier: string) => /^(effect|@effect\/[^/]+)(\/|$)/.test(specifier)
-  await build({
+  await bundleLikeTheService({
     entryPoints: ["cli", "api", "worker"].map((name) => ({
       in: path.join(ROOT, "src", "bin", `${name}.ts`),
       out: name
     })),
     outdir: OUT,
-    outExtension: { ".js": ".mjs" },
-    bundle: true,
-    splitting: false,
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    mainFields: ["module", "main"],
-    logLevel: "error",
-    plugins: [
-      {
-        name: "only-effect-bundled",
-        setup(b) {
-          b.onResolve({ filter: /^[^./]/ }, (args) =>
-            isEffect(args.path) || args.kind === "entry-point" ? undefined : { path: args.path, external: true }
-          )
-        }
-      }
-    ]
+    outExtension: { ".js": ".mjs" }
   })
 }
 
