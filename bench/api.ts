@@ -431,7 +431,8 @@ const main = async () => {
       RATE_LIMIT_GENERAL_PER_MINUTE: "60000"
     }
     const { baseline, service } = await measureBoth(env, fixture)
-    if (process.env.BENCH_ONLY === undefined && process.env.BENCH_LIMITS === undefined)
+    // A partial run, or one with a probe in the baseline's place, does not rewrite the report.
+    if (["BENCH_ONLY", "BENCH_LIMITS", "BENCH_BASELINE"].every((name) => process.env[name] === undefined))
       writeReport(service, baseline, Boolean(process.env.REDIS_URL))
     fs.rmSync(dataDir, { recursive: true, force: true })
   } finally {
