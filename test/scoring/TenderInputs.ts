@@ -1,4 +1,4 @@
-import type { TenderInput } from "../../src/domain/scoring/Inputs.js"
+import type { TenderInput, WatchlistInput } from "../../src/domain/scoring/Inputs.js"
 
 /**
  * A contract notice for the scorer's unit tests, by id, title and main CPV code: no description, no
@@ -17,5 +17,17 @@ export const notice = (
   additionalCpvs: [],
   authorityId: `auth-${id}`,
   valueRon: 50_000,
+  ...overrides
+})
+
+/** A watchlist for the scorer's unit tests: no codes, keywords, value range or authority, minimum score 50, unless `overrides` say otherwise. */
+export const watchlist = (overrides: Partial<WatchlistInput> = {}): WatchlistInput => ({
+  id: "w1",
+  cpvCodes: [],
+  keywords: [],
+  minValue: null,
+  maxValue: null,
+  authorityId: null,
+  minScore: 50,
   ...overrides
 })

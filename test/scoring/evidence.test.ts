@@ -2,16 +2,11 @@ import { describe, expect, it } from "@effect/vitest"
 import { FastCheck as fc } from "effect"
 import { ADDITIONAL_CODE_FACTOR, bestCpvMatch, codeMatch } from "../../src/domain/scoring/CpvMatch.js"
 import { explainScore } from "../../src/domain/scoring/Evidence.js"
-import {
-  type CompanyInput,
-  prepareCompany,
-  prepareTender,
-  type TenderInput,
-  type WatchlistInput
-} from "../../src/domain/scoring/Inputs.js"
+import { type CompanyInput, prepareCompany, prepareTender, type TenderInput } from "../../src/domain/scoring/Inputs.js"
 import { scorePair } from "../../src/domain/scoring/Model.js"
 import { explainPair, PHRASEBOOKS, reasonsOf } from "../../src/domain/scoring/Reasons.js"
 import { buildCorpusStats, SEMANTIC_SCALE } from "../../src/domain/scoring/Semantic.js"
+import { watchlist } from "./TenderInputs.js"
 
 /**
  * A reason is phrased from the evidence its factor recorded while scoring (Evidence.explainScore),
@@ -27,17 +22,6 @@ const tender = (overrides: Partial<TenderInput> = {}): TenderInput => ({
   authorityId: "auth-1",
   valueRon: 1_200_000,
   cpvLabel: "Lucrări de construcţii de drumuri",
-  ...overrides
-})
-
-const watchlist = (overrides: Partial<WatchlistInput> = {}): WatchlistInput => ({
-  id: "w1",
-  cpvCodes: [],
-  keywords: [],
-  minValue: null,
-  maxValue: null,
-  authorityId: null,
-  minScore: 50,
   ...overrides
 })
 

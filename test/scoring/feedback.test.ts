@@ -9,6 +9,7 @@ import { type CompanyInput, prepareCompany, prepareTender, type TenderInput } fr
 import { scorePair } from "../../src/domain/scoring/Model.js"
 import { explainPair } from "../../src/domain/scoring/Reasons.js"
 import { buildCorpusStats } from "../../src/domain/scoring/Semantic.js"
+import { watchlist } from "./TenderInputs.js"
 
 /** Feedback in the pure model: a bounded shift of the cpv factor per CPV class, named in its reason. */
 
@@ -26,17 +27,7 @@ const corpus = buildCorpusStats([prepared])
 const base: CompanyInput = {
   id: "c1",
   description: "asfaltare drumuri",
-  watchlists: [
-    {
-      id: "w1",
-      cpvCodes: ["45000000-7"],
-      keywords: [],
-      minValue: null,
-      maxValue: null,
-      authorityId: null,
-      minScore: 50
-    }
-  ],
+  watchlists: [watchlist({ cpvCodes: ["45000000-7"] })],
   history: []
 }
 const withMarks = (marks: ReadonlyArray<FeedbackMark>) => prepareCompany({ ...base, feedback: marks })

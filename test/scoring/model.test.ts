@@ -33,6 +33,7 @@ import {
 import { buildCorpusStats, emptyCorpusStats, semanticScore } from "../../src/domain/scoring/Semantic.js"
 import { keywordAnchor, stem, stems } from "../../src/domain/scoring/Text.js"
 import { valueFitScore } from "../../src/domain/scoring/ValueFit.js"
+import { watchlist } from "./TenderInputs.js"
 
 const tender = (overrides: Partial<TenderInput> = {}): TenderInput => ({
   id: "t1",
@@ -42,17 +43,6 @@ const tender = (overrides: Partial<TenderInput> = {}): TenderInput => ({
   additionalCpvs: [],
   authorityId: "auth-1",
   valueRon: 2_000_000,
-  ...overrides
-})
-
-const watchlist = (overrides: Partial<WatchlistInput> = {}): WatchlistInput => ({
-  id: "w1",
-  cpvCodes: [],
-  keywords: [],
-  minValue: null,
-  maxValue: null,
-  authorityId: null,
-  minScore: 50,
   ...overrides
 })
 

@@ -1,13 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { AFFINITY_MAX_SCORE } from "../../src/domain/scoring/CpvAffinity.js"
 import { contractKindOf } from "../../src/domain/scoring/CpvMatch.js"
-import {
-  type CompanyInput,
-  prepareCompany,
-  prepareTender,
-  type TenderInput,
-  type WatchlistInput
-} from "../../src/domain/scoring/Inputs.js"
+import { type CompanyInput, prepareCompany, prepareTender, type TenderInput } from "../../src/domain/scoring/Inputs.js"
 import { scorePair } from "../../src/domain/scoring/Model.js"
 import { explainPair } from "../../src/domain/scoring/Reasons.js"
 import { buildCorpusStats } from "../../src/domain/scoring/Semantic.js"
@@ -18,7 +12,7 @@ import {
   statedTextScore
 } from "../../src/domain/scoring/StatedText.js"
 import { WON_TITLE_MIN_MATCH } from "../../src/domain/scoring/WonTitles.js"
-import { notice } from "./TenderInputs.js"
+import { notice, watchlist } from "./TenderInputs.js"
 
 /**
  * The stated-text route (StatedText.ts, model tsm-1.7.0): a tender whose text reads like the
@@ -55,21 +49,12 @@ const pool: ReadonlyArray<TenderInput> = [
 const corpus = buildCorpusStats(pool.map(prepareTender))
 
 const DESCRIPTION = "Birou de proiectare: întocmim studii de fezabilitate și DALI pentru clădiri publice"
-const watching = (cpvCodes: ReadonlyArray<string>, keywords: ReadonlyArray<string> = []): WatchlistInput => ({
-  id: "w",
-  cpvCodes,
-  keywords,
-  minValue: null,
-  maxValue: null,
-  authorityId: null,
-  minScore: 50
-})
 const designOffice = (overrides: Partial<CompanyInput> = {}) =>
   prepareCompany({
     id: "design",
     description: DESCRIPTION,
     fiscalCode: null,
-    watchlists: [watching(["71320000-7"])],
+    watchlists: [watchlist({ cpvCodes: ["71320000-7"] })],
     history: [],
     ...overrides
   })
@@ -132,7 +117,10 @@ describe("the stated-text route (tsm-1.7.0)", () => {
 
   it("reads the watchlists' keywords as stated words too", () => {
     const keywords = ["studiu de fezabilitate", "DALI", "clădiri publice"]
-    const keywordsOnly = designOffice({ description: "", watchlists: [watching(["71320000-7"], keywords)] })
+    const keywordsOnly = designOffice({
+      description: "",
+      watchlists: [watchlist({ cpvCodes: ["71320000-7"], keywords })]
+    })
     expect(keywordsOnly.statedTerms).toEqual(["cladir", "dali", "fezabilitat", "public", "studi"])
     const study = prepareTender(STUDY)
     // The same words as a description or as keywords: the same match.
@@ -150,7 +138,7 @@ describe("the stated-text route (tsm-1.7.0)", () => {
     expect(statedTextMatch(wordsOnly, study, corpus)).toBeGreaterThanOrEqual(STATED_TEXT_MIN_MATCH)
     expect(scorePair(wordsOnly, study, corpus).factors.cpv.score).toBe(0)
     // A watched code anywhere opens the route.
-    const watchingCleaning = designOffice({ watchlists: [watching(["90910000-9"])] })
+    const watchingCleaning = designOffice({ watchlists: [watchlist({ cpvCodes: ["90910000-9"] })] })
     expect(scorePair(watchingCleaning, study, corpus).factors.cpv.score).toBeGreaterThanOrEqual(STATED_TEXT_MIN_MATCH)
   })
 
@@ -160,7 +148,7 @@ describe("the stated-text route (tsm-1.7.0)", () => {
     ).toEqual(["works", "supplies", "supplies", "supplies", "services", "services"])
     const supplier = designOffice({
       description: "Furnizăm mobilier școlar, materiale didactice și echipamente digitale pentru școli",
-      watchlists: [watching(["39160000-1"])]
+      watchlists: [watchlist({ cpvCodes: ["39160000-1"] })]
     })
     const project = "pentru proiectul Dotarea cu mobilier scolar, materiale didactice si echipamente digitale a scolii"
     const consultancy = prepareTender(notice("consultancy", `Servicii de consultanta ${project}`, "79411000-8"))
@@ -182,7 +170,7 @@ describe("the stated-text route (tsm-1.7.0)", () => {
     expect(explainPair(office, study, corpus, "ro").cpv).toBe(
       "licitația seamănă cu descrierea dvs.: ambele spun cladirii, dali, fezabilitate, studiu"
     )
-    const withKeywords = designOffice({ watchlists: [watching(["71320000-7"], ["DALI"])] })
+    const withKeywords = designOffice({ watchlists: [watchlist({ cpvCodes: ["71320000-7"], keywords: ["DALI"] })] })
     expect(explainPair(withKeywords, study, corpus, "en").cpv).toMatch(
       /^the tender reads like your description and keywords: both say /
     )

@@ -17,7 +17,7 @@ import {
   WON_TITLE_MIN_MATCH,
   wonTitleMatches
 } from "../../src/domain/scoring/WonTitles.js"
-import { notice } from "./TenderInputs.js"
+import { notice, watchlist } from "./TenderInputs.js"
 
 /**
  * The text route to the contracts a company won (WonTitles.ts, model tsm-1.5.0), on titles of real
@@ -153,17 +153,7 @@ describe("the text route to won contracts (tsm-1.5.0)", () => {
     const watching = prepareCompany({
       id: "w",
       description: IT_LOT.title,
-      watchlists: [
-        {
-          id: "w",
-          cpvCodes: [IT_LOT.mainCpv],
-          keywords: [],
-          minValue: null,
-          maxValue: null,
-          authorityId: null,
-          minScore: 50
-        }
-      ],
+      watchlists: [watchlist({ cpvCodes: [IT_LOT.mainCpv] })],
       history: []
     })
     const score = scorePair(watching, furniture, corpus)
