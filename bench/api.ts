@@ -25,6 +25,7 @@ import { generateApiKey, hashApiKey, maskApiKey } from "../src/domain/ApiKey.js"
 import { CreditLedger, CreditLedgerLive } from "../src/infra/billing/CreditLedger.js"
 import { migrate } from "../src/infra/DatabaseSetup.js"
 import { PgLive } from "../src/infra/db/PgPool.js"
+import { deployedCommand } from "../test/support/DeployedCommand.js"
 import { admin, databaseUrl as databaseUrlOf, freePort, stopProcessGroup } from "./BenchSupport.js"
 import { bundleLikeTheService } from "./Bundle.js"
 
@@ -173,18 +174,9 @@ const issueKeys = async (databaseUrl: string): Promise<Fixture> => {
 const children: Array<ChildProcess> = []
 
 /**
- * The node options and launcher arguments of `npm run api` (package.json): the service is measured
- * as production starts it, the esbuild bundle of src/bin/api.ts with the API process's V8 options.
+ * Starts a server: the baseline under tsx, the service as `npm run api` starts it (the launcher's
+ * bundle of src/bin/api.ts with the script's V8 options, test/support/DeployedCommand).
  */
-const apiCommand = (): ReadonlyArray<string> => {
-  const script: string = JSON.parse(fs.readFileSync("package.json", "utf8")).scripts.api
-  const match = /^node ((?:--\S+ )*)(src\/bin\/launch\.mjs api)$/.exec(script)
-  if (match === null)
-    throw new Error(`package.json's "api" script is not \`node [options] src/bin/launch.mjs api\`: ${script}`)
-  return [...match[1]!.split(" ").filter(Boolean), ...match[2]!.split(" ")]
-}
-
-/** Starts a server: the baseline under tsx, the service as `npm run api` starts it. */
 const startProcess = async (entry: { readonly tsx: string } | "api", env: Record<string, string>) => {
   const port = await freePort()
   // BENCH_CPU_PROF=<dir>: each server writes a V8 CPU profile there when it stops.
@@ -194,7 +186,7 @@ const startProcess = async (entry: { readonly tsx: string } | "api", env: Record
   const flags = [...profiling, ...(process.env.BENCH_NODE_FLAGS ?? "").split(" ").filter(Boolean)]
   const [command, args] =
     entry === "api"
-      ? [process.execPath, [...flags, ...apiCommand()]]
+      ? [process.execPath, [...flags, ...deployedCommand("api")]]
       : flags.length === 0
         ? [path.resolve("node_modules/.bin/tsx"), [entry.tsx]]
         : [process.execPath, [...flags, "--import", "tsx", entry.tsx]]

@@ -34,6 +34,7 @@ import { PgLive } from "../src/infra/db/PgPool.js"
 import { JobQueue, JobQueueLive } from "../src/infra/queue/JobQueue.js"
 import { ScoreTenders } from "../src/infra/scoring/ScoringJobKinds.js"
 import { TenderStore, TenderStoreLive } from "../src/infra/tenders/TenderStore.js"
+import { deployedCommand } from "../test/support/DeployedCommand.js"
 import { admin, databaseUrl as databaseUrlOf, freePort, stopProcessGroup } from "./BenchSupport.js"
 import { seedPopulation } from "./ScoringPopulation.js"
 
@@ -79,9 +80,10 @@ const query = async <Row>(url: string, text: string, values: ReadonlyArray<unkno
 
 const children: Array<ChildProcess> = []
 /** A process of the service; with `cpuProfileDir`, it writes a V8 CPU profile there when it stops. */
-const startProcess = (script: string, env: Record<string, string>, cpuProfileDir?: string) => {
+/** Starts `npm run api` or `npm run worker` as deployed (the launcher's bundle, the script's options). */
+const startProcess = (script: "api" | "worker", env: Record<string, string>, cpuProfileDir?: string) => {
   const profiling = cpuProfileDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${path.resolve(cpuProfileDir)}`]
-  const child = spawn(process.execPath, [...profiling, "--import", "tsx", script], {
+  const child = spawn(process.execPath, [...profiling, ...deployedCommand(script)], {
     env: { ...process.env, ...env, LOG_LEVEL: "Warn" },
     detached: true,
     stdio: ["ignore", "inherit", "inherit"]
@@ -241,12 +243,12 @@ const runDay = async (template: string, workers: number, day: ReadonlyArray<Read
       RATE_LIMIT_GENERAL_PER_MINUTE: "600000"
     }
     const port = await freePort()
-    const api = startProcess("src/bin/api.ts", { ...env, PORT: String(port), HOST: "127.0.0.1" })
+    const api = startProcess("api", { ...env, PORT: String(port), HOST: "127.0.0.1" })
     const baseUrl = `http://127.0.0.1:${port}`
     await waitForHealth(baseUrl, api)
     // COUNTRY_WORKER_CPU_PROF=<dir>: each worker writes a V8 CPU profile there when it stops.
     const started = Array.from({ length: workers }, () =>
-      startProcess("src/bin/worker.ts", env, process.env.COUNTRY_WORKER_CPU_PROF)
+      startProcess("worker", env, process.env.COUNTRY_WORKER_CPU_PROF)
     )
     const bytesBefore = await bytesOfGrowingTables(url)
     const [{ pairs: pairsBefore }] = await query<{ pairs: number }>(

@@ -35,6 +35,7 @@ import { addDays } from "../src/domain/ingest/PublicationDays.js"
 import { STOP_WORDS, words } from "../src/domain/scoring/Text.js"
 import { migrate } from "../src/infra/DatabaseSetup.js"
 import { makeSecretBox } from "../src/infra/webhooks/SecretBox.js"
+import { deployedCommand } from "../test/support/DeployedCommand.js"
 import { eformsNoticeXml, type FakeTed, type FakeTedRequest, startFakeTed } from "../test/support/FakeTed.js"
 import { type HttpsReceiver, makeSelfSignedCertificate, startHttpsReceiver } from "../test/support/HttpsReceiver.js"
 import { admin, databaseUrl, stopProcessGroup } from "./BenchSupport.js"
@@ -275,10 +276,10 @@ const startTed = async () => {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The worker process (as test/ingest/liveIngestion.test.ts spawns it).
+// The worker process, as `npm run worker` starts it (test/support/DeployedCommand).
 
 const startWorker = (env: Record<string, string>, nodeArgs: ReadonlyArray<string> = []): ChildProcess => {
-  const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", "src/bin/worker.ts"], {
+  const child = spawn(process.execPath, [...nodeArgs, ...deployedCommand("worker")], {
     env: {
       ...process.env,
       LOG_LEVEL: process.env.INGEST_BENCH_LOG_LEVEL ?? "Warn",

@@ -49,6 +49,7 @@ import { RepositoriesLive } from "../src/infra/Repositories.js"
 import { ScoreTenders } from "../src/infra/scoring/ScoringJobKinds.js"
 import { readCpvTable } from "../src/infra/tenders/CpvTable.js"
 import { TenderStore } from "../src/infra/tenders/TenderStore.js"
+import { deployedCommand } from "../test/support/DeployedCommand.js"
 import { startHttpsReceiver } from "../test/support/HttpsReceiver.js"
 import { admin, databaseUrl as databaseUrlOf, freePort, stopProcessGroup } from "./BenchSupport.js"
 import { generateSyntheticTenders, type SyntheticTender } from "./SyntheticTenders.js"
@@ -162,9 +163,10 @@ const feed = (batch: number) =>
 // ---------------------------------------------------------------------------------------------
 // Processes.
 
-const startProcess = (script: string, env: Record<string, string>): ChildProcess =>
-  // node --import tsx: one process, so its RSS is the service's own (the tsx CLI would add a parent).
-  spawn(process.execPath, ["--import", "tsx", script], {
+const startProcess = (script: "api" | "worker", env: Record<string, string>): ChildProcess =>
+  // As `npm run api` / `npm run worker` start it: the launcher imports the bundle in its own process,
+  // so the RSS read is the service's own.
+  spawn(process.execPath, deployedCommand(script), {
     env: { ...process.env, ...env, LOG_LEVEL: "Warn" },
     detached: true,
     stdio: ["ignore", "inherit", "inherit"]
@@ -458,8 +460,8 @@ const main = async () => {
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
       NODE_EXTRA_CA_CERTS: caFile
     }
-    const api = startProcess("src/bin/api.ts", env)
-    const worker = startProcess("src/bin/worker.ts", env)
+    const api = startProcess("api", env)
+    const worker = startProcess("worker", env)
     processes.push(api, worker)
     for (let waited = 0; ; waited += 250) {
       const up = await call(port, "GET", "/health").then(

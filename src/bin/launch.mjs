@@ -33,7 +33,7 @@ const buildServer = async () => {
   if (bundleTime() >= newestSource()) return
   const { build } = await import("esbuild")
   const isEffect = (specifier) => /^(effect|@effect\/[^/]+)(\/|$)/.test(specifier)
-  await build({
+  const result = await build({
     entryPoints: [path.join(root, "src", "bin", `${name}.ts`)],
     outfile,
     bundle: true,
@@ -47,6 +47,8 @@ const buildServer = async () => {
     // read and parse it (~0.1 s), and the files it held are on disk anyway.
     sourcesContent: false,
     logLevel: "error",
+    // Kept in memory, then moved into place below: several processes may start at once.
+    write: false,
     plugins: [
       {
         name: "only-effect-bundled",
@@ -59,6 +61,21 @@ const buildServer = async () => {
       }
     ]
   })
+  writeAtomically(result.outputFiles)
+}
+/**
+ * Each file is written under a name of this process's own and renamed over the old one, the map
+ * first and the bundle last: two processes started together on a stale bundle (`npm run worker`
+ * twice, say) each replace the whole file, and neither imports one the other is halfway through.
+ */
+const writeAtomically = (files) => {
+  const ordered = [...files].sort((a, b) => Number(a.path === outfile) - Number(b.path === outfile))
+  for (const file of ordered) {
+    const staging = `${file.path}.${process.pid}.tmp`
+    fs.mkdirSync(path.dirname(file.path), { recursive: true })
+    fs.writeFileSync(staging, file.contents)
+    fs.renameSync(staging, file.path)
+  }
 }
 const buildBrowserApp = async () => {
   if (name !== "all-in-one" && name !== "api") return

@@ -1,0 +1,115 @@
+import { type ChildProcess, spawn } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { SqlClient } from "@effect/sql"
+import { describe, expect, layer } from "@effect/vitest"
+import { Effect, Layer, Schedule } from "effect"
+import { JobQueue } from "../../src/infra/queue/JobQueue.js"
+import { RepositoriesLive } from "../../src/infra/Repositories.js"
+import { RescoreCompany } from "../../src/infra/scoring/ScoringJobKinds.js"
+import { deployedCommand } from "../support/DeployedCommand.js"
+import { TestDatabaseLive, TestDatabaseUrl } from "../support/TestDatabase.js"
+import { PROJECT_ROOT } from "./processes.js"
+
+const TestLayer = RepositoriesLive.pipe(Layer.provideMerge(TestDatabaseLive))
+const BUNDLE_DIR = path.join(PROJECT_ROOT, "dist", "bin")
+
+interface Launched {
+  readonly child: ChildProcess
+  readonly output: () => string
+  readonly exited: Promise<number | null>
+}
+
+/** `npm run worker` as package.json has it (without npm), stopped with SIGTERM at scope end. */
+const launchWorker = (env: Record<string, string>) =>
+  Effect.acquireRelease(
+    Effect.sync((): Launched => {
+      const child = spawn(process.execPath, deployedCommand("worker"), {
+        cwd: PROJECT_ROOT,
+        env: { ...process.env, REDIS_URL: "", LOG_LEVEL: "info", ...env },
+        stdio: ["ignore", "pipe", "pipe"]
+      })
+      let output = ""
+      child.stdout!.on("data", (chunk) => {
+        output += chunk
+      })
+      child.stderr!.on("data", (chunk) => {
+        output += chunk
+      })
+      const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
+      return { child, output: () => output, exited }
+    }),
+    ({ child, exited }) =>
+      Effect.promise(() => {
+        if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
+        return exited
+      })
+  )
+
+/** Polls `check` every 100 ms until it holds, failing with `describe()` after `seconds`. */
+const waitUntil = (check: () => boolean, seconds: number, describe: () => string) =>
+  Effect.promise(async () => {
+    const deadline = Date.now() + seconds * 1000
+    while (!check() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
+    return check()
+  }).pipe(Effect.flatMap((held) => (held ? Effect.void : Effect.die(new Error(describe())))))
+
+describe("npm run worker: the launcher's bundle", () => {
+  layer(TestLayer, { excludeTestServices: true, timeout: 180_000 })((it) => {
+    it.scoped(
+      "two workers started together on a stale bundle both build it, run jobs and stop cleanly on SIGTERM",
+      () =>
+        Effect.gen(function* () {
+          expect(deployedCommand("worker")).toContain("src/bin/launch.mjs")
+          // A stale bundle (none at all): both launchers build it at the same moment.
+          fs.rmSync(path.join(BUNDLE_DIR, "worker.mjs"), { force: true })
+          const env = {
+            DATABASE_URL: yield* TestDatabaseUrl,
+            DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), "tss-launch-"))
+          }
+          const workers = [yield* launchWorker(env), yield* launchWorker(env)]
+          for (const worker of workers) {
+            // The last runner a worker starts announces itself after the others.
+            yield* waitUntil(
+              () => worker.output().includes("reports runner"),
+              150,
+              () => `the worker did not start:\n${worker.output()}`
+            )
+          }
+          // Each replaced the bundle whole: no staging file is left behind.
+          expect(
+            fs.readdirSync(BUNDLE_DIR).filter((file) => file.startsWith("worker.mjs") && file.endsWith(".tmp"))
+          ).toEqual([])
+
+          // The bundled workers do the queue's work: a company's rescore is claimed and settled.
+          const sql = yield* SqlClient.SqlClient
+          const [tenant] = yield* sql<{ id: string }>`
+            INSERT INTO tenants (name, plan) VALUES ('Cabinet', 'consultant') RETURNING id`
+          const [company] = yield* sql<{ id: string }>`
+            INSERT INTO companies (tenant_id, name, description)
+            VALUES (${tenant!.id}, 'Drumuri Vest SRL', 'Lucrări de drumuri') RETURNING id`
+          const jobId = yield* Effect.flatMap(JobQueue, (queue) =>
+            queue.enqueue(RescoreCompany, { companyId: company!.id })
+          )
+          const status = yield* sql<{ status: string }>`SELECT status FROM jobs WHERE id = ${jobId}`.pipe(
+            Effect.map(([row]) => row!.status),
+            Effect.filterOrFail(
+              (status) => status === "done" || status === "dead",
+              (status) => new Error(`the job is ${status}`)
+            ),
+            Effect.retry(Schedule.spaced("100 millis")),
+            Effect.timeout("60 seconds"),
+            Effect.orDie
+          )
+          expect(status, workers.map((w) => w.output()).join("\n---\n")).toBe("done")
+
+          // SIGTERM: each drains and exits 0.
+          for (const worker of workers) worker.child.kill("SIGTERM")
+          const codes = yield* Effect.promise(() => Promise.all(workers.map((w) => w.exited)))
+          expect(codes).toEqual([0, 0])
+        }),
+      180_000
+    )
+  })
+})
