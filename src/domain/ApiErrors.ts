@@ -85,6 +85,12 @@ export class WatchlistLimitReached extends declare<WatchlistLimitReached>()("WAT
 /** 404: no such route, or a resource that does not exist or is not the caller's. */
 export class NotFound extends declare<NotFound>()("NOT_FOUND", 404) {}
 
+/**
+ * 405: a HEAD on a route whose GET charges credits or uses up a download (http/HeadRequests.ts);
+ * answered with `Allow: GET`.
+ */
+export class MethodNotAllowed extends declare<MethodNotAllowed>()("METHOD_NOT_ALLOWED", 405) {}
+
 /** 408: the request's head or body did not arrive within node's request timeout. */
 export class RequestTimeout extends declare<RequestTimeout>()("REQUEST_TIMEOUT", 408) {}
 

@@ -59,10 +59,16 @@ export const QueryInteger = (spec: QueryIntegerSpec): Schema.Schema<number, stri
   const { minimum, maximum } = spec
   const description = spec.description === undefined ? {} : { description: spec.description }
   const documented = { jsonSchema: { type: "integer", minimum, maximum, default: spec.default, ...description } }
-  const integer = Schema.NumberFromString.pipe(
-    Schema.int(spec.plainMessages ? { message: () => "must be an integer" } : undefined)
-  )
-  if (spec.maximumCheckedByHandler) return integer.pipe(Schema.greaterThanOrEqualTo(minimum)).annotations(documented)
+  const wording = spec.plainMessages ? { message: () => "must be an integer" } : undefined
+  if (spec.maximumCheckedByHandler) {
+    // Any whole number, however large: `Schema.int` wants a safe integer, and 2^53 or more would then
+    // be "not an integer" where the handler's own error ("too large") is the true answer.
+    const whole = Schema.NumberFromString.pipe(
+      Schema.filter(Number.isInteger, { title: "int", description: "an integer", ...wording })
+    )
+    return whole.pipe(Schema.greaterThanOrEqualTo(minimum)).annotations(documented)
+  }
+  const integer = Schema.NumberFromString.pipe(Schema.int(wording))
   return integer
     .pipe(
       Schema.between(

@@ -176,6 +176,10 @@ describe("GET /api/v1/export/tenders", () => {
     [{ from: "2026-01-01", to: "2026-04-02" }, "DATE_RANGE_EXCEEDED"],
     [{ from: "2026-04-30", to: "2026-04-01" }, "VALIDATION_ERROR"],
     [{ ...april, limit: 1001 }, "LIMIT_EXCEEDED"],
+    // Whole numbers beyond 2^53 are still too large, not "not an integer".
+    [{ ...april, limit: "9007199254740992" }, "LIMIT_EXCEEDED"],
+    [{ ...april, limit: "99999999999999999999999" }, "LIMIT_EXCEEDED"],
+    [{ ...april, limit: "1e400" }, "VALIDATION_ERROR"],
     [{ ...april, limit: 0 }, "VALIDATION_ERROR"],
     [{ ...april, limit: 2.5 }, "VALIDATION_ERROR"],
     [{ ...april, format: "xml" }, "VALIDATION_ERROR"],

@@ -75,6 +75,17 @@ describe("each route's error codes in the served OpenAPI document", () => {
       new Set(["VALIDATION_ERROR", "DATE_RANGE_EXCEEDED", "LIMIT_EXCEEDED", "INVALID_CURSOR"])
     )
     expect(codesOf("/api/v1/tenders/{id}/score", "get", 400)).not.toContain("INVALID_CURSOR")
+
+    // A HEAD where the GET is charged or counted (src/http/HeadRequests.ts), and nowhere else.
+    for (const path of [
+      "/api/v1/tenders",
+      "/api/v1/tenders/{id}/score",
+      "/api/v1/export/tenders",
+      "/api/v1/reports/download/{token}"
+    ]) {
+      expect(codesOf(path, "get", 405)).toEqual(["METHOD_NOT_ALLOWED"])
+    }
+    expect(codesOf("/api/v1/webhooks", "get", 405)).toEqual([])
   })
 
   it("the account API: token codes per route and each endpoint's own", () => {

@@ -165,6 +165,20 @@ describe("PDF reports over HTTP", { timeout: 300_000 }, () => {
     expect((await download(again.body.download_url)).status).toBe(200)
   })
 
+  it("HEAD on a download URL is 405 with Allow: GET and uses up none of its 3 downloads", async () => {
+    const created = await post(account.companyId, BODY)
+    await completed(created.body.job_id)
+    const link = await downloadUrl(created.body.job_id)
+    const url = `${server.baseUrl}${new URL(link.body.download_url).pathname}`
+    for (let i = 0; i < 3; i++) {
+      const head = await fetch(url, { method: "HEAD" })
+      expect(head.status).toBe(405)
+      expect(head.headers.get("allow")).toBe("GET")
+    }
+    const pdfs = await Promise.all(Array.from({ length: 4 }, () => fetch(url)))
+    expect(pdfs.map((r) => r.status).sort()).toEqual([200, 200, 200, 410])
+  })
+
   it("an unknown or malformed token is 410 in the uniform body, without authentication", async () => {
     for (const token of ["0".repeat(64), "nope", "A".repeat(64)]) {
       const answer = await request(`${server.baseUrl}/api/v1/reports/download/${token}`)

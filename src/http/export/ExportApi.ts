@@ -140,7 +140,8 @@ export class ExportApi extends HttpApiGroup.make("export")
           ApiError.LimitExceeded,
           ApiError.InvalidCursor,
           ApiError.CompanyAccessDenied,
-          ApiError.ApiCreditsExhausted
+          ApiError.ApiCreditsExhausted,
+          ApiError.MethodNotAllowed
         )
       )
       .annotate(OpenApi.Summary, "Bulk export of scored tenders, JSON or CSV")

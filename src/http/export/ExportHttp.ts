@@ -10,6 +10,7 @@ import { type ExportPosition, type ExportRow, ScoredTendersRepo } from "../../in
 import { Api } from "../Api.js"
 import { ApiKeyAuthExportLive, requireOwnCompany } from "../ApiKeyAuthLive.js"
 import { creditsMeta } from "../credits/CreditsReport.js"
+import { refuseHead } from "../HeadRequests.js"
 import { prebuiltJson } from "../PrebuiltJson.js"
 import { makeCursors } from "../pagination/Cursors.js"
 import { servePaidPage } from "../pagination/PaidPage.js"
@@ -95,6 +96,7 @@ export const ExportHttpLive = HttpApiBuilder.group(Api, "export", (handlers) =>
 
     return handlers.handle("tenders", ({ urlParams }) =>
       Effect.gen(function* () {
+        yield* refuseHead
         const { from, to } = urlParams
         const limit = yield* checkedLimit(urlParams)
         const companyId = urlParams.companyId.toLowerCase()

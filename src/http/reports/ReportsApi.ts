@@ -91,7 +91,7 @@ export class ReportsApi extends HttpApiGroup.make("reports")
     HttpApiEndpoint.get("download", "/reports/download/:token")
       .setPath(Schema.Struct({ token: Schema.String }))
       .addSuccess(HttpApiSchema.Uint8Array({ contentType: "application/pdf" }))
-      .addError(errors(ApiError.DownloadTokenExpired))
+      .addError(errors(ApiError.DownloadTokenExpired, ApiError.MethodNotAllowed))
       .annotate(OpenApi.Summary, "Download a report PDF (no authentication: the token is the credential)")
       .annotate(
         OpenApi.Description,

@@ -10,6 +10,7 @@ import { DatabaseReportStorageLive, ReportStorage } from "../../infra/reports/Re
 import { Api } from "../Api.js"
 import { ApiCaller } from "../ApiKeyAuth.js"
 import { ApiKeyAuthLive, companyAccessDenied } from "../ApiKeyAuthLive.js"
+import { refuseHead } from "../HeadRequests.js"
 import { queueReport } from "./QueueReport.js"
 
 const notFound = () => new ApiError.NotFound({ message: "No such report job" })
@@ -75,6 +76,7 @@ export const ReportsHttpLive = HttpApiBuilder.group(Api, "reports", (handlers) =
       )
       .handle("download", ({ path }) =>
         Effect.gen(function* () {
+          yield* refuseHead
           const jobId = yield* tokens.redeem(path.token)
           if (Option.isNone(jobId)) return yield* gone()
           const [pdf, job] = yield* Effect.all([storage.get(jobId.value), jobs.findById(jobId.value)])

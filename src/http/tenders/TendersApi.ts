@@ -119,7 +119,14 @@ export class TendersApi extends HttpApiGroup.make("tenders")
     HttpApiEndpoint.get("list", "/tenders")
       .setUrlParams(ListQuery)
       .addSuccess(TenderList)
-      .addError(errors(ApiError.InvalidCursor, ApiError.CompanyAccessDenied, ApiError.ApiCreditsExhausted))
+      .addError(
+        errors(
+          ApiError.InvalidCursor,
+          ApiError.CompanyAccessDenied,
+          ApiError.ApiCreditsExhausted,
+          ApiError.MethodNotAllowed
+        )
+      )
       .annotate(OpenApi.Summary, "Scored tenders of a company, best first")
       .annotate(
         OpenApi.Description,
@@ -132,7 +139,7 @@ export class TendersApi extends HttpApiGroup.make("tenders")
       .setUrlParams(Schema.Struct({ companyId: Schema.UUID }))
       .setHeaders(ReasonLanguageHeaders)
       .addSuccess(TenderScore)
-      .addError(errors(ApiError.CompanyAccessDenied, ApiError.ApiCreditsExhausted))
+      .addError(errors(ApiError.CompanyAccessDenied, ApiError.ApiCreditsExhausted, ApiError.MethodNotAllowed))
       .annotate(OpenApi.Summary, "Score breakdown of one tender for a company")
       .annotate(
         OpenApi.Description,

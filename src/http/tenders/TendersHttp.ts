@@ -16,6 +16,7 @@ import { Api } from "../Api.js"
 import { ApiCaller } from "../ApiKeyAuth.js"
 import { ApiKeyAuthLive, companyAccessDenied, requireOwnCompany } from "../ApiKeyAuthLive.js"
 import { chargeCredits, creditsMeta } from "../credits/CreditsReport.js"
+import { refuseHead } from "../HeadRequests.js"
 import { prebuiltJson } from "../PrebuiltJson.js"
 import { makeCursors } from "../pagination/Cursors.js"
 import { servePaidPage } from "../pagination/PaidPage.js"
@@ -85,6 +86,7 @@ export const TendersHttpLive = HttpApiBuilder.group(Api, "tenders", (handlers) =
     return handlers
       .handle("list", ({ urlParams }) =>
         Effect.gen(function* () {
+          yield* refuseHead
           const companyId = urlParams.companyId.toLowerCase()
           const minScore = urlParams.minScore ?? 0
           const limit = urlParams.limit ?? LIST_DEFAULT_LIMIT
@@ -137,6 +139,7 @@ export const TendersHttpLive = HttpApiBuilder.group(Api, "tenders", (handlers) =
       )
       .handle("score", ({ headers, path, urlParams }) =>
         Effect.gen(function* () {
+          yield* refuseHead
           const language = yield* negotiateReasonLanguage(headers["accept-language"])
           const caller = yield* requireOwnCompany(urlParams.companyId)
           const found = yield* repo.findScore({ companyId: urlParams.companyId, tenderId: path.id })
