@@ -113,6 +113,12 @@ export class WebhookLimitExceeded extends declare<WebhookLimitExceeded>()("WEBHO
 // 413, 414, 431: the request is larger than the server reads (src/http/RequestLimits.ts); refused
 // before the app sees it, so they are the same on every route.
 export class PayloadTooLarge extends declare<PayloadTooLarge>()("PAYLOAD_TOO_LARGE", 413) {}
+
+/**
+ * 415: a request body that is not JSON (a form, multipart, text): spec 1, rule 4 makes every request
+ * body JSON, and the platform would otherwise read a form's fields as the payload.
+ */
+export class UnsupportedMediaType extends declare<UnsupportedMediaType>()("UNSUPPORTED_MEDIA_TYPE", 415) {}
 export class UriTooLong extends declare<UriTooLong>()("URI_TOO_LONG", 414) {}
 export class RequestHeadersTooLarge extends declare<RequestHeadersTooLarge>()("REQUEST_HEADERS_TOO_LARGE", 431) {}
 

@@ -57,6 +57,7 @@ export class Api extends withUniformErrors()
       ApiError.ValidationError,
       ApiError.NotFound,
       ApiError.PayloadTooLarge,
+      ApiError.UnsupportedMediaType,
       ApiError.UriTooLong,
       ApiError.RequestHeadersTooLarge,
       ApiError.InternalError,

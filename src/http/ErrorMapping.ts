@@ -4,7 +4,12 @@ import * as ApiError from "../domain/ApiErrors.js"
 import { isDatabaseUnavailable } from "../infra/db/Unavailable.js"
 import { Api } from "./Api.js"
 
-type MappedError = ApiError.ValidationError | ApiError.NotFound | ApiError.InternalError | ApiError.ServiceUnavailable
+type MappedError =
+  | ApiError.ValidationError
+  | ApiError.UnsupportedMediaType
+  | ApiError.NotFound
+  | ApiError.InternalError
+  | ApiError.ServiceUnavailable
 
 /**
  * JSON bodies may nest at most this deep. Ours need three levels; a body nested a few thousand
@@ -34,22 +39,40 @@ const jsonNestingExceeds = (text: string, max: number): boolean => {
   return false
 }
 
-/**
- * Refuses a JSON body nested deeper than MAX_JSON_DEPTH before any decoding. The body is read once
- * and cached, so the payload decoder parses this same text; a body that cannot be read is left to
- * it (and answered as unreadable below). Other content types are not read here.
- */
-const refuseDeepJson = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-  if (!HttpMethod.hasBody(request.method)) return Effect.void
-  // The platform decodes a body without a content type as JSON too.
-  const contentType = request.headers["content-type"]?.toLowerCase() ?? "application/json"
-  if (!contentType.includes("application/json")) return Effect.void
-  return Effect.flatMap(Effect.option(request.text), (text) => {
-    if (Option.isNone(text) || !jsonNestingExceeds(text.value, MAX_JSON_DEPTH)) return Effect.void
-    const message = `The request body is nested more than ${MAX_JSON_DEPTH} levels deep`
-    return Effect.fail(new ApiError.ValidationError({ message, details: [{ path: "", message }] }))
-  })
+/** What the platform decodes as JSON (HttpApiBuilder's payload reader): a type naming `application/json`. */
+const isJsonType = (contentType: string) => contentType.toLowerCase().includes("application/json")
+
+/** Whether the request announces body bytes: a length above 0, or a chunked (or otherwise encoded) body. */
+const announcesBody = (headers: Readonly<Record<string, string | undefined>>) =>
+  (headers["content-length"] !== undefined && headers["content-length"] !== "0") ||
+  headers["transfer-encoding"] !== undefined
+
+const notJson = new ApiError.UnsupportedMediaType({
+  message: "The request body must be JSON: send it with `Content-Type: application/json`"
 })
+
+/**
+ * Checks a request's body before any decoding. A body of another media type is refused (415): spec
+ * 1, rule 4 makes request bodies JSON, and the platform would read a form's or multipart body's fields
+ * as the payload. A JSON body nested deeper than MAX_JSON_DEPTH is refused (400); it is read once and
+ * cached, so the payload decoder parses this same text, and a body that cannot be read is left to it
+ * (answered as unreadable below). A body without a content type is JSON to the platform too.
+ */
+const checkBody = Effect.flatMap(
+  HttpServerRequest.HttpServerRequest,
+  (request): Effect.Effect<void, ApiError.UnsupportedMediaType | ApiError.ValidationError> => {
+    if (!HttpMethod.hasBody(request.method)) return Effect.void
+    const contentType = request.headers["content-type"]
+    if (contentType !== undefined && !isJsonType(contentType)) {
+      return announcesBody(request.headers) ? Effect.fail(notJson) : Effect.void
+    }
+    return Effect.flatMap(Effect.option(request.text), (text) => {
+      if (Option.isNone(text) || !jsonNestingExceeds(text.value, MAX_JSON_DEPTH)) return Effect.void
+      const message = `The request body is nested more than ${MAX_JSON_DEPTH} levels deep`
+      return Effect.fail(new ApiError.ValidationError({ message, details: [{ path: "", message }] }))
+    })
+  }
+)
 
 /**
  * The platform reads request bodies with `orDie`, so a body it cannot read arrives here as a defect:
@@ -80,7 +103,7 @@ const unreadableBody = (defect: unknown): string | undefined => {
  */
 export const ErrorMappingLive = HttpApiBuilder.middleware(Api, (app) =>
   Effect.catchAllCause(
-    Effect.zipRight(refuseDeepJson, app),
+    Effect.zipRight(checkBody, app),
     (cause: Cause.Cause<unknown>): Effect.Effect<never, MappedError, HttpServerRequest.HttpServerRequest> => {
       const failure = Cause.failureOption(cause)
       if (Option.isSome(failure)) {

@@ -18,12 +18,33 @@ export const Text = Schema.String.pipe(
 /** Text without surrounding whitespace (trimmed while decoding) and without NUL characters. */
 export const TrimmedText = Schema.compose(Text, Schema.Trim)
 
+/** How many characters (Unicode code points) `text` has, counting no further than `max + 1`. */
+const charactersUpTo = (text: string, max: number): number => {
+  // UTF-16 length bounds the count from above (within it) and, halved, from below (beyond it).
+  if (text.length <= max) return text.length
+  if (text.length > 2 * (max + 1)) return max + 1
+  let count = 0
+  for (const _ of text) if (++count > max) break
+  return count
+}
+
+/**
+ * At most `max` characters, counted as people and JSON Schema's `maxLength` count them: an emoji is
+ * one character, not the two UTF-16 units `Schema.maxLength` would count.
+ */
+export const atMostCharacters =
+  (max: number) =>
+  <A extends string, I, R>(self: Schema.Schema<A, I, R>) =>
+    self.pipe(
+      Schema.filter((text) => charactersUpTo(text, max) <= max, {
+        message: () => `must be at most ${max} characters`,
+        jsonSchema: { maxLength: max }
+      })
+    )
+
 /** Trimmed text of 1 to `max` characters: names, keywords. */
 export const NonEmptyText = (max: number) =>
-  TrimmedText.pipe(
-    Schema.minLength(1, { message: () => "must not be empty" }),
-    Schema.maxLength(max, { message: () => `must be at most ${max} characters` })
-  )
+  TrimmedText.pipe(Schema.minLength(1, { message: () => "must not be empty" }), atMostCharacters(max))
 
 /**
  * `YYYY-MM-DD` naming a day that exists (no 2026-02-30) in years 0001-9999: PostgreSQL has no year
@@ -59,16 +80,16 @@ export const QueryInteger = (spec: QueryIntegerSpec): Schema.Schema<number, stri
   const { minimum, maximum } = spec
   const description = spec.description === undefined ? {} : { description: spec.description }
   const documented = { jsonSchema: { type: "integer", minimum, maximum, default: spec.default, ...description } }
-  const wording = spec.plainMessages ? { message: () => "must be an integer" } : undefined
-  if (spec.maximumCheckedByHandler) {
-    // Any whole number, however large: `Schema.int` wants a safe integer, and 2^53 or more would then
-    // be "not an integer" where the handler's own error ("too large") is the true answer.
-    const whole = Schema.NumberFromString.pipe(
-      Schema.filter(Number.isInteger, { title: "int", description: "an integer", ...wording })
-    )
-    return whole.pipe(Schema.greaterThanOrEqualTo(minimum)).annotations(documented)
-  }
-  const integer = Schema.NumberFromString.pipe(Schema.int(wording))
+  // Decimal digits only: `Number` alone also reads "0x10", "1e1", " 10", "+10" and "10.0". Any run
+  // of digits is a whole number however long, so one past 2^53 is still "too large", not "not an integer".
+  const integer = Schema.String.pipe(
+    Schema.pattern(/^-?[0-9]+$/, {
+      message: (issue) =>
+        spec.plainMessages ? "must be an integer" : `Expected an integer, actual ${JSON.stringify(issue.actual)}`
+    }),
+    Schema.compose(Schema.NumberFromString)
+  )
+  if (spec.maximumCheckedByHandler) return integer.pipe(Schema.greaterThanOrEqualTo(minimum)).annotations(documented)
   return integer
     .pipe(
       Schema.between(

@@ -191,6 +191,12 @@ describe("alerts (spec 2.10, 3, 4.8)", () => {
       ["page=abc", "page"],
       ["limit=0", "limit"],
       ["limit=101", "limit"],
+      // Decimal digits only: no hex, exponent, sign, padding or fraction that Number() would read.
+      ["limit=0x10", "limit"],
+      ["limit=1e1", "limit"],
+      ["limit=%2B10", "limit"],
+      ["limit=%2010", "limit"],
+      ["limit=10.0", "limit"],
       ["unread=yes", "unread"],
       ["verdict=MAYBE", "verdict"],
       ["watchlistId=123", "watchlistId"],

@@ -52,4 +52,42 @@ describe("text fields refuse NUL characters (PostgreSQL text cannot hold U+0000)
     expect(response.status).toBe(401)
     expect(response.body.code).toBe("REFRESH_TOKEN_INVALID")
   })
+
+  it("lengths count characters (code points): 200 emoji are a valid name, 201 are not", async () => {
+    const emoji = "\u{1F600}"
+    const ok = await api.post("/api/v1/watchlists", { name: emoji.repeat(200) })
+    expect(ok.status).toBe(201)
+    expect(ok.body.data.name).toBe(emoji.repeat(200))
+    const long = await api.post("/api/v1/watchlists", { name: emoji.repeat(201) })
+    expect(long.status).toBe(400)
+    expect(long.body.details[0]).toEqual({ path: "name", message: "must be at most 200 characters" })
+    await api.delete(`/api/v1/watchlists/${ok.body.data.id}`)
+  })
+
+  it("a body that is not JSON (a form, multipart, text) is 415 UNSUPPORTED_MEDIA_TYPE and writes nothing", async () => {
+    const { accessToken } = await signIn(server, account)
+    const send = (contentType: string, body: string) =>
+      fetch(`${server.baseUrl}/api/v1/watchlists`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${accessToken}`, "content-type": contentType },
+        body
+      })
+    const before = (await api.get("/api/v1/watchlists")).body.data.length
+    for (const [contentType, body] of [
+      ["application/x-www-form-urlencoded", "name=Form"],
+      [
+        "multipart/form-data; boundary=x",
+        '--x\r\nContent-Disposition: form-data; name="name"\r\n\r\nMulti\r\n--x--\r\n'
+      ],
+      ["text/plain", '{"name":"Text"}']
+    ]) {
+      const answer = await send(contentType!, body!)
+      expect(answer.status, contentType).toBe(415)
+      expect(await answer.json(), contentType).toMatchObject({ statusCode: 415, code: "UNSUPPORTED_MEDIA_TYPE" })
+    }
+    expect((await api.get("/api/v1/watchlists")).body.data.length).toBe(before)
+    // JSON with parameters is JSON.
+    const json = await send("application/json; charset=utf-8", '{"name":"Json"}')
+    expect(json.status).toBe(201)
+  })
 })

@@ -36,14 +36,18 @@ describe("GET /api/v1/companies with an API key (read-only, 0 credits)", () => {
     expect((await ledgerState(server, account.tenantId)).remaining).toBe(40)
   })
 
-  it("reads one company with its watchlists; another tenant's company is 404", async () => {
+  it("reads one company with its watchlists; another tenant's company, or none, is 403 COMPANY_ACCESS_DENIED", async () => {
     const own = await client(server, account.key).get(`/api/v1/companies/${account.companyId}`)
     expect(own.status).toBe(200)
     expect(own.body.data).toMatchObject({ id: account.companyId, watchlists: [] })
     const stranger = await createAccount(server)
-    const foreign = await client(server, account.key).get(`/api/v1/companies/${stranger.companyId}`)
-    expect(foreign.status).toBe(404)
-    expect(foreign.body).toMatchObject({ statusCode: 404, code: "NOT_FOUND" })
+    // Spec 1, rule 2, as on every key route: the same answer for a foreign and an unknown id.
+    for (const id of [stranger.companyId, "00000000-0000-4000-8000-000000000000"]) {
+      const refused = await client(server, account.key).get(`/api/v1/companies/${id}`)
+      expect(refused.status).toBe(403)
+      expect(refused.body).toMatchObject({ statusCode: 403, code: "COMPANY_ACCESS_DENIED" })
+    }
+    // (To an access token it stays spec 7's 404: test/account/companiesAndSettings.test.ts.)
   })
 
   it("a key may not change a company: 401 ACCESS_TOKEN_INVALID, nothing written", async () => {

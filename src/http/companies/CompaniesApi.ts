@@ -4,7 +4,7 @@ import * as ApiError from "../../domain/ApiErrors.js"
 import { DateTime } from "../../domain/Timestamps.js"
 import { normalizeFiscalCode } from "../../domain/tenders/FiscalCode.js"
 import { AccessTokenAuth } from "../AccessTokenAuth.js"
-import { CountiesInput, NonEmptyText, Text } from "../Inputs.js"
+import { atMostCharacters, CountiesInput, NonEmptyText, Text } from "../Inputs.js"
 import { errors } from "../WireErrors.js"
 import { WorkspaceReaderAuth } from "../WorkspaceReaderAuth.js"
 
@@ -67,7 +67,7 @@ export const FiscalCodeInput = Schema.transformOrFail(Text.pipe(Schema.maxLength
   }
 })
 
-const Description = Text.pipe(Schema.maxLength(10_000, { message: () => "must be at most 10000 characters" }))
+const Description = Text.pipe(atMostCharacters(10_000))
 
 export const CreateCompany = Schema.Struct({
   name: NonEmptyText(200),
@@ -119,7 +119,11 @@ export class CompaniesApi extends HttpApiGroup.make("companies")
       .setPath(CompanyPath)
       .addSuccess(Schema.Struct({ data: CompanyDetail }))
       .middleware(WorkspaceReaderAuth)
-      .annotate(OpenApi.Description, "Also answers an API key (read-only, 0 credits).")
+      .addError(errors(ApiError.CompanyAccessDenied))
+      .annotate(
+        OpenApi.Description,
+        "Also answers an API key (read-only, 0 credits). A company that is not the caller's (or does not exist) is 404 to an access token and 403 COMPANY_ACCESS_DENIED to an API key, as on every key route."
+      )
   )
   .add(
     HttpApiEndpoint.patch("update", "/:id")

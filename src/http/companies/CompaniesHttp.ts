@@ -6,6 +6,7 @@ import { CompanyProfilesRepo } from "../../infra/accounts/CompanyProfilesRepo.js
 import { CurrentAccount } from "../AccessTokenAuth.js"
 import { AccessTokenAuthLive } from "../AccessTokenAuthLive.js"
 import { Api } from "../Api.js"
+import { companyAccessDenied } from "../ApiKeyAuthLive.js"
 import { WorkspaceReader } from "../WorkspaceReaderAuth.js"
 import { WorkspaceReaderAuthLive } from "../WorkspaceReaderAuthLive.js"
 
@@ -50,11 +51,18 @@ export const CompaniesHttpLive = HttpApiBuilder.group(Api, "companies", (handler
         )
       )
       .handle("get", ({ path }) =>
-        readerTenant.pipe(
-          Effect.flatMap((tenantId) => repo.get({ tenantId, id: path.id })),
-          Effect.map((data) => ({ data })),
-          Effect.catchTag("CompanyNotFound", () => Effect.fail(notFound()))
-        )
+        Effect.gen(function* () {
+          const reader = yield* WorkspaceReader
+          const tenantId = yield* requireWorkspace(reader)
+          const data = yield* repo.get({ tenantId, id: path.id }).pipe(
+            // Spec 1, rule 2: to an API key, a company not of its tenant (or none at all) is
+            // COMPANY_ACCESS_DENIED, as on every key route; to the browser app, 404 (spec 7).
+            Effect.catchTag("CompanyNotFound", () =>
+              Effect.fail(reader.via === "apiKey" ? companyAccessDenied() : notFound())
+            )
+          )
+          return { data }
+        })
       )
       .handle("update", ({ path, payload }) =>
         workspaceTenant.pipe(

@@ -3,7 +3,7 @@ import { Schema } from "effect"
 import * as ApiError from "../../domain/ApiErrors.js"
 import { DateTime } from "../../domain/Timestamps.js"
 import { AccessTokenAuth } from "../AccessTokenAuth.js"
-import { TrimmedText } from "../Inputs.js"
+import { atMostCharacters, TrimmedText } from "../Inputs.js"
 import { errors } from "../WireErrors.js"
 
 export const ApiKeySummary = Schema.Struct({
@@ -21,10 +21,7 @@ export const CreatedApiKey = Schema.Struct({
 })
 
 export const CreateApiKey = Schema.Struct({
-  name: Schema.optionalWith(
-    TrimmedText.pipe(Schema.maxLength(100, { message: () => "must be at most 100 characters" })),
-    { exact: true }
-  )
+  name: Schema.optionalWith(TrimmedText.pipe(atMostCharacters(100)), { exact: true })
 })
 
 /** API-key settings of the account (spec 5.3; Consultant plan), under /api/v1/settings/api-keys. */
