@@ -1,7 +1,13 @@
 import { NodeRuntime } from "@effect/platform-node"
 import { Cause, Console, Effect, Layer, Logger, Option } from "effect"
 import { HttpServerLive } from "../http/Server.js"
-import { AppConfigLive, describeConfigError, InvalidConfiguration, loadAppConfig } from "../infra/config/AppConfig.js"
+import {
+  AppConfigLive,
+  describeConfigError,
+  environmentConfig,
+  InvalidConfiguration,
+  loadAppConfig
+} from "../infra/config/AppConfig.js"
 import { SecretsLive } from "../infra/config/LocalSecrets.js"
 import { migrate } from "../infra/DatabaseSetup.js"
 import { DatabaseLive } from "../infra/db/Database.js"
@@ -102,6 +108,7 @@ export const runProcess = <E>(program: Effect.Effect<unknown, E, never>) =>
             onNone: () => Console.error(Cause.pretty(cause))
           })
     ),
+    Effect.withConfigProvider(environmentConfig()),
     // The logger is chosen by `launch` (LOG_FORMAT), not added beside it.
     NodeRuntime.runMain({ disableErrorReporting: true, disablePrettyLogger: true })
   )

@@ -13,7 +13,7 @@ import { sourcesCommand } from "../cli/sources.js"
 import { tenantCommand } from "../cli/tenant.js"
 import { tendersCommand } from "../cli/tenders.js"
 import { userCommand } from "../cli/user.js"
-import { AppConfig, AppConfigLive } from "../infra/config/AppConfig.js"
+import { AppConfig, AppConfigLive, environmentConfig } from "../infra/config/AppConfig.js"
 import { migrate } from "../infra/DatabaseSetup.js"
 import { DatabaseLive, EMBEDDED_DATABASE } from "../infra/db/Database.js"
 import { runningEmbeddedPostgres } from "../infra/db/EmbeddedPostgres.js"
@@ -128,5 +128,6 @@ Effect.flatMap(plainWhereNoTerminal, (console) => Effect.withConsole(cli(process
   Logger.withMinimumLogLevel(LogLevel.Warning),
   Effect.provide(Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.stringLogger))),
   Effect.provide(NodeContext.layer),
+  Effect.withConfigProvider(environmentConfig()),
   NodeRuntime.runMain({ disableErrorReporting: true })
 )

@@ -1,4 +1,7 @@
+import { Duration, Effect } from "effect"
 import { describe, expect, it } from "vitest"
+import { environmentConfig, loadAppConfig } from "../../src/infra/config/AppConfig.js"
+import { ingestConfig } from "../../src/infra/ingest/IngestConfig.js"
 import { expectOneLineFailure, runScript } from "./processes.js"
 
 /** A process started with a bad variable says which one, in one line, and exits non-zero. */
@@ -33,5 +36,45 @@ describe.concurrent("configuration errors", () => {
   it("the ops CLI reports a bad variable the same way", async () => {
     const line = expectOneLineFailure(await runScript("src/bin/cli.ts", ["migrate"], { LOG_LEVEL: "loud" }))
     expect(line).toMatch(/^Invalid configuration: LOG_LEVEL/)
+  })
+})
+
+describe("an empty or blank variable counts as unset", () => {
+  it("HOST, PORT, LOG_LEVEL, MAX_BODY_BYTES and the sources' spacing take their defaults", async () => {
+    const blank = {
+      HOST: "",
+      PORT: " ",
+      LOG_LEVEL: "",
+      MAX_BODY_BYTES: "",
+      TED_REQUEST_SPACING_MS: "",
+      SEAP_REQUEST_SPACING_MS: "\t",
+      INGEST_POLL_SECONDS: ""
+    }
+    const [app, ingest] = await Effect.runPromise(
+      Effect.all([loadAppConfig, ingestConfig]).pipe(Effect.withConfigProvider(environmentConfig(blank)))
+    )
+    // Not "" (node would listen on every interface) and not 0.
+    expect(app.host).toBe("127.0.0.1")
+    expect(app.port).toBe(3000)
+    expect(app.maxBodyBytes).toBe(1024 * 1024)
+    expect(Duration.toMillis(ingest.spacing.ted)).toBe(250)
+    expect(Duration.toMillis(ingest.spacing.seap)).toBe(2000)
+    expect(Duration.toSeconds(ingest.pollEvery)).toBe(300)
+    // A value that is there is read as before.
+    const set = await Effect.runPromise(
+      loadAppConfig.pipe(Effect.withConfigProvider(environmentConfig({ HOST: "0.0.0.0" })))
+    )
+    expect(set.host).toBe("0.0.0.0")
+  })
+
+  it("the API process reads PORT= as unset: it goes on to the database instead of refusing PORT", async () => {
+    const started = await runScript("src/bin/api.ts", [], {
+      PORT: "",
+      HOST: "",
+      DATABASE_URL: "postgres://postgres@127.0.0.1:1/nowhere"
+    })
+    const line = expectOneLineFailure(started)
+    expect(line).not.toContain("PORT")
+    expect(line).toMatch(/connect/i)
   })
 })

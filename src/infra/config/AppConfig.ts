@@ -1,5 +1,17 @@
 import { isIP } from "node:net"
-import { Config, ConfigError, Context, Data, Effect, Either, Layer, LogLevel, Option, Redacted } from "effect"
+import {
+  Config,
+  ConfigError,
+  ConfigProvider,
+  Context,
+  Data,
+  Effect,
+  Either,
+  Layer,
+  LogLevel,
+  Option,
+  Redacted
+} from "effect"
 import { parseTrustProxy, type TrustProxy, trustNone } from "../../domain/TrustProxy.js"
 import { projectFile } from "./ProjectFiles.js"
 
@@ -206,6 +218,19 @@ export const AppConfigLive = Layer.effect(
   AppConfig,
   Effect.suspend(() => loadAppConfig)
 )
+
+/**
+ * The environment as the processes' configuration, an empty or blank variable counting as unset:
+ * `HOST=` in a compose or .env file means the default, not "" (which node reads as every interface),
+ * and `TED_REQUEST_SPACING_MS=` the default spacing, not 0. Otherwise as `ConfigProvider.fromEnv`.
+ */
+export const environmentConfig = (env: NodeJS.ProcessEnv = process.env): ConfigProvider.ConfigProvider =>
+  ConfigProvider.fromMap(
+    new Map(
+      Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1].trim() !== "")
+    ),
+    { pathDelim: "_", seqDelim: "," }
+  )
 
 /** One line naming the variable, for humans starting the service (no stack trace). */
 export const describeConfigError = (error: ConfigError.ConfigError): string => {
