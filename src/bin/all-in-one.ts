@@ -106,10 +106,13 @@ const Banner = Layer.effectDiscard(
  */
 const AllInOne = Layer.mergeAll(
   Banner.pipe(Layer.provide(HttpServerLive)),
-  BackgroundWorkLive,
   // One endpoint for all this process runs (METRICS_PORT).
   MetricsEndpointLive("METRICS_PORT")
 ).pipe(
+  // The background work starts first: a layer of it that fails (an invalid INGEST_* or lease
+  // variable) then stops the start with its message. Built beside the server, its failure was lost
+  // in the server's interruption and the process exited 0 without a word.
+  Layer.provide(BackgroundWorkLive),
   Layer.provideMerge(SeedOnEmptyDatabase),
   Layer.provide(MigrateOnStart),
   Layer.provideMerge(RepositoriesLive),

@@ -128,4 +128,19 @@ describe("npm start (all-in-one)", () => {
     )
     expect(new Set(companies.map((c) => c.id))).toEqual(new Set(ids!.ids))
   })
+
+  it("an invalid INGEST_* variable stops the start with its one line and exit code 1, as in a worker", async () => {
+    const child = spawn(process.execPath, ["--import", "tsx", "src/bin/all-in-one.ts"], {
+      cwd: PROJECT_ROOT,
+      env: { ...process.env, ...env, PORT: String(await freePort()), REDIS_URL: "", INGEST_SOURCES: "ted,foo" }
+    })
+    let stderr = ""
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk
+    })
+    child.stdout.resume()
+    const code = await new Promise<number | null>((resolve) => child.on("exit", resolve))
+    expect(code, stderr).toBe(1)
+    expect(stderr.trim()).toBe("Invalid configuration: INGEST_SOURCES: Expected a comma list of ted, seap (or none)")
+  }, 120_000)
 })
