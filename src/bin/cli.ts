@@ -94,7 +94,7 @@ const ANSI_STYLE = /\u001b\[[0-9;]*m/g
 
 /**
  * @effect/cli styles its help and usage errors with ANSI codes; a pipe, a file or NO_COLOR gets the
- * plain text instead (each stream is judged on its own).
+ * plain text instead (each stream is judged on its own), and a usage error is one line on stderr.
  */
 const plainWhereNoTerminal = Effect.map(Console.consoleWith(Effect.succeed), (console): Console.Console => {
   const plain = (isTerminal: boolean | undefined) => (args: ReadonlyArray<unknown>) =>
@@ -102,7 +102,9 @@ const plainWhereNoTerminal = Effect.map(Console.consoleWith(Effect.succeed), (co
       ? args
       : args.map((arg) => (typeof arg === "string" ? arg.replace(ANSI_STYLE, "") : arg))
   const forStdout = plain(process.stdout.isTTY)
-  const forStderr = plain(process.stderr.isTTY)
+  // @effect/cli ends a usage error's text with a newline of its own: one line on stderr, not two.
+  const forStderr = (args: ReadonlyArray<unknown>) =>
+    plain(process.stderr.isTTY)(args).map((arg) => (typeof arg === "string" ? arg.replace(/\n+$/, "") : arg))
   return {
     ...console,
     log: (...args) => console.log(...forStdout(args)),

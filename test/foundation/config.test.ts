@@ -33,6 +33,16 @@ describe.concurrent("configuration errors", () => {
     expect(line).toContain(variable)
   })
 
+  it("an unreachable Redis is one line naming REDIS_URL's address, never its password", async () => {
+    const line = expectOneLineFailure(
+      await runScript("src/bin/api.ts", [], {
+        REDIS_URL: "redis://user:s3cret@127.0.0.1:1",
+        DATABASE_URL: "postgres://postgres@127.0.0.1:1/nowhere"
+      })
+    )
+    expect(line).toBe("Cannot connect to Redis at REDIS_URL (127.0.0.1:1): connect ECONNREFUSED 127.0.0.1:1")
+  })
+
   it("the ops CLI reports a bad variable the same way", async () => {
     const line = expectOneLineFailure(await runScript("src/bin/cli.ts", ["migrate"], { LOG_LEVEL: "loud" }))
     expect(line).toMatch(/^Invalid configuration: LOG_LEVEL/)

@@ -51,8 +51,9 @@ export const expectJson = (result: ProcessResult): any => {
 export const expectOneLineFailure = (result: ProcessResult): string => {
   expect(result.code, `exit code (stderr: ${result.stderr})`).not.toBe(0)
   expect(result.stdout).toBe("")
+  // Exactly one line: a blank line after it is a second line too.
+  expect(result.stderr, result.stderr).toMatch(/^[^\n]+\n?$/)
   const lines = result.stderr.trim().split("\n")
-  expect(lines, result.stderr).toHaveLength(1)
   expect(result.stderr).not.toMatch(/\n\s+at /)
   return lines[0]!
 }

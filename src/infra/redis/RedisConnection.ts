@@ -2,7 +2,11 @@ import { Context, Data, Duration, Effect, Layer, Option, Redacted } from "effect
 import type { Redis as IORedis } from "ioredis"
 import { AppConfig } from "../config/AppConfig.js"
 
-export class RedisError extends Data.TaggedError("RedisError")<{ readonly cause: unknown }> {}
+export class RedisError extends Data.TaggedError("RedisError")<{
+  readonly cause: unknown
+  /** For an operator, when the process cannot start (printed as its one line). */
+  readonly message?: string
+}> {}
 
 /**
  * The process's one Redis connection, when REDIS_URL is set: the rate-limit store counts on it and
@@ -15,16 +19,41 @@ export class RedisConnection extends Context.Tag("RedisConnection")<RedisConnect
  * Connects (failing when Redis cannot be reached) and quits with the scope. ioredis is imported here,
  * not at the top: without REDIS_URL (`npm start`) the process never loads it (~40 ms of a start).
  */
+/** host:port of a Redis URL, without its credentials. */
+const redisAddress = (url: string) => {
+  const parsed = new URL(url)
+  return `${parsed.hostname}:${parsed.port || "6379"}`
+}
+
 export const connectRedis = (url: string) =>
   Effect.acquireRelease(
     Effect.tryPromise({
       try: async () => {
         const { Redis } = await import("ioredis")
         const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 2, enableOfflineQueue: true })
-        await client.connect()
+        // The failed attempt is this function's error; unheard, ioredis would also print it as an
+        // "Unhandled error event". Once connected, the process's listeners take over (metrics).
+        let heard: unknown
+        const whileConnecting = (error: unknown) => {
+          heard = error
+        }
+        client.on("error", whileConnecting)
+        try {
+          await client.connect()
+        } catch (error) {
+          client.disconnect()
+          // ioredis rejects with "Connection is closed."; the error event said why (ECONNREFUSED, …).
+          throw heard ?? error
+        } finally {
+          client.off("error", whileConnecting)
+        }
         return client
       },
-      catch: (cause) => new RedisError({ cause })
+      catch: (cause) =>
+        new RedisError({
+          cause,
+          message: `Cannot connect to Redis at REDIS_URL (${redisAddress(url)}): ${cause instanceof Error ? cause.message : String(cause)}`
+        })
     }),
     (client) => Effect.promise(() => client.quit().catch(() => client.disconnect()))
   )
