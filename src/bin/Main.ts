@@ -1,13 +1,7 @@
 import { NodeRuntime } from "@effect/platform-node"
-import { Cause, Console, Effect, Layer, Logger, Option } from "effect"
+import { Cause, Config, Console, Effect, Layer, Logger, Option } from "effect"
 import { HttpServerLive } from "../http/Server.js"
-import {
-  AppConfigLive,
-  describeConfigError,
-  environmentConfig,
-  InvalidConfiguration,
-  loadAppConfig
-} from "../infra/config/AppConfig.js"
+import { AppConfigLive, environmentConfig, loadAppConfig, readConfig } from "../infra/config/AppConfig.js"
 import { SecretsLive } from "../infra/config/LocalSecrets.js"
 import { migrate } from "../infra/DatabaseSetup.js"
 import { DatabaseLive } from "../infra/db/Database.js"
@@ -118,11 +112,9 @@ export const launch = <E>(layer: Layer.Layer<never, E, never>) =>
   Effect.gen(function* () {
     const config = yield* loadAppConfig
     // Checked here, before anything starts (migrations included), like the variables of AppConfig.
-    const [format] = yield* Effect.all([
-      logFormat,
-      metricsPort("METRICS_PORT"),
-      metricsPort("WORKER_METRICS_PORT")
-    ]).pipe(Effect.mapError((error) => new InvalidConfiguration({ message: describeConfigError(error) })))
+    const [format] = yield* readConfig(
+      Config.all([logFormat, metricsPort("METRICS_PORT"), metricsPort("WORKER_METRICS_PORT")])
+    )
     return yield* Layer.launch(layer).pipe(
       Logger.withMinimumLogLevel(config.logLevel),
       Effect.provide(loggerFor(format))

@@ -2,6 +2,7 @@ import type { SqlClient } from "@effect/sql"
 import { Cause, Config, Duration, Effect, Layer, Option, Schedule } from "effect"
 import { REPORT_RETENTION } from "../domain/reports/ReportJob.js"
 import { reportFooterHtml, reportHtml } from "../domain/reports/ReportTemplate.js"
+import { readConfig } from "../infra/config/AppConfig.js"
 import { Metrics } from "../infra/metrics/Metrics.js"
 import type { JobQueue } from "../infra/queue/JobQueue.js"
 import { handle, JobRunnerLive } from "../infra/queue/JobRunner.js"
@@ -120,4 +121,6 @@ export const ReportWorkLive = (options: ReportDispatcherOptions = {}) =>
   )
 
 /** The report runner as a worker process runs it, its lease read from the environment. */
-export const ReportWorkFromEnv = Layer.unwrapEffect(Effect.map(reportLease, (lease) => ReportWorkLive({ lease })))
+export const ReportWorkFromEnv = Layer.unwrapEffect(
+  Effect.map(readConfig(reportLease), (lease) => ReportWorkLive({ lease }))
+)

@@ -2,6 +2,7 @@ import type { SqlClient } from "@effect/sql"
 import { Clock, Config, Duration, Effect, Layer, Option, Redacted } from "effect"
 import { TENDER_MATCHED } from "../domain/webhooks/DeliverySchedule.js"
 import { signDelivery } from "../domain/webhooks/Signature.js"
+import { readConfig } from "../infra/config/AppConfig.js"
 import { Metrics } from "../infra/metrics/Metrics.js"
 import type { JobQueue } from "../infra/queue/JobQueue.js"
 import { handleStarted, JobRunnerLive } from "../infra/queue/JobRunner.js"
@@ -137,7 +138,7 @@ export const deliveryLease = Config.integer("WEBHOOK_DELIVERY_LEASE_SECONDS").pi
 
 /** The delivery runner as a worker process runs it, its lease read from the environment. */
 export const WebhookDeliveryFromEnv = Layer.unwrapEffect(
-  Effect.map(deliveryLease, (lease) =>
+  Effect.map(readConfig(deliveryLease), (lease) =>
     WebhookDeliveryLive({ lease, reapEvery: Duration.min(Duration.seconds(15), Duration.times(lease, 0.5)) })
   )
 )

@@ -1,5 +1,6 @@
 import type { SqlClient } from "@effect/sql"
 import { Config, Duration, Effect, Layer } from "effect"
+import { readConfig } from "../infra/config/AppConfig.js"
 import type { JobQueue } from "../infra/queue/JobQueue.js"
 import { type JobHandler, JobRunnerLive } from "../infra/queue/JobRunner.js"
 
@@ -39,4 +40,4 @@ export const jobLease = Config.integer("JOB_LEASE_SECONDS").pipe(
 
 /** The scoring runner as a worker process runs it, its lease read from the environment. */
 export const WorkerFromEnv = <R>(handlers: WorkerOptions<R>["handlers"]) =>
-  Layer.unwrapEffect(Effect.map(jobLease, (lease) => WorkerLive({ handlers, lease })))
+  Layer.unwrapEffect(Effect.map(readConfig(jobLease), (lease) => WorkerLive({ handlers, lease })))

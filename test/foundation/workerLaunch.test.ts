@@ -111,5 +111,22 @@ describe("npm run worker: the launcher's bundle", () => {
         }),
       180_000
     )
+    it.scoped(
+      "a bad lease variable stops the worker with its one line and exit code 1",
+      () =>
+        Effect.gen(function* () {
+          const worker = yield* launchWorker({
+            DATABASE_URL: yield* TestDatabaseUrl,
+            DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), "tss-launch-")),
+            JOB_LEASE_SECONDS: "0"
+          })
+          const code = yield* Effect.promise(() => worker.exited)
+          expect(code).toBe(1)
+          expect(worker.output().trim().split("\n").at(-1)).toBe(
+            "Invalid configuration: JOB_LEASE_SECONDS: Expected a positive integer"
+          )
+        }),
+      120_000
+    )
   })
 })

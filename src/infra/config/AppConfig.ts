@@ -237,13 +237,17 @@ export const describeConfigError = (error: ConfigError.ConfigError): string => {
   const first = (e: ConfigError.ConfigError): ConfigError.ConfigError =>
     e._op === "And" || e._op === "Or" ? first(e.left) : e
   const leaf = first(error)
+  const message = "message" in leaf ? leaf.message : String(leaf)
   const variable = "path" in leaf && leaf.path.length > 0 ? `${leaf.path.join("_")}: ` : ""
-  return `Invalid configuration: ${variable}${"message" in leaf ? leaf.message : String(leaf)}`
+  // Our own validation messages name their variable already.
+  return `Invalid configuration: ${message.startsWith(variable) ? "" : variable}${message}`
 }
 
+/** Reads `config` from the environment, a bad value failing with the one-line InvalidConfiguration. */
+export const readConfig = <A>(config: Config.Config<A>): Effect.Effect<A, InvalidConfiguration> =>
+  Effect.mapError(config, (error) => new InvalidConfiguration({ message: describeConfigError(error) }))
+
 /** Loads the configuration or ends the process with the one-line description. */
-export const loadAppConfig = appConfig.pipe(
-  Effect.mapError((error) => new InvalidConfiguration({ message: describeConfigError(error) }))
-)
+export const loadAppConfig = readConfig(appConfig)
 
 export class InvalidConfiguration extends Data.TaggedError("InvalidConfiguration")<{ readonly message: string }> {}

@@ -1,6 +1,6 @@
 import { Config, Context, Duration, Effect, Layer } from "effect"
 import { SOURCE_NAMES, type SourceName } from "../../domain/ingest/SourceFailure.js"
-import { AppConfig, describeConfigError, InvalidConfiguration } from "../config/AppConfig.js"
+import { AppConfig, readConfig } from "../config/AppConfig.js"
 import { userAgent } from "./SourceClient.js"
 
 /** How the pollers run (README, "Live ingestion"). */
@@ -79,9 +79,7 @@ export const IngestConfigLive = Layer.effect(
   IngestConfig,
   Effect.gen(function* () {
     const app = yield* AppConfig
-    const read = yield* ingestConfig.pipe(
-      Effect.mapError((error) => new InvalidConfiguration({ message: describeConfigError(error) }))
-    )
+    const read = yield* readConfig(ingestConfig)
     return { ...read, userAgent: userAgent(app.publicBaseUrl) }
   })
 )

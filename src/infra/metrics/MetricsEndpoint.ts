@@ -1,7 +1,7 @@
 import { createServer } from "node:http"
 import { SqlClient } from "@effect/sql"
 import { Config, ConfigError, Effect, Either, Layer, Option, Runtime, Schema } from "effect"
-import { AppConfig, describeConfigError, InvalidConfiguration } from "../config/AppConfig.js"
+import { AppConfig, InvalidConfiguration, readConfig } from "../config/AppConfig.js"
 import { PgPool } from "../db/PgPool.js"
 import { RedisConnection } from "../redis/RedisConnection.js"
 import { Metrics, type ScrapeSource } from "./Metrics.js"
@@ -98,9 +98,7 @@ const scrapeSource = Effect.gen(function* () {
 export const MetricsEndpointLive = (variable: MetricsPortVariable) =>
   Layer.scopedDiscard(
     Effect.gen(function* () {
-      const port = yield* metricsPort(variable).pipe(
-        Effect.mapError((error) => new InvalidConfiguration({ message: describeConfigError(error) }))
-      )
+      const port = yield* readConfig(metricsPort(variable))
       if (Option.isNone(port)) return
       const metrics = yield* Metrics
       const source = yield* scrapeSource
