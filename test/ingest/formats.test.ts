@@ -61,7 +61,8 @@ describe("TED XML", () => {
       noticeType: "contract",
       title: "IT-klientudstyr 2021-2025",
       mainCpv: "30200000-1",
-      authority: { name: "Region Sjælland", fiscalCode: "29190658", county: null },
+      // The Danish CVR 29190658 is no Romanian CUI: dropped, the authority is known by its name.
+      authority: { name: "Region Sjælland", fiscalCode: null, county: null },
       sourceUrl: "http://ted.europa.eu/udl?uri=TED:NOTICE:566234-2020:TEXT:DA:HTML"
     })
     expect(tender.additionalCpvs).toContain("90510000-5")
@@ -79,9 +80,10 @@ describe("TED XML", () => {
     expect(tender.estimatedValueEur).toBeNull()
   })
 
-  it("reads a Czech notice's national id with its leading zeros", () => {
+  it("drops a foreign national id (no Romanian CUI control digit) rather than store it as a fiscal code", () => {
     const tender = only("ted-xml/21-363062-001-EXP.xml")
-    expect(tender.authority.fiscalCode).toBe("00064203")
+    // The Czech buyer's IČO 00064203: authorities are merged by fiscal code, so it must not pass as one.
+    expect(tender.authority.fiscalCode).toBeNull()
     expect(tender.additionalCpvs).toEqual(["42500000-1"])
   })
 
@@ -138,9 +140,18 @@ describe("eForms", () => {
     const tender = only("eforms/can_24_maximal.xml")
     expect(tender.noticeType).toBe("award")
     expect(tender.mainCpv).toBe("79710000-4")
-    expect(tender.winnerFiscalCodes.length).toBeGreaterThan(0)
-    expect(tender.winnerFiscalCodes).toContain("927384203")
-    expect(only("eforms/can_24_minimal.xml").winnerFiscalCodes).toEqual(["326912557"])
+    // The SDK examples' winners are companies abroad: no Romanian fiscal code, no award history.
+    expect(tender.winnerFiscalCodes).toEqual([])
+    expect(only("eforms/can_24_minimal.xml").winnerFiscalCodes).toEqual([])
+    // The same minimal notice with its winner in Romania (a synthetic edit): found through lot
+    // results, tenders and tendering parties, RO prefix stripped.
+    expect(only("eforms/can_24_minimal-ro-winner.synthetic.xml").winnerFiscalCodes).toEqual(["22505268"])
+  })
+
+  it("takes no fiscal code from an organisation abroad, even one whose id passes the CUI check", () => {
+    // Scottish Water (GBR), CompanyID "123 456 789": a valid CUI by chance, the id of Rouen Habitat in
+    // other samples; merged by fiscal code, the two buyers became one.
+    expect(only("eforms/cn_25.xml").authority).toMatchObject({ fiscalCode: null })
   })
 
   it("maps a change notice onto the notice it changes", () => {

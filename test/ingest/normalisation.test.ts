@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest"
 import { EUR_RON } from "../../src/domain/Currency.js"
 import { countyFromNuts } from "../../src/domain/tenders/Counties.js"
 import { normalizeCpvCode } from "../../src/domain/tenders/Cpv.js"
-import { normalizeFiscalCode } from "../../src/domain/tenders/FiscalCode.js"
+import { normalizeFiscalCode, romanianFiscalCodeOfNotice } from "../../src/domain/tenders/FiscalCode.js"
 import { bucharestLocalToIso } from "../../src/domain/tenders/LocalTime.js"
 import {
   foldForMatching,
@@ -51,6 +51,18 @@ describe("fiscal codes", () => {
   it("rejects what is not a fiscal code", () => {
     for (const bad of ["", "EU-PO", "not available", "49/740/01441", "1", "12345678901"]) {
       expect(normalizeFiscalCode(bad)).toBeNull()
+    }
+  })
+
+  it("from a notice, keeps only Romanian CUIs (their control digit holds)", () => {
+    // Real CUIs of the sample notices, with and without the RO prefix.
+    for (const cui of ["RO 22505268", "24205100", "4301103", "4305857", "R16445706"]) {
+      expect(romanianFiscalCodeOfNotice(cui)).toBe(normalizeFiscalCode(cui))
+    }
+    // A Danish CVR, a Czech IČO, a CPV code typed into the field, a typo. (A foreign id that happens to
+    // pass, like the SDK examples' "123 456 789", is left out by the parsers: its address is abroad.)
+    for (const foreign of ["29190658", "00064203", "79341000-6", "115694943"]) {
+      expect(romanianFiscalCodeOfNotice(foreign)).toBeNull()
     }
   })
 })

@@ -1,7 +1,7 @@
 import { Either, ParseResult, Schema } from "effect"
 import { eurToRon, ronToEur } from "../Currency.js"
 import { type CpvCatalog, normalizeCpvCode } from "./Cpv.js"
-import { normalizeFiscalCode } from "./FiscalCode.js"
+import { romanianFiscalCodeOfNotice } from "./FiscalCode.js"
 import { normalizeAuthorityName, normalizeRomanianText } from "./RomanianText.js"
 
 /** Far below numeric(18, 2)'s limit even after conversion to RON; no real tender comes near it. */
@@ -103,11 +103,13 @@ export const normalizeTenderRecord = (catalog: CpvCatalog, input: unknown): Eith
         if (!cpvs.includes(code.right)) cpvs.push(code.right)
       }
       const authority = record.contracting_authority
-      // Identifiers that are not Romanian fiscal codes (EU bodies, "not available", registry numbers)
-      // are dropped rather than the record: the authority is then deduplicated by name.
-      const fiscalCode = normalizeFiscalCode(authority.fiscal_code ?? "")
+      // Identifiers that are not Romanian fiscal codes (EU bodies, foreign national ids, "not available",
+      // registry numbers) are dropped rather than the record: the authority is then deduplicated by name.
+      const fiscalCode = romanianFiscalCodeOfNotice(authority.fiscal_code ?? "")
       const winners = [
-        ...new Set((record.winner_fiscal_codes ?? []).map(normalizeFiscalCode).filter((c): c is string => c !== null))
+        ...new Set(
+          (record.winner_fiscal_codes ?? []).map(romanianFiscalCodeOfNotice).filter((c): c is string => c !== null)
+        )
       ]
       const name = normalizeRomanianText(authority.name)
       if (normalizeAuthorityName(name) === "") {

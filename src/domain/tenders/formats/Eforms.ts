@@ -42,6 +42,16 @@ const cpvsOf = (project: XmlNode | undefined): Array<string | undefined> => [
 
 const amountOf = (node: unknown) => recordValueFields(Number(text(node)), attr(node, "currencyID"))
 
+/**
+ * An organisation's company id when it may be a Romanian fiscal code: the organisation is in Romania
+ * (or names no country). A foreign national id is no CUI, and authorities are merged and award
+ * history matched by fiscal code.
+ */
+const romanianIdOf = (organization: XmlNode | undefined): string | undefined => {
+  const country = text(first(first(organization?.PostalAddress)?.Country)?.IdentificationCode)
+  return country === undefined || country === "ROU" ? text(first(organization?.PartyLegalEntity)?.CompanyID) : undefined
+}
+
 /** Winners: organisations behind the tenders that lot results marked as won ("selec-w"). */
 const winnersOf = (noticeResult: XmlNode | undefined, organizations: Map<string, XmlNode>): Array<string> => {
   if (noticeResult === undefined) return []
@@ -59,7 +69,7 @@ const winnersOf = (noticeResult: XmlNode | undefined, organizations: Map<string,
     .filter((party) => winningParties.has(text(party.ID)))
     .flatMap((party) => all(party.Tenderer).map((tenderer) => text(tenderer.ID)))
   return organizationIds
-    .map((id) => text(organizations.get(id ?? "")?.PartyLegalEntity?.CompanyID))
+    .map((id) => romanianIdOf(organizations.get(id ?? "")))
     .filter((code): code is string => code !== undefined)
 }
 
@@ -112,7 +122,7 @@ const fromEforms = (
         ) ??
         buyerId ??
         "",
-      fiscal_code: text(first(buyer?.PartyLegalEntity)?.CompanyID) ?? null,
+      fiscal_code: romanianIdOf(buyer) ?? null,
       county: countyFromNuts(text(first(buyer?.PostalAddress)?.CountrySubentityCode))
     },
     deadline: deadlines[0] ?? null,

@@ -54,6 +54,16 @@ const deadlineOf = (form: XmlNode, notice: XmlNode): string | null => {
   return bucharestLocalToIso(day ?? "", time)
 }
 
+/**
+ * An address's NATIONALID when it may be a Romanian fiscal code: the address is in Romania (or names
+ * no country). A foreign national id is no CUI, and authorities are merged and award history matched
+ * by fiscal code.
+ */
+const romanianIdOf = (address: XmlNode | undefined): string | undefined => {
+  const country = attr(first(address?.COUNTRY), "VALUE")
+  return country === undefined || country === "RO" ? text(address?.NATIONALID) : undefined
+}
+
 const fromTedNotice = (notice: XmlNode, docId: string): TenderRecordInput | string => {
   const formSection = notice.FORM_SECTION
   const picked = formSection === undefined ? undefined : pickForm(formSection)
@@ -66,7 +76,7 @@ const fromTedNotice = (notice: XmlNode, docId: string): TenderRecordInput | stri
   const objectContract = first(form.OBJECT_CONTRACT)
   const published = text(notice.CODED_DATA_SECTION?.REF_OJS?.DATE_PUB)
   const winners = descendants(form.AWARD_CONTRACT, "ADDRESS_CONTRACTOR")
-    .map((address) => text(address.NATIONALID))
+    .map(romanianIdOf)
     .filter((id): id is string => id !== undefined)
   const url = text(all(notice.CODED_DATA_SECTION?.NOTICE_DATA?.URI_LIST?.URI_DOC)[0])
   return {
@@ -78,7 +88,7 @@ const fromTedNotice = (notice: XmlNode, docId: string): TenderRecordInput | stri
     cpv_codes: cpvsOf(objectContract) as [string, ...Array<string>],
     contracting_authority: {
       name: text(first(body)?.OFFICIALNAME) ?? "",
-      fiscal_code: text(first(body)?.NATIONALID) ?? null,
+      fiscal_code: romanianIdOf(first(body)) ?? null,
       county: countyFromNuts(attr(first(body)?.NUTS, "CODE"))
     },
     deadline: deadlineOf(form, notice),
