@@ -154,6 +154,11 @@ describe("eForms", () => {
     expect(only("eforms/cn_25.xml").authority).toMatchObject({ fiscalCode: null })
   })
 
+  it("a procedure in stages has the deadline for requests to participate (else it would stay open forever)", () => {
+    // cn_25: ParticipationRequestReceptionPeriod 2020-05-27, 11:00:00+01:00, and no tender deadline.
+    expect(only("eforms/cn_25.xml").deadline?.toISOString()).toBe("2020-05-27T10:00:00.000Z")
+  })
+
   it("maps a change notice onto the notice it changes", () => {
     const original = only("eforms/cn_24_open.xml")
     const change = only("eforms/change-cn_24_open_dates.xml")

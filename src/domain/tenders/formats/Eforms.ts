@@ -93,8 +93,14 @@ const fromEforms = (
   const project = first(notice.ProcurementProject)
   const lots = all(notice.ProcurementProjectLot)
   const lotProjects = lots.map((lot) => first(lot.ProcurementProject))
+  // A lot's deadline: for tenders or, in a procedure in stages (restricted, negotiated, competitive
+  // dialogue), for requests to participate, the one a bidder must meet first (as TED XML's
+  // DATE_RECEIPT_TENDERS covers both). Without it the tender would count as open forever.
   const deadlines = lots
-    .map((lot) => first(first(lot.TenderingProcess)?.TenderSubmissionDeadlinePeriod))
+    .map((lot) => {
+      const process = first(lot.TenderingProcess)
+      return first(process?.TenderSubmissionDeadlinePeriod) ?? first(process?.ParticipationRequestReceptionPeriod)
+    })
     .map((period) => ublDateTime(text(period?.EndDate), text(period?.EndTime)))
     .filter((d): d is string => d !== null)
     .sort((a, b) => Date.parse(a) - Date.parse(b))
