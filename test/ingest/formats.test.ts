@@ -187,6 +187,19 @@ describe("SICAP", () => {
     })
   })
 
+  it("reads a list item's deadline without an offset as Bucharest time, whatever the machine's zone", () => {
+    const sample = JSON.parse(fixture("sicap/sicap_api_samples.json")).item
+    const contractItem = (deadlines: Record<string, string | null>) =>
+      readTenders(
+        JSON.stringify({ ...sample, noticeNo: "CN1000001", sysNoticeTypeId: 2, ...deadlines }),
+        "sicap",
+        cpvCatalog
+      ).tenders[0]!.deadline?.toISOString()
+    // 12:00 in Bucharest on 2020-05-08 (summer time, UTC+3) is 09:00Z.
+    expect(contractItem({ maxTenderReceiptDeadline: "2020-05-08T12:00:00" })).toBe("2020-05-08T09:00:00.000Z")
+    expect(contractItem({ tenderReceiptDeadlineExport: "08.05.2020 12:00" })).toBe("2020-05-08T09:00:00.000Z")
+  })
+
   it("reads a full award notice with its contracts' winners and the lots' county", () => {
     expect(notice).toMatchObject({
       sourceNoticeId: "CAN1008830",

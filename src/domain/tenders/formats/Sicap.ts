@@ -68,9 +68,14 @@ const fromListItem = (item: Json): TenderRecordInput => {
       fiscal_code: authority?.[1] ?? null,
       county: null
     },
-    deadline: str(item.maxTenderReceiptDeadline) ?? str(item.minTenderReceiptDeadline) ?? null,
+    // Times without an offset are Bucharest time, whatever the machine's zone (as the poller reads them).
+    deadline:
+      sicapInstant(item.maxTenderReceiptDeadline) ??
+      sicapInstant(item.minTenderReceiptDeadline) ??
+      sicapInstant(item.tenderReceiptDeadlineExport) ??
+      null,
     ...(ron !== undefined ? recordValueFields(ron, "RON") : recordValueFields(exported?.amount, exported?.currency)),
-    publish_date: str(item.noticeStateDate) ?? "",
+    publish_date: sicapInstant(item.noticeStateDate) ?? str(item.noticeStateDate) ?? "",
     source_url: noticeUrl(type, type === "award" ? item.caNoticeId : (item.cNoticeId ?? item.noticeId))
   }
 }
@@ -129,7 +134,7 @@ const fromNotice = (notice: Json, contracts: ReadonlyArray<Json>): TenderRecordI
       fiscal_code: str(address.nationalIDNumber) ?? null,
       county
     },
-    deadline: str(findKey(edit, "tenderReceiptDeadline")) ?? null,
+    deadline: sicapInstant(findKey(edit, "tenderReceiptDeadline")) ?? null,
     ...recordValueFields(amount, currency),
     publish_date: str(notice.publicationDate) ?? str(edit.publicationDetailsModel?.caPublicationDate) ?? "",
     source_url: noticeUrl(type, type === "award" ? (notice.caNoticeID ?? notice.caNoticeId) : notice.cNoticeId),
