@@ -8,6 +8,7 @@ import { Effect, Layer, Schedule } from "effect"
 import { JobQueue } from "../../src/infra/queue/JobQueue.js"
 import { RepositoriesLive } from "../../src/infra/Repositories.js"
 import { RescoreCompany } from "../../src/infra/scoring/ScoringJobKinds.js"
+import { eventually } from "../hardening/OwnServers.js"
 import { deployedCommand } from "../support/DeployedCommand.js"
 import { TestDatabaseLive, TestDatabaseUrl } from "../support/TestDatabase.js"
 import { PROJECT_ROOT } from "./processes.js"
@@ -47,14 +48,6 @@ const launchWorker = (env: Record<string, string>) =>
       })
   )
 
-/** Polls `check` every 100 ms until it holds, failing with `describe()` after `seconds`. */
-const waitUntil = (check: () => boolean, seconds: number, describe: () => string) =>
-  Effect.promise(async () => {
-    const deadline = Date.now() + seconds * 1000
-    while (!check() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
-    return check()
-  }).pipe(Effect.flatMap((held) => (held ? Effect.void : Effect.die(new Error(describe())))))
-
 describe("npm run worker: the launcher's bundle", () => {
   layer(TestLayer, { excludeTestServices: true, timeout: 180_000 })((it) => {
     it.scoped(
@@ -71,11 +64,10 @@ describe("npm run worker: the launcher's bundle", () => {
           const workers = [yield* launchWorker(env), yield* launchWorker(env)]
           for (const worker of workers) {
             // The last runner a worker starts announces itself after the others.
-            yield* waitUntil(
-              () => worker.output().includes("reports runner"),
-              150,
-              () => `the worker did not start:\n${worker.output()}`
-            )
+            yield* Effect.tryPromise({
+              try: () => eventually(async () => (worker.output().includes("reports runner") ? true : undefined), 150),
+              catch: () => new Error(`the worker did not start:\n${worker.output()}`)
+            }).pipe(Effect.orDie)
           }
           // Each replaced the bundle whole: no staging file is left behind.
           expect(
