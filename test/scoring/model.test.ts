@@ -24,14 +24,16 @@ import {
 } from "../../src/domain/scoring/Matching.js"
 import {
   CONFIDENCE_PENALTIES,
+  factorBreakdown,
   MODEL_VERSION,
+  overallScoreOf,
   scorePair,
   VERDICT_THRESHOLDS,
   verdictOf,
   WEIGHTS
 } from "../../src/domain/scoring/Model.js"
 import { buildCorpusStats, emptyCorpusStats, semanticScore } from "../../src/domain/scoring/Semantic.js"
-import { keywordAnchor, stem, stems } from "../../src/domain/scoring/Text.js"
+import { keywordAnchor, spellingsOf, stem, stems } from "../../src/domain/scoring/Text.js"
 import { valueFitScore } from "../../src/domain/scoring/ValueFit.js"
 import { watchlist } from "./TenderInputs.js"
 
@@ -81,6 +83,18 @@ describe("text", () => {
     for (const word of ["drumuri", "scoli", "lucrari", "servicii"]) expect(stem(word).length).toBeGreaterThanOrEqual(5)
     expect(keywordAnchor("Servicii de curățenie")).toBe("curat")
     expect(keywordAnchor("de")).toBeNull()
+  })
+
+  it('reads a lower-case "pt" as "pentru" (a function word) and keeps the capitals "PT" (proiect tehnic), as spelt (tsm-1.8.0)', () => {
+    expect(stems("Servicii de consultanta pt intocmire cerere")).toEqual(
+      stems("Servicii de consultanta intocmire cerere")
+    )
+    expect(stems("Consultanță Pt. proiect")).toEqual(stems("Consultanță proiect"))
+    expect(stems("elaborare DTAC+PT+DDE")).toEqual(["elaborare", "dtac", "pt", "dde"].map(stem))
+    // Only the whole word: "pte", "apt" and "PT2" are other words.
+    expect(stems("PTE apt pt2")).toEqual(["pte", "apt", "pt2"])
+    expect(spellingsOf("Elaborare PT și consultanță pt cerere").get("pt")).toBe("pt")
+    expect(spellingsOf("consultanță pt cerere").has("pt")).toBe(false)
   })
 })
 
@@ -223,10 +237,46 @@ describe("overall score", () => {
     expect([verdictOf(70), verdictOf(69), verdictOf(40), verdictOf(39)]).toEqual(["GO", "RESEARCH", "RESEARCH", "SKIP"])
     // Changing a weight or threshold must come with a new model version.
     expect({ MODEL_VERSION, WEIGHTS, VERDICT_THRESHOLDS }).toEqual({
-      MODEL_VERSION: "tsm-1.7.0",
+      MODEL_VERSION: "tsm-1.8.0",
       WEIGHTS: { semantic: 0.25, keyword: 0.15, cpv: 0.3, value_fit: 0.1, historical: 0.2 },
       VERDICT_THRESHOLDS: { go: 70, research: 40 }
     })
+  })
+
+  it("rounds each contribution in exact hundredths, a half up, and the score from their exact sum (tsm-1.8.0)", () => {
+    const halves = factorBreakdown({
+      semantic: 0.0002, // 0.25 × 0.0002 × 100 = 0.005
+      keyword: 0.0001, // 0.15 × 0.0001 × 100 = 0.0015
+      cpv: 0.5455, // 0.3 × 0.5455 × 100 = 16.365 (16.364999… in floating point)
+      value_fit: 0.0005, // 0.005
+      historical: 0.1235, // 2.47
+      cpvType: "primary"
+    })
+    expect(
+      [halves.semantic, halves.keyword, halves.cpv, halves.value_fit, halves.historical].map((f) => f.contribution)
+    ).toEqual([0.01, 0, 16.37, 0.01, 2.47])
+  })
+
+  it("scores the exact sum of the contributions, a total of x.50 rounding up, for any factor scores", () => {
+    const fourDecimals = fc.integer({ min: 0, max: 10_000 })
+    fc.assert(
+      fc.property(fourDecimals, fourDecimals, fourDecimals, fourDecimals, fourDecimals, (s, k, c, v, h) => {
+        const factors = factorBreakdown({
+          semantic: s / 10_000,
+          keyword: k / 10_000,
+          cpv: c / 10_000,
+          value_fit: v / 10_000,
+          historical: h / 10_000,
+          cpvType: "primary"
+        })
+        // In integers: weight in hundredths × score in ten-thousandths = contribution in millionths.
+        const hundredths = [25 * s, 15 * k, 30 * c, 10 * v, 20 * h].map((millionths) =>
+          Math.floor((millionths + 50) / 100)
+        )
+        expect(factors.cpv.contribution).toBe(hundredths[2]! / 100)
+        expect(overallScoreOf(factors)).toBe(Math.floor((hundredths.reduce((a, b) => a + b, 0) + 50) / 100))
+      })
+    )
   })
 
   it("is deterministic", () => {

@@ -21,7 +21,7 @@ import { bestWonTitle, wonTitleMatches } from "./WonTitles.js"
  * The tender scoring model. Its version names everything that changes a score: weights,
  * thresholds, factor constants. Change any of them and bump the version (a test pins them).
  */
-export const MODEL_VERSION = "tsm-1.7.0"
+export const MODEL_VERSION = "tsm-1.8.0"
 
 export const WEIGHTS = {
   semantic: 0.25,
@@ -42,6 +42,8 @@ export type Weights = { readonly [name in FactorName]: number }
  */
 export const MODEL_WEIGHTS: { readonly [version: string]: Weights } = {
   [MODEL_VERSION]: WEIGHTS,
+  // tsm-1.7.0: same weights; it read a lower-case "pt" (pentru) as a word and rounded contributions in floating point.
+  "tsm-1.7.0": WEIGHTS,
   // tsm-1.6.0: same weights; its cpv factor gave 1 to any code inside a watched code and read no text but won titles.
   "tsm-1.6.0": WEIGHTS,
   // tsm-1.5.0: same weights; its semantic factor saturated every company's BM25 at the same scale (Semantic.semanticScaleOf).
@@ -107,10 +109,18 @@ export interface FactorScores {
   readonly cpvType: CpvType
 }
 
+/**
+ * `weight × score × 100` in whole hundredths, exactly: a weight has two decimals and a score four, so
+ * the product is an integer over 100 and a half rounds up. (In floating point 0.3 × 0.5455 × 100 is
+ * 16.364999…, which rounded to 16.36.)
+ */
+const contributionHundredths = (weight: number, score: number): number =>
+  Math.round((Math.round(weight * 100) * Math.round(score * 10_000)) / 100)
+
 const factor = (weights: Weights, name: FactorName, score: number): Factor => ({
   score,
   weight: weights[name],
-  contribution: round(weights[name] * score * 100, 2)
+  contribution: contributionHundredths(weights[name], score) / 100
 })
 
 /** The full breakdown (weights and contributions) of factor scores under the given weights. */
@@ -121,6 +131,17 @@ export const factorBreakdown = (scores: FactorScores, weights: Weights = WEIGHTS
   value_fit: factor(weights, "value_fit", scores.value_fit),
   historical: factor(weights, "historical", scores.historical)
 })
+
+/** The rounded sum of the contributions (0-100), summed in hundredths so that a total of 49.50 is 50. */
+export const overallScoreOf = (factors: Factors): number => {
+  const hundredths =
+    Math.round(factors.semantic.contribution * 100) +
+    Math.round(factors.keyword.contribution * 100) +
+    Math.round(factors.cpv.contribution * 100) +
+    Math.round(factors.value_fit.contribution * 100) +
+    Math.round(factors.historical.contribution * 100)
+  return Math.min(100, Math.max(0, Math.round(hundredths / 100)))
+}
 
 export const verdictOf = (score: number): Verdict =>
   score >= VERDICT_THRESHOLDS.go ? "GO" : score >= VERDICT_THRESHOLDS.research ? "RESEARCH" : "SKIP"
@@ -246,13 +267,7 @@ export const scorePair = (
             ? "primary"
             : "additional"
   })
-  const sum =
-    factors.semantic.contribution +
-    factors.keyword.contribution +
-    factors.cpv.contribution +
-    factors.value_fit.contribution +
-    factors.historical.contribution
-  const overallScore = Math.min(100, Math.max(0, Math.round(sum)))
+  const overallScore = overallScoreOf(factors)
   return {
     overallScore,
     overallConfidence: confidenceOf(company, tender),

@@ -125,9 +125,19 @@ export const stem = (word: string): string => {
   return word
 }
 
-/** Folded words, in order, stop words included (the SQL anchor function sees the same words). */
+/**
+ * "pt" written in lower case (or "Pt") is "pentru" (for), as in "consultanță pt întocmire cerere";
+ * the capitals "PT" are the technical design (proiect tehnic), a design firm's word ("DTAC+PT").
+ * Read before folding, which would make the two one word.
+ */
+const ABBREVIATED_PENTRU = /(?<![\p{L}\p{N}])[Pp]t(?![\p{L}\p{N}])/gu
+
+/**
+ * Folded words, in order, stop words included (the SQL anchor function sees the same words, but for
+ * a lower-case "pt", which it keeps: its lookups find a superset).
+ */
 export const words = (text: string): ReadonlyArray<string> =>
-  foldForMatching(text)
+  foldForMatching(text.replace(ABBREVIATED_PENTRU, "pentru"))
     .split(/[^a-z0-9]+/)
     .filter((word) => word.length > 0)
 
@@ -143,11 +153,12 @@ export const stems = (text: string): ReadonlyArray<string> =>
  */
 export const spellingsOf = (text: string): ReadonlyMap<string, string> => {
   const spellings = new Map<string, string>()
-  for (const raw of text.toLowerCase().split(/[^\p{L}\p{N}]+/u)) {
+  // Split before lower-casing: words() tells "PT" from "pt" by case.
+  for (const raw of text.split(/[^\p{L}\p{N}]+/u)) {
     const folded = words(raw)
     if (folded.length !== 1 || STOP_WORDS.has(folded[0]!)) continue
     const term = stem(folded[0]!)
-    if (!spellings.has(term)) spellings.set(term, raw)
+    if (!spellings.has(term)) spellings.set(term, raw.toLowerCase())
   }
   return spellings
 }
