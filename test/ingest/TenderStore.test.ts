@@ -1,10 +1,11 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Effect, Either, Layer } from "effect"
+import { readTenders } from "../../src/domain/tenders/formats/ImportFormat.js"
 import { normalizeTenderRecord, type Tender, type TenderRecordInput } from "../../src/domain/tenders/TenderRecord.js"
 import { TenderStore, TenderStoreLive } from "../../src/infra/tenders/TenderStore.js"
 import { TestDatabaseLive } from "../support/TestDatabase.js"
-import { cpvCatalog } from "./support.js"
+import { cpvCatalog, fixture } from "./support.js"
 
 const record = (overrides: Partial<TenderRecordInput> = {}): TenderRecordInput => ({
   source: "store-test",
@@ -225,6 +226,76 @@ layer(TenderStoreLive.pipe(Layer.provideMerge(TestDatabaseLive)), { timeout: 60_
       const catalog = yield* (yield* TenderStore).cpvCatalog
       expect(catalog.size).toBe(9454)
       expect(catalog.get("03300000")).toBe("03300000-2")
+    })
+  )
+
+  it.effect(
+    "an eForms change notice keeps the original's publication date, and an older version read after it changes nothing",
+    () =>
+      Effect.gen(function* () {
+        const store = yield* TenderStore
+        const sql = yield* SqlClient.SqlClient
+        const eforms = (file: string) => readTenders(fixture(`eforms/${file}`), "eforms", cpvCatalog).tenders[0]!
+        // The real pair: the notice issued 2020-02-28, its change (new dates) issued 2020-04-17.
+        const original = { ...eforms("cn_24_open.xml"), source: "versions" }
+        const change = { ...eforms("change-cn_24_open_dates.xml"), source: "versions" }
+        expect(change.sourceNoticeId).toBe(original.sourceNoticeId)
+        expect(change.deadline!.getTime()).not.toBe(original.deadline!.getTime())
+        expect(change.publishDate.getTime()).toBeGreaterThan(original.publishDate.getTime())
+        const stored = () =>
+          sql<{ deadline: Date; publish_date: Date; source_issued_at: Date }>`
+            SELECT deadline, publish_date, source_issued_at FROM tenders
+            WHERE source = 'versions' AND source_notice_id = ${original.sourceNoticeId}`.pipe(
+            Effect.map((rows) => rows[0]!)
+          )
+        const changed = {
+          deadline: change.deadline,
+          publish_date: original.publishDate,
+          source_issued_at: change.issuedAt
+        }
+
+        // In order: the change moves the deadline, not the publication date.
+        const first = yield* store.upsert([original])
+        expect(first.inserted).toHaveLength(1)
+        expect(yield* stored()).toEqual({
+          deadline: original.deadline,
+          publish_date: original.publishDate,
+          source_issued_at: original.issuedAt
+        })
+        yield* store.upsert([change])
+        expect(yield* stored()).toEqual(changed)
+        // The original read again (a re-import, a retried read): the change stays.
+        const again = yield* store.upsert([original])
+        expect(again.updated).toEqual(first.inserted)
+        expect(yield* stored()).toEqual(changed)
+        // The change read again is the same version: nothing moves either.
+        yield* store.upsert([change])
+        expect(yield* stored()).toEqual(changed)
+
+        // The other order: the change first (its own publication date, the only one known), then the original.
+        yield* sql`DELETE FROM tenders WHERE source = 'versions'`
+        yield* store.upsert([change])
+        expect(yield* stored()).toEqual({ ...changed, publish_date: change.publishDate })
+        yield* store.upsert([original])
+        expect(yield* stored()).toEqual(changed)
+      })
+  )
+
+  it.effect("without a version (every other format), the notice read last wins, as before", () =>
+    Effect.gen(function* () {
+      const store = yield* TenderStore
+      yield* store.upsert([tender({ source: "undated", title: "Prima versiune" })])
+      yield* store.upsert([
+        tender({ source: "undated", title: "A doua versiune", publish_date: "2026-11-01T07:00:00Z" })
+      ])
+      const sql = yield* SqlClient.SqlClient
+      const [row] = yield* sql<{ title: string; publish_date: Date }>`
+        SELECT title, publish_date FROM tenders WHERE source = 'undated'`
+      expect(row).toEqual({ title: "A doua versiune", publish_date: new Date("2026-11-01T07:00:00Z") })
+      // A dated version after an undated one applies; an older dated one after it does not.
+      yield* store.upsert([tender({ source: "undated", title: "Datată", issued_at: "2026-11-10T00:00:00Z" })])
+      yield* store.upsert([tender({ source: "undated", title: "Mai veche", issued_at: "2026-11-09T00:00:00Z" })])
+      expect((yield* tenderRow("undated", "T-1")).title).toBe("Datată")
     })
   )
 })

@@ -31,6 +31,11 @@ export const TenderRecord = Schema.Struct({
   estimated_value_ron: Schema.optional(Schema.NullOr(Money)),
   estimated_value_eur: Schema.optional(Schema.NullOr(Money)),
   publish_date: Schema.Date,
+  /**
+   * When the source issued this version of the notice (eForms' issue date and time). A change
+   * notice keeps its notice's source id; with it, an older version arriving later changes nothing.
+   */
+  issued_at: Schema.optional(Schema.NullOr(Schema.Date)),
   source_url: Schema.optional(Schema.NullOr(Schema.String)),
   /** Award notices: the winners' fiscal codes. */
   winner_fiscal_codes: Schema.optional(Schema.Array(Schema.String))
@@ -71,6 +76,8 @@ export interface Tender {
   readonly estimatedValueRon: number | null
   readonly estimatedValueEur: number | null
   readonly publishDate: Date
+  /** When the source issued this version of the notice; null when the source does not say. */
+  readonly issuedAt?: Date | null
   readonly sourceUrl: string
   /** Digits only, no RO prefix. */
   readonly winnerFiscalCodes: ReadonlyArray<string>
@@ -130,6 +137,7 @@ export const normalizeTenderRecord = (catalog: CpvCatalog, input: unknown): Eith
         estimatedValueRon: values.ron,
         estimatedValueEur: values.eur,
         publishDate: record.publish_date,
+        issuedAt: record.issued_at ?? null,
         sourceUrl: record.source_url?.trim() ?? "",
         winnerFiscalCodes: winners
       })

@@ -55,6 +55,7 @@ const TenderColumns = Schema.Struct({
   estimatedValueRon: Schema.Array(Schema.NullOr(Schema.Number)),
   estimatedValueEur: Schema.Array(Schema.NullOr(Schema.Number)),
   publishDate: Texts,
+  issuedAt: NullableTexts,
   sourceUrl: Texts,
   winnerFiscalCodes: Texts
 })
@@ -109,11 +110,11 @@ export const TenderStoreLive = Layer.effect(
       execute: (c) => sql`
         INSERT INTO tenders (
           source, source_notice_id, notice_type, title, description, main_cpv, additional_cpvs,
-          authority_id, deadline, estimated_value_ron, estimated_value_eur, publish_date, source_url,
-          winner_fiscal_codes)
+          authority_id, deadline, estimated_value_ron, estimated_value_eur, publish_date, source_issued_at,
+          source_url, winner_fiscal_codes)
         SELECT t.source, t.source_notice_id, t.notice_type, t.title, t.description, t.main_cpv,
           string_to_array(t.additional_cpvs, ',')::char(10)[], t.authority_id, t.deadline, t.ron, t.eur,
-          t.publish_date, t.source_url, string_to_array(t.winners, ',')
+          t.publish_date, t.issued_at, t.source_url, string_to_array(t.winners, ',')
         FROM unnest(
           ${c.source}::text[],
           ${c.sourceNoticeId}::text[],
@@ -127,23 +128,30 @@ export const TenderStoreLive = Layer.effect(
           ${c.estimatedValueRon}::numeric[],
           ${c.estimatedValueEur}::numeric[],
           ${c.publishDate}::timestamptz[],
+          ${c.issuedAt}::timestamptz[],
           ${c.sourceUrl}::text[],
           ${c.winnerFiscalCodes}::text[]
         ) AS t(source, source_notice_id, notice_type, title, description, main_cpv, additional_cpvs,
-               authority_id, deadline, ron, eur, publish_date, source_url, winners)
+               authority_id, deadline, ron, eur, publish_date, issued_at, source_url, winners)
         ON CONFLICT (source, source_notice_id) DO UPDATE SET
-          notice_type = EXCLUDED.notice_type,
-          title = EXCLUDED.title,
-          description = EXCLUDED.description,
-          main_cpv = EXCLUDED.main_cpv,
-          additional_cpvs = EXCLUDED.additional_cpvs,
-          authority_id = EXCLUDED.authority_id,
-          deadline = EXCLUDED.deadline,
-          estimated_value_ron = EXCLUDED.estimated_value_ron,
-          estimated_value_eur = EXCLUDED.estimated_value_eur,
-          publish_date = EXCLUDED.publish_date,
-          source_url = EXCLUDED.source_url,
-          winner_fiscal_codes = EXCLUDED.winner_fiscal_codes,
+          -- An older version read later (the original after its change notice: both dated, the stored one
+          -- later) changes no field and leaves the earlier publication date (the original's, not the
+          -- change's). Undated on either side, the comparison is NULL: the notice read last wins.
+          notice_type = CASE WHEN EXCLUDED.source_issued_at < tenders.source_issued_at THEN tenders.notice_type ELSE EXCLUDED.notice_type END,
+          title = CASE WHEN EXCLUDED.source_issued_at < tenders.source_issued_at THEN tenders.title ELSE EXCLUDED.title END,
+          description = CASE WHEN EXCLUDED.source_issued_at < tenders.source_issued_at THEN tenders.description ELSE EXCLUDED.description END,
+          main_cpv = CASE WHEN EXCLUDED.source_issued_at < tenders.source_issued_at THEN tenders.main_cpv ELSE EXCLUDED.main_cpv END,
+          additional_cpvs = CASE WHEN EXCLUDED.source_issued_at < tenders.source_issued_at THEN tenders.additional_cpvs ELSE EXCLUDED.additional_cpvs END,
+          authority_id = CASE WHEN EXCLUDED.source_issued_at < tenders.source_issued_at THEN tenders.authority_id ELSE EXCLUDED.authority_id END,
+          deadline = CASE WHEN EXCLUDED.source_issued_at < tenders.source_issued_at THEN tenders.deadline ELSE EXCLUDED.deadline END,
+          estimated_value_ron = CASE WHEN EXCLUDED.source_issued_at < tenders.source_issued_at THEN tenders.estimated_value_ron ELSE EXCLUDED.estimated_value_ron END,
+          estimated_value_eur = CASE WHEN EXCLUDED.source_issued_at < tenders.source_issued_at THEN tenders.estimated_value_eur ELSE EXCLUDED.estimated_value_eur END,
+          source_url = CASE WHEN EXCLUDED.source_issued_at < tenders.source_issued_at THEN tenders.source_url ELSE EXCLUDED.source_url END,
+          winner_fiscal_codes = CASE WHEN EXCLUDED.source_issued_at < tenders.source_issued_at THEN tenders.winner_fiscal_codes ELSE EXCLUDED.winner_fiscal_codes END,
+          publish_date = CASE
+            WHEN EXCLUDED.source_issued_at IS NULL OR tenders.source_issued_at IS NULL THEN EXCLUDED.publish_date
+            ELSE least(tenders.publish_date, EXCLUDED.publish_date) END,
+          source_issued_at = greatest(tenders.source_issued_at, EXCLUDED.source_issued_at),
           updated_at = now()
         RETURNING id, source, source_notice_id, (xmax = 0) AS inserted`
     })
@@ -198,6 +206,7 @@ export const TenderStoreLive = Layer.effect(
               estimatedValueRon: unique.map((t) => t.estimatedValueRon),
               estimatedValueEur: unique.map((t) => t.estimatedValueEur),
               publishDate: unique.map((t) => t.publishDate.toISOString()),
+              issuedAt: unique.map((t) => t.issuedAt?.toISOString() ?? null),
               sourceUrl: unique.map((t) => t.sourceUrl),
               winnerFiscalCodes: unique.map((t) => t.winnerFiscalCodes.join(","))
             })

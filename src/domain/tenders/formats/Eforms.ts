@@ -8,7 +8,8 @@ import { all, attr, descendants, first, parseXmlFile, text, type XmlNode } from 
 /**
  * eForms (UBL 2.3) notices: `ContractNotice` (contract) and `ContractAwardNotice` (award, VEAT
  * included); prior information notices are skipped. The source id is the notice UUID; a change
- * notice carries the id of the notice it changes, so importing it updates that tender in place.
+ * notice carries the id of the notice it changes, so importing it updates that tender in place, and
+ * its issue date and time (`issued_at`) keep an older version read later from undoing it.
  * Multilingual texts are read in Romanian when present, else in the notice's language.
  */
 
@@ -137,6 +138,8 @@ const fromEforms = (
       ublDateTime(text(publication?.PublicationDate), undefined) ??
       ublDateTime(text(notice.IssueDate), text(notice.IssueTime)) ??
       "",
+    // Which version of the notice this is: a change notice is issued after the notice it changes.
+    issued_at: ublDateTime(text(notice.IssueDate), text(notice.IssueTime)),
     source_url: publicationId === undefined ? "" : `https://ted.europa.eu/en/notice/-/detail/${publicationId}`,
     winner_fiscal_codes: [...new Set(winnersOf(noticeResult, organizations))]
   }
