@@ -76,11 +76,12 @@ describe("each route's error codes in the served OpenAPI document", () => {
     )
     expect(codesOf("/api/v1/tenders/{id}/score", "get", 400)).not.toContain("INVALID_CURSOR")
 
-    // A HEAD where the GET is charged or counted (src/http/HeadRequests.ts), and nowhere else.
+    // A HEAD where the GET is charged, counted or issues a token (src/http/HeadRequests.ts), and nowhere else.
     for (const path of [
       "/api/v1/tenders",
       "/api/v1/tenders/{id}/score",
       "/api/v1/export/tenders",
+      "/api/v1/reports/jobs/{jobId}/download",
       "/api/v1/reports/download/{token}"
     ]) {
       expect(codesOf(path, "get", 405)).toEqual(["METHOD_NOT_ALLOWED"])

@@ -179,6 +179,26 @@ describe("PDF reports over HTTP", { timeout: 300_000 }, () => {
     expect(pdfs.map((r) => r.status).sort()).toEqual([200, 200, 200, 410])
   })
 
+  it("HEAD on the download-URL endpoint is 405 with Allow: GET and stores no token", async () => {
+    const created = await post(account.companyId, BODY)
+    await completed(created.body.job_id)
+    const tokens = async () =>
+      (
+        await query<{ n: number }>(server, "SELECT count(*)::int AS n FROM download_tokens WHERE job_id = $1", [
+          created.body.job_id
+        ])
+      )[0]!.n
+    const head = await fetch(`${server.baseUrl}/api/v1/reports/jobs/${created.body.job_id}/download`, {
+      method: "HEAD",
+      headers: { authorization: `Bearer ${account.key}` }
+    })
+    expect(head.status).toBe(405)
+    expect(head.headers.get("allow")).toBe("GET")
+    expect(await tokens()).toBe(0)
+    expect((await downloadUrl(created.body.job_id)).status).toBe(200)
+    expect(await tokens()).toBe(1)
+  })
+
   it("an unknown or malformed token is 410 in the uniform body, without authentication", async () => {
     for (const token of ["0".repeat(64), "nope", "A".repeat(64)]) {
       const answer = await request(`${server.baseUrl}/api/v1/reports/download/${token}`)

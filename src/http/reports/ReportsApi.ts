@@ -79,7 +79,7 @@ export class ReportsApi extends HttpApiGroup.make("reports")
     HttpApiEndpoint.get("downloadUrl", "/reports/jobs/:jobId/download")
       .setPath(JobId)
       .addSuccess(Schema.Struct({ download_url: Schema.String, expires_at: UtcTimestamp }))
-      .addError(errors(ApiError.NotFound, ApiError.ReportNotReady))
+      .addError(errors(ApiError.NotFound, ApiError.ReportNotReady, ApiError.MethodNotAllowed))
       .middleware(ApiKeyAuth)
       .annotate(OpenApi.Summary, "A download URL for a completed report")
       .annotate(

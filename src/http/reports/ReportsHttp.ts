@@ -57,6 +57,8 @@ export const ReportsHttpLive = HttpApiBuilder.group(Api, "reports", (handlers) =
       )
       .handle("downloadUrl", ({ path }) =>
         Effect.gen(function* () {
+          // Each GET stores a new token: a HEAD would store one no one can read.
+          yield* refuseHead
           const caller = yield* ApiCaller
           const job = yield* jobs.find(caller.tenantId, path.jobId.toLowerCase())
           if (Option.isNone(job)) return yield* notFound()
