@@ -154,6 +154,21 @@ describe("the native record", () => {
     expect(tender.deadline).toBeNull()
   })
 
+  it("stores a county in one spelling whatever the source writes, and keeps a name that is no county", () => {
+    const countyOf = (county: string | null) =>
+      Either.getOrThrow(
+        normalizeTenderRecord(cpvCatalog, { ...base, contracting_authority: { ...base.contracting_authority, county } })
+      ).authority.county
+    for (const written of ["Constanta", "CONSTANȚA", "JUDETUL CONSTANTA", "Jud. Constanţa", " constanta "]) {
+      expect(countyOf(written), written).toBe("Constanța")
+    }
+    expect(countyOf("Municipiul Bucuresti")).toBe("București")
+    expect(countyOf("Bistrita Nasaud")).toBe("Bistrița-Năsăud")
+    expect(countyOf("Ilfov (Sector agricol)")).toBe("Ilfov (Sector agricol)")
+    expect(countyOf("")).toBeNull()
+    expect(countyOf(null)).toBeNull()
+  })
+
   it("is an award notice when it names winners; winners are normalised and deduplicated", () => {
     const tender = Either.getOrThrow(
       normalizeTenderRecord(cpvCatalog, { ...base, winner_fiscal_codes: ["RO 22505268", "22505268", "n/a"] })

@@ -1,5 +1,6 @@
 import { Either, ParseResult, Schema } from "effect"
 import { eurToRon, ronToEur } from "../Currency.js"
+import { canonicalCounty } from "./CountyDistance.js"
 import { type CpvCatalog, normalizeCpvCode } from "./Cpv.js"
 import { romanianFiscalCodeOfNotice } from "./FiscalCode.js"
 import { normalizeAuthorityName, normalizeRomanianText } from "./RomanianText.js"
@@ -122,7 +123,9 @@ export const normalizeTenderRecord = (catalog: CpvCatalog, input: unknown): Eith
       if (normalizeAuthorityName(name) === "") {
         return Either.left(`contracting_authority.name: no letters or digits in "${authority.name}"`)
       }
-      const county = normalizeRomanianText(authority.county ?? "")
+      // One spelling per county whatever the source writes ("Constanta", "JUDETUL CONSTANTA", NUTS RO223):
+      // the app shows and filters what is stored. A name that is no county is kept as written.
+      const county = canonicalCounty(authority.county ?? "") ?? normalizeRomanianText(authority.county ?? "")
       const values = completeValues(record.estimated_value_ron ?? null, record.estimated_value_eur ?? null)
       return Either.right({
         source: record.source.trim(),

@@ -64,7 +64,7 @@ const toLoadedTender = (row: TenderRow): LoadedTender => ({
   })
 })
 
-/** A stored county in the scorer's spelling (imports may keep `JUDETUL DOLJ`); null when it names none. */
+/** A stored county in the scorer's spelling (imports store it so; a name that is no county is null). */
 const countyOf = (stored: string | null): string | null => (stored === null ? null : canonicalCounty(stored))
 
 /** What scoring reads from PostgreSQL: contract tenders and company profiles (watchlists, award history). */
