@@ -200,6 +200,17 @@ describe("SICAP", () => {
     expect(contractItem({ tenderReceiptDeadlineExport: "08.05.2020 12:00" })).toBe("2020-05-08T09:00:00.000Z")
   })
 
+  it("a list item of an award notice type is an award whatever its number (simplified award, type 13)", () => {
+    const sample = JSON.parse(fixture("sicap/sicap_api_samples.json")).item
+    const typeOf = (noticeNo: string, sysNoticeTypeId: number) =>
+      readTenders(JSON.stringify({ ...sample, noticeNo, sysNoticeTypeId }), "sicap", cpvCatalog).tenders[0]!.noticeType
+    expect(typeOf("SCN1040692", 13)).toBe("award")
+    expect(typeOf("CN1000001", 8)).toBe("award")
+    expect(typeOf("CN1000001", 2)).toBe("contract")
+    expect(typeOf("SCN1040692", 17)).toBe("contract")
+    expect(typeOf("CAN1000001", 2)).toBe("award")
+  })
+
   it("reads a full award notice with its contracts' winners and the lots' county", () => {
     expect(notice).toMatchObject({
       sourceNoticeId: "CAN1008830",

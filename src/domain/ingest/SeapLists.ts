@@ -1,3 +1,5 @@
+import { SEAP_AWARD_NOTICE_TYPES } from "../tenders/formats/Sicap.js"
+
 /**
  * SEAP/SICAP's public lists as the SEAP poller reads them (../shared/sources/README.md, section 2):
  * contract notices, award notices and direct acquisitions, each asked one publication day at a
@@ -9,8 +11,6 @@ export type SeapList = (typeof SEAP_LISTS)[number]
 
 /** Participation notices: CN, SCN (simplified), RFQ and the other calls for competition. */
 const PARTICIPATION_TYPES = [2, 6, 7, 12, 17, 19]
-/** Award notices: CAN, SCAN, PCAN, RFQ award, DCAN. */
-const AWARD_TYPES = [3, 8, 13, 16, 18]
 
 const noticeFilters = {
   sysNoticeStateId: null,
@@ -52,7 +52,7 @@ export const seapListBody = (list: SeapList, day: string, pageIndex: number, pag
         supplierId: null
       }
     : {
-        sysNoticeTypeIds: list === "cn" ? PARTICIPATION_TYPES : AWARD_TYPES,
+        sysNoticeTypeIds: list === "cn" ? PARTICIPATION_TYPES : SEAP_AWARD_NOTICE_TYPES,
         sortProperties: [],
         pageSize,
         pageIndex,

@@ -26,9 +26,14 @@ const str = (value: unknown): string | undefined =>
 /** "77211100-3 - Servicii de exploatare forestiera (Rev.2)" or "33100000-1 Echipamente…" → "77211100-3". */
 const cpvOf = (value: unknown): string | undefined => /^\s*([0-9]{8}(?:-[0-9])?)/.exec(str(value) ?? "")?.[1]
 
-/** Award notices are CAN… (after a competition) and DAN… (direct awards); SICAP notice type 3 is an award. */
+/** SICAP's award notice types (`sysNoticeTypeId`): CAN, SCAN, PCAN, RFQ award, DCAN. The poller's award list asks for these. */
+export const SEAP_AWARD_NOTICE_TYPES: ReadonlyArray<number> = [3, 8, 13, 16, 18]
+
+/** Award notices are CAN… (after a competition) and DAN… (direct awards), or of an award notice type. */
 const noticeTypeOf = (noticeNo: string, typeId: unknown): "contract" | "award" =>
-  /^(CAN|DAN)/i.test(noticeNo) || typeId === 3 ? "award" : "contract"
+  /^(CAN|DAN)/i.test(noticeNo) || (typeof typeId === "number" && SEAP_AWARD_NOTICE_TYPES.includes(typeId))
+    ? "award"
+    : "contract"
 
 const noticeUrl = (type: "contract" | "award", id: unknown) =>
   id === undefined || id === null
