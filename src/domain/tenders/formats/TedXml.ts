@@ -6,8 +6,9 @@ import { type ParsedItem, parsed, skipped } from "./ParsedItem.js"
 import { all, attr, descendants, first, paragraphs, parseXmlFile, text, type XmlNode } from "./Xml.js"
 
 /**
- * TED XML, schema R2.0.9 (`TED_EXPORT`): one notice per file. Contract notices (F02, F05, F21-F24)
- * and award notices (F03, F06, F15, F25) are read; others (prior information, corrigenda,
+ * TED XML, schema R2.0.9 (`TED_EXPORT`): one notice per file. Contract notices (F02, F05, F21-F24,
+ * the qualification system F07, the design contest F12) and award notices (F03, F06, F15, F25, the
+ * design contest's results F13) are read; others (prior information, corrigenda,
  * modifications) are skipped with the form named. The source id is the OJ S notice number (DOC_ID).
  */
 
