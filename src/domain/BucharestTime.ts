@@ -1,28 +1,41 @@
 /**
  * Romanian local time (Europe/Bucharest, DST included): the time zone of the tenders this service
- * is for, of its credit months and of its export dates. The one place that knows the offset.
+ * is for, of its credit months and of its export dates. The one place that knows the offset (of
+ * Bucharest, and of the zone a foreign notice's local times are written in).
  */
 export const BUCHAREST_TIME_ZONE = "Europe/Bucharest"
 
-const offsetName = new Intl.DateTimeFormat("en-US", { timeZone: BUCHAREST_TIME_ZONE, timeZoneName: "longOffset" })
+const offsetNames = new Map<string, Intl.DateTimeFormat>()
 
-/** Minutes Bucharest is ahead of UTC at an instant (120 in winter, 180 in summer). */
-export const bucharestOffsetMinutes = (epochMillis: number): number => {
-  const name = offsetName.formatToParts(epochMillis).find((part) => part.type === "timeZoneName")?.value ?? ""
+/** Minutes an IANA time zone is ahead of UTC at an instant (Bucharest: 120 in winter, 180 in summer). */
+export const zoneOffsetMinutes = (timeZone: string, epochMillis: number): number => {
+  let format = offsetNames.get(timeZone)
+  if (format === undefined) {
+    format = new Intl.DateTimeFormat("en-US", { timeZone, timeZoneName: "longOffset" })
+    offsetNames.set(timeZone, format)
+  }
+  const name = format.formatToParts(epochMillis).find((part) => part.type === "timeZoneName")?.value ?? ""
   const match = /GMT([+-])(\d{2}):(\d{2})/.exec(name)
   return match === null ? 0 : (match[1] === "-" ? -1 : 1) * (Number(match[2]) * 60 + Number(match[3]))
 }
 
+export const bucharestOffsetMinutes = (epochMillis: number): number =>
+  zoneOffsetMinutes(BUCHAREST_TIME_ZONE, epochMillis)
+
 /**
- * The instant of a Bucharest wall-clock time, given as the epoch millis of the same fields read as
- * UTC (`Date.UTC(year, month - 1, day, hour, …)`).
+ * The instant of a wall-clock time in a time zone, given as the epoch millis of the same fields read
+ * as UTC (`Date.UTC(year, month - 1, day, hour, …)`).
  */
-export const bucharestWallClockToInstant = (wallClockAsUtc: number): number => {
+export const wallClockToInstant = (timeZone: string, wallClockAsUtc: number): number => {
   // The offset at the first guess differs from the one at the wanted instant only across a DST
   // change, so one correction suffices.
-  const firstGuess = wallClockAsUtc - bucharestOffsetMinutes(wallClockAsUtc) * 60_000
-  return wallClockAsUtc - bucharestOffsetMinutes(firstGuess) * 60_000
+  const firstGuess = wallClockAsUtc - zoneOffsetMinutes(timeZone, wallClockAsUtc) * 60_000
+  return wallClockAsUtc - zoneOffsetMinutes(timeZone, firstGuess) * 60_000
 }
+
+/** wallClockToInstant in Bucharest. */
+export const bucharestWallClockToInstant = (wallClockAsUtc: number): number =>
+  wallClockToInstant(BUCHAREST_TIME_ZONE, wallClockAsUtc)
 
 /** The Bucharest wall clock at an instant, as a Date whose UTC fields read it. */
 export const bucharestWallClock = (epochMillis: number): Date =>

@@ -68,8 +68,24 @@ describe("TED XML", () => {
     expect(tender.additionalCpvs).toContain("90510000-5")
     expect(tender.additionalCpvs).toHaveLength(11)
     expect(tender.description).toMatch(/^Rammeaftale vedrørende IT-klientudstyr/)
-    expect(tender.deadline?.toISOString()).toBe("2021-01-08T10:00:00.000Z")
+    // "2021-01-08 12:00" in the buyer's time: Denmark, UTC+1 in January.
+    expect(tender.deadline?.toISOString()).toBe("2021-01-08T11:00:00.000Z")
     expect(tender.publishDate.toISOString()).toBe("2020-11-24T22:00:00.000Z")
+  })
+
+  it("reads a deadline written without an offset in the buyer's country's time, Romania's by default", () => {
+    // The UK in May (BST, UTC+1), Germany in March (UTC+1), Czechia in August (UTC+2): 12:00, 08:00, 10:00 local.
+    expect(only("ted-xml/20-156983-001-EXP.xml").deadline?.toISOString()).toBe("2020-05-08T11:00:00.000Z")
+    expect(only("ted-xml/21-051959-001-EXP.xml").deadline?.toISOString()).toBe("2021-03-01T07:00:00.000Z")
+    expect(only("ted-xml/21-363062-001-EXP.xml").deadline?.toISOString()).toBe("2021-08-11T08:00:00.000Z")
+    // A Romanian buyer (or one naming no country we know): Bucharest, UTC+3 in summer.
+    const romanian = fixture("ted-xml/21-363062-001-EXP.xml").replaceAll(
+      '<COUNTRY VALUE="CZ"/>',
+      '<COUNTRY VALUE="RO"/>'
+    )
+    expect(readTenders(romanian, "ted-xml", cpvCatalog).tenders[0]!.deadline?.toISOString()).toBe(
+      "2021-08-11T07:00:00.000Z"
+    )
   })
 
   it("keeps a notice's value only in RON or EUR (GBP, DKK, CZK have no documented rate)", () => {

@@ -1,6 +1,8 @@
 import { Either } from "effect"
+import { BUCHAREST_TIME_ZONE } from "../../BucharestTime.js"
 import { countyFromNuts } from "../Counties.js"
-import { bucharestLocalToIso } from "../LocalTime.js"
+import { timeZoneOfCountry } from "../CountryTimeZones.js"
+import { bucharestLocalToIso, localToIso } from "../LocalTime.js"
 import { recordValueFields, type TenderRecordInput } from "../TenderRecord.js"
 import { type ParsedItem, parsed, skipped } from "./ParsedItem.js"
 import { all, attr, descendants, first, paragraphs, parseXmlFile, text, type XmlNode } from "./Xml.js"
@@ -44,15 +46,17 @@ const estimatedValue = (objectContract: XmlNode, notice: XmlNode) => {
   return recordValueFields(Number(text(node)), attr(node, "CURRENCY"))
 }
 
-const deadlineOf = (form: XmlNode, notice: XmlNode): string | null => {
+/** The deadline, written in the buyer's local time: its country's zone, Bucharest when it names none we know. */
+const deadlineOf = (form: XmlNode, notice: XmlNode, buyerCountry: string | undefined): string | null => {
+  const zone = timeZoneOfCountry(buyerCountry) ?? BUCHAREST_TIME_ZONE
   const procedure = first(form.PROCEDURE)
   const date = text(procedure?.DATE_RECEIPT_TENDERS)
-  if (date !== undefined) return bucharestLocalToIso(date, text(procedure?.TIME_RECEIPT_TENDERS))
+  if (date !== undefined) return localToIso(zone, date, text(procedure?.TIME_RECEIPT_TENDERS))
   // CODIF_DATA carries "20200508 12:00".
   const coded = text(notice.CODED_DATA_SECTION?.CODIF_DATA?.DT_DATE_FOR_SUBMISSION)
   if (coded === undefined) return null
   const [day, time] = coded.split(/\s+/)
-  return bucharestLocalToIso(day ?? "", time)
+  return localToIso(zone, day ?? "", time)
 }
 
 /**
@@ -92,7 +96,7 @@ const fromTedNotice = (notice: XmlNode, docId: string): TenderRecordInput | stri
       fiscal_code: romanianIdOf(first(body)) ?? null,
       county: countyFromNuts(attr(first(body)?.NUTS, "CODE"))
     },
-    deadline: deadlineOf(form, notice),
+    deadline: deadlineOf(form, notice, attr(first(first(body)?.COUNTRY), "VALUE")),
     ...estimatedValue(objectContract, notice),
     publish_date: published === undefined ? "" : (bucharestLocalToIso(published) ?? published),
     source_url: url ?? `https://ted.europa.eu/en/notice/-/detail/${docId}`,
