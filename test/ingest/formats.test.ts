@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest"
+import { timeZoneOfCountry, ZONE_BY_COUNTRY } from "../../src/domain/tenders/CountryTimeZones.js"
 import { detectFormat, parseInput, readTenders } from "../../src/domain/tenders/formats/ImportFormat.js"
 import { NATIVE_CSV_COLUMNS } from "../../src/domain/tenders/formats/NativeCsv.js"
 import { cpvCatalog, fixture, fixtureFiles } from "./support.js"
@@ -71,6 +72,16 @@ describe("TED XML", () => {
     // "2021-01-08 12:00" in the buyer's time: Denmark, UTC+1 in January.
     expect(tender.deadline?.toISOString()).toBe("2021-01-08T11:00:00.000Z")
     expect(tender.publishDate.toISOString()).toBe("2020-11-24T22:00:00.000Z")
+  })
+
+  it("knows a valid time zone for every country it lists, TED's EL and UK included", () => {
+    for (const zone of Object.values(ZONE_BY_COUNTRY)) {
+      expect(() => new Intl.DateTimeFormat("en-US", { timeZone: zone }), zone).not.toThrow()
+    }
+    for (const country of ["EL", "UK", "DK", "RO", "ua", " de "])
+      expect(timeZoneOfCountry(country), country).toBeDefined()
+    expect(timeZoneOfCountry("US")).toBeUndefined()
+    expect(timeZoneOfCountry(undefined)).toBeUndefined()
   })
 
   it("reads a deadline written without an offset in the buyer's country's time, Romania's by default", () => {

@@ -5,7 +5,7 @@
  * zones has its capital's (Portugal: Lisbon, not the Azores; Spain: Madrid, not the Canaries).
  * The EU, the EEA, Switzerland, the candidate countries and the UK: the countries TED publishes for.
  */
-const ZONE_BY_COUNTRY: { readonly [country: string]: string } = {
+export const ZONE_BY_COUNTRY: { readonly [country: string]: string } = {
   AL: "Europe/Tirane",
   AT: "Europe/Vienna",
   BA: "Europe/Sarajevo",
