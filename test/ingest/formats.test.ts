@@ -256,10 +256,11 @@ describe("SICAP", () => {
     expect(notice!.publishDate.toISOString()).toBe("2018-12-10T07:24:07.000Z")
   })
 
-  it("reads a direct award row: winner, county, RON value, Bucharest date", () => {
+  it("reads a direct award row: winner, county, RON value, Bucharest date, the award notice's page", () => {
     const [first] = read("sicap/sicap_pnrr_direct_awards_until_2024-03.csv").tenders
     expect(first).toMatchObject({
       sourceNoticeId: "DAN2144145",
+      sourceUrl: "https://e-licitatie.ro/pub/direct-acquisition/award-notice/view/101206459",
       title: "Servicii emitere aviz de racordare PNRR- SC.PADURENI",
       mainCpv: "71410000-5",
       authority: { name: "COMUNA JARISTEA", fiscalCode: "4298016", county: "Vrancea" },

@@ -42,8 +42,9 @@ const noticeUrl = (type: "contract" | "award", id: unknown) =>
       ? `https://e-licitatie.ro/pub/notices/ca-notices/view-c/${id}`
       : `https://e-licitatie.ro/pub/notices/c-notice/v2/view/${id}`
 
+/** A direct award notice of SEAP's export (`item.daAwardNoticeId`): its public page. */
 const directAwardUrl = (id: string | null) =>
-  id === null ? "" : `https://e-licitatie.ro/pub/direct-acquisitions/view/${id}`
+  id === null ? "" : `https://e-licitatie.ro/pub/direct-acquisition/award-notice/view/${id}`
 
 /** "12130675,84 RON" → {amount, currency}. */
 const parseExportValue = (value: unknown) => {
