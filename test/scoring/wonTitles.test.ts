@@ -9,10 +9,13 @@ import {
 } from "../../src/domain/scoring/Inputs.js"
 import { emptyFindings, scorePair } from "../../src/domain/scoring/Model.js"
 import { explainPair, shortTitle } from "../../src/domain/scoring/Reasons.js"
-import { buildCorpusStats } from "../../src/domain/scoring/Semantic.js"
+import { buildCorpusStats, termContribution } from "../../src/domain/scoring/Semantic.js"
 import { STATED_TEXT_MAX_SCORE } from "../../src/domain/scoring/StatedText.js"
+import { stems, workAndProjectStems } from "../../src/domain/scoring/Text.js"
 import {
   bestWonTitle,
+  PROJECT_NAME_WEIGHT,
+  sharedWithWonTitle,
   WON_TITLE_HISTORY_SHARE,
   WON_TITLE_MIN_MATCH,
   wonTitleMatches
@@ -79,7 +82,8 @@ describe("the text route to won contracts (tsm-1.5.0)", () => {
     const socub = company([won(IT_LOT)])
     const furniture = prepareTender(FURNITURE_LOT)
     const matches = wonTitleMatches(socub, furniture, corpus)
-    expect(matches![0]).toBeGreaterThan(0.9)
+    // "Achiziția … (LOT n)" and the project's long name, which weighs half (tsm-1.8.0): above 0.9 at full weight.
+    expect(matches![0]).toBeGreaterThan(0.7)
     const score = scorePair(socub, furniture, corpus)
     // The CPV tree says 30 and 39 are unrelated; the title says it is the same project's other lot.
     expect(score.factors.cpv.score).toBeCloseTo(matches![0]!, 3)
@@ -195,5 +199,56 @@ describe("the text route to won contracts (tsm-1.5.0)", () => {
   it("quotes a long title by its first words", () => {
     expect(shortTitle("Servicii de curățenie")).toBe("Servicii de curățenie")
     expect(shortTitle(IT_LOT.title)).toBe("Achizitia de echipamente TIC (LOT 1) in cadrul proiectului…")
+  })
+
+  describe("a title's work and the project it was for (tsm-1.8.0)", () => {
+    it("splits a title where it starts naming the project: a quote, proiectul, obiectivul, investiția", () => {
+      const split = (title: string) => {
+        const { work, project } = workAndProjectStems(title)
+        return { work: [...work].sort(), project: [...project].sort() }
+      }
+      expect(split("Servicii de publicitate pentru proiectul „Construire grădiniță Gherla”")).toEqual({
+        work: [...stems("servicii publicitate")].sort(),
+        project: [...stems("proiectul construire grădiniță gherla")].sort()
+      })
+      expect(split("Servicii de verificare tehnica pentru obiectivul Renovarea integrata a Gradinitei").work).toEqual(
+        [...stems("servicii verificare tehnica")].sort()
+      )
+      expect(split("Dirigenție de șantier, INVESTIȚIA I.2 Reabilitare termică").work).toEqual(
+        [...stems("dirigenție șantier")].sort()
+      )
+      // "proiect tehnic" and "management de proiect" are work, not a project's name.
+      expect(split("Elaborare proiect tehnic și management de proiect").project).toEqual([])
+      // No project named, or a work part of fewer than two words: all of it is work.
+      expect(split("Servicii consultanta depunere cererei PNRR").project).toEqual([])
+      expect(split("Achiziție în cadrul proiectului „Dotare școală”").project).toEqual([])
+      expect(split("„Dotarea cu mobilier” - servicii de publicitate").project).toEqual([])
+    })
+
+    it("a word only in the project's name counts PROJECT_NAME_WEIGHT of a word of the work", () => {
+      const verifier = company([
+        won(
+          notice(
+            "verification",
+            "Servicii de verificare tehnică a proiectării pentru proiectul „Renovare energetică moderată a clădirii rezidențiale Fetești”",
+            "71328000-3"
+          )
+        )
+      ])
+      const supervision = prepareTender(
+        notice(
+          "site",
+          "Servicii de verificare și dirigenție de șantier pentru renovare energetică moderată, Fetești",
+          "71520000-9"
+        )
+      )
+      const shared = new Map(sharedWithWonTitle(verifier, supervision, corpus, 0).map((s) => [s.term, s.contribution]))
+      const full = (term: string) => termContribution(term, supervision, corpus)
+      const [verific, renov, fetest] = stems("verificare renovare fetești")
+      expect(shared.get(verific!)).toBeCloseTo(full(verific!), 10)
+      expect(shared.get(renov!)).toBeCloseTo(PROJECT_NAME_WEIGHT * full(renov!), 10)
+      expect(shared.get(fetest!)).toBeCloseTo(PROJECT_NAME_WEIGHT * full(fetest!), 10)
+      expect(PROJECT_NAME_WEIGHT).toBe(0.5)
+    })
   })
 })

@@ -2,7 +2,7 @@ import { type CodeSet, type ContractKind, codeSetOf, contractKindOf } from "./Cp
 import { type ClassFeedback, type FeedbackMark, feedbackByClass } from "./Feedback.js"
 import { type CompanyCounties, companyCountiesOf } from "./Place.js"
 import { indexKey, stems, words } from "./Text.js"
-import { wonTitleIndexOf } from "./WonTitles.js"
+import { type WonTitleIndex, wonTitleIndexOf } from "./WonTitles.js"
 
 /** A tender as the scorer needs it (values in RON; null when unknown). */
 export interface TenderInput {
@@ -157,7 +157,7 @@ export interface PreparedCompany {
   /** The user's marks by CPV class: they shift the cpv factor of the tenders of that class. */
   readonly feedback: ReadonlyMap<string, ClassFeedback>
   /** Each word of the won award titles → the awards (history indexes) whose title has it (WonTitles.ts). */
-  readonly wonTitleIndex: ReadonlyMap<string, ReadonlyArray<number>>
+  readonly wonTitleIndex: WonTitleIndex
 }
 
 /** A profile code as the company wrote it, and whether a watchlist names it (else only a won award does). */

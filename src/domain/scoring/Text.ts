@@ -182,3 +182,27 @@ export const keywordAnchor = (keyword: string): string | null => {
   }
   return best === null ? null : indexKey(best)
 }
+
+/**
+ * Where a title stops naming the work and starts naming the project it is for: an opening quote, or
+ * the project named as such, "proiectul", "obiectivul (de investiții)", "investiția" (articulated:
+ * "proiect tehnic" and "management de proiect" are work). "Servicii de publicitate … a proiectului
+ * „Construire grădiniță …”" is publicity, whatever the project builds.
+ */
+const PROJECT_NAME_START =
+  /["„“”«]|(?<![\p{L}\p{N}])(?:proiect(?:ul|ului)|obiectiv(?:ul|ului)|investi[tțţ]i(?:a|ei|ile|ilor))(?![\p{L}\p{N}])/iu
+
+/**
+ * The stems of a title that name the work, and those found only in the name of the project it is for
+ * (after PROJECT_NAME_START). A title that names no project, or whose work part has fewer than two
+ * content words ("Achiziție în cadrul proiectului …"), is all work.
+ */
+export const workAndProjectStems = (
+  title: string
+): { readonly work: ReadonlySet<string>; readonly project: ReadonlySet<string> } => {
+  const all = new Set(stems(title))
+  const at = title.search(PROJECT_NAME_START)
+  const work = at < 0 ? all : new Set(stems(title.slice(0, at)))
+  if (work.size < 2) return { work: all, project: new Set() }
+  return { work, project: new Set([...all].filter((term) => !work.has(term))) }
+}

@@ -8,7 +8,7 @@ import {
   type SharedTerm,
   termContribution
 } from "./Semantic.js"
-import { stems } from "./Text.js"
+import { workAndProjectStems } from "./Text.js"
 
 /**
  * The text route to the contracts a company won (model tsm-1.5.0). A buyer picks a tender's CPV code,
@@ -36,25 +36,41 @@ export const WON_TITLE_MIN_MATCH = 0.5
  */
 export const WON_TITLE_HISTORY_SHARE = 0.6
 
+/**
+ * What a word found only in the name of the project a contract was for weighs in its title's match
+ * (model tsm-1.8.0), against 1 for a word of the work. A title names the work and, often, the
+ * project ("Servicii de publicitate … a proiectului „Dotarea cu mobilier a școlii …”"): the work is
+ * what the firm does; the project is whom it did it for, which says something (the next lot, the
+ * follow-up of the same project, often go to the same firm) but less, and projects' names are long
+ * and alike ("Renovare energetică …", "Dotarea cu mobilier …"), so at full weight they outweighed the
+ * work and a publicity firm read like a furniture supplier.
+ */
+export const PROJECT_NAME_WEIGHT = 0.5
+
 // Numbers (lot numbers, years, contract numbers) say nothing about a trade: left out, as in the text rule.
 const isNumber = (term: string) => /^[0-9]+$/.test(term)
 
+/** The won awards (indexes in the company's history) whose title has a word, and what it weighs there. */
+export type WonTitleIndex = ReadonlyMap<string, ReadonlyArray<{ readonly award: number; readonly weight: number }>>
+
 /**
  * The company's won titles as an inverted index: each distinct word of a title (numbers left out)
- * → the indexes (in the company's history) of the awards whose title has it. Built once per profile.
+ * → the awards whose title has it, with its weight (1 in the work, PROJECT_NAME_WEIGHT only in the
+ * project's name). Built once per profile.
  */
-export const wonTitleIndexOf = (
-  history: ReadonlyArray<{ readonly title?: string | undefined }>
-): ReadonlyMap<string, ReadonlyArray<number>> => {
-  const index = new Map<string, Array<number>>()
+export const wonTitleIndexOf = (history: ReadonlyArray<{ readonly title?: string | undefined }>): WonTitleIndex => {
+  const index = new Map<string, Array<{ award: number; weight: number }>>()
+  const add = (term: string, award: number, weight: number) => {
+    if (isNumber(term)) return
+    const awards = index.get(term)
+    if (awards === undefined) index.set(term, [{ award, weight }])
+    else awards.push({ award, weight })
+  }
   history.forEach((award, i) => {
     if (award.title === undefined) return
-    for (const term of new Set(stems(award.title))) {
-      if (isNumber(term)) continue
-      const awards = index.get(term)
-      if (awards === undefined) index.set(term, [i])
-      else awards.push(i)
-    }
+    const { work, project } = workAndProjectStems(award.title)
+    for (const term of work) add(term, i, 1)
+    for (const term of project) add(term, i, PROJECT_NAME_WEIGHT)
   })
   return index
 }
@@ -90,7 +106,7 @@ export const wonTitleMatches = (
     if (awards === undefined) continue
     const contribution = (inverseDocumentFrequency(stats, term) * tf * (BM25_K1 + 1)) / (tf + BM25_K1 * lengthNorm)
     sums ??= new Float64Array(company.company.history.length)
-    for (const award of awards) sums[award]! += contribution
+    for (const { award, weight } of awards) sums[award]! += weight * contribution
   }
   if (sums === null) return null
   let counted = false
@@ -131,8 +147,8 @@ export const sharedWithWonTitle = (
 ): ReadonlyArray<SharedTerm> => {
   const shared: Array<SharedTerm> = []
   for (const term of tender.termFrequencies.keys()) {
-    if (company.wonTitleIndex.get(term)?.includes(award) === true)
-      shared.push({ term, contribution: termContribution(term, tender, stats) })
+    const entry = company.wonTitleIndex.get(term)?.find((entry) => entry.award === award)
+    if (entry !== undefined) shared.push({ term, contribution: entry.weight * termContribution(term, tender, stats) })
   }
   return shared.sort((a, b) => b.contribution - a.contribution || (a.term < b.term ? -1 : 1))
 }
