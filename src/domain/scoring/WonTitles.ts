@@ -43,7 +43,8 @@ export const WON_TITLE_HISTORY_SHARE = 0.6
  * what the firm does; the project is whom it did it for, which says something (the next lot, the
  * follow-up of the same project, often go to the same firm) but less, and projects' names are long
  * and alike ("Renovare energetică …", "Dotarea cu mobilier …"), so at full weight they outweighed the
- * work and a publicity firm read like a furniture supplier.
+ * work: a design verifier's contract read more like another trade's tender for a like-named project
+ * than like a verification for another project.
  */
 export const PROJECT_NAME_WEIGHT = 0.5
 
