@@ -131,7 +131,27 @@ describe("watchlists (spec 2.7, 4.6)", () => {
     const lonelyApi = client(server, (await signIn(server, lonely)).accessToken)
     const response = await lonelyApi.post("/api/v1/watchlists", { name: "Nowhere" })
     expect(response.status).toBe(400)
-    expect(response.body.details).toEqual([{ path: "companyId", message: "the account has no company yet" }])
+    expect(response.body.details).toEqual([{ path: "companyId", message: "the account has no active company" }])
+  })
+
+  it("without companyId, a watchlist goes to the first company still active (a deactivated one raises no alert)", async () => {
+    const owner = await seedAccount(server, "consultant")
+    const second = await addCompany(server, owner.tenantId)
+    const ownerApi = client(server, (await signIn(server, owner)).accessToken)
+    expect((await ownerApi.delete(`/api/v1/companies/${owner.companyId}`)).status).toBe(200)
+    const created = await ownerApi.post("/api/v1/watchlists", { name: "After the first company" })
+    expect(created.status).toBe(201)
+    expect(created.body.data.companyId).toBe(second.id)
+    // With no active company left: 400, nothing written.
+    expect((await ownerApi.delete(`/api/v1/companies/${second.id}`)).status).toBe(200)
+    const refused = await ownerApi.post("/api/v1/watchlists", { name: "Nowhere active" })
+    expect(refused.status).toBe(400)
+    expect(refused.body.details).toEqual([{ path: "companyId", message: "the account has no active company" }])
+    const rows = await query<{ n: number }>(
+      server,
+      "SELECT count(*)::int AS n FROM watchlists WHERE name = 'Nowhere active'"
+    )
+    expect(rows[0]!.n).toBe(0)
   })
 
   it("PATCH is partial: unsent fields stay, null clears min/max/authority, a rescore job is queued", async () => {

@@ -129,7 +129,7 @@ export const WatchlistsRepoLive = Layer.effect(
       Request: Schema.String,
       Result: Schema.Struct({ id: Schema.String }),
       execute: (tenantId) => sql`
-        SELECT id FROM companies WHERE tenant_id = ${tenantId} ORDER BY created_at, id LIMIT 1`
+        SELECT id FROM companies WHERE tenant_id = ${tenantId} AND active ORDER BY created_at, id LIMIT 1`
     })
     const activeWatchlists = SqlSchema.findAll({
       Request: Schema.String,
@@ -218,7 +218,8 @@ export const WatchlistsRepoLive = Layer.effect(
         let companyId = fields.companyId
         if (companyId === undefined) {
           const first = yield* firstCompany(tenantId)
-          if (Option.isNone(first)) problems.push({ path: "companyId", message: "the account has no company yet" })
+          // The first company still scored: a deactivated one's watchlists raise no alert.
+          if (Option.isNone(first)) problems.push({ path: "companyId", message: "the account has no active company" })
           companyId = Option.getOrUndefined(first)?.id
         } else {
           const found = yield* sql`SELECT 1 FROM companies WHERE id = ${companyId} AND tenant_id = ${tenantId}`
