@@ -309,8 +309,14 @@ layer(TestLayer, { timeout: Duration.minutes(2) })("the daily digest", (it) => {
         verdict: "RESEARCH",
         deadline: inDays(1)
       })
-      yield* tender({ companyId: user.inactive!, title: "Licitație a firmei inactive", createdAt: hoursAgo(1) })
+      const inactiveOnes = yield* tender({
+        companyId: user.inactive!,
+        title: "Licitație a firmei inactive",
+        createdAt: hoursAgo(1)
+      })
       yield* alerts(user.tenantId, roads, fresh, [false, false, true])
+      // An unread alert of the deactivated company is not counted: the digest leaves that company out.
+      yield* alerts(user.tenantId, user.inactive!, inactiveOnes, [false])
 
       // Another account with nothing to report: its day is recorded, no e-mail.
       const quiet = yield* account({ hour: 6 })

@@ -154,11 +154,17 @@ export const AlertsRepoLive = Layer.effect(
       readonly offset: number
       readonly limit: number
     }) =>
-      Effect.gen(function* () {
-        const { total } = yield* countAlerts(input)
-        const rows = yield* alertsPage(input)
-        return { alerts: rows.map(toAlert), total }
-      }).pipe(Effect.orDie)
+      // One snapshot for both statements: an alert written between them would make `total` disagree with the page.
+      sql
+        .withTransaction(
+          Effect.gen(function* () {
+            yield* sql`SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY`
+            const { total } = yield* countAlerts(input)
+            const rows = yield* alertsPage(input)
+            return { alerts: rows.map(toAlert), total }
+          })
+        )
+        .pipe(Effect.orDie)
 
     const setRead = (input: { readonly tenantId: string; readonly id: string; readonly read: boolean }) =>
       Effect.gen(function* () {

@@ -111,7 +111,10 @@ export const DigestReadsLive = Layer.effect(
     const unread = SqlSchema.single({
       Request: Schema.String,
       Result: Schema.Struct({ n: Schema.Number }),
-      execute: (tenantId) => sql`SELECT count(*)::int AS n FROM alerts WHERE tenant_id = ${tenantId} AND NOT read`
+      // Of the companies the digest reports on: a deactivated company's alerts are left out with it.
+      execute: (tenantId) => sql`
+        SELECT count(*)::int AS n FROM alerts a JOIN companies c ON c.id = a.company_id AND c.active
+        WHERE a.tenant_id = ${tenantId} AND NOT a.read`
     })
 
     return {
