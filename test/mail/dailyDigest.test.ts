@@ -70,6 +70,8 @@ interface TenderInput {
   readonly valueRon?: number | null
   readonly authority?: string
   readonly cancelled?: boolean
+  /** When its scoring first wrote it (null: scored before migration 0034; the digest reads createdAt). */
+  readonly firstScoredAt?: Date
 }
 
 /** A tender that arrived at `createdAt`, scored for the company. */
@@ -82,11 +84,11 @@ const tender = (input: TenderInput) =>
       RETURNING id`
     const [t] = yield* sql<{ id: string; ingest_seq: string }>`
       INSERT INTO tenders (source, source_notice_id, title, main_cpv, authority_id, deadline, estimated_value_ron,
-                           publish_date, created_at, cancelled_at)
+                           publish_date, created_at, cancelled_at, first_scored_at)
       VALUES ('test', ${unique()}, ${input.title}, '45233140-2', ${a!.id},
               ${input.deadline === undefined ? at("2027-06-30T10:00:00Z") : input.deadline},
               ${input.valueRon === undefined ? null : input.valueRon}, ${input.createdAt}, ${input.createdAt},
-              ${input.cancelled ? input.createdAt : null})
+              ${input.cancelled ? input.createdAt : null}, ${input.firstScoredAt ?? null})
       RETURNING id, ingest_seq::text`
     const verdict = input.verdict ?? "GO"
     yield* sql`
@@ -376,13 +378,29 @@ layer(TestLayer, { timeout: Duration.minutes(2) })("the daily digest", (it) => {
       expect(html).toContain(`<a href="${APP_URL}/">`)
       expect(html).not.toMatch(/inactiv|Servicii de curățenie|Termen trecut|anulată|Prea departe/)
 
-      // The next day's "new" starts where this digest ended: only what arrived since.
+      // The next day's "new" starts where this digest ended: only what was scored since. A tender that
+      // arrived a minute before this pass but was scored a minute after it is the next digest's.
+      yield* tender({
+        companyId: water,
+        title: "Sosită înainte, punctată după",
+        createdAt: at("2026-11-20T05:59:00Z"),
+        firstScoredAt: at("2026-11-20T06:01:00Z"),
+        score: 70
+      })
       yield* TestClock.setTime(at("2026-11-21T06:00:00Z"))
-      yield* tender({ companyId: water, title: "Stație de tratare Alba", createdAt: at("2026-11-20T15:00:00Z") })
+      yield* tender({
+        companyId: water,
+        title: "Stație de tratare Alba",
+        createdAt: at("2026-11-20T15:00:00Z"),
+        firstScoredAt: at("2026-11-20T15:02:00Z")
+      })
       expect(yield* sendDue).toEqual({ queued: 1, empty: 1, taken: 0 })
       expect(yield* deliver).toBe(1)
       const [, second] = yield* Effect.promise(() => receiver.waitFor(2))
-      expect(second!.text).toContain("Licitații noi care merită (1):\n  • Stație de tratare Alba")
+      expect(second!.text).toContain(
+        "Licitații noi care merită (2):\n  • Stație de tratare Alba\n    Primăria Timișoara"
+      )
+      expect(second!.text).toContain("  • Sosită înainte, punctată după")
       expect(second!.text).not.toContain("Modernizare drum")
       const sends = yield* sendsOf(user.userId)
       expect(sends[1]!.covered_from).toEqual(sends[0]!.covered_to)

@@ -172,8 +172,18 @@ describe("scoring service on PostgreSQL", () => {
           authority: auth,
           value: 400_000
         })
+        const firstScoredAt = () =>
+          f.sql<{ at: Date | null }>`SELECT first_scored_at AS at FROM tenders WHERE id = ${tender}`.pipe(
+            Effect.map((rows) => rows[0]!.at)
+          )
+        expect(yield* firstScoredAt()).toBeNull()
         const first = yield* scoring.scoreTenders([tender], { isNew: [tender] })
         expect(first).toEqual({ scored: 1, alerts: 2, events: 1 })
+        // Its first scoring is stamped with the scores' own time (the digest's "new" counts from it).
+        const stamped = yield* firstScoredAt()
+        const [{ scored_at }] = (yield* f.sql<{ scored_at: Date }>`
+          SELECT scored_at FROM tender_scores WHERE tender_id = ${tender}`) as unknown as [{ scored_at: Date }]
+        expect(stamped).toEqual(scored_at)
         const alerts = yield* f.sql<{
           watchlist_id: string
         }>`SELECT watchlist_id FROM alerts WHERE tender_id = ${tender}`
@@ -200,6 +210,8 @@ describe("scoring service on PostgreSQL", () => {
         expect(yield* scoring.scoreTenders([tender], { isNew: [tender] })).toEqual({ scored: 1, alerts: 0, events: 0 })
         expect(yield* countOf("alerts", tender)).toBe(2)
         expect(yield* countOf("match_events", tender)).toBe(1)
+        // Scored again (new or not), it keeps its first time.
+        expect(yield* firstScoredAt()).toEqual(stamped)
       })
     )
 

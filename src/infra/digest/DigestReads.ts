@@ -13,7 +13,9 @@ export interface DigestFacts {
 /**
  * The reads behind a digest, for one account. Only biddable tenders count: contract notices that
  * are not cancelled and whose deadline is still ahead (or not given); only active companies.
- * "New" is a tender's first arrival (`tenders.created_at`) inside the window.
+ * "New" is a tender first scored (`tenders.first_scored_at`; its arrival, `created_at`, when scored before
+ * migration 0034) inside the window: scoring follows arrival, so a tender that arrived just before a
+ * pass and was scored after it is the next digest's.
  */
 export class DigestReads extends Context.Tag("DigestReads")<
   DigestReads,
@@ -90,7 +92,9 @@ export const DigestReadsLive = Layer.effect(
       Result: TenderRow,
       execute: ({ tenantId, since, now }) =>
         ranked(
-          sql`s.verdict = 'GO' AND t.created_at > ${since} AND t.created_at <= ${now} AND ${biddable(now)}`,
+          // First scored in the window (arrived in it, for tenders scored before migration 0034).
+          sql`s.verdict = 'GO' AND coalesce(t.first_scored_at, t.created_at) > ${since}
+              AND coalesce(t.first_scored_at, t.created_at) <= ${now} AND ${biddable(now)}`,
           sql`s.overall_score DESC, t.deadline NULLS LAST, t.id`,
           tenantId
         )

@@ -315,6 +315,12 @@ export const makeScoreWriter = Effect.gen(function* () {
               )
               yield* insertScores(scores, scoredAt, mode)
             }
+            // A new tender's first scores: the digest's "new" counts from here (migration 0034).
+            const firstScored = [...new Set(scores.tender)].filter((tenderId) => isNew.has(tenderId))
+            if (firstScored.length > 0) {
+              yield* sql`UPDATE tenders SET first_scored_at = ${scoredAt}
+                         WHERE id = ANY(${firstScored}::uuid[]) AND first_scored_at IS NULL`
+            }
             const { alerts, events } = yield* sink.record(matches)
             return { scored: scores.company.length, alerts, events }
           })
