@@ -127,3 +127,12 @@ export const CountiesInput = Schema.Array(CountyInput).pipe(
     encode: (counties) => counties
   })
 )
+
+/**
+ * A request body that names only its schema's fields: any other field is a 400 naming it ("is
+ * unexpected"), as the OpenAPI document says (`additionalProperties: false`). Ignored, a misspelt
+ * optional field (`cpvcodes`) or one the endpoint does not take (`active` on a watchlist PATCH) was
+ * answered 200 with nothing of it applied.
+ */
+export const StrictBody = <S extends Schema.Schema.Any>(schema: S): S =>
+  schema.annotations({ parseOptions: { onExcessProperty: "error" } }) as S

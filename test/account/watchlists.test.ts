@@ -125,6 +125,31 @@ describe("watchlists (spec 2.7, 4.6)", () => {
     expect(rows[0]!.n).toBe(0)
   })
 
+  it("a field the endpoint does not take is a 400 naming it, POST and PATCH alike; nothing written, no rescore", async () => {
+    const jobsBefore = await rescoreJobs(server, account.companyId)
+    const typo = await create({ name: "Typo", cpvcodes: ["45233140-2"] })
+    expect(typo.status).toBe(400)
+    expect(typo.body).toMatchObject({ statusCode: 400, code: "VALIDATION_ERROR" })
+    expect(typo.body.details).toEqual([{ path: "cpvcodes", message: expect.stringContaining("unexpected") }])
+    const created = await create({ name: "Strict" })
+    expect(created.status).toBe(201)
+    const afterCreate = await rescoreJobs(server, account.companyId)
+    // `active` is not a create field (spec 4.6: PATCH takes a subset of them): refused, not ignored.
+    const patched = await api.patch(`/api/v1/watchlists/${created.body.data.id}`, { active: false, name: "Renamed" })
+    expect(patched.status).toBe(400)
+    expect(patched.body.details.map((d: any) => d.path)).toEqual(["active"])
+    const [row] = await query<{ name: string; active: boolean }>(
+      server,
+      "SELECT name, active FROM watchlists WHERE id = $1",
+      [created.body.data.id]
+    )
+    expect(row).toEqual({ name: "Strict", active: true })
+    expect(await rescoreJobs(server, account.companyId)).toBe(afterCreate)
+    expect(afterCreate).toBe(jobsBefore + 1)
+    const rows = await query<{ n: number }>(server, "SELECT count(*)::int AS n FROM watchlists WHERE name = 'Typo'")
+    expect(rows[0]!.n).toBe(0)
+  })
+
   it("an account without any company cannot create a watchlist (400 on companyId)", async () => {
     const lonely = await seedAccount(server, "starter")
     await query(server, "DELETE FROM companies WHERE tenant_id = $1", [lonely.tenantId])

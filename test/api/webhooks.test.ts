@@ -139,7 +139,9 @@ describe("webhook registration (key API)", () => {
       ["events unknown", valid({ events: ["tender.created"] }), "events.0"],
       ["events with a duplicate", valid({ events: ["tender.matched", "tender.matched"] }), "events"],
       ["events a string", valid({ events: "tender.matched" }), "events"],
-      ["events missing", { url: URL_A, secret: SECRET }, "events"]
+      ["events missing", { url: URL_A, secret: SECRET }, "events"],
+      ["a field the endpoint does not take", valid({ active: true }), "active"],
+      ["a misspelt field", { url: URL_A, secret: SECRET, event: ["tender.matched"] }, "event"]
     ]
     const failures: Array<string> = []
     for (const [label, body, path] of cases) {

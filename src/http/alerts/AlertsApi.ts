@@ -3,7 +3,7 @@ import { ParseResult, Schema } from "effect"
 import { Verdict } from "../../domain/scoring/Verdict.js"
 import { DateTime } from "../../domain/Timestamps.js"
 import { AccessTokenAuth } from "../AccessTokenAuth.js"
-import { isCalendarDate, QueryInteger } from "../Inputs.js"
+import { isCalendarDate, QueryInteger, StrictBody } from "../Inputs.js"
 
 export const Alert = Schema.Struct({
   id: Schema.UUID,
@@ -104,7 +104,7 @@ export class AlertsApi extends HttpApiGroup.make("alerts")
     HttpApiEndpoint.patch("setRead", "/:id")
       .annotate(OpenApi.Summary, "Mark one alert read or unread")
       .setPath(Schema.Struct({ id: Schema.UUID }))
-      .setPayload(Schema.Struct({ read: Schema.Boolean }))
+      .setPayload(StrictBody(Schema.Struct({ read: Schema.Boolean })))
       .addSuccess(Schema.Struct({ data: Alert }))
   )
   .middleware(AccessTokenAuth)

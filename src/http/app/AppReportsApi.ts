@@ -4,6 +4,7 @@ import * as ApiError from "../../domain/ApiErrors.js"
 import { REPORT_CREDIT_COST } from "../../domain/reports/ReportJob.js"
 import { DateString, DateTime } from "../../domain/Timestamps.js"
 import { AccessTokenAuth } from "../AccessTokenAuth.js"
+import { StrictBody } from "../Inputs.js"
 import { CreateReport, ReportStatus } from "../reports/ReportsApi.js"
 import { errors } from "../WireErrors.js"
 
@@ -38,7 +39,7 @@ export class AppReportsApi extends HttpApiGroup.make("appReports")
     HttpApiEndpoint.post("create", "/companies/:companyId/reports")
       .annotate(OpenApi.Summary, "Request a PDF report of a company's scored tenders")
       .setPath(Schema.Struct({ companyId: Schema.UUID }))
-      .setPayload(CreateReport)
+      .setPayload(StrictBody(CreateReport))
       .addSuccess(Schema.Struct({ data: AppReport }), { status: 202 })
       .addError(errors(ApiError.ApiCreditsExhausted, ApiError.RateLimitExceeded))
       .annotate(

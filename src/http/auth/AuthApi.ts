@@ -2,7 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import * as ApiError from "../../domain/ApiErrors.js"
 import { AccessTokenAuth } from "../AccessTokenAuth.js"
-import { Text } from "../Inputs.js"
+import { StrictBody, Text } from "../Inputs.js"
 import { errors } from "../WireErrors.js"
 
 export const TokenPair = Schema.Struct({
@@ -25,7 +25,7 @@ export class AuthApi extends HttpApiGroup.make("auth")
   .add(
     HttpApiEndpoint.post("login", "/login")
       .annotate(OpenApi.Summary, "Log in with e-mail and password: a token pair")
-      .setPayload(LoginRequest)
+      .setPayload(StrictBody(LoginRequest))
       .addSuccess(TokenPair)
       .addError(errors(ApiError.InvalidCredentials, ApiError.RateLimitExceeded))
       .annotate(
@@ -36,7 +36,7 @@ export class AuthApi extends HttpApiGroup.make("auth")
   .add(
     HttpApiEndpoint.post("refresh", "/refresh")
       .annotate(OpenApi.Summary, "Trade a refresh token for a new token pair")
-      .setPayload(RefreshRequest)
+      .setPayload(StrictBody(RefreshRequest))
       .addSuccess(TokenPair)
       .addError(
         errors(

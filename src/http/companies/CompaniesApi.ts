@@ -4,7 +4,7 @@ import * as ApiError from "../../domain/ApiErrors.js"
 import { DateTime } from "../../domain/Timestamps.js"
 import { normalizeFiscalCode } from "../../domain/tenders/FiscalCode.js"
 import { AccessTokenAuth } from "../AccessTokenAuth.js"
-import { atMostCharacters, CountiesInput, NonEmptyText, Text } from "../Inputs.js"
+import { atMostCharacters, CountiesInput, NonEmptyText, StrictBody, Text } from "../Inputs.js"
 import { errors } from "../WireErrors.js"
 import { WorkspaceReaderAuth } from "../WorkspaceReaderAuth.js"
 
@@ -105,7 +105,7 @@ export class CompaniesApi extends HttpApiGroup.make("companies")
   .add(
     HttpApiEndpoint.post("create", "/")
       .annotate(OpenApi.Summary, "Add a client company")
-      .setPayload(CreateCompany)
+      .setPayload(StrictBody(CreateCompany))
       .addSuccess(Schema.Struct({ data: CompanyDetail }), { status: 201 })
       .middleware(AccessTokenAuth)
       .annotate(
@@ -129,7 +129,7 @@ export class CompaniesApi extends HttpApiGroup.make("companies")
     HttpApiEndpoint.patch("update", "/:id")
       .annotate(OpenApi.Summary, "Change a company's name, description, fiscal code or active flag")
       .setPath(CompanyPath)
-      .setPayload(UpdateCompany)
+      .setPayload(StrictBody(UpdateCompany))
       .addSuccess(Schema.Struct({ data: CompanyDetail }))
       .middleware(AccessTokenAuth)
       .annotate(

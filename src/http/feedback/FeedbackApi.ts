@@ -3,6 +3,7 @@ import { Schema } from "effect"
 import * as ApiError from "../../domain/ApiErrors.js"
 import { DateTime } from "../../domain/Timestamps.js"
 import { AccessTokenAuth } from "../AccessTokenAuth.js"
+import { StrictBody } from "../Inputs.js"
 import { errors } from "../WireErrors.js"
 
 /** A user's mark on a tender scored for a company (an extension of ours, issue 21). */
@@ -28,7 +29,7 @@ export class FeedbackApi extends HttpApiGroup.make("feedback")
     HttpApiEndpoint.put("mark", "/companies/:companyId/tenders/:tenderId/feedback")
       .annotate(OpenApi.Summary, "Mark a scored tender relevant or not relevant for the company")
       .setPath(PairPath)
-      .setPayload(MarkFeedback)
+      .setPayload(StrictBody(MarkFeedback))
       .addSuccess(Schema.Struct({ data: FeedbackMark }))
       .annotate(
         OpenApi.Description,

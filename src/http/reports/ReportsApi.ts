@@ -4,7 +4,7 @@ import * as ApiError from "../../domain/ApiErrors.js"
 import { DOWNLOAD_TOKEN_MAX_DOWNLOADS } from "../../domain/reports/DownloadTokenRules.js"
 import { REPORT_CREDIT_COST, REPORT_STATUSES } from "../../domain/reports/ReportJob.js"
 import { ApiKeyAuth } from "../ApiKeyAuth.js"
-import { isCalendarDate } from "../Inputs.js"
+import { isCalendarDate, StrictBody } from "../Inputs.js"
 import { UtcTimestamp } from "../tenders/TendersApi.js"
 import { errors } from "../WireErrors.js"
 
@@ -46,7 +46,7 @@ export class ReportsApi extends HttpApiGroup.make("reports")
   .add(
     HttpApiEndpoint.post("create", "/reports/:companyId/pdf")
       .setPath(Schema.Struct({ companyId: Schema.UUID }))
-      .setPayload(CreateReport)
+      .setPayload(StrictBody(CreateReport))
       .addSuccess(
         Schema.Struct({
           job_id: Schema.UUID,

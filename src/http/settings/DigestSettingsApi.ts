@@ -1,6 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { AccessTokenAuth } from "../AccessTokenAuth.js"
+import { StrictBody } from "../Inputs.js"
 
 const DigestHour = Schema.Int.pipe(
   Schema.between(0, 23, { message: () => "must be a whole hour from 0 to 23 (Bucharest time)" })
@@ -26,7 +27,7 @@ export class DigestSettingsApi extends HttpApiGroup.make("digestSettings")
   .add(
     HttpApiEndpoint.put("setDigest", "/digest")
       .annotate(OpenApi.Summary, "Turn the daily digest on or off, at a Bucharest hour")
-      .setPayload(ChangeDigestSettings)
+      .setPayload(StrictBody(ChangeDigestSettings))
       .addSuccess(Schema.Struct({ data: DigestSettings }))
       .annotate(
         OpenApi.Description,

@@ -3,7 +3,7 @@ import { Schema } from "effect"
 import * as ApiError from "../../domain/ApiErrors.js"
 import { DateTime } from "../../domain/Timestamps.js"
 import { AccessTokenAuth } from "../AccessTokenAuth.js"
-import { atMostCharacters, TrimmedText } from "../Inputs.js"
+import { atMostCharacters, StrictBody, TrimmedText } from "../Inputs.js"
 import { errors } from "../WireErrors.js"
 
 export const ApiKeySummary = Schema.Struct({
@@ -29,7 +29,7 @@ export class SettingsApi extends HttpApiGroup.make("settings")
   .add(
     HttpApiEndpoint.post("createApiKey", "/api-keys")
       .annotate(OpenApi.Summary, "Create an API key; the full key is shown once")
-      .setPayload(CreateApiKey)
+      .setPayload(StrictBody(CreateApiKey))
       .addSuccess(Schema.Struct({ data: CreatedApiKey }), { status: 201 })
       .addError(errors(ApiError.ApiKeyLimitExceeded))
       .annotate(OpenApi.Description, "422 API_KEY_LIMIT_EXCEEDED when 3 keys are already active.")

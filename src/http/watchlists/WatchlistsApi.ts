@@ -3,7 +3,7 @@ import { Schema } from "effect"
 import * as ApiError from "../../domain/ApiErrors.js"
 import { DateTime } from "../../domain/Timestamps.js"
 import { AccessTokenAuth } from "../AccessTokenAuth.js"
-import { CountiesInput, NonEmptyText } from "../Inputs.js"
+import { CountiesInput, NonEmptyText, StrictBody } from "../Inputs.js"
 import { errors } from "../WireErrors.js"
 
 export const Watchlist = Schema.Struct({
@@ -70,7 +70,7 @@ export class WatchlistsApi extends HttpApiGroup.make("watchlists")
   .add(
     HttpApiEndpoint.post("create", "/")
       .annotate(OpenApi.Summary, "Create a watchlist")
-      .setPayload(CreateWatchlist)
+      .setPayload(StrictBody(CreateWatchlist))
       .addSuccess(Schema.Struct({ data: Watchlist }), { status: 201 })
       .addError(errors(ApiError.WatchlistLimitReached))
       .annotate(
@@ -82,7 +82,7 @@ export class WatchlistsApi extends HttpApiGroup.make("watchlists")
     HttpApiEndpoint.patch("update", "/:id")
       .annotate(OpenApi.Summary, "Change a watchlist; unsent fields stay as they are")
       .setPath(WatchlistPath)
-      .setPayload(UpdateWatchlist)
+      .setPayload(StrictBody(UpdateWatchlist))
       .addSuccess(Schema.Struct({ data: Watchlist }))
   )
   .add(

@@ -3,6 +3,7 @@ import { Schema } from "effect"
 import * as ApiError from "../../domain/ApiErrors.js"
 import { DateTime } from "../../domain/Timestamps.js"
 import { AccessTokenAuth } from "../AccessTokenAuth.js"
+import { StrictBody } from "../Inputs.js"
 import { errors } from "../WireErrors.js"
 import { CreateWebhook, WebhookEventName } from "./WebhooksApi.js"
 
@@ -37,7 +38,7 @@ export class WebhookDashboardApi extends HttpApiGroup.make("webhookDashboard")
   .add(
     HttpApiEndpoint.post("createWebhook", "/webhooks")
       .annotate(OpenApi.Summary, "Register a webhook from the app")
-      .setPayload(CreateWebhook)
+      .setPayload(StrictBody(CreateWebhook))
       .addSuccess(Schema.Struct({ data: DashboardWebhook }), { status: 201 })
       .addError(errors(ApiError.WebhookLimitExceeded))
       .annotate(

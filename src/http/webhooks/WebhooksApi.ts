@@ -12,6 +12,7 @@ import {
 } from "../../domain/webhooks/Registration.js"
 import { TenderMatchedBody } from "../../domain/webhooks/TenderMatchedBody.js"
 import { ApiKeyAuth } from "../ApiKeyAuth.js"
+import { StrictBody } from "../Inputs.js"
 import { UtcTimestamp } from "../tenders/TendersApi.js"
 import { errors } from "../WireErrors.js"
 
@@ -107,7 +108,7 @@ const free = "Costs 0 credits; counts against the general rate limit (60 per min
 export class WebhooksApi extends HttpApiGroup.make("webhooks")
   .add(
     HttpApiEndpoint.post("create", "/webhooks")
-      .setPayload(CreateWebhook)
+      .setPayload(StrictBody(CreateWebhook))
       .addSuccess(CreatedWebhook, { status: 201 })
       .addError(errors(ApiError.WebhookLimitExceeded))
       .annotate(OpenApi.Summary, "Register a webhook")
