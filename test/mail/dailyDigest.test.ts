@@ -84,12 +84,15 @@ const tender = (input: TenderInput) =>
       RETURNING id`
     const [t] = yield* sql<{ id: string; ingest_seq: string }>`
       INSERT INTO tenders (source, source_notice_id, title, main_cpv, authority_id, deadline, estimated_value_ron,
-                           publish_date, created_at, cancelled_at, first_scored_at)
+                           publish_date, created_at, cancelled_at)
       VALUES ('test', ${unique()}, ${input.title}, '45233140-2', ${a!.id},
               ${input.deadline === undefined ? at("2027-06-30T10:00:00Z") : input.deadline},
               ${input.valueRon === undefined ? null : input.valueRon}, ${input.createdAt}, ${input.createdAt},
-              ${input.cancelled ? input.createdAt : null}, ${input.firstScoredAt ?? null})
+              ${input.cancelled ? input.createdAt : null})
       RETURNING id, ingest_seq::text`
+    if (input.firstScoredAt !== undefined) {
+      yield* sql`INSERT INTO tender_first_scores (tender_id, scored_at) VALUES (${t!.id}, ${input.firstScoredAt})`
+    }
     const verdict = input.verdict ?? "GO"
     yield* sql`
       INSERT INTO tender_scores (company_id, tender_id, overall_score, overall_confidence, verdict, score_semantic,

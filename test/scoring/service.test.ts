@@ -173,8 +173,8 @@ describe("scoring service on PostgreSQL", () => {
           value: 400_000
         })
         const firstScoredAt = () =>
-          f.sql<{ at: Date | null }>`SELECT first_scored_at AS at FROM tenders WHERE id = ${tender}`.pipe(
-            Effect.map((rows) => rows[0]!.at)
+          f.sql<{ at: Date }>`SELECT scored_at AS at FROM tender_first_scores WHERE tender_id = ${tender}`.pipe(
+            Effect.map((rows) => rows[0]?.at ?? null)
           )
         expect(yield* firstScoredAt()).toBeNull()
         const first = yield* scoring.scoreTenders([tender], { isNew: [tender] })

@@ -13,7 +13,7 @@ export interface DigestFacts {
 /**
  * The reads behind a digest, for one account. Only biddable tenders count: contract notices that
  * are not cancelled and whose deadline is still ahead (or not given); only active companies.
- * "New" is a tender first scored (`tenders.first_scored_at`; its arrival, `created_at`, when scored before
+ * "New" is a tender first scored (`tender_first_scores`; its arrival, `created_at`, when scored before
  * migration 0034) inside the window: scoring follows arrival, so a tender that arrived just before a
  * pass and was scored after it is the next digest's.
  */
@@ -87,14 +87,15 @@ export const DigestReadsLive = Layer.effect(
       WHERE rank <= ${DIGEST_TENDERS_PER_SECTION}
       ORDER BY company_id, rank`
 
+    const firstScored = sql`coalesce((SELECT f.scored_at FROM tender_first_scores f WHERE f.tender_id = t.id), t.created_at)`
+
     const newGo = SqlSchema.findAll({
       Request: Window,
       Result: TenderRow,
       execute: ({ tenantId, since, now }) =>
         ranked(
           // First scored in the window (arrived in it, for tenders scored before migration 0034).
-          sql`s.verdict = 'GO' AND coalesce(t.first_scored_at, t.created_at) > ${since}
-              AND coalesce(t.first_scored_at, t.created_at) <= ${now} AND ${biddable(now)}`,
+          sql`s.verdict = 'GO' AND ${firstScored} > ${since} AND ${firstScored} <= ${now} AND ${biddable(now)}`,
           sql`s.overall_score DESC, t.deadline NULLS LAST, t.id`,
           tenantId
         )

@@ -265,8 +265,9 @@ export const makeScoreWriter = Effect.gen(function* () {
   /**
    * Scores the given pairs and writes them in one transaction: score upserts, removal of the
    * earlier scores in `staleScope` (so pairs that are no longer candidates disappear), and the
-   * matches of new tenders (their alerts and events). A `changed` tender (a change notice updated
-   * it) alerts only for the pairs whose verdict rose above the one they had.
+   * matches of new tenders (their alerts and events), and the first-scored time of the `arrived`
+   * ones. A `changed` tender (a change notice updated it) alerts only for the pairs whose verdict rose
+   * above the one they had.
    */
   const scoreAndWrite = (
     pairs: ReadonlyArray<ScoringPair>,
@@ -274,7 +275,9 @@ export const makeScoreWriter = Effect.gen(function* () {
     affinity: CpvAffinity,
     isNew: ReadonlySet<string>,
     staleScope: StaleScope,
-    changed: ReadonlySet<string> = new Set()
+    changed: ReadonlySet<string> = new Set(),
+    /** The batch's new tenders (whether or not a pair of theirs is stored): scored for the first time. */
+    arrived: ReadonlyArray<string> = []
   ) =>
     Effect.gen(function* () {
       ;(yield* Metrics).scoringPairs.inc(pairs.length)
@@ -315,11 +318,10 @@ export const makeScoreWriter = Effect.gen(function* () {
               )
               yield* insertScores(scores, scoredAt, mode)
             }
-            // A new tender's first scores: the digest's "new" counts from here (migration 0034).
-            const firstScored = [...new Set(scores.tender)].filter((tenderId) => isNew.has(tenderId))
-            if (firstScored.length > 0) {
-              yield* sql`UPDATE tenders SET first_scored_at = ${scoredAt}
-                         WHERE id = ANY(${firstScored}::uuid[]) AND first_scored_at IS NULL`
+            // New tenders' first scoring: the digest's "new" counts from here (migration 0034).
+            if (arrived.length > 0) {
+              yield* sql`INSERT INTO tender_first_scores (tender_id, scored_at)
+                         SELECT id, ${scoredAt} FROM unnest(${arrived}::uuid[]) AS id ON CONFLICT DO NOTHING`
             }
             const { alerts, events } = yield* sink.record(matches)
             return { scored: scores.company.length, alerts, events }

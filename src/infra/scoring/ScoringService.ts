@@ -112,9 +112,11 @@ export const makeScoringService = Effect.gen(function* () {
       yield* Effect.logDebug(
         `scoring: ${tenders.length} tenders, ${checked} prefilter pairs, the rule kept ${pairs.length} of ${companies.size} companies, in ${(yield* Clock.currentTimeMillis) - startedAt} ms (${profilesAt - startedAt} ms to the profiles)`
       )
-      const rescored = tenders.map((t) => t.row.id).filter((id) => !isNew.has(id))
-      const changedHere = new Set(tenders.map((t) => t.row.id).filter((id) => changed.has(id)))
-      return yield* writer.scoreAndWrite(pairs, stats, affinity, isNew, { tenderIds: rescored }, changedHere)
+      const ids = tenders.map((t) => t.row.id)
+      const rescored = ids.filter((id) => !isNew.has(id))
+      const changedHere = new Set(ids.filter((id) => changed.has(id)))
+      const arrived = ids.filter((id) => isNew.has(id))
+      return yield* writer.scoreAndWrite(pairs, stats, affinity, isNew, { tenderIds: rescored }, changedHere, arrived)
     })
 
   /** A group's tenders and their candidate index, read and built once for the group's batches. */
