@@ -17,7 +17,8 @@ import {
   type ServiceProcess,
   scrape,
   spawnService,
-  startOtlpReceiver
+  startOtlpReceiver,
+  untilServing
 } from "./support.js"
 
 /**
@@ -61,9 +62,6 @@ describe("metrics, logs and traces of real API and worker processes", () => {
     )
     otlp = await startOtlpReceiver()
     dataDir = mkdtempSync(path.join(tmpdir(), "tss-obs-"))
-    const port = await freePort()
-    apiMetricsPort = await freePort()
-    workerMetricsPort = await freePort()
     const shared = {
       DATABASE_URL: server.databaseUrl,
       DATA_DIR: dataDir,
@@ -71,16 +69,31 @@ describe("metrics, logs and traces of real API and worker processes", () => {
       OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true"
     }
-    api = spawnService("api", { ...shared, PORT: String(port), METRICS_PORT: String(apiMetricsPort) })
-    worker = spawnService("worker", { ...shared, WORKER_METRICS_PORT: String(workerMetricsPort) })
-    baseUrl = `http://127.0.0.1:${port}`
-    await eventually("the API's /health", async () => ((await fetch(`${baseUrl}/health`)).ok ? true : undefined), 120)
-    await eventually(
-      "the worker's /metrics",
-      async () => (await scrape(workerMetricsPort)).samples.length > 0 || undefined,
-      120
-    )
-  }, 180_000)
+    // A free port is free when asked, not when the process binds it: another test file's process may
+    // take it in between. Such a start (EADDRINUSE) is tried again on new ports; any other failure says why.
+    for (let attempt = 1; ; attempt++) {
+      const port = await freePort()
+      apiMetricsPort = await freePort()
+      workerMetricsPort = await freePort()
+      api = spawnService("api", { ...shared, PORT: String(port), METRICS_PORT: String(apiMetricsPort) })
+      worker = spawnService("worker", { ...shared, WORKER_METRICS_PORT: String(workerMetricsPort) })
+      baseUrl = `http://127.0.0.1:${port}`
+      try {
+        await untilServing(api, "the API's /health", async () =>
+          (await fetch(`${baseUrl}/health`)).ok ? true : undefined
+        )
+        await untilServing(
+          worker,
+          "the worker's /metrics",
+          async () => (await scrape(workerMetricsPort)).samples.length > 0 || undefined
+        )
+        break
+      } catch (error) {
+        await Promise.all([api.stop(), worker.stop()])
+        if (attempt === 3 || !`${api.output()}${worker.output()}`.includes("EADDRINUSE")) throw error
+      }
+    }
+  }, 400_000)
 
   afterAll(async () => {
     await Promise.all([api?.stop(), worker?.stop()])

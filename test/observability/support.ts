@@ -21,6 +21,31 @@ export const eventually = async <A>(what: string, check: () => Promise<A | undef
   throw new Error(`timed out waiting for ${what}`)
 }
 
+/**
+ * Polls `check` while `service` runs: fails at once, with the end of its output, when the process
+ * exits, and with the same on timeout (a start that failed says why instead of "timed out").
+ */
+export const untilServing = async <A>(
+  service: ServiceProcess,
+  what: string,
+  check: () => Promise<A | undefined>,
+  seconds = 120
+): Promise<A> => {
+  const deadline = Date.now() + seconds * 1000
+  const failure = (why: string) => new Error(`${what}: ${why}; its output ends with:\n${service.output().slice(-2000)}`)
+  while (Date.now() < deadline) {
+    if (service.child.exitCode !== null || service.child.signalCode !== null) {
+      throw failure(`the process exited (${service.child.exitCode ?? service.child.signalCode})`)
+    }
+    try {
+      const value = await check()
+      if (value !== undefined) return value
+    } catch {}
+    await pause(200)
+  }
+  throw failure(`not ready after ${seconds} s`)
+}
+
 export interface ServiceProcess {
   readonly child: ChildProcess
   /** Everything it wrote on stdout and stderr so far. */
