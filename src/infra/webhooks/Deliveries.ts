@@ -2,7 +2,6 @@ import { SqlClient, type Statement } from "@effect/sql"
 import { Context, Duration, Effect, Layer, Schema } from "effect"
 import type { TenderMatch } from "../../domain/scoring/MatchEvent.js"
 import {
-  AUTOMATIC_ATTEMPTS,
   DeliveryRetrySchedule,
   isSuccessStatus,
   outcomeOf,
@@ -57,7 +56,10 @@ export type AttemptResult =
 export type FinishResult = "succeeded" | "pending" | "failed" | "lost"
 
 /** The failure e-mail (spec 3): names the webhook, the delivery, the event and the last error. */
-export const failureMessage = (delivery: StartedDelivery, lastError: string) => ({
+export const failureMessage = (
+  delivery: Pick<StartedDelivery, "id" | "webhookId" | "url" | "attemptNo">,
+  lastError: string
+) => ({
   subject: `Webhook delivery failed: ${delivery.url}`,
   bodyText: [
     `A ${TENDER_MATCHED} delivery to your webhook could not be delivered after ${delivery.attemptNo} attempts.`,
@@ -212,7 +214,7 @@ export const DeliveriesLive = Layer.effect(
               : { _tag: "dead", error: describe(result) }
         const held = yield* queue.settlement(job, settlement)
         const startedAtDate = new Date(startedAt)
-        const sendsEmail = outcome._tag === "failed" && delivery.attemptNo === AUTOMATIC_ATTEMPTS
+        const failed = outcome._tag === "failed"
         // The attempt happened whatever became of the delivery meanwhile, so it is always logged;
         // when a reaped attempt finishes late beside its successor, the holder's record wins (the
         // upsert overwrites only when this worker still held the delivery). One statement with the
@@ -234,25 +236,50 @@ export const DeliveriesLive = Layer.effect(
             RETURNING 1
           )
           SELECT EXISTS (SELECT 1 FROM updated) AS ours`.pipe(Effect.map((rows) => rows[0]?.ours === true))
-        if (!sendsEmail) return (yield* record) ? status : ("lost" as const)
-        // The e-mail of spec 3 follows the 4th automatic attempt only, in the outcome's transaction; a
-        // failed manual retry is shown in the dashboard where it was started, and sends no second e-mail.
+        if (!failed) return (yield* record) ? status : ("lost" as const)
+        // The e-mail of spec 6.3.4, in the outcome's transaction, once per delivery: a failed manual retry
+        // is shown in the dashboard where it was started, and sends no second e-mail.
         return yield* sql.withTransaction(
           Effect.gen(function* () {
             if (!(yield* record)) return "lost" as const
-            yield* outbox.enqueueForTenant(delivery.tenantId, failureMessage(delivery, describe(result)))
+            if (yield* firstFailureNotice(delivery.id, now)) {
+              yield* outbox.enqueueForTenant(delivery.tenantId, failureMessage(delivery, describe(result)))
+            }
             return status
           })
         )
       }).pipe(Effect.orDie)
 
+    /** Stamps the delivery's failure e-mail; whether this is its first (so the e-mail is to be sent). */
+    const firstFailureNotice = (deliveryId: string, now: Date) =>
+      sql`UPDATE webhook_deliveries SET failure_notified_at = ${now}
+          WHERE id = ${deliveryId} AND failure_notified_at IS NULL RETURNING id`.pipe(
+        Effect.map((rows) => rows.length > 0)
+      )
+
+    // A delivery whose job ran out of claims (its workers stopped, or recording kept failing) is failed
+    // too, and e-mailed like one whose attempts failed, unless it was already.
     const recordDead = (deliveryId: string) =>
-      Effect.flatMap(
-        clockNow,
-        (now) => sql`
-          UPDATE webhook_deliveries SET status = 'failed', updated_at = ${now}
-          WHERE id = ${deliveryId} AND status IN ('pending', 'delivering')`
-      ).pipe(Effect.asVoid, Effect.orDie)
+      sql
+        .withTransaction(
+          Effect.gen(function* () {
+            const now = yield* clockNow
+            const [dead] = yield* sql<{ tenant_id: string; webhook_id: string; url: string; attempt_count: number }>`
+              UPDATE webhook_deliveries d SET status = 'failed', updated_at = ${now}
+              FROM webhooks w
+              WHERE d.id = ${deliveryId} AND d.status IN ('pending', 'delivering') AND w.id = d.webhook_id
+              RETURNING d.tenant_id, d.webhook_id, w.url, d.attempt_count`
+            if (dead === undefined || !(yield* firstFailureNotice(deliveryId, now))) return
+            yield* outbox.enqueueForTenant(
+              dead.tenant_id,
+              failureMessage(
+                { id: deliveryId, webhookId: dead.webhook_id, url: dead.url, attemptNo: dead.attempt_count },
+                "the delivery's job stopped before an answer was recorded (dead-lettered by the queue)"
+              )
+            )
+          })
+        )
+        .pipe(Effect.orDie)
 
     return { recordMatches, startClaimed, finish, recordDead }
   })
