@@ -94,8 +94,9 @@ export const DigestReadsLive = Layer.effect(
       Result: TenderRow,
       execute: ({ tenantId, since, now }) =>
         ranked(
-          // First scored in the window (arrived in it, for tenders scored before migration 0034).
-          sql`s.verdict = 'GO' AND ${firstScored} > ${since} AND ${firstScored} <= ${now} AND ${biddable(now)}`,
+          // First scored in the window (arrived in it, for tenders scored before migration 0034); one range
+          // test, so the lookup runs once per row.
+          sql`s.verdict = 'GO' AND tstzrange(${since}, ${now}, '(]') @> ${firstScored} AND ${biddable(now)}`,
           sql`s.overall_score DESC, t.deadline NULLS LAST, t.id`,
           tenantId
         )

@@ -33,6 +33,30 @@ export class TenderStore extends Context.Tag("TenderStore")<
 const Texts = Schema.Array(Schema.String)
 const NullableTexts = Schema.Array(Schema.NullOr(Schema.String))
 
+/**
+ * The ON CONFLICT assignments of a notice's own fields: an older version read after the stored one
+ * (both dated, the stored one later) keeps the stored value; undated on either side the comparison
+ * is NULL, so the notice read last wins.
+ */
+const KEEP_NEWER_VERSION = [
+  "notice_type",
+  "title",
+  "description",
+  "main_cpv",
+  "additional_cpvs",
+  "authority_id",
+  "deadline",
+  "estimated_value_ron",
+  "estimated_value_eur",
+  "source_url",
+  "winner_fiscal_codes"
+]
+  .map(
+    (column) =>
+      `${column} = CASE WHEN EXCLUDED.source_issued_at < tenders.source_issued_at THEN tenders.${column} ELSE EXCLUDED.${column} END`
+  )
+  .join(",\n")
+
 /** Authorities to upsert, column by column (unnest). */
 const AuthorityColumns = Schema.Struct({
   name: Texts,
@@ -134,20 +158,9 @@ export const TenderStoreLive = Layer.effect(
         ) AS t(source, source_notice_id, notice_type, title, description, main_cpv, additional_cpvs,
                authority_id, deadline, ron, eur, publish_date, issued_at, source_url, winners)
         ON CONFLICT (source, source_notice_id) DO UPDATE SET
-          -- An older version read later (the original after its change notice: both dated, the stored one
-          -- later) changes no field and leaves the earlier publication date (the original's, not the
-          -- change's). Undated on either side, the comparison is NULL: the notice read last wins.
-          notice_type = CASE WHEN EXCLUDED.source_issued_at < tenders.source_issued_at THEN tenders.notice_type ELSE EXCLUDED.notice_type END,
-          title = CASE WHEN EXCLUDED.source_issued_at < tenders.source_issued_at THEN tenders.title ELSE EXCLUDED.title END,
-          description = CASE WHEN EXCLUDED.source_issued_at < tenders.source_issued_at THEN tenders.description ELSE EXCLUDED.description END,
-          main_cpv = CASE WHEN EXCLUDED.source_issued_at < tenders.source_issued_at THEN tenders.main_cpv ELSE EXCLUDED.main_cpv END,
-          additional_cpvs = CASE WHEN EXCLUDED.source_issued_at < tenders.source_issued_at THEN tenders.additional_cpvs ELSE EXCLUDED.additional_cpvs END,
-          authority_id = CASE WHEN EXCLUDED.source_issued_at < tenders.source_issued_at THEN tenders.authority_id ELSE EXCLUDED.authority_id END,
-          deadline = CASE WHEN EXCLUDED.source_issued_at < tenders.source_issued_at THEN tenders.deadline ELSE EXCLUDED.deadline END,
-          estimated_value_ron = CASE WHEN EXCLUDED.source_issued_at < tenders.source_issued_at THEN tenders.estimated_value_ron ELSE EXCLUDED.estimated_value_ron END,
-          estimated_value_eur = CASE WHEN EXCLUDED.source_issued_at < tenders.source_issued_at THEN tenders.estimated_value_eur ELSE EXCLUDED.estimated_value_eur END,
-          source_url = CASE WHEN EXCLUDED.source_issued_at < tenders.source_issued_at THEN tenders.source_url ELSE EXCLUDED.source_url END,
-          winner_fiscal_codes = CASE WHEN EXCLUDED.source_issued_at < tenders.source_issued_at THEN tenders.winner_fiscal_codes ELSE EXCLUDED.winner_fiscal_codes END,
+          -- An older version read later (the original after its change notice) changes none of these
+          -- and leaves the earlier publication date (the original's, not the change's): KEEP_NEWER_VERSION.
+          ${sql.literal(KEEP_NEWER_VERSION)},
           publish_date = CASE
             WHEN EXCLUDED.source_issued_at IS NULL OR tenders.source_issued_at IS NULL THEN EXCLUDED.publish_date
             ELSE least(tenders.publish_date, EXCLUDED.publish_date) END,
