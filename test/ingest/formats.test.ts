@@ -137,6 +137,25 @@ describe("TED XML", () => {
 })
 
 describe("eForms", () => {
+  it("values a notice without a procedure estimate by its lots' sum, when every lot states one in one currency", () => {
+    const maximal = fixture("eforms/cn_24_maximal.xml")
+    // The first amount of the file is the procedure's (BT-27-Procedure); the lots' follow.
+    const procedureValue =
+      '<cbc:EstimatedOverallContractAmount currencyID="EUR">9999999.99</cbc:EstimatedOverallContractAmount>'
+    expect(readTenders(maximal, "eforms", cpvCatalog).tenders[0]!.estimatedValueEur).toBe(9999999.99)
+    const lotsOnly = maximal.replace(procedureValue, "")
+    expect(lotsOnly).not.toBe(maximal)
+    // Two lots (LOT-0001, LOT-0002) of EUR 9,999,999.99; the group of lots (GLO-0001) is not added.
+    expect(readTenders(lotsOnly, "eforms", cpvCatalog).tenders[0]!.estimatedValueEur).toBe(19999999.98)
+    // A lot in another currency: no sum.
+    const mixed = lotsOnly.replace(
+      /(<cac:ProcurementProjectLot>\s*<cbc:ID schemeName="Lot">LOT-0002[\s\S]*?EstimatedOverallContractAmount currencyID=)"EUR"/,
+      '$1"RON"'
+    )
+    expect(mixed).not.toBe(lotsOnly)
+    expect(readTenders(mixed, "eforms", cpvCatalog).tenders[0]!.estimatedValueEur).toBeNull()
+  })
+
   it("reads a contract notice in Romanian when the notice has Romanian text", () => {
     const tender = only("eforms/cn_24_multilingual.xml")
     expect(tender).toMatchObject({

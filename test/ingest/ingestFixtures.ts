@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto"
+import * as fs from "node:fs"
 import { FetchHttpClient } from "@effect/platform"
 import { Context, Duration, Effect, Layer } from "effect"
 import { bucharestDate } from "../../src/domain/BucharestTime.js"
@@ -87,4 +88,23 @@ export const publishTed = (ted: FakeTed, fields: Partial<Parameters<typeof eform
     xml: eformsNoticeXml(notice)
   })
   return notice
+}
+
+const AWARD_SAMPLE = fs.readFileSync(
+  new URL("../fixtures/eforms/can_24_minimal-ro-winner.synthetic.xml", import.meta.url),
+  "utf8"
+)
+
+/**
+ * Publishes a real eForms contract award notice at the fake TED (the sample whose winner is the
+ * Romanian firm RO 22505268), under a notice id of its own; the publication number is the test's.
+ */
+export const publishTedAward = (ted: FakeTed, publicationNumber: string) => {
+  const noticeId = randomUUID()
+  ted.publish({
+    publicationNumber,
+    publicationDate: today(),
+    xml: AWARD_SAMPLE.replace("65667997-031a-4198-bd25-7225449ef479", noticeId)
+  })
+  return { noticeId, publicationNumber }
 }

@@ -108,6 +108,30 @@ describe("sicapRecord: award notices (CAN)", () => {
     expect(t.publishDate.toISOString()).toBe("2018-12-10T07:24:07.000Z")
   })
 
+  it("the buyer's county is its address's NUTS code (the real notice leaves `county` null), not where a lot is done", () => {
+    const edit = sample.notice.caNoticeEdit_New
+    expect(edit.section1_New.section1_1.caAddress.county).toBeNull()
+    expect(edit.section1_New.section1_1.caAddress.nutsCodeItem.text).toMatch(/^RO223/)
+    const lots = edit.section2_New.section2_2_New.descriptionList as Array<Record<string, unknown>>
+    const elsewhere = (nutsCode: unknown) => ({
+      ...sample.notice,
+      caNoticeEdit_New: {
+        ...edit,
+        section2_New: {
+          ...edit.section2_New,
+          section2_2_New: {
+            ...edit.section2_New.section2_2_New,
+            descriptionList: lots.map((lot) => ({ ...lot, nutsCode }))
+          }
+        }
+      }
+    })
+    for (const nutsCode of [{ id: 1, text: "RO113 Cluj", localeKey: null }, null]) {
+      const t = tender(sicapRecord("can", { item, detail: elsewhere(nutsCode), contracts: sample.contracts.items }))
+      expect(t.authority.county).toBe("Constanța")
+    }
+  })
+
   it("refuses a detail of another notice (the sample's own item is CAN1031498)", () => {
     expect(sicapRecord("can", { item: sample.item, detail: sample.notice, contracts: sample.contracts.items })).toBe(
       "the detail is of CAN1008830, not CAN1031498"

@@ -2,12 +2,13 @@ import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Duration, Effect } from "effect"
 import { addDays } from "../../src/domain/ingest/PublicationDays.js"
+import { hasCuiControlDigit } from "../../src/domain/tenders/FiscalCode.js"
 import { IngestState } from "../../src/infra/ingest/IngestState.js"
 import { readSeapNoticeJob, SeapPoller } from "../../src/infra/ingest/SeapPoller.js"
 import { TedPoller } from "../../src/infra/ingest/TedPoller.js"
 import { drainDueJobs } from "../../src/infra/queue/JobRunner.js"
 import { seapAwardNotice, seapContractNotice, seapDirectAcquisition } from "../support/FakeSeap.js"
-import { IngestTestLive, publishTed, Seap, Ted, today } from "./ingestFixtures.js"
+import { IngestTestLive, publishTed, publishTedAward, Seap, Ted, today } from "./ingestFixtures.js"
 
 const sicapTender = (noticeNo: string) =>
   Effect.flatMap(
@@ -157,42 +158,73 @@ describe("SEAP poller", () => {
       })
     )
 
-    it.effect("one procedure on TED and SEAP (SEAP cites the TED number) is one tender with both pages", () =>
+    it.effect(
+      "one award on TED and SEAP (SEAP cites the TED number) is one tender with both pages and both winners",
+      () =>
+        Effect.gen(function* () {
+          const ted = yield* Ted
+          const seap = yield* Seap
+          const sql = yield* SqlClient.SqlClient
+          // TED first, then SEAP.
+          const onTed = publishTedAward(ted, "00712001-2026")
+          yield* (yield* TedPoller).poll
+          const onSeap = seapAwardNotice({
+            publicationDate: today(),
+            tedNoticeNo: "2026/S 230-712001",
+            winners: [{ fiscalCode: "RO 22505268" }, { fiscalCode: "14056826" }]
+          })
+          seap.publishAwardNotice(onSeap)
+          yield* (yield* SeapPoller).poll
+          expect(yield* sicapTender(onSeap.item.noticeNo)).toHaveLength(0)
+          const [joined] = yield* sql<{
+            id: string
+            other_source_urls: Array<string>
+            winner_fiscal_codes: Array<string>
+          }>`
+          SELECT id, other_source_urls, winner_fiscal_codes FROM tenders
+          WHERE source = 'ted-eforms' AND source_notice_id = ${onTed.noticeId}`
+          expect(joined?.other_source_urls).toEqual([expect.stringContaining("e-licitatie.ro")])
+          // TED's winner once, then the one only SEAP names.
+          expect(joined?.winner_fiscal_codes).toEqual(["22505268", "14056826"])
+          const [seen] = yield* sql<{ tender_id: string }>`
+          SELECT tender_id FROM ingested_notices WHERE source = 'seap' AND notice_ref = ${onSeap.item.noticeNo}`
+          expect(seen?.tender_id).toBe(joined!.id)
+
+          // SEAP first, then TED.
+          const seapFirst = seapAwardNotice({ publicationDate: today(), tedNoticeNo: "2026/S 230-717001" })
+          seap.publishAwardNotice(seapFirst)
+          yield* (yield* SeapPoller).poll
+          const tedLater = publishTedAward(ted, "00717001-2026")
+          yield* (yield* TedPoller).poll
+          const [fromSeap] = yield* sicapTender(seapFirst.item.noticeNo)
+          expect(fromSeap?.other_source_urls).toEqual([expect.stringContaining(tedLater.publicationNumber)])
+          const tedRows =
+            yield* sql`SELECT id FROM tenders WHERE source = 'ted-eforms' AND source_notice_id = ${tedLater.noticeId}`
+          expect(tedRows).toHaveLength(0)
+        })
+    )
+
+    it.effect("an award of more than one page of contracts (SEAP's take is 200) keeps every winner", () =>
       Effect.gen(function* () {
-        const ted = yield* Ted
         const seap = yield* Seap
         const sql = yield* SqlClient.SqlClient
-        // TED first, then SEAP.
-        const onTed = publishTed(ted)
-        yield* (yield* TedPoller).poll
-        const [number, year] = onTed.publicationNumber.split("-") as [string, string]
-        const onSeap = seapAwardNotice({ publicationDate: today(), tedNoticeNo: `${year}/S 230-${Number(number)}` })
-        seap.publishAwardNotice(onSeap)
-        yield* (yield* SeapPoller).poll
-        expect(yield* sicapTender(onSeap.item.noticeNo)).toHaveLength(0)
-        const [joined] = yield* sql<{ id: string; other_source_urls: Array<string> }>`
-          SELECT id, other_source_urls FROM tenders WHERE source = 'ted-eforms' AND source_notice_id = ${onTed.noticeId}`
-        expect(joined?.other_source_urls).toEqual([expect.stringContaining("e-licitatie.ro")])
-        const [seen] = yield* sql<{ tender_id: string }>`
-          SELECT tender_id FROM ingested_notices WHERE source = 'seap' AND notice_ref = ${onSeap.item.noticeNo}`
-        expect(seen?.tender_id).toBe(joined!.id)
-
-        // SEAP first, then TED.
-        const seapFirst = seapAwardNotice({
-          publicationDate: today(),
-          tedNoticeNo: `${year}/S 230-${Number(number) + 5000}`
+        // 230 valid CUIs: a body, then its control digit.
+        const winners = Array.from({ length: 230 }, (_, i) => {
+          const body = String(1_000_000 + i * 7)
+          const digit = [...Array(10).keys()].find((d) => hasCuiControlDigit(`${body}${d}`))!
+          return { fiscalCode: `${body}${digit}` }
         })
-        seap.publishAwardNotice(seapFirst)
+        const award = seapAwardNotice({ publicationDate: today(), winners })
+        seap.publishAwardNotice(award)
         yield* (yield* SeapPoller).poll
-        const tedLater = publishTed(ted, {
-          publicationNumber: `${String(Number(number) + 5000).padStart(8, "0")}-${year}`
-        })
-        yield* (yield* TedPoller).poll
-        const [fromSeap] = yield* sicapTender(seapFirst.item.noticeNo)
-        expect(fromSeap?.other_source_urls).toEqual([expect.stringContaining(tedLater.publicationNumber)])
-        const tedRows =
-          yield* sql`SELECT id FROM tenders WHERE source = 'ted-eforms' AND source_notice_id = ${tedLater.noticeId}`
-        expect(tedRows).toHaveLength(0)
+        const [stored] = yield* sql<{ winner_fiscal_codes: Array<string> }>`
+          SELECT winner_fiscal_codes FROM tenders WHERE source = 'sicap' AND source_notice_id = ${award.item.noticeNo}`
+        expect(stored!.winner_fiscal_codes).toEqual(winners.map((w) => w.fiscalCode))
+        const asked = seap.requests
+          .filter((r) => r.path.toLowerCase().endsWith("/getcanoticecontracts"))
+          .map((r) => r.body as { skip: number; take: number })
+          .filter((b) => b.take === 200)
+        expect(asked.slice(-2).map((b) => b.skip)).toEqual([0, 200])
       })
     )
 

@@ -58,6 +58,12 @@ describe("TED poller", () => {
           expect(ted.requests.every((r) => String(r.headers["user-agent"]).startsWith("TenderScoringService/"))).toBe(
             true
           )
+          // Each request asks for what it reads: the search JSON, a notice XML.
+          const accepts = (xml: boolean) =>
+            ted.requests.filter((r) => r.path.endsWith("/xml") === xml).map((r) => r.headers.accept)
+          expect(accepts(true).length).toBeGreaterThan(0)
+          expect(new Set(accepts(true))).toEqual(new Set(["application/xml"]))
+          expect(new Set(accepts(false))).toEqual(new Set(["application/json"]))
 
           // One scoring job for the new tenders, marked new (they may alert).
           const jobs = yield* sql<{ payload: { tenderIds: Array<string>; isNew: Array<string> } }>`

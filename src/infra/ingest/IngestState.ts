@@ -55,6 +55,8 @@ export interface SeenNotice {
   readonly tenderId: string | null
   readonly skipReason: string | null
   readonly tedRef: string | null
+  /** The id of the tender record it gave (`tenders.source_notice_id`), when it gave one. */
+  readonly sourceNoticeId: string | null
 }
 
 /**
@@ -81,8 +83,21 @@ export class IngestState extends Context.Tag("IngestState")<
       refs: ReadonlyArray<string>
     ) => Effect.Effect<ReadonlyMap<string, number>>
     readonly markSeen: (notices: ReadonlyArray<SeenNotice>) => Effect.Effect<void>
-    /** The tender another source's notice of the same procedure (same TED number) became. */
-    readonly tenderOfProcedure: (tedRef: string, notSource: SourceName) => Effect.Effect<Option.Option<string>>
+    /** The tender of this notice type another source's notice of the same procedure (same TED number) became. */
+    readonly tenderOfProcedure: (
+      tedRef: string,
+      notSource: SourceName,
+      noticeType: string
+    ) => Effect.Effect<Option.Option<string>>
+    /**
+     * The other source's tender an earlier version of this notice joined: the same notice number (a
+     * SEAP erratum) or the same notice id (an eForms change notice names the notice it changes).
+     */
+    readonly joinedTender: (
+      source: SourceName,
+      ref: string,
+      sourceNoticeId: string
+    ) => Effect.Effect<Option.Option<string>>
   }
 >() {}
 
@@ -179,26 +194,48 @@ export const IngestStateLive = Layer.effect(
         ? Effect.void
         : Effect.flatMap(clockNow, (now) =>
             sql`
-              INSERT INTO ingested_notices (source, notice_ref, version, tender_id, skip_reason, ted_ref, seen_at)
+              INSERT INTO ingested_notices
+                (source, notice_ref, version, tender_id, skip_reason, ted_ref, source_notice_id, seen_at)
               SELECT * FROM unnest(${notices.map((n) => n.source)}::text[], ${notices.map((n) => n.ref)}::text[],
                                    ${notices.map((n) => n.version)}::int[], ${notices.map((n) => n.tenderId)}::uuid[],
                                    ${notices.map((n) => n.skipReason)}::text[], ${notices.map((n) => n.tedRef)}::text[],
+                                   ${notices.map((n) => n.sourceNoticeId)}::text[],
                                    ${notices.map(() => now.toISOString())}::timestamptz[])
               ON CONFLICT (source, notice_ref) DO UPDATE SET
                 version = EXCLUDED.version, tender_id = coalesce(EXCLUDED.tender_id, ingested_notices.tender_id),
                 skip_reason = EXCLUDED.skip_reason, ted_ref = coalesce(EXCLUDED.ted_ref, ingested_notices.ted_ref),
+                source_notice_id = coalesce(EXCLUDED.source_notice_id, ingested_notices.source_notice_id),
                 seen_at = EXCLUDED.seen_at`.pipe(Effect.asVoid, Effect.orDie)
           )
 
-    const tenderOfProcedure = (tedRef: string, notSource: SourceName) =>
+    const firstTender = Effect.map((rows: ReadonlyArray<{ tender_id: string }>) =>
+      Option.fromNullable(rows[0]?.tender_id)
+    )
+
+    const tenderOfProcedure = (tedRef: string, notSource: SourceName, noticeType: string) =>
+      sql<{ tender_id: string }>`
+        SELECT n.tender_id FROM ingested_notices n JOIN tenders t ON t.id = n.tender_id
+        WHERE n.ted_ref = ${tedRef} AND n.source <> ${notSource} AND t.notice_type = ${noticeType}
+        ORDER BY n.seen_at LIMIT 1`.pipe(firstTender, Effect.orDie)
+
+    const joinedTender = (source: SourceName, ref: string, sourceNoticeId: string) =>
       sql<{ tender_id: string }>`
         SELECT tender_id FROM ingested_notices
-        WHERE ted_ref = ${tedRef} AND source <> ${notSource} AND tender_id IS NOT NULL
-        ORDER BY seen_at LIMIT 1`.pipe(
-        Effect.map((rows) => Option.fromNullable(rows[0]?.tender_id)),
-        Effect.orDie
-      )
+        WHERE source = ${source} AND tender_id IS NOT NULL
+          AND (notice_ref = ${ref} OR source_notice_id = ${sourceNoticeId})
+        ORDER BY seen_at DESC LIMIT 1`.pipe(firstTender, Effect.orDie)
 
-    return { open, saveCursor, finishPoll, recordError, count, all, seenVersions, markSeen, tenderOfProcedure }
+    return {
+      open,
+      saveCursor,
+      finishPoll,
+      recordError,
+      count,
+      all,
+      seenVersions,
+      markSeen,
+      tenderOfProcedure,
+      joinedTender
+    }
   })
 )

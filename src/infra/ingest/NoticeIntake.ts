@@ -64,9 +64,35 @@ export const NoticeIntakeLive = Layer.effect(
     // The CPV table does not change while the process runs.
     const catalog = yield* Effect.cached(store.cpvCatalog)
 
-    const joinTender = (tenderId: string, url: string) =>
-      sql`UPDATE tenders SET other_source_urls = array_append(other_source_urls, ${url}), updated_at = now()
-          WHERE id = ${tenderId} AND source_url <> ${url} AND NOT (${url} = ANY(other_source_urls))`.pipe(Effect.orDie)
+    /**
+     * A notice joins the other source's tender of its procedure: its page is kept beside the tender's,
+     * and an award's winners are added to the tender's. A later version of a notice that joined
+     * before (`changes`: a SEAP erratum, an eForms change notice) also moves the facts a change moves,
+     * the deadline and the estimated value, where it gives them. True when one of those moved.
+     */
+    const joinTender = (tenderId: string, tender: Tender, changes: boolean) =>
+      sql<{ moved: boolean }>`
+        UPDATE tenders SET
+          other_source_urls = CASE
+            WHEN tenders.source_url = ${tender.sourceUrl} OR ${tender.sourceUrl} = ANY(tenders.other_source_urls)
+            THEN tenders.other_source_urls
+            ELSE array_append(tenders.other_source_urls, ${tender.sourceUrl}) END,
+          winner_fiscal_codes = tenders.winner_fiscal_codes || ARRAY(
+            SELECT w FROM unnest(${tender.winnerFiscalCodes}::text[]) WITH ORDINALITY AS u(w, i)
+            WHERE w <> ALL(tenders.winner_fiscal_codes) ORDER BY i),
+          deadline = CASE WHEN ${changes} THEN coalesce(${tender.deadline}, tenders.deadline) ELSE tenders.deadline END,
+          estimated_value_ron = CASE WHEN ${changes} THEN coalesce(${tender.estimatedValueRon}, tenders.estimated_value_ron)
+                                ELSE tenders.estimated_value_ron END,
+          estimated_value_eur = CASE WHEN ${changes} THEN coalesce(${tender.estimatedValueEur}, tenders.estimated_value_eur)
+                                ELSE tenders.estimated_value_eur END,
+          updated_at = now()
+        FROM (SELECT deadline, estimated_value_ron FROM tenders WHERE id = ${tenderId} FOR UPDATE) AS before
+        WHERE tenders.id = ${tenderId}
+        RETURNING tenders.deadline IS DISTINCT FROM before.deadline
+          OR tenders.estimated_value_ron IS DISTINCT FROM before.estimated_value_ron AS moved`.pipe(
+        Effect.map((rows) => rows[0]?.moved === true),
+        Effect.orDie
+      )
 
     /** Cancelled procedures are closed from now on (the first cancellation's time is kept). */
     const closeCancelled = (tenderIds: ReadonlyArray<string>) =>
@@ -98,7 +124,7 @@ export const NoticeIntakeLive = Layer.effect(
     const sameProcedureTender = (source: SourceName, notice: PolledNotice, tender: Tender) =>
       Effect.gen(function* () {
         if (notice.tedRef !== null) {
-          const byNumber = yield* state.tenderOfProcedure(notice.tedRef, source)
+          const byNumber = yield* state.tenderOfProcedure(notice.tedRef, source, tender.noticeType)
           if (Option.isSome(byNumber)) return byNumber
         }
         if (tender.authority.fiscalCode === null) return Option.none<string>()
@@ -147,7 +173,8 @@ export const NoticeIntakeLive = Layer.effect(
                 version: notice.version,
                 tenderId: null,
                 skipReason: reason,
-                tedRef: notice.tedRef
+                tedRef: notice.tedRef,
+                sourceNoticeId: null
               })
             }
             const normalized: Array<{ notice: PolledNotice; tender: Tender }> = []
@@ -162,28 +189,37 @@ export const NoticeIntakeLive = Layer.effect(
               if (Either.isLeft(tender)) skip(notice, tender.left)
               else normalized.push({ notice, tender: tender.right })
             }
-            // A notice whose own tender exists updates it; a new one may be a procedure the other
-            // source already brought, which it joins instead of doubling.
+            // A notice whose own tender exists updates it; a later version of one that joined the other
+            // source's tender updates that one; a new one may be a procedure the other source already
+            // brought, which it joins instead of doubling.
             const existing = yield* tenderIds(normalized.map((entry) => entry.tender))
             const toStore: Array<{ notice: PolledNotice; tender: Tender }> = []
-            let joined = 0
+            const joinedIds: Array<{ notice: PolledNotice; tenderId: string }> = []
+            const movedByJoin: Array<string> = []
             for (const { notice, tender } of normalized) {
-              const known = existing.has(keyOf(tender))
-                ? Option.none<string>()
-                : yield* sameProcedureTender(source, notice, tender)
-              if (Option.isSome(known)) {
-                yield* joinTender(known.value, tender.sourceUrl)
-                seen.push({
-                  source,
-                  ref: notice.ref,
-                  version: notice.version,
-                  tenderId: known.value,
-                  skipReason: null,
-                  tedRef: notice.tedRef
-                })
-                joined++
-              } else toStore.push({ notice, tender })
+              if (existing.has(keyOf(tender))) {
+                toStore.push({ notice, tender })
+                continue
+              }
+              const before = yield* state.joinedTender(source, notice.ref, tender.sourceNoticeId)
+              const known = Option.isSome(before) ? before : yield* sameProcedureTender(source, notice, tender)
+              if (Option.isNone(known)) {
+                toStore.push({ notice, tender })
+                continue
+              }
+              if (yield* joinTender(known.value, tender, Option.isSome(before))) movedByJoin.push(known.value)
+              joinedIds.push({ notice, tenderId: known.value })
+              seen.push({
+                source,
+                ref: notice.ref,
+                version: notice.version,
+                tenderId: known.value,
+                skipReason: null,
+                tedRef: notice.tedRef,
+                sourceNoticeId: tender.sourceNoticeId
+              })
             }
+            const joined = joinedIds.length
             const stored = yield* store.upsert(toStore.map((entry) => entry.tender))
             const refused = new Map(stored.failed.map(({ tender, reason }) => [tender, reason]))
             const ids = yield* tenderIds(toStore.map((entry) => entry.tender))
@@ -197,17 +233,20 @@ export const NoticeIntakeLive = Layer.effect(
                   version: notice.version,
                   tenderId: ids.get(keyOf(tender)) ?? null,
                   skipReason: null,
-                  tedRef: notice.tedRef
+                  tedRef: notice.tedRef,
+                  sourceNoticeId: tender.sourceNoticeId
                 })
             }
             yield* state.markSeen(seen)
-            const cancelled = toStore
-              .filter(({ notice }) => notice.cancelled === true)
-              .map(({ tender }) => ids.get(keyOf(tender)))
+            const cancelled = [
+              ...toStore.filter(({ notice }) => notice.cancelled === true).map(({ tender }) => ids.get(keyOf(tender))),
+              ...joinedIds.filter(({ notice }) => notice.cancelled === true).map(({ tenderId }) => tenderId)
+            ]
             yield* closeCancelled(cancelled.filter((id): id is string => id !== undefined))
-            const scored = [...new Set([...stored.inserted, ...stored.updated])]
+            const changed = [...new Set([...stored.updated, ...movedByJoin])]
+            const scored = [...new Set([...stored.inserted, ...changed])]
             if (scored.length > 0) {
-              yield* queue.enqueue(ScoreTenders, { tenderIds: scored, isNew: stored.inserted, changed: stored.updated })
+              yield* queue.enqueue(ScoreTenders, { tenderIds: scored, isNew: stored.inserted, changed })
             }
             if (Option.isSome(cursor)) yield* state.saveCursor(source, cursor.value)
             const skipped = seen.filter((notice) => notice.skipReason !== null)

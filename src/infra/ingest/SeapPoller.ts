@@ -33,8 +33,11 @@ const ListPage = Schema.Struct({
 })
 const decodePage = Schema.decodeUnknown(ListPage)
 
-const Contracts = Schema.Struct({ items: Schema.Array(Schema.Unknown) })
+const Contracts = Schema.Struct({ items: Schema.Array(Schema.Unknown), total: Schema.optional(Schema.Number) })
 const decodeContracts = Schema.decodeUnknownOption(Contracts)
+
+/** SEAP's largest page of an award's contracts (`take`). */
+const CONTRACTS_PAGE = 200
 
 /** "ingest.seap-notice": a listed notice whose detail could not be read during its poll (NOTICE_RETRY). */
 export const ReadSeapNotice = jobKind(
@@ -66,6 +69,24 @@ const makeSeapPoller = Effect.gen(function* () {
     headers: { referer: seapReferer(base) }
   })
 
+  /** Every contract of an award (each names its winner), page by page up to the `total` SEAP gives. */
+  const awardContracts = (caNoticeId: number) =>
+    Effect.gen(function* () {
+      const contracts: Array<unknown> = []
+      while (true) {
+        const body = yield* client.postJson(
+          `${base}/api-pub/C_PUBLIC_CANotice/GetCANoticeContracts`,
+          { caNoticeId, skip: contracts.length, take: CONTRACTS_PAGE },
+          1
+        )
+        const page = Option.getOrUndefined(decodeContracts(body))
+        if (page === undefined) return contracts
+        contracts.push(...page.items)
+        // No total: SEAP says nothing more than this page; a short or empty page is the last one.
+        if (page.items.length < CONTRACTS_PAGE || contracts.length >= (page.total ?? contracts.length)) return contracts
+      }
+    })
+
   /** A listed notice with its detail, as a notice for the intake. */
   const readNotice = (list: SeapList, item: unknown) =>
     Effect.gen(function* () {
@@ -79,18 +100,7 @@ const makeSeapPoller = Effect.gen(function* () {
                 1
               )
             : undefined
-      const contracts =
-        list === "can"
-          ? yield* client
-              .postJson(
-                `${base}/api-pub/C_PUBLIC_CANotice/GetCANoticeContracts`,
-                { caNoticeId: Number(idOf(item, "caNoticeId")), skip: 0, take: 200 },
-                1
-              )
-              .pipe(
-                Effect.map((body) => Option.match(decodeContracts(body), { onNone: () => [], onSome: (c) => c.items }))
-              )
-          : []
+      const contracts = list === "can" ? yield* awardContracts(Number(idOf(item, "caNoticeId"))) : []
       const record = sicapRecord(list, { item, detail, contracts })
       return {
         ref,

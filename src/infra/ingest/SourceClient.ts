@@ -104,7 +104,7 @@ export const makeSourceClient = (options: SourceClientOptions) =>
         client.execute(
           request.pipe(
             HttpClientRequest.setHeaders({ "user-agent": options.userAgent, ...options.headers }),
-            HttpClientRequest.acceptJson
+            HttpClientRequest.accept(expected === "json" ? "application/json" : "application/xml")
           )
         )
       ).pipe(
@@ -143,9 +143,7 @@ export const makeSourceClient = (options: SourceClientOptions) =>
       getJson: (url: string, retries = 4) => sendJson(HttpClientRequest.get(url), retries),
       /** GETs an XML document as text. */
       getXml: (url: string, retries = 4) =>
-        send(HttpClientRequest.get(url).pipe(HttpClientRequest.setHeader("accept", "application/xml")), "xml").pipe(
-          Effect.retry(sourceRetrySchedule(retries))
-        )
+        send(HttpClientRequest.get(url), "xml").pipe(Effect.retry(sourceRetrySchedule(retries)))
     }
   })
 

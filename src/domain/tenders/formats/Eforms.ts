@@ -44,6 +44,22 @@ const cpvsOf = (project: XmlNode | undefined): Array<string | undefined> => [
 const amountOf = (node: unknown) => recordValueFields(Number(text(node)), attr(node, "currencyID"))
 
 /**
+ * The notice's value from its lots, when the procedure states none: the sum of the lots' estimated
+ * values (groups of lots left out), when every lot states one and all in one currency; a part of
+ * the lots, or several currencies, would understate or mix it.
+ */
+const lotsTotal = (lots: ReadonlyArray<XmlNode>) => {
+  const amounts = lots
+    .filter((lot) => attr(first(lot.ID), "schemeName") === "Lot")
+    .map((lot) => first(first(lot.ProcurementProject)?.RequestedTenderTotal)?.EstimatedOverallContractAmount)
+  if (amounts.length === 0 || amounts.some((amount) => amount === undefined)) return amountOf(undefined)
+  const currencies = new Set(amounts.map((amount) => attr(amount, "currencyID")))
+  if (currencies.size !== 1) return amountOf(undefined)
+  const cents = amounts.reduce((sum: number, amount) => sum + Math.round(Number(text(amount)) * 100), 0)
+  return recordValueFields(cents / 100, [...currencies][0])
+}
+
+/**
  * An organisation's company id when it may be a Romanian fiscal code: the organisation is in Romania
  * (or names no country). A foreign national id is no CUI, and authorities are merged and award
  * history matched by fiscal code.
@@ -106,11 +122,7 @@ const fromEforms = (
     .filter((d): d is string => d !== null)
     .sort((a, b) => Date.parse(a) - Date.parse(b))
   const noticeResult = first(extension?.NoticeResult)
-  const lotAmounts = lotProjects.map((p) => first(p?.RequestedTenderTotal)?.EstimatedOverallContractAmount)
-  const value =
-    first(project?.RequestedTenderTotal)?.EstimatedOverallContractAmount ??
-    noticeResult?.TotalAmount ??
-    (lotAmounts.length === 1 ? lotAmounts[0] : undefined)
+  const value = first(project?.RequestedTenderTotal)?.EstimatedOverallContractAmount ?? noticeResult?.TotalAmount
   const cpvs = [...cpvsOf(project), ...lotProjects.flatMap(cpvsOf)].filter((c): c is string => c !== undefined)
   const publication = first(extension?.Publication)
   const publicationId = text(publication?.NoticePublicationID)
@@ -133,7 +145,7 @@ const fromEforms = (
       county: countyFromNuts(text(first(buyer?.PostalAddress)?.CountrySubentityCode))
     },
     deadline: deadlines[0] ?? null,
-    ...amountOf(value),
+    ...(value === undefined ? lotsTotal(lots) : amountOf(value)),
     publish_date:
       ublDateTime(text(publication?.PublicationDate), undefined) ??
       ublDateTime(text(notice.IssueDate), text(notice.IssueTime)) ??

@@ -116,9 +116,13 @@ const fromNotice = (notice: Json, contracts: ReadonlyArray<Json>): TenderRecordI
     cpvOf(lot.mainCPVCodes?.text),
     ...(Array.isArray(lot.secondaryCPVCodes) ? lot.secondaryCPVCodes.map((c: Json) => cpvOf(c?.text)) : [])
   ])
+  // The buyer's county: its address names it, or its NUTS code does (the real notices leave `county`
+  // null and give "RO223 Constanta"); the first lot's place of performance only as a last resort.
+  const nutsOf = (item: Json) => countyFromNuts(/^(RO[0-9]+)/.exec(str(item?.text) ?? "")?.[1])
   const county =
     str(isObject(address.county) ? address.county.text : address.county) ??
-    countyFromNuts(/^(RO[0-9]+)/.exec(str(lots[0]?.nutsCode?.text) ?? "")?.[1])
+    nutsOf(address.nutsCodeItem) ??
+    nutsOf(lots[0]?.nutsCode)
   const winners = contracts.flatMap((contract) => [
     ...(Array.isArray(contract.winners) ? contract.winners.map((w: Json) => str(w?.fiscalNumber)) : []),
     str(contract.winner?.fiscalNumber)

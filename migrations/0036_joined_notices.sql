@@ -1,0 +1,8 @@
+-- A notice that joined the other source's tender of the same procedure keeps updating that tender: its
+-- erratum (same notice number) or change notice (same notice id, eForms ChangedNoticeIdentifier) finds
+-- the join here instead of matching the procedure's facts again, which a moved deadline no longer
+-- matches (a second tender, alerting again). Rows read before this column name no notice id; a SEAP
+-- erratum still finds them by its notice number.
+ALTER TABLE ingested_notices ADD COLUMN source_notice_id text;
+CREATE INDEX ingested_notices_notice_id_idx ON ingested_notices (source, source_notice_id)
+  WHERE source_notice_id IS NOT NULL;
