@@ -116,6 +116,27 @@ describe("GET /api/v1/tenders/:id/score with Accept-Language", () => {
     expect(missing.headers.get("content-language")).toBeNull()
   })
 
+  it("an upper-case company or tender id gives the same reasons (ids are compared as stored, lower-case)", async () => {
+    const lower = await score()
+    const upper = await request(
+      api(server, `/api/v1/tenders/${tenderId.toUpperCase()}/score`, { companyId: account.companyId.toUpperCase() }),
+      { token: account.key }
+    )
+    expect(upper.status).toBe(200)
+    expectLanguage(upper.body, en)
+    expect(upper.body.data).toEqual(lower.body.data)
+  })
+
+  it("an answer given before the handler (a 400 of the query, a 401) does not vary on the language", async () => {
+    const invalid = await request(api(server, `/api/v1/tenders/${tenderId}/score`, { companyId: "bad" }), {
+      token: account.key,
+      headers: { "accept-language": "ro" }
+    })
+    expect(invalid.status).toBe(400)
+    expect(invalid.headers.get("cache-control")).toBe("no-store")
+    expect(invalid.headers.get("content-language")).toBeNull()
+  })
+
   it("the OpenAPI document declares the optional Accept-Language header of the score endpoint", async () => {
     const document: any = await (await fetch(`${server.baseUrl}/api/v1/openapi.json`)).json()
     const operation = document.paths["/api/v1/tenders/{id}/score"].get

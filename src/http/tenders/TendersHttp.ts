@@ -141,12 +141,15 @@ export const TendersHttpLive = HttpApiBuilder.group(Api, "tenders", (handlers) =
         Effect.gen(function* () {
           yield* refuseHead
           const language = yield* negotiateReasonLanguage(headers["accept-language"])
-          const caller = yield* requireOwnCompany(urlParams.companyId)
-          const found = yield* repo.findScore({ companyId: urlParams.companyId, tenderId: path.id })
+          // UUIDs are stored lower-case; the reasons' lookups compare them as text.
+          const companyId = urlParams.companyId.toLowerCase()
+          const tenderId = path.id.toLowerCase()
+          const caller = yield* requireOwnCompany(companyId)
+          const found = yield* repo.findScore({ companyId, tenderId })
           if (Option.isNone(found)) {
             return yield* new ApiError.NotFound({ message: "No such tender scored for this company" })
           }
-          const reasons = yield* explain.reasonsFor(urlParams.companyId, [path.id], language)
+          const reasons = yield* explain.reasonsFor(companyId, [tenderId], language)
           const data = yield* toScoreData(found.value, reasons.get(found.value.tender_id), language)
           const charge = yield* chargeCredits({
             tenantId: caller.tenantId,

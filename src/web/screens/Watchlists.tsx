@@ -1,6 +1,7 @@
 import { type FormEvent, useState } from "react"
 import { useServices } from "../AppContext.js"
 import { Empty, ErrorBox, Field, Loading, Notice } from "../components/ui.js"
+import { amountInput, keywordsInput, parseAmount, splitKeywords } from "../FormInputs.js"
 import { formatMoney } from "../format.js"
 import { useAction, useLoad } from "../hooks.js"
 import { Link, paths } from "../router.js"
@@ -134,7 +135,7 @@ export const WatchlistsScreen = ({ companyId }: { readonly companyId: string }) 
               )}
               {w.keywords.length > 0 && (
                 <p className="small">
-                  {t.watchlists.keywords}: {w.keywords.join(", ")}
+                  {t.watchlists.keywords}: {keywordsInput(w.keywords)}
                 </p>
               )}
               <p className="small muted">
@@ -161,11 +162,6 @@ export const WatchlistsScreen = ({ companyId }: { readonly companyId: string }) 
   )
 }
 
-const parseAmount = (text: string): number | null => {
-  const cleaned = text.replace(/[\s.]/g, "").replace(",", ".")
-  return cleaned === "" ? null : Number(cleaned)
-}
-
 const WatchlistForm = (props: {
   readonly companyId: string
   readonly watchlist: Watchlist | undefined
@@ -176,9 +172,9 @@ const WatchlistForm = (props: {
   const w = props.watchlist
   const [name, setName] = useState(w?.name ?? "")
   const [cpvCodes, setCpvCodes] = useState<ReadonlyArray<string>>(w?.cpvCodes ?? [])
-  const [keywords, setKeywords] = useState(w?.keywords.join(", ") ?? "")
-  const [minValue, setMinValue] = useState(w?.minValue?.toString() ?? "")
-  const [maxValue, setMaxValue] = useState(w?.maxValue?.toString() ?? "")
+  const [keywords, setKeywords] = useState(keywordsInput(w?.keywords ?? []))
+  const [minValue, setMinValue] = useState(amountInput(w?.minValue))
+  const [maxValue, setMaxValue] = useState(amountInput(w?.maxValue))
   const [authorityId, setAuthorityId] = useState(w?.authorityId ?? "")
   const [minScore, setMinScore] = useState(String(w?.minScore ?? 60))
   const [counties, setCounties] = useState<ReadonlyArray<string>>(w?.counties ?? [])
@@ -189,10 +185,7 @@ const WatchlistForm = (props: {
     const fields = {
       name,
       cpvCodes: [...cpvCodes],
-      keywords: keywords
-        .split(",")
-        .map((k) => k.trim())
-        .filter((k) => k !== ""),
+      keywords: splitKeywords(keywords),
       minValue: parseAmount(minValue),
       maxValue: parseAmount(maxValue),
       authorityId: authorityId.trim() === "" ? null : authorityId.trim(),
