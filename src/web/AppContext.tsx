@@ -1,7 +1,7 @@
 import { Cause, Effect as E, type Effect, Exit } from "effect"
 import { createContext, type ReactNode, useContext, useMemo, useSyncExternalStore } from "react"
 import { type ApiClient, makeApiClient } from "./api/client.js"
-import { Session, type TokenStore } from "./session/Session.js"
+import { type Rotation, type RotationChannel, Session, type TokenStore } from "./session/Session.js"
 
 /** Runs one typed API call for the session: the token attached, refreshed once on expiry, errors readable. */
 export type CallApi = <A, Err>(request: (client: ApiClient) => Effect.Effect<A, Err>) => Promise<A>
@@ -18,7 +18,8 @@ const REFRESH_TOKEN_KEY = "tss.refreshToken"
 /**
  * The refresh token lives in sessionStorage: it survives a reload of the tab (the session stays) but
  * not the tab itself, and tabs do not share it, so two tabs never race to rotate one token (a
- * replayed refresh token revokes the whole session). README, "Browser app".
+ * replayed refresh token revokes the whole session). A duplicated tab starts with a copy of it: the
+ * tab that rotates it tells the others (`tabChannel`). README, "Browser app".
  */
 const sessionStorageStore: TokenStore = {
   read: () => window.sessionStorage.getItem(REFRESH_TOKEN_KEY),
@@ -26,6 +27,18 @@ const sessionStorageStore: TokenStore = {
     token === null
       ? window.sessionStorage.removeItem(REFRESH_TOKEN_KEY)
       : window.sessionStorage.setItem(REFRESH_TOKEN_KEY, token)
+}
+
+/** The app's tabs of this origin, told of each refresh-token rotation and logout. */
+const tabChannel = (): RotationChannel | undefined => {
+  if (typeof BroadcastChannel === "undefined") return undefined
+  const channel = new BroadcastChannel("tss.session")
+  return {
+    post: (rotation) => channel.postMessage(rotation),
+    listen: (receive) => {
+      channel.onmessage = (event: MessageEvent<Rotation>) => receive(event.data)
+    }
+  }
 }
 
 /** The failure itself (a tagged API error, a client error), not the FiberFailure wrapping it. */
@@ -45,7 +58,8 @@ export const makeServices = (): AppServices => {
       logout: () => runApi(client.auth.logout())
     },
     sessionStorageStore,
-    { setTimeout: (run, ms) => window.setTimeout(run, ms), clearTimeout: (h) => window.clearTimeout(h as number) }
+    { setTimeout: (run, ms) => window.setTimeout(run, ms), clearTimeout: (h) => window.clearTimeout(h as number) },
+    tabChannel()
   )
   const call: CallApi = (request) => session.call(() => runApi(request(client)))
   return { session, call }

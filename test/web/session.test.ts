@@ -7,7 +7,13 @@ import {
 } from "../../src/domain/ApiErrors.js"
 import { AppError, toAppError } from "../../src/web/api/errors.js"
 import { bucharestDay, daysLeft } from "../../src/web/format.js"
-import { type AuthCalls, REFRESH_AHEAD_SECONDS, Session, type TokenPair } from "../../src/web/session/Session.js"
+import {
+  type AuthCalls,
+  REFRESH_AHEAD_SECONDS,
+  type Rotation,
+  Session,
+  type TokenPair
+} from "../../src/web/session/Session.js"
 import { formatWait } from "../../src/web/strings.js"
 
 /**
@@ -140,6 +146,116 @@ describe("the browser session", () => {
     expect(session.status).toBe("anonymous")
     expect(stored()).toBeNull()
     expect(session.currentAccessToken()).toBeUndefined()
+  })
+})
+
+/**
+ * The server's refresh rule, as far as these tests need it: each refresh rotates the token, and a
+ * replaced token refreshed again (past the server's grace) is a replay that revokes the session.
+ */
+const rotatingServer = () => {
+  let current: string | undefined
+  let issued = 0
+  let revoked = false
+  const refreshes: Array<string> = []
+  const logouts: Array<string> = []
+  let accessExpired = false
+  const issue = (): TokenPair => {
+    issued++
+    current = `refresh-${issued}`
+    return { accessToken: `access-${issued}`, refreshToken: current, expiresIn: 900 }
+  }
+  const auth = (tab: string, access: () => string | undefined): AuthCalls => ({
+    login: async () => issue(),
+    refresh: async (token) => {
+      refreshes.push(`${tab} ${token}`)
+      if (revoked || token !== current) {
+        revoked = true
+        throw new RefreshTokenReused({ message: "replayed" })
+      }
+      accessExpired = false
+      return issue()
+    },
+    logout: async () => {
+      if (accessExpired) throw new AccessTokenExpired({ message: "expired" })
+      logouts.push(`${tab} ${access()}`)
+      revoked = true
+    }
+  })
+  return {
+    auth,
+    refreshes,
+    logouts,
+    revoked: () => revoked,
+    expireAccessTokens: () => {
+      accessExpired = true
+    }
+  }
+}
+
+/** A tab of the app: its own sessionStorage (`stored`), timers it fires by hand, and the app's channel. */
+const tab = (name: string, server: ReturnType<typeof rotatingServer>, channelName: string, stored: string | null) => {
+  let token = stored
+  const timers: Array<() => void> = []
+  const channel = new BroadcastChannel(channelName)
+  let session: Session | undefined
+  session = new Session(
+    server.auth(name, () => session?.currentAccessToken()),
+    { read: () => token, write: (next) => (token = next) },
+    { setTimeout: (run) => timers.push(run), clearTimeout: () => undefined },
+    {
+      post: (rotation) => channel.postMessage(rotation),
+      listen: (receive) => {
+        channel.onmessage = (event: MessageEvent<Rotation>) => receive(event.data)
+      }
+    }
+  )
+  return { session, stored: () => token, fireTimer: () => timers.at(-1)?.(), close: () => channel.close() }
+}
+
+const delivered = () => new Promise((resolve) => setTimeout(resolve, 20))
+
+describe("tabs of one session", () => {
+  it("a duplicated tab (a copy of the stored token) and its original both stay logged in across refreshes", async () => {
+    const server = rotatingServer()
+    const channel = `tss.session.test-${Math.random()}`
+    const original = tab("A", server, channel, null)
+    await original.session.login("a@b.ro", "right")
+    // "Duplicate tab" copies sessionStorage: the copy restores with the same token and rotates it.
+    const copy = tab("B", server, channel, original.stored())
+    await copy.session.restore()
+    await delivered()
+    expect(original.stored()).toBe(copy.stored())
+    // Fourteen minutes on, the original's timer refreshes: with the token the copy left it.
+    original.fireTimer()
+    await delivered()
+    expect(server.revoked()).toBe(false)
+    expect(server.refreshes).toEqual(["B refresh-1", "A refresh-2"])
+    expect(copy.stored()).toBe("refresh-3")
+    copy.fireTimer()
+    await delivered()
+    expect([original.session.status, copy.session.status]).toEqual(["authenticated", "authenticated"])
+    expect(original.session.currentAccessToken()).toBe("access-4")
+    // Logging out in one tab logs the other out too (the server ended the session for both).
+    await copy.session.logout()
+    await delivered()
+    expect(server.logouts).toEqual(["B access-4"])
+    expect([original.session.status, original.stored()]).toEqual(["anonymous", null])
+    original.close()
+    copy.close()
+  })
+
+  it("logout with an access token that expired refreshes first, so the server ends the session", async () => {
+    const server = rotatingServer()
+    const only = tab("A", server, `tss.session.test-${Math.random()}`, null)
+    await only.session.login("a@b.ro", "right")
+    server.expireAccessTokens()
+    await only.session.logout()
+    expect(server.refreshes).toEqual(["A refresh-1"])
+    expect(server.logouts).toEqual(["A access-2"])
+    expect(server.revoked()).toBe(true)
+    expect(only.session.status).toBe("anonymous")
+    only.close()
   })
 })
 

@@ -22,6 +22,23 @@ export interface TokenStore {
   readonly write: (refreshToken: string | null) => void
 }
 
+/**
+ * A refresh token replaced (`to`: the new pair; null: the session was logged out), told to the
+ * other tabs of the app. A duplicated tab starts with a copy of its tab's stored token: without it,
+ * the first of the two to refresh would leave the other a replaced token, and its next refresh, seen
+ * by the server as a stolen token's replay, would end the session in both.
+ */
+export interface Rotation {
+  readonly from: string
+  readonly to: TokenPair | null
+}
+
+/** How tabs tell each other of rotations (a BroadcastChannel in the app). */
+export interface RotationChannel {
+  readonly post: (rotation: Rotation) => void
+  readonly listen: (receive: (rotation: Rotation) => void) => void
+}
+
 export interface Timers {
   readonly setTimeout: (run: () => void, ms: number) => unknown
   readonly clearTimeout: (handle: unknown) => void
@@ -51,8 +68,16 @@ export class Session {
   constructor(
     private readonly auth: AuthCalls,
     private readonly store: TokenStore,
-    private readonly timers: Timers
-  ) {}
+    private readonly timers: Timers,
+    private readonly tabs?: RotationChannel
+  ) {
+    // Another tab holding the same token replaced it (or logged out): follow it.
+    tabs?.listen((rotation) => {
+      if (this.store.read() !== rotation.from) return
+      if (rotation.to === null) this.end(undefined)
+      else this.accept(rotation.to)
+    })
+  }
 
   /** The access token for the next request (undefined when logged out). */
   readonly currentAccessToken = () => this.accessToken
@@ -84,11 +109,15 @@ export class Session {
   }
 
   async logout() {
+    const refreshToken = this.store.read()
     try {
-      if (this.accessToken !== undefined) await this.auth.logout()
+      // An access token that expired (a laptop that slept, a failed silent refresh) is refreshed
+      // first, so the server ends the session instead of answering 401.
+      if (this.accessToken !== undefined) await this.call(() => this.auth.logout())
     } catch {
       // The session ends here whatever the server said (it may already be over).
     }
+    if (refreshToken !== null) this.tabs?.post({ from: refreshToken, to: null })
     this.end(undefined)
   }
 
@@ -103,7 +132,10 @@ export class Session {
     this.refreshing = this.auth
       .refresh(refreshToken)
       .then(
-        (pair) => this.accept(pair),
+        (pair) => {
+          this.accept(pair)
+          this.tabs?.post({ from: refreshToken, to: pair })
+        },
         (failure) => {
           const error = toAppError(failure)
           if (error.code !== undefined && SESSION_ENDED_CODES.has(error.code)) this.end(error.message)
