@@ -46,6 +46,8 @@ export const TestIngestConfig = (overrides: Partial<IngestConfigShape> = {}) =>
         pollEvery: Duration.seconds(1),
         spacing: { ted: Duration.zero, seap: Duration.zero },
         pageSize: 100,
+        // The daily revisit of past days' lists asks 14 more lists: on only where a test wants it.
+        seapRevisitDays: 0,
         userAgent: "TenderScoringService/0.1 (+http://127.0.0.1 test)",
         ...overrides
       }

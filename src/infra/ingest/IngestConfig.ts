@@ -17,6 +17,8 @@ export interface IngestConfigShape {
   readonly spacing: Readonly<Record<SourceName, Duration.Duration>>
   /** INGEST_PAGE_SIZE: notices asked per list page (TED allows 250 at most; tests page by 2). */
   readonly pageSize: number
+  /** Days of SEAP contract-notice lists asked again once a day, for errata and cancellations (0: none). */
+  readonly seapRevisitDays: number
   readonly userAgent: string
 }
 
@@ -70,6 +72,13 @@ export const ingestConfig = Config.all({
     Config.validate({
       message: "INGEST_PAGE_SIZE: Expected a whole number from 1 to 250",
       validation: (n) => n >= 1 && n <= 250
+    })
+  ),
+  seapRevisitDays: Config.integer("INGEST_SEAP_REVISIT_DAYS").pipe(
+    Config.withDefault(14),
+    Config.validate({
+      message: "INGEST_SEAP_REVISIT_DAYS: Expected a whole number from 0 to 90",
+      validation: (n) => n >= 0 && n <= 90
     })
   )
 })

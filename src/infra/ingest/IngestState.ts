@@ -14,7 +14,8 @@ export const SourceStateRow = Schema.Struct({
   last_error_at: Schema.NullOr(Schema.DateFromSelf),
   last_error: Schema.NullOr(Schema.String),
   ingested: Schema.NumberFromString,
-  skipped: Schema.NumberFromString
+  skipped: Schema.NumberFromString,
+  revisited_on: Schema.NullOr(Schema.String)
 })
 export type SourceState = typeof SourceStateRow.Type
 
@@ -74,6 +75,8 @@ export class IngestState extends Context.Tag("IngestState")<
     /** A poll that went to the end: the new watermark, no paging in progress, the success time. */
     readonly finishPoll: (source: SourceName, watermark: string) => Effect.Effect<void>
     readonly recordError: (source: SourceName, message: string) => Effect.Effect<void>
+    /** The past days' lists were asked again on `day` (the SEAP poller's daily revisit). */
+    readonly markRevisited: (source: SourceName, day: string) => Effect.Effect<void>
     readonly count: (source: SourceName, counts: { ingested: number; skipped: number }) => Effect.Effect<void>
     /** Every source, in SOURCE_NAMES order; one never polled shows its defaults. */
     readonly all: Effect.Effect<ReadonlyArray<SourceState>>
@@ -108,7 +111,8 @@ export const IngestStateLive = Layer.effect(
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const columns = sql`name, enabled, watermark::text AS watermark, cursor, last_success_at, last_error_at,
-                        last_error, ingested::text AS ingested, skipped::text AS skipped`
+                        last_error, ingested::text AS ingested, skipped::text AS skipped,
+                        revisited_on::text AS revisited_on`
 
     const stateOf = (source: SourceName) =>
       sql`SELECT ${columns} FROM ingest_sources WHERE name = ${source}`.pipe(
@@ -149,6 +153,12 @@ export const IngestStateLive = Layer.effect(
         )
       )
 
+    const markRevisited = (source: SourceName, day: string) =>
+      sql`UPDATE ingest_sources SET revisited_on = ${day}::date WHERE name = ${source}`.pipe(
+        Effect.asVoid,
+        Effect.orDie
+      )
+
     const count = (source: SourceName, counts: { ingested: number; skipped: number }) =>
       counts.ingested === 0 && counts.skipped === 0
         ? Effect.void
@@ -174,7 +184,8 @@ export const IngestStateLive = Layer.effect(
             last_error_at: null,
             last_error: null,
             ingested: 0,
-            skipped: 0
+            skipped: 0,
+            revisited_on: null
           }
       )
     })
@@ -230,6 +241,7 @@ export const IngestStateLive = Layer.effect(
       saveCursor,
       finishPoll,
       recordError,
+      markRevisited,
       count,
       all,
       seenVersions,

@@ -131,7 +131,7 @@ const makeSeapPoller = Effect.gen(function* () {
     )
 
   /** One page: its notices not read before (or changed since) read, and taken in with the paging state after it. */
-  const takePage = (list: SeapList, items: ReadonlyArray<unknown>, next: SeapCursor) =>
+  const takePage = (list: SeapList, items: ReadonlyArray<unknown>, next: SeapCursor, saveCursor: boolean) =>
     Effect.gen(function* () {
       const listed = items.map((item, index) => ({ item, key: seapItemRef(list, item), index }))
       const malformed: Array<PolledNotice> = listed.flatMap(({ key, index }) =>
@@ -167,7 +167,7 @@ const makeSeapPoller = Effect.gen(function* () {
         )
         yield* Effect.logWarning(`seap: ${failed.length} ${list} notice detail(s) failed; each is retried on its own`)
       }
-      yield* intake.intake("seap", [...malformed, ...read], Option.some(next))
+      yield* intake.intake("seap", [...malformed, ...read], saveCursor ? Option.some(next) : Option.none())
     })
 
   /** Where paging goes after the last page of `list` on `day`. */
@@ -178,7 +178,8 @@ const makeSeapPoller = Effect.gen(function* () {
       : { day, list: following, pageIndex: 0 }
   }
 
-  const pollList = (day: string, list: SeapList, firstPage: number) =>
+  /** The pages of `list` on `day` from `firstPage`; the paging state is saved with each unless revisiting. */
+  const pollList = (day: string, list: SeapList, firstPage: number, saveCursor = true) =>
     Effect.gen(function* () {
       for (let pageIndex = firstPage; ; pageIndex++) {
         const page = yield* listPage(list, day, pageIndex)
@@ -189,9 +190,28 @@ const makeSeapPoller = Effect.gen(function* () {
         }
         const total = page.total ?? 0
         const last = page.items.length < config.pageSize || (pageIndex + 1) * config.pageSize >= total
-        yield* takePage(list, page.items, last ? afterList(day, list) : { day, list, pageIndex: pageIndex + 1 })
+        yield* takePage(
+          list,
+          page.items,
+          last ? afterList(day, list) : { day, list, pageIndex: pageIndex + 1 },
+          saveCursor
+        )
         if (last) return
       }
+    })
+
+  /**
+   * Once a day, the contract-notice lists of the `seapRevisitDays` days before the poll's first day
+   * again: a day's list is otherwise asked on that day only, and an erratum (a deadline moved) or a
+   * cancellation comes days later. Only notices with a higher version (errata, cancellation) are read
+   * again; the paging state is left alone (a failure asks them all again at the next poll).
+   */
+  const revisit = (today: string, firstDay: string) =>
+    Effect.gen(function* () {
+      for (let day = addDays(today, -config.seapRevisitDays); day < firstDay; day = addDays(day, 1)) {
+        yield* pollList(day, "cn", 0, false)
+      }
+      yield* state.markRevisited("seap", today)
     })
 
   const poll = Effect.gen(function* () {
@@ -209,6 +229,7 @@ const makeSeapPoller = Effect.gen(function* () {
       }
     }
     yield* state.finishPoll("seap", today)
+    if (config.seapRevisitDays > 0 && (source.revisited_on ?? "") < today) yield* revisit(today, start)
   })
 
   return { poll, readNotice }
