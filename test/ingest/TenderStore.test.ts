@@ -281,21 +281,28 @@ layer(TenderStoreLive.pipe(Layer.provideMerge(TestDatabaseLive)), { timeout: 60_
       })
   )
 
-  it.effect("without a version (every other format), the notice read last wins, as before", () =>
-    Effect.gen(function* () {
-      const store = yield* TenderStore
-      yield* store.upsert([tender({ source: "undated", title: "Prima versiune" })])
-      yield* store.upsert([
-        tender({ source: "undated", title: "A doua versiune", publish_date: "2026-11-01T07:00:00Z" })
-      ])
-      const sql = yield* SqlClient.SqlClient
-      const [row] = yield* sql<{ title: string; publish_date: Date }>`
+  it.effect(
+    "without a version (every other format), the notice read last wins, but for the earliest publication date",
+    () =>
+      Effect.gen(function* () {
+        const store = yield* TenderStore
+        yield* store.upsert([tender({ source: "undated", title: "Prima versiune" })])
+        yield* store.upsert([
+          tender({ source: "undated", title: "A doua versiune", publish_date: "2026-11-01T07:00:00Z" })
+        ])
+        const sql = yield* SqlClient.SqlClient
+        const [row] = yield* sql<{ title: string; publish_date: Date }>`
         SELECT title, publish_date FROM tenders WHERE source = 'undated'`
-      expect(row).toEqual({ title: "A doua versiune", publish_date: new Date("2026-11-01T07:00:00Z") })
-      // A dated version after an undated one applies; an older dated one after it does not.
-      yield* store.upsert([tender({ source: "undated", title: "Datată", issued_at: "2026-11-10T00:00:00Z" })])
-      yield* store.upsert([tender({ source: "undated", title: "Mai veche", issued_at: "2026-11-09T00:00:00Z" })])
-      expect((yield* tenderRow("undated", "T-1")).title).toBe("Datată")
-    })
+        expect(row).toEqual({ title: "A doua versiune", publish_date: new Date("2026-11-01T07:00:00Z") })
+        // A later date read again (SEAP's state date, moved by an erratum) leaves the publication date.
+        yield* store.upsert([tender({ source: "undated", title: "Eratată", publish_date: "2026-11-24T07:00:00Z" })])
+        const [erratum] = yield* sql<{ title: string; publish_date: Date }>`
+        SELECT title, publish_date FROM tenders WHERE source = 'undated'`
+        expect(erratum).toEqual({ title: "Eratată", publish_date: new Date("2026-11-01T07:00:00Z") })
+        // A dated version after an undated one applies; an older dated one after it does not.
+        yield* store.upsert([tender({ source: "undated", title: "Datată", issued_at: "2026-11-10T00:00:00Z" })])
+        yield* store.upsert([tender({ source: "undated", title: "Mai veche", issued_at: "2026-11-09T00:00:00Z" })])
+        expect((yield* tenderRow("undated", "T-1")).title).toBe("Datată")
+      })
   )
 })

@@ -4,7 +4,7 @@ import { Duration, Effect, Fiber } from "effect"
 import { IngestState } from "../../src/infra/ingest/IngestState.js"
 import { readTedNoticeJob, TedPoller } from "../../src/infra/ingest/TedPoller.js"
 import { drainDueJobs } from "../../src/infra/queue/JobRunner.js"
-import type { FakeTed } from "../support/FakeTed.js"
+import { eformsNoticeXml, type FakeTed } from "../support/FakeTed.js"
 import { eventually, pause } from "../webhooks/fixtures.js"
 import { daysAgo, IngestTestLive, publishTed, Ted, today } from "./ingestFixtures.js"
 
@@ -148,6 +148,25 @@ describe("TED poller", () => {
         expect(yield* tenderOf(failing.noticeId)).toHaveLength(1)
         const [state] = (yield* (yield* IngestState).all).filter((s) => s.name === "ted")
         expect(state!.skipped).toBeGreaterThanOrEqual(1)
+      })
+    )
+
+    it.effect("a notice listed twice in one page (pages shifting under the query) is one tender, read once", () =>
+      Effect.gen(function* () {
+        const ted = yield* Ted
+        const sql = yield* SqlClient.SqlClient
+        const notice = publishTed(ted, { title: "Servicii de curățenie listate de două ori" })
+        ted.publish({
+          publicationNumber: notice.publicationNumber,
+          publicationDate: notice.publicationDate,
+          xml: eformsNoticeXml(notice)
+        })
+        yield* (yield* TedPoller).poll
+        const tenders = yield* sql`SELECT id FROM tenders WHERE source_notice_id = ${notice.noticeId}`
+        expect(tenders).toHaveLength(1)
+        const seen = yield* sql<{ tender_id: string }>`
+          SELECT tender_id FROM ingested_notices WHERE source = 'ted' AND notice_ref = ${notice.publicationNumber}`
+        expect(seen).toEqual([{ tender_id: (tenders[0] as { id: string }).id }])
       })
     )
 

@@ -200,8 +200,11 @@ export const IngestStateLive = Layer.effect(
             Effect.orDie
           )
 
-    const markSeen = (notices: ReadonlyArray<SeenNotice>) =>
-      notices.length === 0
+    // One row per notice: a page listing a notice twice would otherwise fail the statement ("cannot
+    // affect row a second time") and, with it, every later poll of that page. The last reading counts.
+    const markSeen = (all: ReadonlyArray<SeenNotice>) => {
+      const notices = [...new Map(all.map((n) => [`${n.source}\u0000${n.ref}`, n])).values()]
+      return notices.length === 0
         ? Effect.void
         : Effect.flatMap(clockNow, (now) =>
             sql`
@@ -218,6 +221,7 @@ export const IngestStateLive = Layer.effect(
                 source_notice_id = coalesce(EXCLUDED.source_notice_id, ingested_notices.source_notice_id),
                 seen_at = EXCLUDED.seen_at`.pipe(Effect.asVoid, Effect.orDie)
           )
+    }
 
     const firstTender = Effect.map((rows: ReadonlyArray<{ tender_id: string }>) =>
       Option.fromNullable(rows[0]?.tender_id)

@@ -158,12 +158,11 @@ export const TenderStoreLive = Layer.effect(
         ) AS t(source, source_notice_id, notice_type, title, description, main_cpv, additional_cpvs,
                authority_id, deadline, ron, eur, publish_date, issued_at, source_url, winners)
         ON CONFLICT (source, source_notice_id) DO UPDATE SET
-          -- An older version read later (the original after its change notice) changes none of these
-          -- and leaves the earlier publication date (the original's, not the change's): KEEP_NEWER_VERSION.
+          -- An older version read later (the original after its change notice) changes none of these:
+          -- KEEP_NEWER_VERSION. A tender was published when its first version was: a change notice's
+          -- own date, or SEAP's state date that an erratum or a cancellation moves, never moves it.
           ${sql.literal(KEEP_NEWER_VERSION)},
-          publish_date = CASE
-            WHEN EXCLUDED.source_issued_at IS NULL OR tenders.source_issued_at IS NULL THEN EXCLUDED.publish_date
-            ELSE least(tenders.publish_date, EXCLUDED.publish_date) END,
+          publish_date = least(tenders.publish_date, EXCLUDED.publish_date),
           source_issued_at = greatest(tenders.source_issued_at, EXCLUDED.source_issued_at),
           updated_at = now()
         RETURNING id, source, source_notice_id, (xmax = 0) AS inserted`
