@@ -50,7 +50,20 @@ describe("companies: create, edit, deactivate", () => {
     // Only the name is required.
     const bare = await api.post("/api/v1/companies", { name: "Delta SRL" })
     expect(bare.status).toBe(201)
-    expect(bare.body.data).toMatchObject({ description: "", fiscalCode: null })
+    expect(bare.body.data).toMatchObject({ description: "", fiscalCode: null, counties: [] })
+    // The counties it works in (extension) in the same request, canonical; a bad one is a 400, nothing stored.
+    const placed = await api.post("/api/v1/companies", { name: "Epsilon SRL", counties: ["gorj", "Valcea"] })
+    expect(placed.status).toBe(201)
+    expect(placed.body.data.counties).toEqual(["Gorj", "Vâlcea"])
+    const [stored] = await query<{ counties: Array<string> }>(server, "SELECT counties FROM companies WHERE id = $1", [
+      placed.body.data.id
+    ])
+    expect(stored!.counties).toEqual(["Gorj", "Vâlcea"])
+    const unknown = await api.post("/api/v1/companies", { name: "Zeta SRL", counties: ["Atlantida"] })
+    expect(unknown.status).toBe(400)
+    expect(unknown.body.details.map((d: { path: string }) => d.path)).toContain("counties.0")
+    const after = await api.get("/api/v1/companies")
+    expect(after.body.data.map((c: { name: string }) => c.name)).not.toContain("Zeta SRL")
   })
 
   it("refuses a malformed fiscal code or name with a 400 naming the field, storing nothing", async () => {

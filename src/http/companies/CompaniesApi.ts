@@ -72,7 +72,11 @@ const Description = Text.pipe(atMostCharacters(10_000))
 export const CreateCompany = Schema.Struct({
   name: NonEmptyText(200),
   description: Schema.optionalWith(Description, { exact: true }),
-  fiscalCode: Schema.optionalWith(Schema.NullOr(FiscalCodeInput), { exact: true })
+  fiscalCode: Schema.optionalWith(Schema.NullOr(FiscalCodeInput), { exact: true }),
+  counties: Schema.optionalWith(CountiesInput, { exact: true }).annotations({
+    description:
+      "Extension: the counties the company works in (Romanian names, diacritics optional); absent or []: inferred from the award history"
+  })
 })
 
 export const UpdateCompany = Schema.Struct({

@@ -44,7 +44,8 @@ export const CompaniesHttpLive = HttpApiBuilder.group(Api, "companies", (handler
               tenantId,
               name: payload.name,
               description: payload.description ?? "",
-              fiscalCode: payload.fiscalCode ?? null
+              fiscalCode: payload.fiscalCode ?? null,
+              ...(payload.counties === undefined ? {} : { counties: payload.counties })
             })
           ),
           Effect.map((data) => ({ data }))

@@ -40,12 +40,7 @@ export class CompanyProfilesRepo extends Context.Tag("CompanyProfilesRepo")<
       readonly id: string
     }) => Effect.Effect<CompanyDetail, CompanyNotFound>
     /** Adds a company to the tenant and queues its first `company.rescore`. */
-    readonly create: (input: {
-      readonly tenantId: string
-      readonly name: string
-      readonly description: string
-      readonly fiscalCode: string | null
-    }) => Effect.Effect<CompanyDetail>
+    readonly create: (input: NewCompany) => Effect.Effect<CompanyDetail>
     /**
      * Changes the given fields (`fiscalCode: null` clears it). A changed description or fiscal code,
      * or a reactivation, queues `company.rescore` (an inactive company is not scored).
@@ -53,6 +48,15 @@ export class CompanyProfilesRepo extends Context.Tag("CompanyProfilesRepo")<
     readonly update: (input: CompanyChanges) => Effect.Effect<CompanyDetail, CompanyNotFound>
   }
 >() {}
+
+export interface NewCompany {
+  readonly tenantId: string
+  readonly name: string
+  readonly description: string
+  readonly fiscalCode: string | null
+  /** The counties it works in (extension); empty or absent: inferred from the award history. */
+  readonly counties?: ReadonlyArray<string>
+}
 
 export interface CompanyChanges {
   readonly tenantId: string
@@ -127,12 +131,13 @@ export const CompanyProfilesRepoLive = Layer.effect(
         tenantId: Schema.String,
         name: Schema.String,
         description: Schema.String,
-        fiscalCode: Schema.NullOr(Schema.String)
+        fiscalCode: Schema.NullOr(Schema.String),
+        counties: Schema.NullOr(Schema.Array(Schema.String))
       }),
       Result: CompanyRow,
       execute: (input) => sql`
-        INSERT INTO companies (tenant_id, name, description, fiscal_code)
-        VALUES (${input.tenantId}, ${input.name}, ${input.description}, ${input.fiscalCode})
+        INSERT INTO companies (tenant_id, name, description, fiscal_code, counties)
+        VALUES (${input.tenantId}, ${input.name}, ${input.description}, ${input.fiscalCode}, ${input.counties}::text[])
         RETURNING id, name, description, fiscal_code, counties, active, created_at`
     })
     const lockCompany = SqlSchema.findAll({
@@ -211,16 +216,13 @@ export const CompanyProfilesRepoLive = Layer.effect(
         )
       )
 
-    const create = (input: {
-      readonly tenantId: string
-      readonly name: string
-      readonly description: string
-      readonly fiscalCode: string | null
-    }) =>
+    const create = (input: NewCompany) =>
       sql
         .withTransaction(
           Effect.gen(function* () {
-            const [row] = yield* insertCompany(input)
+            // Stored NULL when empty: "not set", so scoring infers them from the award history.
+            const counties = input.counties === undefined || input.counties.length === 0 ? null : input.counties
+            const [row] = yield* insertCompany({ ...input, counties })
             yield* jobs.enqueue(RescoreCompany, { companyId: row!.id })
             // Its awards may be imported already: the detail infers its counties from them.
             return yield* detail(row!)

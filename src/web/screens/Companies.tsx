@@ -144,12 +144,8 @@ export const CompanyForm = (props: {
       company === undefined
         ? call((c) =>
             c.companies.create({
-              payload: { name: draft.name, description: draft.description, fiscalCode }
+              payload: { name: draft.name, description: draft.description, fiscalCode, counties }
             })
-          ).then((created) =>
-            counties.length === 0
-              ? created
-              : call((c) => c.companies.update({ path: { id: created.data.id }, payload: { counties } }))
           )
         : call((c) =>
             c.companies.update({
