@@ -52,11 +52,15 @@ export const deliveryHeaders = (deliveryId: string, secret: string, timestampSec
 export const deliverWebhookJob = handleStarted(DeliverWebhook, {
   // The deliveries of one claim are started (marked `delivering` and read) in the claim's statement.
   start: Effect.flatMap(Deliveries, (deliveries) => deliveries.startClaimed),
-  run: (_payload, job, started) =>
+  run: (payload, job, started) =>
     Effect.gen(function* () {
-      // Not started: the delivery ended meanwhile (its webhook deleted or deactivated).
-      if (Option.isNone(started)) return "completed" as const
       const deliveries = yield* Deliveries
+      // Not started: the delivery ended meanwhile, or its webhook was deleted (a delivery the
+      // DELETE could not see yet ends here as the others did).
+      if (Option.isNone(started)) {
+        yield* deliveries.endIfWebhookDeleted(payload.deliveryId)
+        return "completed" as const
+      }
       const delivery = startedDelivery(started.value)
       const startedAt = yield* Clock.currentTimeMillis
       const timestamp = String(Math.floor(startedAt / 1000))

@@ -184,8 +184,12 @@ describe("SEAP poller", () => {
           SELECT id, other_source_urls, winner_fiscal_codes FROM tenders
           WHERE source = 'ted-eforms' AND source_notice_id = ${onTed.noticeId}`
           expect(joined?.other_source_urls).toEqual([expect.stringContaining("e-licitatie.ro")])
-          // TED's winner once, then the one only SEAP names.
+          // TED's winner once, then the one only SEAP names; scored again as a change, so the new
+          // winner's company is rescored with its award history.
           expect(joined?.winner_fiscal_codes).toEqual(["22505268", "14056826"])
+          const changes = yield* sql<{ payload: { changed?: Array<string> } }>`
+            SELECT payload FROM jobs WHERE kind = 'tenders.score'`
+          expect(changes.filter((job) => job.payload.changed?.includes(joined!.id))).toHaveLength(1)
           const [seen] = yield* sql<{ tender_id: string }>`
           SELECT tender_id FROM ingested_notices WHERE source = 'seap' AND notice_ref = ${onSeap.item.noticeNo}`
           expect(seen?.tender_id).toBe(joined!.id)

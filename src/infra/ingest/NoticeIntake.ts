@@ -68,7 +68,9 @@ export const NoticeIntakeLive = Layer.effect(
      * A notice joins the other source's tender of its procedure: its page is kept beside the tender's,
      * and an award's winners are added to the tender's. A later version of a notice that joined
      * before (`changes`: a SEAP erratum, an eForms change notice) also moves the facts a change moves,
-     * the deadline and the estimated value, where it gives them. True when one of those moved.
+     * the deadline and the estimated value, where it gives them. True when one of those moved or a
+     * winner was added: the tender is then scored again as a change (its new winners' companies are
+     * rescored with their award history).
      */
     const joinTender = (tenderId: string, tender: Tender, changes: boolean) =>
       sql<{ moved: boolean }>`
@@ -86,10 +88,12 @@ export const NoticeIntakeLive = Layer.effect(
           estimated_value_eur = CASE WHEN ${changes} THEN coalesce(${tender.estimatedValueEur}, tenders.estimated_value_eur)
                                 ELSE tenders.estimated_value_eur END,
           updated_at = now()
-        FROM (SELECT deadline, estimated_value_ron FROM tenders WHERE id = ${tenderId} FOR UPDATE) AS before
+        FROM (SELECT deadline, estimated_value_ron, cardinality(winner_fiscal_codes) AS winners
+              FROM tenders WHERE id = ${tenderId} FOR UPDATE) AS before
         WHERE tenders.id = ${tenderId}
         RETURNING tenders.deadline IS DISTINCT FROM before.deadline
-          OR tenders.estimated_value_ron IS DISTINCT FROM before.estimated_value_ron AS moved`.pipe(
+          OR tenders.estimated_value_ron IS DISTINCT FROM before.estimated_value_ron
+          OR cardinality(tenders.winner_fiscal_codes) > before.winners AS moved`.pipe(
         Effect.map((rows) => rows[0]?.moved === true),
         Effect.orDie
       )

@@ -25,11 +25,12 @@ export interface ScoringPair {
 
 /**
  * The earlier scores a write replaces: those of the given tenders (a tender batch), or those of a
- * company on tenders still open at `now` (a company rescore).
+ * company on tenders still open at `now` that the rescore read (ingest sequence up to
+ * `readUpToSeq`; a company rescore).
  */
 export type StaleScope =
   | { readonly tenderIds: ReadonlyArray<string> }
-  | { readonly companyId: string; readonly now: Date }
+  | { readonly companyId: string; readonly now: Date; readonly readUpToSeq: string }
 
 /** Which scored pairs may raise alerts and events. */
 interface AlertRule {
@@ -41,7 +42,6 @@ interface PairKeys {
   readonly company: ReadonlyArray<string>
   readonly tender: ReadonlyArray<string>
 }
-const noPairs: PairKeys = { company: [], tender: [] }
 
 /** How the score rows are written: a plain INSERT (pairs with no row yet) or an upsert. */
 type InsertMode = "insert" | "upsert"
@@ -166,13 +166,13 @@ export const makeScoreWriter = Effect.gen(function* () {
   const sink = yield* MatchSink
 
   /**
-   * Removes a company's scores on tenders still open at `now` (those a rescore recomputes), except
-   * the pairs in `keep`, which the caller rewrites in place.
+   * Removes a company's scores on tenders still open at `now` that its rescore read (ingest sequence
+   * up to `readUpToSeq`), except the pairs in `keep`, which the caller rewrites in place.
    */
-  const removeOpenScoresOf = (companyId: string, now: Date, keep: PairKeys = noPairs) =>
+  const removeOpenScoresOf = (companyId: string, now: Date, readUpToSeq: string, keep: PairKeys) =>
     sql`
       DELETE FROM tender_scores s USING tenders t
-      WHERE s.company_id = ${companyId} AND t.id = s.tender_id
+      WHERE s.company_id = ${companyId} AND t.id = s.tender_id AND t.ingest_seq <= ${readUpToSeq}::bigint
         AND (t.deadline IS NULL OR t.deadline > ${now.toISOString()}::timestamptz) AND t.cancelled_at IS NULL
         AND ${notIn(keep)}`
 
@@ -308,7 +308,7 @@ export const makeScoreWriter = Effect.gen(function* () {
                            WHERE s.tender_id = ANY(${staleScope.tenderIds}::uuid[]) AND ${notIn(scores)}`
               }
             } else {
-              yield* removeOpenScoresOf(staleScope.companyId, staleScope.now, scores)
+              yield* removeOpenScoresOf(staleScope.companyId, staleScope.now, staleScope.readUpToSeq, scores)
             }
             if (scores.company.length > 0) {
               // New tenders have no rows yet: only the rescored ones can have moved.
@@ -336,7 +336,7 @@ export const makeScoreWriter = Effect.gen(function* () {
       return written
     })
 
-  return { scoreAndWrite, removeOpenScoresOf, removeOutdatedScores }
+  return { scoreAndWrite, removeOutdatedScores }
 })
 
 export type ScoreWriter = Effect.Effect.Success<typeof makeScoreWriter>

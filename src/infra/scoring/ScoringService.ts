@@ -174,10 +174,9 @@ export const makeScoringService = Effect.gen(function* () {
       const affinity = yield* affinityTable.current
       const now = new Date(yield* Clock.currentTimeMillis)
       const company = (yield* reads.companyProfiles([companyId])).get(companyId)
-      if (company === undefined) {
-        yield* writer.removeOpenScoresOf(companyId, now)
-        return { scored: 0 }
-      }
+      // A deactivated company is not scored, and its scores stay as they were (README, companies):
+      // a rescore queued for it (a watchlist edit, one queued before it was deactivated) does nothing.
+      if (company === undefined) return { scored: 0 }
       const pairs: Array<ScoringPair> = []
       let afterSeq = "0"
       while (true) {
@@ -188,7 +187,13 @@ export const makeScoringService = Effect.gen(function* () {
           if (isCandidate(company.prepared, tender.prepared, stats, affinity)) pairs.push({ tender, company })
         }
       }
-      const result = yield* writer.scoreAndWrite(pairs, stats, affinity, new Set(), { companyId, now })
+      // Only the tenders read are in scope: one that arrived since is scored by its own job, and
+      // its score must not be taken for a stale one of this company.
+      const result = yield* writer.scoreAndWrite(pairs, stats, affinity, new Set(), {
+        companyId,
+        now,
+        readUpToSeq: afterSeq
+      })
       return { scored: result.scored }
     }).pipe(Effect.orDie, Effect.withSpan("ScoringService.rescoreCompany"))
 

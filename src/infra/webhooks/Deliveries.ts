@@ -84,6 +84,8 @@ const describe = (result: AttemptResult) =>
  * `delivering` and its job still held, so a delivery that DELETE /webhooks/:id set to
  * `webhook_deleted` stays as it is.
  */
+const UUID = /^[0-9a-f]{8}-([0-9a-f]{4}-){3}[0-9a-f]{12}$/i
+
 export class Deliveries extends Context.Tag("Deliveries")<
   Deliveries,
   {
@@ -108,6 +110,12 @@ export class Deliveries extends Context.Tag("Deliveries")<
     ) => Effect.Effect<FinishResult>
     /** The dead letter of a delivery whose job ran out of claims. */
     readonly recordDead: (deliveryId: string) => Effect.Effect<void>
+    /**
+     * Ends a delivery that is still pending or delivering while its webhook is deleted, as
+     * `webhook_deleted`: one written by a scoring transaction that committed after the DELETE,
+     * which the DELETE's own update could not see. True when it did.
+     */
+    readonly endIfWebhookDeleted: (deliveryId: string) => Effect.Effect<boolean>
   }
 >() {}
 
@@ -259,11 +267,29 @@ export const DeliveriesLive = Layer.effect(
 
     // A delivery whose job ran out of claims (its workers stopped, or recording kept failing) is failed
     // too, and e-mailed like one whose attempts failed, unless it was already.
+    const endIfWebhookDeleted = (deliveryId: string) =>
+      !UUID.test(deliveryId)
+        ? Effect.succeed(false)
+        : Effect.flatMap(
+            clockNow,
+            (now) => sql`
+              UPDATE webhook_deliveries d SET status = 'webhook_deleted', updated_at = ${now}
+              FROM webhooks w
+              WHERE d.id = ${deliveryId} AND d.status IN ('pending', 'delivering') AND w.id = d.webhook_id
+                AND NOT w.active
+              RETURNING d.id`
+          ).pipe(
+            Effect.map((rows) => rows.length > 0),
+            Effect.orDie
+          )
+
     const recordDead = (deliveryId: string) =>
       sql
         .withTransaction(
           Effect.gen(function* () {
             const now = yield* clockNow
+            // Its webhook deleted meanwhile: it ends as the DELETE ends the others, with no e-mail.
+            if (yield* endIfWebhookDeleted(deliveryId)) return
             const [dead] = yield* sql<{ tenant_id: string; webhook_id: string; url: string; attempt_count: number }>`
               UPDATE webhook_deliveries d SET status = 'failed', updated_at = ${now}
               FROM webhooks w
@@ -281,6 +307,6 @@ export const DeliveriesLive = Layer.effect(
         )
         .pipe(Effect.orDie)
 
-    return { recordMatches, startClaimed, finish, recordDead }
+    return { recordMatches, startClaimed, finish, recordDead, endIfWebhookDeleted }
   })
 ).pipe(Layer.provide(Layer.merge(JobQueueLive, EmailOutboxLive)))
