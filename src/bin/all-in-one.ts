@@ -1,4 +1,4 @@
-import { Console, Context, Duration, Effect, Layer, Option } from "effect"
+import { Cause, Console, Context, Duration, Effect, Exit, Layer, Option } from "effect"
 import { DEMO_COMPANIES, DEMO_EMAIL, DEMO_PASSWORD } from "../demo/DemoData.js"
 import { type DemoSeedResult, databaseIsEmpty, seedDemoAndScore } from "../demo/seedDemo.js"
 import { HttpServerLive } from "../http/Server.js"
@@ -15,12 +15,22 @@ import { BackgroundWorkLive, InfraLive, launch, MigrateOnStart, runProcess } fro
 class FirstStart extends Context.Tag("FirstStart")<FirstStart, Option.Option<DemoSeedResult>>() {}
 
 /** Seeds the demo data when the database has no tenant yet (a fresh `./.data`), and only then. */
-const SeedOnEmptyDatabase = Layer.effect(
+const SeedOnEmptyDatabase = Layer.scoped(
   FirstStart,
   Effect.gen(function* () {
     if (!(yield* databaseIsEmpty)) return Option.none()
     yield* Effect.logInfo("Empty database: seeding the demo data")
-    return Option.some(yield* seedDemoAndScore)
+    const seeded = yield* seedDemoAndScore
+    // The key is shown once, in the banner; a start that fails after the seed (a port taken) would
+    // lose it, and the next start finds the database seeded: it is printed with the failure instead.
+    yield* Effect.addFinalizer((exit) =>
+      Exit.isFailure(exit) && !Cause.isInterruptedOnly(exit.cause)
+        ? Console.error(
+            `The demo data was seeded before the start failed. Its API key (shown only now): ${seeded.apiKey}`
+          )
+        : Effect.void
+    )
+    return Option.some(seeded)
   })
 )
 

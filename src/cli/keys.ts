@@ -1,5 +1,8 @@
+import * as fs from "node:fs"
+import * as path from "node:path"
 import { Command, Options } from "@effect/cli"
-import { Config, Effect, Redacted } from "effect"
+import { Config, Effect, Option, Redacted } from "effect"
+import { AppConfig } from "../infra/config/AppConfig.js"
 import { Secrets, SecretsLive } from "../infra/config/LocalSecrets.js"
 import { rotateWebhookSecrets } from "../infra/webhooks/SecretRotation.js"
 import { CliFailure, missingSubcommand, printJson } from "./CliSupport.js"
@@ -21,7 +24,16 @@ const rotateMasterKey = Command.make("rotate-master-key", { newKey }, ({ newKey 
     if (!HEX_KEY.test(hex)) {
       return yield* new CliFailure({ message: "The new master key must be 64 hexadecimal characters (32 bytes)" })
     }
-    // The old key: MASTER_KEY, or the key file under DATA_DIR when it is unset (as the processes read it).
+    // The old key: MASTER_KEY, or the key file under DATA_DIR when it is unset (as the processes read
+    // it). Neither there: no key to rotate from (reading would create a random one, under which every
+    // secret is unreadable, and a restart with the new key would then break every webhook).
+    const config = yield* AppConfig
+    const keyFile = path.join(config.dataDir, "master.key")
+    if (Option.isNone(config.masterKey) && !fs.existsSync(keyFile)) {
+      return yield* new CliFailure({
+        message: `No current master key: MASTER_KEY is unset and ${keyFile} does not exist; run with the MASTER_KEY (or DATA_DIR) the service runs with`
+      })
+    }
     const { masterKey } = yield* Effect.provide(Secrets, SecretsLive)
     const next = Buffer.from(hex, "hex")
     if (Redacted.value(masterKey).equals(next)) {

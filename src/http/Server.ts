@@ -1,7 +1,7 @@
 import { HttpApiBuilder, HttpMiddleware, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer, Option } from "effect"
-import { AppConfig, type AppConfigShape } from "../infra/config/AppConfig.js"
+import { AppConfig, type AppConfigShape, InvalidConfiguration } from "../infra/config/AppConfig.js"
 import { tracingEndpoint } from "../infra/observability/Tracing.js"
 import { Api } from "./Api.js"
 import { AlertsHttpLive } from "./alerts/AlertsHttp.js"
@@ -95,8 +95,19 @@ export const HttpServerLive = Layer.unwrapEffect(
   Layer.provide(
     Layer.unwrapEffect(
       Effect.map(AppConfig, (config) =>
-        NodeHttpServer.layer(() => createApiServer(config), { port: config.port, host: config.host })
+        NodeHttpServer.layer(() => createApiServer(config), { port: config.port, host: config.host }).pipe(
+          // A port taken or a host this machine does not have: one line naming the variables.
+          Layer.mapError(
+            (error) =>
+              new InvalidConfiguration({
+                message: `Cannot listen on HOST ${config.host} / PORT ${config.port}: ${listenFailure(error.cause)}`
+              })
+          )
+        )
       )
     )
   )
 )
+
+/** The reason node:http could not listen ("listen EADDRINUSE: address already in use 0.0.0.0:3000"). */
+const listenFailure = (cause: unknown) => (cause instanceof Error ? cause.message : String(cause))

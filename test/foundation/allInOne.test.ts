@@ -143,4 +143,39 @@ describe("npm start (all-in-one)", () => {
     expect(code, stderr).toBe(1)
     expect(stderr.trim()).toBe("Invalid configuration: INGEST_SOURCES: Expected a comma list of ted, seap (or none)")
   }, 120_000)
+
+  it("a PORT already taken on the first start: one line naming PORT, and the seeded demo key is not lost", async () => {
+    const fresh = ManagedRuntime.make(TestDatabaseLive)
+    const taken = net.createServer()
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve))
+    const port = (taken.address() as net.AddressInfo).port
+    try {
+      const child = spawn(process.execPath, ["--import", "tsx", "src/bin/all-in-one.ts"], {
+        cwd: PROJECT_ROOT,
+        env: {
+          ...process.env,
+          DATABASE_URL: await fresh.runPromise(TestDatabaseUrl),
+          DATA_DIR: dataDir,
+          PORT: String(port),
+          REDIS_URL: "",
+          LOG_LEVEL: "warn"
+        }
+      })
+      let stderr = ""
+      child.stderr.on("data", (chunk) => {
+        stderr += chunk
+      })
+      child.stdout.resume()
+      const code = await new Promise<number | null>((resolve) => child.on("exit", resolve))
+      expect(code, stderr).toBe(1)
+      expect(stderr).toContain(`Cannot listen on HOST 127.0.0.1 / PORT ${port}: listen EADDRINUSE`)
+      expect(stderr).toMatch(
+        /The demo data was seeded before the start failed\. Its API key \(shown only now\): svc_[0-9a-f]{64}/
+      )
+      expect(stderr).not.toMatch(/\n\s+at /)
+    } finally {
+      taken.close()
+      await fresh.dispose()
+    }
+  }, 180_000)
 })

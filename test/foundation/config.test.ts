@@ -44,6 +44,16 @@ describe.concurrent("configuration errors", () => {
     expect(line).toBe("Cannot connect to Redis at REDIS_URL (127.0.0.1:1): connect ECONNREFUSED 127.0.0.1:1")
   })
 
+  it("an unreachable PostgreSQL is one line naming DATABASE_URL and the server's reason", async () => {
+    const line = expectOneLineFailure(
+      await runScript("src/bin/api.ts", [], {
+        REDIS_URL: "",
+        DATABASE_URL: "postgres://postgres@127.0.0.1:5432/tss_no_such_database"
+      })
+    )
+    expect(line).toBe('DATABASE_URL: cannot connect to PostgreSQL: database "tss_no_such_database" does not exist')
+  })
+
   it("the ops CLI reports a bad variable the same way", async () => {
     const line = expectOneLineFailure(await runScript("src/bin/cli.ts", ["migrate"], { LOG_LEVEL: "loud" }))
     expect(line).toMatch(/^Invalid configuration: LOG_LEVEL/)

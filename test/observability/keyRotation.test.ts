@@ -1,4 +1,7 @@
 import { randomBytes } from "node:crypto"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
 import { SqlClient } from "@effect/sql"
 import { Effect, ManagedRuntime, Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -14,7 +17,7 @@ describe("MASTER_KEY rotation of webhook secrets (CLI)", () => {
   const newKey = randomBytes(32)
   const secrets = ["first-webhook-secret-0123456789abcdef", "second-webhook-secret-0123456789abcdef"]
   const run = <A>(effect: Effect.Effect<A, unknown, SqlClient.SqlClient>) => runtime.runPromise(Effect.orDie(effect))
-  const rotate = (env: Record<string, string>) =>
+  const rotate = (env: Record<string, string | undefined>) =>
     runScript("src/bin/cli.ts", ["keys", "rotate-master-key"], {
       DATABASE_URL: databaseUrl,
       MASTER_KEY: oldKey.toString("hex"),
@@ -73,6 +76,17 @@ describe("MASTER_KEY rotation of webhook secrets (CLI)", () => {
     expect(
       expectOneLineFailure(await rotate({ MASTER_KEY: newKey.toString("hex"), NEW_MASTER_KEY: newKey.toString("hex") }))
     ).toMatch(/is the current one/)
+    // No current key at all (MASTER_KEY unset, no key file under DATA_DIR): refused, and no key invented.
+    const empty = fs.mkdtempSync(path.join(os.tmpdir(), "tss-keys-"))
+    try {
+      const line = expectOneLineFailure(
+        await rotate({ MASTER_KEY: undefined, DATA_DIR: empty, NEW_MASTER_KEY: newKey.toString("hex") })
+      )
+      expect(line).toMatch(/^No current master key: MASTER_KEY is unset and .*master\.key does not exist/)
+      expect(fs.readdirSync(empty)).toEqual([])
+    } finally {
+      fs.rmSync(empty, { recursive: true, force: true })
+    }
     expect(await stored()).toEqual(before)
   })
 })

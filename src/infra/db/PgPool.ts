@@ -17,6 +17,8 @@ const acquirePool = (options: {
   readonly url: Redacted.Redacted
   readonly maxConnections: number
   readonly applicationName?: string
+  /** The variable the URL came from, named when the server cannot be reached. */
+  readonly variable?: string
 }) =>
   Effect.gen(function* () {
     const pool = yield* Effect.acquireRelease(
@@ -39,14 +41,21 @@ const acquirePool = (options: {
     )
     yield* Effect.tryPromise({
       try: () => pool.query("SELECT 1"),
-      catch: (cause) => new SqlError.SqlError({ cause, message: "PgClient: Failed to connect" })
+      catch: (cause) =>
+        new SqlError.SqlError({
+          cause,
+          // The reason (refused, no such database, wrong password) is what an operator acts on.
+          message: `${options.variable ?? "DATABASE_URL"}: cannot connect to PostgreSQL: ${
+            cause instanceof Error && cause.message !== "" ? cause.message : String(cause)
+          }`
+        })
     }).pipe(
       Effect.timeoutFail({
         duration: "5 seconds",
         onTimeout: () =>
           new SqlError.SqlError({
             cause: new Error("Connection timed out"),
-            message: "PgClient: Connection timed out"
+            message: `${options.variable ?? "DATABASE_URL"}: cannot connect to PostgreSQL: no answer within 5 s`
           })
       })
     )
@@ -67,4 +76,7 @@ export const PgLive = (options: {
 
 /** ReadPool over the replica at `url`, ended with the layer. */
 export const ReadPoolLive = (options: { readonly url: Redacted.Redacted; readonly maxConnections: number }) =>
-  Layer.scoped(ReadPool, acquirePool({ ...options, applicationName: "tender-scoring-service-read" }))
+  Layer.scoped(
+    ReadPool,
+    acquirePool({ ...options, applicationName: "tender-scoring-service-read", variable: "DATABASE_READ_URL" })
+  )
