@@ -1,7 +1,9 @@
 import { parse } from "csv-parse/sync"
+import { stringify } from "csv-stringify/sync"
 import { Effect, Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { ExportJson } from "../../src/http/export/ExportApi.js"
+import { EXPORT_COLUMNS, ExportJson } from "../../src/http/export/ExportApi.js"
+import { CSV_OPTIONS } from "../../src/http/export/ExportHttp.js"
 import { CreditLedger } from "../../src/infra/billing/CreditLedger.js"
 import { request } from "../support/http.js"
 import { startTestServer, type TestServer } from "../support/TestServer.js"
@@ -31,6 +33,22 @@ const FIELDS = [
 ]
 
 const TRICKY_TITLE = 'Lucrări de "reabilitare", drumuri\nși poduri; etapa 2'
+
+describe("the export's CSV options", () => {
+  it("quote a field with a line break of any kind, so every reader sees one record per row", () => {
+    const row = Object.fromEntries(EXPORT_COLUMNS.map((column, i) => [column, `v${i}`]))
+    const tricky = {
+      ...row,
+      title: "Lot 1\nLot 2",
+      contracting_authority: "Primăria\rX",
+      source_url: 'A "quoted", value'
+    }
+    const text = stringify([row, tricky], { ...CSV_OPTIONS, bom: false })
+    const records = parse(text, { columns: true }) as Array<Record<string, string>>
+    expect(records).toEqual([row, tricky])
+    expect(text.split("\r\n").filter((line) => line !== "")).toHaveLength(3)
+  })
+})
 
 describe("GET /api/v1/export/tenders", () => {
   let server: TestServer

@@ -77,15 +77,24 @@ const exportPosition = (key: ReadonlyArray<string | number>): Option.Option<Expo
 }
 
 /**
+ * CRLF between records; a field holding a line break of either kind is quoted too (csv-stringify
+ * quotes a lone "\n" or "\r" only when told: RFC 4180 readers would split the record there).
+ */
+export const CSV_OPTIONS = {
+  bom: true,
+  header: true,
+  columns: EXPORT_COLUMNS as Array<string>,
+  record_delimiter: "windows",
+  quoted_match: /[\r\n]/
+} as const
+
+/**
  * The CSV body, produced row by row by csv-stringify (UTF-8 BOM, header row, RFC 4180 quoting)
  * while the response is written, never assembled as one string.
  */
 const csvBody = (rows: ReadonlyArray<ExportRow>) =>
   NodeStream.fromReadable<Error, Uint8Array>(
-    () =>
-      Readable.from(rows.map(toCsvRecord)).pipe(
-        stringify({ bom: true, header: true, columns: EXPORT_COLUMNS as Array<string>, record_delimiter: "windows" })
-      ),
+    () => Readable.from(rows.map(toCsvRecord)).pipe(stringify(CSV_OPTIONS)),
     (error) => (error instanceof Error ? error : new Error(String(error)))
   )
 
