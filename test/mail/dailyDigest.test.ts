@@ -390,6 +390,15 @@ layer(TestLayer, { timeout: Duration.minutes(2) })("the daily digest", (it) => {
         firstScoredAt: at("2026-11-20T06:01:00Z"),
         score: 70
       })
+      // Stamped at 05:55, as its batch was scored, but committed after the 06:00 pass: the "new" window
+      // of that pass ended DIGEST_SETTLE (10 minutes) before it, so it is this next digest's.
+      yield* tender({
+        companyId: water,
+        title: "Punctată în timpul trecerii",
+        createdAt: at("2026-11-20T05:54:00Z"),
+        firstScoredAt: at("2026-11-20T05:55:00Z"),
+        score: 71
+      })
       yield* TestClock.setTime(at("2026-11-21T06:00:00Z"))
       yield* tender({
         companyId: water,
@@ -401,12 +410,14 @@ layer(TestLayer, { timeout: Duration.minutes(2) })("the daily digest", (it) => {
       expect(yield* deliver).toBe(1)
       const [, second] = yield* Effect.promise(() => receiver.waitFor(2))
       expect(second!.text).toContain(
-        "Licitații noi care merită (2):\n  • Stație de tratare Alba\n    Primăria Timișoara"
+        "Licitații noi care merită (3):\n  • Stație de tratare Alba\n    Primăria Timișoara"
       )
       expect(second!.text).toContain("  • Sosită înainte, punctată după")
+      expect(second!.text).toContain("  • Punctată în timpul trecerii")
       expect(second!.text).not.toContain("Modernizare drum")
       const sends = yield* sendsOf(user.userId)
       expect(sends[1]!.covered_from).toEqual(sends[0]!.covered_to)
+      expect(sends[0]!.covered_to).toEqual(at("2026-11-20T05:50:00Z"))
       expect(sends[0]!.covered_from).toEqual(at("2026-11-19T06:00:00Z")) // the first looks back 24 h
     }).pipe(Effect.scoped)
   )

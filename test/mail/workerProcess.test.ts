@@ -114,9 +114,10 @@ describe("the worker process sends the outbox", () => {
             INSERT INTO contracting_authorities (name, normalized_name)
             VALUES ('Consiliul Județean Alba', 'consiliul judetean alba') RETURNING id`
           const [tender] = yield* sql<{ id: string; ingest_seq: string }>`
-            INSERT INTO tenders (source, source_notice_id, title, main_cpv, authority_id, deadline, publish_date)
+            INSERT INTO tenders (source, source_notice_id, title, main_cpv, authority_id, deadline, publish_date,
+                                 created_at)
             VALUES ('test', 'digest-1', 'Modernizare DJ 107', '45233140-2', ${authority!.id},
-                    now() + interval '30 days', now())
+                    now() + interval '30 days', now(), now() - interval '1 hour')
             RETURNING id, ingest_seq::text`
           yield* sql`
             INSERT INTO tender_scores (company_id, tender_id, overall_score, overall_confidence, verdict, score_semantic,

@@ -10,6 +10,14 @@ export const DIGEST_CLOSING_WITHIN = Duration.days(7)
 /** What a user's first digest looks back over (later ones start where the previous one ended). */
 export const DIGEST_FIRST_WINDOW = Duration.hours(24)
 
+/**
+ * A digest's "new" window ends this long before it is sent. A tender's first scoring is stamped
+ * when its batch is scored but seen only when the batch's transaction commits, seconds later: a
+ * window ending at the send would miss a batch in flight, and the next window would start after its
+ * stamp. The next digest reports it instead.
+ */
+export const DIGEST_SETTLE = Duration.minutes(10)
+
 /** Tenders listed per company and section; the rest are counted ("și încă 4"). */
 export const DIGEST_TENDERS_PER_SECTION = 10
 

@@ -1,7 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Cause, Context, Duration, Effect, Layer, Option, Schema } from "effect"
 import { isEmptyDigest, renderDigest } from "../../domain/digest/DigestEmail.js"
-import { DIGEST_FIRST_WINDOW, digestSlot } from "../../domain/digest/DigestSchedule.js"
+import { DIGEST_FIRST_WINDOW, DIGEST_SETTLE, digestSlot } from "../../domain/digest/DigestSchedule.js"
 import { AppConfig } from "../config/AppConfig.js"
 import { clockNow } from "../db/ClockNow.js"
 import { EmailOutbox } from "../mail/EmailOutbox.js"
@@ -81,9 +81,11 @@ export const DailyDigestLive = Layer.effect(
             onNone: () => new Date(now.getTime() - Duration.toMillis(DIGEST_FIRST_WINDOW)),
             onSome: (row) => row.covered_to
           })
-          const claimed = yield* claimDay({ userId: user.id, date, from: since, to: now })
+          // The "new" window ends DIGEST_SETTLE before now: the next one starts there.
+          const until = new Date(now.getTime() - Duration.toMillis(DIGEST_SETTLE))
+          const claimed = yield* claimDay({ userId: user.id, date, from: since, to: until })
           if (claimed.length === 0) return "taken" as Outcome
-          const facts = yield* reads.forTenant({ tenantId: user.tenant_id, since, now })
+          const facts = yield* reads.forTenant({ tenantId: user.tenant_id, since, until, now })
           const content = { ...facts, now, appUrl: config.publicBaseUrl }
           if (isEmptyDigest(content)) return "empty" as Outcome
           const { subject, text, html } = renderDigest(content)

@@ -4,7 +4,7 @@ import type { CompanyDigest, DigestSection, DigestTender } from "../../domain/di
 import { DIGEST_CLOSING_WITHIN, DIGEST_TENDERS_PER_SECTION } from "../../domain/digest/DigestSchedule.js"
 import { Verdict } from "../../domain/scoring/Verdict.js"
 
-/** What a digest reports for one account, over `since` (exclusive) to `now`. */
+/** What a digest reports for one account: new over `since` (exclusive) to `until`, the rest as of `now`. */
 export interface DigestFacts {
   readonly companies: ReadonlyArray<CompanyDigest>
   readonly unreadAlerts: number
@@ -23,6 +23,8 @@ export class DigestReads extends Context.Tag("DigestReads")<
     readonly forTenant: (input: {
       readonly tenantId: string
       readonly since: Date
+      /** The end of the "new" window (DIGEST_SETTLE before `now`). */
+      readonly until: Date
       readonly now: Date
     }) => Effect.Effect<DigestFacts>
   }
@@ -42,7 +44,12 @@ const TenderRow = Schema.Struct({
   total: Schema.Number
 })
 
-const Window = Schema.Struct({ tenantId: Schema.String, since: Schema.DateFromSelf, now: Schema.DateFromSelf })
+const Window = Schema.Struct({
+  tenantId: Schema.String,
+  since: Schema.DateFromSelf,
+  until: Schema.DateFromSelf,
+  now: Schema.DateFromSelf
+})
 
 const toTender = (row: typeof TenderRow.Type): DigestTender => ({
   title: row.title,
@@ -92,11 +99,11 @@ export const DigestReadsLive = Layer.effect(
     const newGo = SqlSchema.findAll({
       Request: Window,
       Result: TenderRow,
-      execute: ({ tenantId, since, now }) =>
+      execute: ({ tenantId, since, until, now }) =>
         ranked(
           // First scored in the window (arrived in it, for tenders scored before migration 0034); one range
           // test, so the lookup runs once per row.
-          sql`s.verdict = 'GO' AND tstzrange(${since}, ${now}, '(]') @> ${firstScored} AND ${biddable(now)}`,
+          sql`s.verdict = 'GO' AND tstzrange(${since}, ${until}, '(]') @> ${firstScored} AND ${biddable(now)}`,
           sql`s.overall_score DESC, t.deadline NULLS LAST, t.id`,
           tenantId
         )
