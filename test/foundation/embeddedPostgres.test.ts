@@ -99,6 +99,24 @@ describe("embedded PostgreSQL", () => {
     }
   })
 
+  it("a start that finds its folder's cluster still running (a killed start left it) uses it and leaves it running", async () => {
+    const dataDir = await tempDir()
+    const port = await freePort()
+    const left = await start(dataDir, port)
+    try {
+      await query(left.url, "CREATE TABLE kept (note text)")
+      const again = await start(dataDir, port)
+      expect(Redacted.value(again.url)).toBe(Redacted.value(left.url))
+      expect(await query(again.url, "SELECT count(*)::int AS n FROM kept")).toEqual([{ n: 0 }])
+      // Not this start's cluster: stopping it leaves the cluster running.
+      await again.stop()
+      expect(await accepts(port)).toBe(true)
+    } finally {
+      await left.stop()
+    }
+    expect(await accepts(port)).toBe(false)
+  })
+
   it("a taken port is reported clearly, naming the port and the variable to change", async () => {
     const blocker = net.createServer()
     await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve))

@@ -64,6 +64,16 @@ export const startEmbeddedPostgres = (options: EmbeddedPostgresOptions) =>
     const isRoot = process.getuid?.() === 0
 
     if (!(yield* portIsFree(options.port))) {
+      // This folder's own cluster, still running: a start killed before it could stop it (SIGKILL, an
+      // out-of-memory kill) leaves it so, and starting another on its folder would fail on its lock
+      // file. Used as it is, and left running at exit: this process did not start it.
+      const running = yield* runningEmbeddedPostgres(options)
+      if (Option.isSome(running)) {
+        yield* Effect.logWarning(
+          `The embedded PostgreSQL of ${clusterDir} is already running on port ${options.port} (a start that ended without stopping it, or another process of this folder): using it; it keeps running after this process`
+        )
+        return running.value
+      }
       return yield* new EmbeddedPostgresError({
         message: `Port ${options.port} on 127.0.0.1 is taken, so the embedded PostgreSQL cannot start. Stop what holds it, set EMBEDDED_PG_PORT to a free port, or set DATABASE_URL to use an existing server.`
       })
