@@ -56,6 +56,21 @@ const startAndStop = async (env: Record<string, string>) => {
   return { stdout, stderr, code, health, metrics }
 }
 
+/** Runs `all-in-one` to its exit (a start expected to fail); its exit code and standard error. */
+const failedStart = async (env: Record<string, string>) => {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/bin/all-in-one.ts"], {
+    cwd: PROJECT_ROOT,
+    env: { ...process.env, ...env }
+  })
+  let stderr = ""
+  child.stderr.on("data", (chunk) => {
+    stderr += chunk
+  })
+  child.stdout.resume()
+  const code = await new Promise<number | null>((resolve) => child.on("exit", resolve))
+  return { code, stderr }
+}
+
 describe("npm start (all-in-one)", () => {
   const runtime = ManagedRuntime.make(TestDatabaseLive)
   let env: Record<string, string>
@@ -130,16 +145,12 @@ describe("npm start (all-in-one)", () => {
   })
 
   it("an invalid INGEST_* variable stops the start with its one line and exit code 1, as in a worker", async () => {
-    const child = spawn(process.execPath, ["--import", "tsx", "src/bin/all-in-one.ts"], {
-      cwd: PROJECT_ROOT,
-      env: { ...process.env, ...env, PORT: String(await freePort()), REDIS_URL: "", INGEST_SOURCES: "ted,foo" }
+    const { code, stderr } = await failedStart({
+      ...env,
+      PORT: String(await freePort()),
+      REDIS_URL: "",
+      INGEST_SOURCES: "ted,foo"
     })
-    let stderr = ""
-    child.stderr.on("data", (chunk) => {
-      stderr += chunk
-    })
-    child.stdout.resume()
-    const code = await new Promise<number | null>((resolve) => child.on("exit", resolve))
     expect(code, stderr).toBe(1)
     expect(stderr.trim()).toBe("Invalid configuration: INGEST_SOURCES: Expected a comma list of ted, seap (or none)")
   }, 120_000)
@@ -150,23 +161,13 @@ describe("npm start (all-in-one)", () => {
     await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve))
     const port = (taken.address() as net.AddressInfo).port
     try {
-      const child = spawn(process.execPath, ["--import", "tsx", "src/bin/all-in-one.ts"], {
-        cwd: PROJECT_ROOT,
-        env: {
-          ...process.env,
-          DATABASE_URL: await fresh.runPromise(TestDatabaseUrl),
-          DATA_DIR: dataDir,
-          PORT: String(port),
-          REDIS_URL: "",
-          LOG_LEVEL: "warn"
-        }
+      const { code, stderr } = await failedStart({
+        DATABASE_URL: await fresh.runPromise(TestDatabaseUrl),
+        DATA_DIR: dataDir,
+        PORT: String(port),
+        REDIS_URL: "",
+        LOG_LEVEL: "warn"
       })
-      let stderr = ""
-      child.stderr.on("data", (chunk) => {
-        stderr += chunk
-      })
-      child.stdout.resume()
-      const code = await new Promise<number | null>((resolve) => child.on("exit", resolve))
       expect(code, stderr).toBe(1)
       expect(stderr).toContain(`Cannot listen on HOST 127.0.0.1 / PORT ${port}: listen EADDRINUSE`)
       expect(stderr).toMatch(
