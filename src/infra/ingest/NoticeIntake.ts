@@ -199,7 +199,7 @@ export const NoticeIntakeLive = Layer.effect(
             const existing = yield* tenderIds(normalized.map((entry) => entry.tender))
             const toStore: Array<{ notice: PolledNotice; tender: Tender }> = []
             const joinedIds: Array<{ notice: PolledNotice; tenderId: string }> = []
-            const movedByJoin: Array<string> = []
+            const changedByJoin: Array<string> = []
             for (const { notice, tender } of normalized) {
               if (existing.has(keyOf(tender))) {
                 toStore.push({ notice, tender })
@@ -211,7 +211,7 @@ export const NoticeIntakeLive = Layer.effect(
                 toStore.push({ notice, tender })
                 continue
               }
-              if (yield* joinTender(known.value, tender, Option.isSome(before))) movedByJoin.push(known.value)
+              if (yield* joinTender(known.value, tender, Option.isSome(before))) changedByJoin.push(known.value)
               joinedIds.push({ notice, tenderId: known.value })
               seen.push({
                 source,
@@ -247,7 +247,7 @@ export const NoticeIntakeLive = Layer.effect(
               ...joinedIds.filter(({ notice }) => notice.cancelled === true).map(({ tenderId }) => tenderId)
             ]
             yield* closeCancelled(cancelled.filter((id): id is string => id !== undefined))
-            const changed = [...new Set([...stored.updated, ...movedByJoin])]
+            const changed = [...new Set([...stored.updated, ...changedByJoin])]
             const scored = [...new Set([...stored.inserted, ...changed])]
             if (scored.length > 0) {
               yield* queue.enqueue(ScoreTenders, { tenderIds: scored, isNew: stored.inserted, changed })
