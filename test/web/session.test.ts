@@ -236,10 +236,12 @@ describe("tabs of one session", () => {
     await delivered()
     expect([original.session.status, copy.session.status]).toEqual(["authenticated", "authenticated"])
     expect(original.session.currentAccessToken()).toBe("access-4")
-    // Logging out in one tab logs the other out too (the server ended the session for both).
+    // Logging out in one tab logs the other out too (the server ended the session for both), also
+    // when the logout first refreshed an expired access token (the other tab follows that rotation).
+    server.expireAccessTokens()
     await copy.session.logout()
     await delivered()
-    expect(server.logouts).toEqual(["B access-4"])
+    expect(server.logouts).toEqual(["B access-5"])
     expect([original.session.status, original.stored()]).toEqual(["anonymous", null])
     original.close()
     copy.close()

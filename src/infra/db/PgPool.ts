@@ -39,15 +39,14 @@ const acquirePool = (options: {
       }),
       (pool) => Effect.promise(() => pool.end()).pipe(Effect.timeoutOption("1 second"))
     )
+    const unreachable = `${options.variable ?? "DATABASE_URL"}: cannot connect to PostgreSQL`
     yield* Effect.tryPromise({
       try: () => pool.query("SELECT 1"),
       catch: (cause) =>
         new SqlError.SqlError({
           cause,
           // The reason (refused, no such database, wrong password) is what an operator acts on.
-          message: `${options.variable ?? "DATABASE_URL"}: cannot connect to PostgreSQL: ${
-            cause instanceof Error && cause.message !== "" ? cause.message : String(cause)
-          }`
+          message: `${unreachable}: ${cause instanceof Error && cause.message !== "" ? cause.message : String(cause)}`
         })
     }).pipe(
       Effect.timeoutFail({
@@ -55,7 +54,7 @@ const acquirePool = (options: {
         onTimeout: () =>
           new SqlError.SqlError({
             cause: new Error("Connection timed out"),
-            message: `${options.variable ?? "DATABASE_URL"}: cannot connect to PostgreSQL: no answer within 5 s`
+            message: `${unreachable}: no answer within 5 s`
           })
       })
     )

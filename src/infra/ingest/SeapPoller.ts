@@ -82,8 +82,9 @@ const makeSeapPoller = Effect.gen(function* () {
         const page = Option.getOrUndefined(decodeContracts(body))
         if (page === undefined) return contracts
         contracts.push(...page.items)
-        // No total: SEAP says nothing more than this page; a short or empty page is the last one.
-        if (page.items.length < CONTRACTS_PAGE || contracts.length >= (page.total ?? contracts.length)) return contracts
+        // A short page is the last; without a `total`, so is this one (nothing says there is more).
+        if (page.items.length < CONTRACTS_PAGE || page.total === undefined || contracts.length >= page.total)
+          return contracts
       }
     })
 

@@ -77,6 +77,9 @@ export const failureMessage = (
 const describe = (result: AttemptResult) =>
   result._tag === "response" ? `HTTP ${result.status} response` : result.message
 
+/** A delivery id as the job's payload should carry it (checked before it reaches a uuid column). */
+const UUID = /^[0-9a-f]{8}-([0-9a-f]{4}-){3}[0-9a-f]{12}$/i
+
 /**
  * Webhook deliveries (`webhook_deliveries`, `webhook_delivery_attempts`, `match_events`): the
  * events of new matches with one delivery per subscribed webhook and its job, and each attempt's
@@ -84,8 +87,6 @@ const describe = (result: AttemptResult) =>
  * `delivering` and its job still held, so a delivery that DELETE /webhooks/:id set to
  * `webhook_deleted` stays as it is.
  */
-const UUID = /^[0-9a-f]{8}-([0-9a-f]{4}-){3}[0-9a-f]{12}$/i
-
 export class Deliveries extends Context.Tag("Deliveries")<
   Deliveries,
   {

@@ -109,7 +109,6 @@ export class Session {
   }
 
   async logout() {
-    const refreshToken = this.store.read()
     try {
       // An access token that expired (a laptop that slept, a failed silent refresh) is refreshed
       // first, so the server ends the session instead of answering 401.
@@ -117,6 +116,8 @@ export class Session {
     } catch {
       // The session ends here whatever the server said (it may already be over).
     }
+    // Read after the call: a refresh on the way replaced the token the other tabs now hold too.
+    const refreshToken = this.store.read()
     if (refreshToken !== null) this.tabs?.post({ from: refreshToken, to: null })
     this.end(undefined)
   }
