@@ -44,11 +44,14 @@ describe("the scope of a company rescore", () => {
         const writer = yield* makeScoreWriter.pipe(
           Effect.provideService(MatchSink, { record: () => Effect.succeed({ alerts: 0, events: 0 }) })
         )
-        yield* writer.scoreAndWrite(pairs, stats, affinity, new Set(), {
-          companyId: company,
-          now,
-          readUpToSeq: read[read.length - 1]!.row.ingest_seq
-        })
+        yield* writer.scoreAndWrite(
+          pairs,
+          stats,
+          affinity,
+          new Set(),
+          { companyId: company, now, readUpToSeq: read[read.length - 1]!.row.ingest_seq },
+          { tenders: read.map((t) => t.row), revisionAtStart: () => profile.revision }
+        )
         expect(yield* f.storedScore(company, old)).toBeDefined()
         expect(yield* f.storedScore(company, fresh)).toBeDefined()
       })

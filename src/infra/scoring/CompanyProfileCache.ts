@@ -8,6 +8,8 @@ export interface ProfileView {
   readonly profilesOf: (
     companyIds: ReadonlyArray<string>
   ) => Effect.Effect<Map<string, LoadedCompany>, SqlError.SqlError>
+  /** The revision an active company had at the call's start; undefined for one created or activated since. */
+  readonly revisionAtStart: (companyId: string) => string | undefined
 }
 
 /**
@@ -48,7 +50,7 @@ export const makeCompanyProfileCache = (reads: ScoringReads) =>
           }
           return result
         })
-      return { profilesOf } satisfies ProfileView
+      return { profilesOf, revisionAtStart: (id) => revisions.get(id) } satisfies ProfileView
     })
 
     return { begin }

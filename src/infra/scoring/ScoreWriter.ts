@@ -8,8 +8,10 @@ import { SCORE_FLOOR } from "../../domain/scoring/ScoreFloor.js"
 import type { CorpusStats } from "../../domain/scoring/Semantic.js"
 import { type Verdict, verdictRose } from "../../domain/scoring/Verdict.js"
 import { Metrics } from "../metrics/Metrics.js"
+import { JobQueue } from "../queue/JobQueue.js"
 import { arrayLiteral } from "./ArrayLiteral.js"
 import { MatchSink } from "./MatchSink.js"
+import { RescoreCompany, ScoreTenders } from "./ScoringJobKinds.js"
 import type { LoadedCompany, LoadedTender } from "./ScoringReads.js"
 
 /** The floor the writer applies: SCORE_FLOOR, unless a test provides another to pin a pair at it. */
@@ -31,6 +33,24 @@ export interface ScoringPair {
 export type StaleScope =
   | { readonly tenderIds: ReadonlyArray<string> }
   | { readonly companyId: string; readonly now: Date; readonly readUpToSeq: string }
+
+/** A tender as a write read it: its id and row version (TenderRow.version). */
+export interface TenderVersion {
+  readonly id: string
+  readonly version: string
+}
+
+/**
+ * What a write was computed from, besides its pairs: every tender in its scope as read, and the
+ * revision each company had when the call began (for those whose rows it removes without scoring
+ * them). A company or tender that changed since, and whose own rescore may already have written,
+ * is queued for scoring again in the write's transaction (see `requeueChanged`).
+ */
+export interface ScoringBasis {
+  readonly tenders: ReadonlyArray<TenderVersion>
+  /** Undefined for a company the call did not know: it is rescored whenever the write touched it. */
+  readonly revisionAtStart: (companyId: string) => string | undefined
+}
 
 /** Which scored pairs may raise alerts and events. */
 interface AlertRule {
@@ -164,6 +184,7 @@ const rowsOf = (
 export const makeScoreWriter = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const sink = yield* MatchSink
+  const jobs = yield* JobQueue
 
   /**
    * Removes a company's scores on tenders still open at `now` that its rescore read (ingest sequence
@@ -250,6 +271,53 @@ export const makeScoreWriter = Effect.gen(function* () {
         scored_at = EXCLUDED.scored_at, tender_ingest_seq = EXCLUDED.tender_ingest_seq`
       }`
 
+  /**
+   * Removes the rows of these tenders that are none of the pairs in `keep` (the tender batch's stale
+   * scope); returns the companies whose rows it removed.
+   */
+  const removeStaleScoresOf = (tenderIds: ReadonlyArray<string>, keep: PairKeys) =>
+    sql<{ company_id: string }>`
+      WITH removed AS (
+        DELETE FROM tender_scores s WHERE s.tender_id = ANY(${tenderIds}::uuid[]) AND ${notIn(keep)}
+        RETURNING s.company_id)
+      SELECT DISTINCT company_id FROM removed`.pipe(Effect.map((rows) => rows.map((row) => row.company_id)))
+
+  /**
+   * The last step of a write: the companies it scored or removed rows of whose profile revision is
+   * no longer the one it used, and the tenders of its scope changed since it read them, are queued
+   * for scoring again. Their own rescore (queued by the change) may have run and committed while this
+   * write computed from the older profile or tender, and would then be overwritten by it; the queued
+   * job comes after this commit and writes from what is current. (A change that commits after this
+   * check queues a rescore that reads after this write, or waits on its rows.)
+   */
+  const requeueChanged = (revisions: ReadonlyMap<string, string | undefined>, tenders: ReadonlyArray<TenderVersion>) =>
+    Effect.gen(function* () {
+      const companyIds = [...revisions.keys()]
+      const companies =
+        companyIds.length === 0
+          ? []
+          : yield* sql<{ id: string }>`
+              SELECT u.id FROM unnest(${arrayLiteral(companyIds)}::uuid[],
+                                      ${arrayLiteral(companyIds.map((id) => revisions.get(id) ?? "-1"))}::bigint[]) AS u(id, rev)
+              JOIN companies c ON c.id = u.id
+              WHERE c.active AND c.profile_rev <> u.rev`
+      const changedTenders =
+        tenders.length === 0
+          ? []
+          : yield* sql<{ id: string }>`
+              SELECT u.id FROM unnest(${arrayLiteral(tenders.map((t) => t.id))}::uuid[],
+                                      ${arrayLiteral(tenders.map((t) => t.version))}::text[]) AS u(id, version)
+              JOIN tenders t ON t.id = u.id
+              WHERE t.xmin::text <> u.version`
+      yield* jobs.enqueueAll(
+        RescoreCompany,
+        companies.map(({ id }) => ({ payload: { companyId: id } }))
+      )
+      if (changedTenders.length > 0) {
+        yield* jobs.enqueue(ScoreTenders, { tenderIds: changedTenders.map(({ id }) => id), isNew: [] })
+      }
+    })
+
   /** The verdicts these tenders have now, per (company, tender). */
   const verdictsOf = (tenderIds: ReadonlyArray<string>) =>
     sql<{ company_id: string; tender_id: string; verdict: Verdict }>`
@@ -275,6 +343,7 @@ export const makeScoreWriter = Effect.gen(function* () {
     affinity: CpvAffinity,
     isNew: ReadonlySet<string>,
     staleScope: StaleScope,
+    basis: ScoringBasis,
     changed: ReadonlySet<string> = new Set(),
     /** The batch's new tenders (whether or not a pair of theirs is stored): scored for the first time. */
     arrived: ReadonlyArray<string> = []
@@ -302,13 +371,20 @@ export const makeScoreWriter = Effect.gen(function* () {
             // being candidates disappear and a list never shows a score computed from an outdated
             // profile or tender. Rewritten pairs are updated in place (the upsert), not deleted and
             // re-inserted: a cursor's snapshot then keeps their earlier version (migration 0012).
+            // The profile revision behind each company's rows written or removed here.
+            const revisions = new Map<string, string | undefined>()
+            for (const { company } of pairs) revisions.set(company.prepared.company.id, company.revision)
             if ("tenderIds" in staleScope) {
               if (staleScope.tenderIds.length > 0) {
-                yield* sql`DELETE FROM tender_scores s
-                           WHERE s.tender_id = ANY(${staleScope.tenderIds}::uuid[]) AND ${notIn(scores)}`
+                for (const companyId of yield* removeStaleScoresOf(staleScope.tenderIds, scores)) {
+                  if (!revisions.has(companyId)) revisions.set(companyId, basis.revisionAtStart(companyId))
+                }
               }
             } else {
               yield* removeOpenScoresOf(staleScope.companyId, staleScope.now, staleScope.readUpToSeq, scores)
+              if (!revisions.has(staleScope.companyId)) {
+                revisions.set(staleScope.companyId, basis.revisionAtStart(staleScope.companyId))
+              }
             }
             if (scores.company.length > 0) {
               // New tenders have no rows yet: only the rescored ones can have moved.
@@ -324,6 +400,7 @@ export const makeScoreWriter = Effect.gen(function* () {
                          SELECT id, ${scoredAt} FROM unnest(${arrived}::uuid[]) AS id ON CONFLICT DO NOTHING`
             }
             const { alerts, events } = yield* sink.record(matches)
+            yield* requeueChanged(revisions, basis.tenders)
             return { scored: scores.company.length, alerts, events }
           })
         )

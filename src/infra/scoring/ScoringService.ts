@@ -8,7 +8,7 @@ import { type CandidateIndex, makeCandidatePrefilter } from "./CandidatePrefilte
 import { makeCompanyProfileCache, type ProfileView } from "./CompanyProfileCache.js"
 import { makeCorpusStatsCache } from "./CorpusStatsCache.js"
 import { makeCpvAffinityTable } from "./CpvAffinityTable.js"
-import { makeScoreWriter, type ScoringPair } from "./ScoreWriter.js"
+import { makeScoreWriter, type ScoringPair, type TenderVersion } from "./ScoreWriter.js"
 import { RescoreCompany } from "./ScoringJobKinds.js"
 import { type LoadedTender, makeScoringReads } from "./ScoringReads.js"
 
@@ -116,7 +116,16 @@ export const makeScoringService = Effect.gen(function* () {
       const rescored = ids.filter((id) => !isNew.has(id))
       const changedHere = new Set(ids.filter((id) => changed.has(id)))
       const arrived = ids.filter((id) => isNew.has(id))
-      return yield* writer.scoreAndWrite(pairs, stats, affinity, isNew, { tenderIds: rescored }, changedHere, arrived)
+      return yield* writer.scoreAndWrite(
+        pairs,
+        stats,
+        affinity,
+        isNew,
+        { tenderIds: rescored },
+        { tenders: tenders.map((tender) => tender.row), revisionAtStart: profiles.revisionAtStart },
+        changedHere,
+        arrived
+      )
     })
 
   /** A group's tenders and their candidate index, read and built once for the group's batches. */
@@ -178,22 +187,27 @@ export const makeScoringService = Effect.gen(function* () {
       // a rescore queued for it (a watchlist edit, one queued before it was deactivated) does nothing.
       if (company === undefined) return { scored: 0 }
       const pairs: Array<ScoringPair> = []
+      const read: Array<TenderVersion> = []
       let afterSeq = "0"
       while (true) {
         const tenders = yield* reads.openContractTendersAfter(now, afterSeq)
         if (tenders.length === 0) break
         afterSeq = tenders[tenders.length - 1]!.row.ingest_seq
         for (const tender of tenders) {
+          read.push({ id: tender.row.id, version: tender.row.version })
           if (isCandidate(company.prepared, tender.prepared, stats, affinity)) pairs.push({ tender, company })
         }
       }
       // Only the tenders read are in scope: one that arrived since is scored by its own job, and
       // its score must not be taken for a stale one of this company.
-      const result = yield* writer.scoreAndWrite(pairs, stats, affinity, new Set(), {
-        companyId,
-        now,
-        readUpToSeq: afterSeq
-      })
+      const result = yield* writer.scoreAndWrite(
+        pairs,
+        stats,
+        affinity,
+        new Set(),
+        { companyId, now, readUpToSeq: afterSeq },
+        { tenders: read, revisionAtStart: () => company.revision }
+      )
       return { scored: result.scored }
     }).pipe(Effect.orDie, Effect.withSpan("ScoringService.rescoreCompany"))
 
