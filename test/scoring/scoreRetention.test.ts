@@ -1,11 +1,12 @@
 import { describe, expect, layer } from "@effect/vitest"
-import { Chunk, Effect, Layer, TestClock } from "effect"
+import { Chunk, Effect, Fiber, Layer, TestClock } from "effect"
+import pg from "pg"
 import { AppConfig } from "../../src/infra/config/AppConfig.js"
 import { ScoringLive } from "../../src/infra/Repositories.js"
 import { StoredScoreFloor } from "../../src/infra/scoring/ScoreWriter.js"
 import { ScoringService } from "../../src/infra/scoring/ScoringService.js"
 import { SCORE_LIFECYCLE_EVERY, ScoreLifecycleLive, scoreLifecycleRound } from "../../src/workers/ScoreLifecycle.js"
-import { TestDatabaseLive } from "../support/TestDatabase.js"
+import { TestDatabaseLive, TestDatabaseUrl } from "../support/TestDatabase.js"
 import { testConfig } from "../support/TestServer.js"
 import { scoringFixtures } from "./ScoringFixtures.js"
 
@@ -148,6 +149,53 @@ describe("score retention", () => {
           // The closed October tender's score, alert and event: three rows deleted.
           expect(second.rowsDeleted).toBe(3)
         })
+    )
+
+    it.effect("a partition found expired is kept when a transaction in flight writes an open tender's row to it", () =>
+      Effect.gen(function* () {
+        const f = yield* scoringFixtures
+        const scoring = yield* ScoringService
+        const company = yield* f.company("Drumuri SA", "Reabilitare drumuri și asfaltare")
+        yield* f.watchlist(company, { cpv: ["45233000-9"] })
+        const tender = (publishDate: string, deadline: string | null) =>
+          f.tender({ title: "Reabilitare drumuri comunale", cpv: "45233142-6", publishDate, deadline })
+        // March 2025 holds one tender closed long ago: the month qualifies for a whole drop ...
+        const closed = yield* tender("2025-03-05T08:00:00Z", "2025-04-01T12:00:00Z")
+        yield* scoring.scoreTenders([closed], { isNew: [] })
+        yield* f.sql`SELECT score_partitions_ensure('2025-03-01', '2025-03-01')`
+        yield* f.sql`SELECT score_partitions_ensure('2026-06-01', '2026-12-01')`
+        // ... while a transaction scoring an open tender of that month (a long procedure imported late)
+        // has written its row and not committed yet.
+        const open = yield* tender("2025-03-20T08:00:00Z", null)
+        const writer = new pg.Client({ connectionString: yield* TestDatabaseUrl })
+        yield* Effect.promise(() => writer.connect())
+        yield* Effect.promise(() => writer.query("BEGIN"))
+        yield* Effect.promise(() =>
+          writer.query(
+            `INSERT INTO tender_scores (company_id, tender_id, overall_score, overall_confidence, verdict, model_version,
+               scored_at, tender_publish_date, tender_ingest_seq, score_semantic, score_keyword, score_cpv,
+               score_value_fit, score_historical, cpv_type)
+             SELECT $1, t.id, 80, 0.8, 'GO', 'x', now(), t.publish_date, t.ingest_seq, 0.5, 0.5, 0.5, 0.5, 0.5, 'primary'
+             FROM tenders t WHERE t.id = $2`,
+            [company, open]
+          )
+        )
+        yield* TestClock.setTime(Date.parse("2026-08-01T00:00:00Z"))
+        const round = yield* Effect.fork(scoreLifecycleRound)
+        // The round found the month expired and waits for the writer's lock: the writer commits.
+        yield* eventually(
+          f.sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity
+                               WHERE datname = current_database() AND wait_event_type = 'Lock'`.pipe(
+            Effect.map((rows) => rows[0]!.n > 0)
+          )
+        )
+        yield* Effect.promise(() => writer.query("COMMIT"))
+        yield* Effect.promise(() => writer.end())
+        const result = yield* Fiber.join(round)
+        expect(result.partitionsDropped).not.toContain("tender_scores_p2025_03")
+        expect(yield* f.storedScore(company, open)).toBe(80)
+        expect(yield* f.storedScore(company, closed)).toBeUndefined()
+      })
     )
 
     it.effect("ended webhook deliveries go DELIVERY_RETENTION_DAYS after they last changed, pending ones never", () =>

@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient, type SqlError } from "@effect/sql"
 import { Effect } from "effect"
 
 /** Tenders whose rows one retention transaction removes (a few hundred rows each, in the bench's data). */
@@ -12,6 +12,12 @@ const MONTHLY_TABLES = ["tender_scores", "tender_score_history", "alerts", "matc
 
 /** A monthly partition of one of MONTHLY_TABLES, by name (`…_pYYYY_MM`). */
 const MONTHLY_PARTITION = new RegExp(`^(${MONTHLY_TABLES.join("|")})_p(\\d{4})_(\\d{2})$`)
+
+/** A lock wait over `lock_timeout` (55P03) or a deadlock (40P01): the drop is left to the next round. */
+const isLockConflict = (error: SqlError.SqlError) => {
+  const code = (error.cause as { readonly code?: unknown } | undefined)?.code
+  return code === "55P03" || code === "40P01"
+}
 
 /** The tables retention deletes from row by row, a closed tender's rows at a time (versions are pruned by age). */
 const PER_TENDER_TABLES = ["tender_scores", "alerts", "match_events"] as const
@@ -35,6 +41,15 @@ export const makeScoreRetention = Effect.gen(function* () {
   const closedBefore = (alias: string, cutoff: string) =>
     sql`least(${sql(alias)}.deadline, ${sql(alias)}.cancelled_at) < ${cutoff}::timestamptz`
 
+  /** Whether `partition` holds a row of a tender that has not closed before `cutoff`. */
+  const holdsRowsToKeep = (partition: string, cutoff: string) =>
+    sql<{ any: boolean }>`
+      SELECT EXISTS (
+        SELECT 1 FROM ${sql(partition)} s JOIN tenders t ON t.id = s.tender_id
+        WHERE NOT coalesce(${closedBefore("t", cutoff)}, false)) AS any`.pipe(
+      Effect.map((rows) => rows[0]?.any !== false)
+    )
+
   /** Partitions whose month ended before `cutoff` (a tender closes after it is published) and whose every row qualifies. */
   const expiredPartitions = (cutoff: string) =>
     Effect.gen(function* () {
@@ -48,11 +63,7 @@ export const makeScoreRetention = Effect.gen(function* () {
         if (month === null) continue
         const monthEnd = new Date(Date.UTC(Number(month[2]), Number(month[3]), 1))
         if (monthEnd.getTime() > new Date(cutoff).getTime()) continue
-        const [open] = yield* sql<{ any: boolean }>`
-          SELECT EXISTS (
-            SELECT 1 FROM ${sql(name)} s JOIN tenders t ON t.id = s.tender_id
-            WHERE NOT coalesce(${closedBefore("t", cutoff)}, false)) AS any`
-        if (open?.any === false) expired.push(name)
+        if (!(yield* holdsRowsToKeep(name, cutoff))) expired.push(name)
       }
       return expired
     })
@@ -78,14 +89,35 @@ export const makeScoreRetention = Effect.gen(function* () {
       })
     )
 
+  /**
+   * Drops an expired partition, checked again under its lock: a scoring transaction in flight when it
+   * was found expired (an old notice imported late, an erratum reopening a tender) may have written a
+   * row to keep, and commits before the lock is granted. Dropping a partition locks its parent, so the
+   * parent is locked first (a writer holds the parent before the partition); a wait over 5 s (list
+   * pages in flight) or a deadlock leaves it to the next round. Returns whether it was dropped.
+   */
+  const dropIfExpired = (partition: string, parent: string, cutoff: string) =>
+    sql
+      .withTransaction(
+        Effect.gen(function* () {
+          yield* sql`SET LOCAL lock_timeout = '5s'`
+          yield* sql`LOCK TABLE ONLY ${sql(parent)} IN ACCESS EXCLUSIVE MODE`
+          yield* sql`LOCK TABLE ${sql(partition)} IN ACCESS EXCLUSIVE MODE`
+          if (yield* holdsRowsToKeep(partition, cutoff)) return false
+          yield* sql`DROP TABLE ${sql(partition)}`
+          return true
+        })
+      )
+      .pipe(Effect.catchIf(isLockConflict, () => Effect.succeed(false)))
+
   /** Applies the policy at `now` for a retention of `days` days. */
   const run = (now: Date, days: number) =>
     Effect.gen(function* () {
       const cutoff = new Date(now.getTime() - days * 86_400_000).toISOString()
-      const partitionsDropped = yield* expiredPartitions(cutoff)
-      for (const name of partitionsDropped) {
-        // Dropping a partition locks its parent: wait briefly for list pages in flight, else retry next run.
-        yield* sql.withTransaction(Effect.zipRight(sql`SET LOCAL lock_timeout = '5s'`, sql`DROP TABLE ${sql(name)}`))
+      const partitionsDropped: Array<string> = []
+      for (const name of yield* expiredPartitions(cutoff)) {
+        const parent = MONTHLY_PARTITION.exec(name)![1]!
+        if (yield* dropIfExpired(name, parent, cutoff)) partitionsDropped.push(name)
       }
       let rowsDeleted = 0
       for (const table of PER_TENDER_TABLES) {
