@@ -248,4 +248,43 @@ describe("the open/closed boundary", () => {
     expect(second.body.meta.total).toBe(3)
     expect(second.body.data.map((d: any) => d.tender_id)).toEqual(ids.slice(1))
   })
+
+  it("a cancellation ingested between pages moves nothing either, on the list and on the export", async () => {
+    const other = await createAccount(server)
+    const ids = await addScoredTenders(
+      server,
+      other,
+      [90, 80, 70].map((score, i) => ({ score, publishDate: published(1 + i), deadline: FUTURE }))
+    )
+    const list = (params: Record<string, string | number>) =>
+      request(api(server, "/api/v1/tenders", { companyId: other.companyId, status: "open", ...params }), {
+        token: other.key
+      })
+    const exported = (params: Record<string, string | number>) =>
+      request(
+        api(server, "/api/v1/export/tenders", { companyId: other.companyId, ...april, status: "open", ...params }),
+        {
+          token: other.key
+        }
+      )
+    const firstListed = await list({ limit: 1 })
+    const firstExported = await exported({ limit: 1 })
+    expect(firstListed.body.meta.total).toBe(3)
+    // The second tender's cancellation arrives (ingestion stamps cancelled_at with its own time).
+    await server.run(
+      Effect.flatMap(
+        SqlClient.SqlClient,
+        (sql) => sql`UPDATE tenders SET cancelled_at = now() WHERE id = ${ids[1]!}`
+      ).pipe(Effect.orDie)
+    )
+    // A new pagination no longer sees it; the ones begun before go on as they started.
+    expect((await list({ limit: 1 })).body.meta.total).toBe(2)
+    const secondListed = await list({ limit: 5, cursor: firstListed.body.meta.next_cursor })
+    expect(secondListed.status).toBe(200)
+    expect(secondListed.body.meta.total).toBe(3)
+    expect(secondListed.body.data.map((d: any) => d.tender_id)).toEqual(ids.slice(1))
+    const secondExported = await exported({ limit: 5, cursor: firstExported.body.meta.next_cursor })
+    expect(secondExported.status).toBe(200)
+    expect(secondExported.body.data.map((d: any) => d.tender_id)).toEqual(ids.slice(1))
+  })
 })

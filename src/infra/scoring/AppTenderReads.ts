@@ -218,9 +218,10 @@ export const AppTenderReadsLive = Layer.effect(
       const { filters } = input
       const parts = [
         input.status === "open"
-          ? sql`AND (t.deadline IS NULL OR t.deadline > ${input.now}) AND t.cancelled_at IS NULL`
+          ? sql`AND (t.deadline IS NULL OR t.deadline > ${input.now})
+                AND (t.cancelled_at IS NULL OR t.cancelled_at > ${input.now})`
           : input.status === "closed"
-            ? sql`AND (t.deadline <= ${input.now} OR t.cancelled_at IS NOT NULL)`
+            ? sql`AND (t.deadline <= ${input.now} OR t.cancelled_at <= ${input.now})`
             : sql``,
         ...filters.words.map(
           (word) =>

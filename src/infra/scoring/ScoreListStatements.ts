@@ -49,15 +49,18 @@ const listOrder = "overall_score DESC, tender_publish_date DESC, tender_id"
 
 /**
  * Which tenders a list shows by their deadline: `open` ones can still be bid on (deadline strictly
- * after the instant `now`, or none, and the procedure not cancelled: AppTenderReads means the same),
- * `closed` ones are the rest, `all` is both.
+ * after the instant `now`, or none, and the procedure not cancelled by then: AppTenderReads means the
+ * same), `closed` ones are the rest, `all` is both. A cancellation counts from when it was ingested
+ * (`cancelled_at`), so one that arrives between two pages moves no tender out of the pages that
+ * follow page 1's instant.
  */
 export type ListStatus = "all" | "open" | "closed"
 
 /** The status condition on a score row's `tender_id`, `now` being the parameter holding the instant. */
 const tenderFilter = (status: ListStatus, now: string) => {
   if (status === "all") return ""
-  const open = `t.cancelled_at IS NULL AND (t.deadline IS NULL OR t.deadline > ${now}::timestamptz)`
+  const open = `(t.cancelled_at IS NULL OR t.cancelled_at > ${now}::timestamptz)
+    AND (t.deadline IS NULL OR t.deadline > ${now}::timestamptz)`
   return `AND ${status === "open" ? "" : "NOT "}EXISTS (SELECT 1 FROM tenders t WHERE t.id = tender_id AND ${open})`
 }
 

@@ -208,10 +208,11 @@ export const ScoredTendersRepoLive = Layer.effect(
 
     const decodeExportRows = Schema.decodeUnknown(Schema.Array(ExportRow))
 
-    // As ScoreListStatements' status filter: open is not cancelled and a deadline after `now` or none.
+    // As ScoreListStatements' status filter: open is not cancelled by `now` and a deadline after it or none.
     const exportStatus = (input: ExportPageQuery) => {
       if (input.status === "all") return sql``
-      const open = sql`EXISTS (SELECT 1 FROM tenders t WHERE t.id = tender_id AND t.cancelled_at IS NULL
+      const open = sql`EXISTS (SELECT 1 FROM tenders t WHERE t.id = tender_id
+        AND (t.cancelled_at IS NULL OR t.cancelled_at > ${input.now})
         AND (t.deadline IS NULL OR t.deadline > ${input.now}))`
       return input.status === "open" ? sql`AND ${open}` : sql`AND NOT ${open}`
     }
