@@ -370,8 +370,8 @@ export const makeScoreWriter = Effect.gen(function* () {
             // Earlier scores in scope that are not rewritten below are removed, so pairs that stopped
             // being candidates disappear and a list never shows a score computed from an outdated
             // profile or tender. Rewritten pairs are updated in place (the upsert), not deleted and
-            // re-inserted: a cursor's snapshot then keeps their earlier version (migration 0012).
-            // The profile revision behind each company's rows written or removed here.
+            // re-inserted: a cursor's snapshot then keeps their earlier version (migration 0012). The
+            // profile revision behind each company's rows written or removed here goes to requeueChanged.
             const revisions = new Map<string, string | undefined>()
             for (const { company } of pairs) revisions.set(company.prepared.company.id, company.revision)
             if ("tenderIds" in staleScope) {
