@@ -1,5 +1,7 @@
+import { createServer, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
 import { describe, expect, layer } from "@effect/vitest"
-import { Duration, Effect, Option } from "effect"
+import { Duration, Effect, Either, Fiber, Option } from "effect"
 import { reportFooterHtml, reportHtml } from "../../src/domain/reports/ReportTemplate.js"
 import { PdfRenderer, RendererProcessLive } from "../../src/infra/reports/PdfRenderer.js"
 import { readPdf, SAMPLE_REASONS, sampleReport } from "./fixtures.js"
@@ -153,6 +155,76 @@ describe("the renderer actor (child process, real Chromium)", () => {
           expect(failed._tag).toBe("RenderFailed")
           const pdf = yield* renderer.render(page(1))
           expect(pdf.byteLength).toBeGreaterThan(1000)
+        }),
+      TIMEOUT
+    )
+  })
+})
+
+/** A local server whose image answers after `?ms=` milliseconds: a page that takes a while to load. */
+const slowImages = Effect.acquireRelease(
+  Effect.async<Server>((resume) => {
+    const server = createServer((req, res) => {
+      const ms = Number(new URL(req.url ?? "/", "http://localhost").searchParams.get("ms") ?? 0)
+      const timer = setTimeout(() => {
+        res.writeHead(200, { "content-type": "image/svg+xml" })
+        res.end('<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>')
+      }, ms)
+      req.on("close", () => clearTimeout(timer))
+    })
+    server.listen(0, "127.0.0.1", () => resume(Effect.succeed(server)))
+  }),
+  (server) => Effect.sync(() => server.closeAllConnections()).pipe(Effect.zipRight(Effect.sync(() => server.close())))
+)
+
+/** A report whose page waits `ms` for one image of `server`. */
+const withSlowImage = (server: Server, ms: number) => {
+  const { html, footerHtml } = page(3)
+  const port = (server.address() as AddressInfo).port
+  return { html: html.replace("</body>", `<img src="http://127.0.0.1:${port}/img?ms=${ms}"></body>`), footerHtml }
+}
+
+describe("a render that overruns, beside another one (6 s each)", () => {
+  layer(
+    RendererProcessLive({
+      chromiumPath: Option.fromNullable(process.env.CHROMIUM_PATH),
+      concurrency: 2,
+      renderTimeout: Duration.seconds(6)
+    }),
+    { excludeTestServices: true, timeout: 120_000 }
+  )((it) => {
+    it.scoped(
+      "a slow page's timeout closes its own page: the render beside it on the same browser finishes",
+      () =>
+        Effect.gen(function* () {
+          const renderer = yield* PdfRenderer
+          const server = yield* slowImages
+          yield* renderer.render(page(1))
+          const browserPid = yield* pidOf(renderer.browserPid)
+          const slow = yield* Effect.fork(Effect.either(renderer.render(withSlowImage(server, 120_000))))
+          yield* Effect.sleep(Duration.seconds(4))
+          // Started 4 s later and needing ~3 s: still rendering when the slow one times out at 6 s.
+          const beside = yield* Effect.either(renderer.render(withSlowImage(server, 3_000)))
+          expect(Either.isLeft(yield* Fiber.join(slow))).toBe(true)
+          expect(Either.isRight(beside)).toBe(true)
+          expect(yield* pidOf(renderer.browserPid)).toBe(browserPid)
+        }),
+      TIMEOUT
+    )
+
+    it.effect(
+      "a browser that stops answering is killed after the render it hung, and the next render starts another",
+      () =>
+        Effect.gen(function* () {
+          const renderer = yield* PdfRenderer
+          yield* renderer.render(page(1))
+          const browserPid = yield* pidOf(renderer.browserPid)
+          process.kill(browserPid, "SIGSTOP")
+          expect((yield* Effect.flip(renderer.render(page(1))))._tag).toBe("RenderFailed")
+          expect(yield* exited(browserPid)).toBe(true)
+          const pdf = yield* renderer.render(page(1))
+          expect(pdf.byteLength).toBeGreaterThan(1000)
+          expect(yield* pidOf(renderer.browserPid)).not.toBe(browserPid)
         }),
       TIMEOUT
     )

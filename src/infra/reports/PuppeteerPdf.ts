@@ -6,8 +6,9 @@ import { RenderFailed, type RenderRequest } from "./RendererRpc.js"
 /**
  * Chromium through puppeteer-core, inside the renderer process: one warm browser reused across
  * reports, its pages kept for the next render, at most `concurrency` renders at once. A browser that
- * crashed (or was killed) is relaunched by the next render; one that does not finish a render in
- * time is killed, so a hung browser never holds the renderer.
+ * crashed (or was killed) is relaunched by the next render. A render that fails or overruns closes
+ * its own page; the browser is killed only when it no longer answers (hung), so the other render in
+ * flight on it is not taken down by a page that was merely slow.
  */
 export class PuppeteerPdf extends Context.Tag("PuppeteerPdf")<
   PuppeteerPdf,
@@ -16,6 +17,9 @@ export class PuppeteerPdf extends Context.Tag("PuppeteerPdf")<
     readonly browserPid: Effect.Effect<Option.Option<number>>
   }
 >() {}
+
+/** How long a browser has to answer after a failed render before it is taken for hung. */
+const HEALTH_CHECK = Duration.seconds(2)
 
 const failed = (what: string) => (cause: unknown) =>
   new RenderFailed({ message: `${what}: ${cause instanceof Error ? cause.message : String(cause)}` })
@@ -42,6 +46,14 @@ export const PuppeteerPdfLive = (options: {
           }
           target.process()?.kill("SIGKILL")
         })
+
+      /** Whether the browser still answers over its pipe: a hung one does not within HEALTH_CHECK. */
+      const answers = (target: Browser) =>
+        Effect.tryPromise(() => target.version()).pipe(
+          Effect.timeout(HEALTH_CHECK),
+          Effect.as(true),
+          Effect.orElseSucceed(() => false)
+        )
 
       const currentBrowser = launching.withPermits(1)(
         Effect.suspend(() => {
@@ -109,8 +121,13 @@ export const PuppeteerPdfLive = (options: {
                 duration: Duration.millis(request.timeoutMillis),
                 onTimeout: () => new RenderFailed({ message: `render timed out after ${request.timeoutMillis} ms` })
               }),
-              // Timed out or broken: this browser may be hung, so it goes and the next render starts another.
-              Effect.tapError(() => kill(target))
+              // Timed out or broken: the page is closed (renderOn); a browser that no longer answers is
+              // hung, so it goes and the next render starts another.
+              Effect.tapError(() =>
+                Effect.flatMap(answers(target), (healthy) =>
+                  healthy || !target.connected ? Effect.void : kill(target)
+                )
+              )
             )
           })
         )
