@@ -41,11 +41,17 @@ const options = {
  * through `Api`); the checks are in ApiKeyAuthLive.ts. One tag per rate-limit group:
  */
 
-/**
- * Tenders, scores, webhooks, reports: the `general` limit (60/min). A report creation also counts
- * against `reportCreation` (10/h), in its handler once the request is valid (ReportsHttp.ts).
- */
+/** Tenders, scores, webhooks, report job status and download URLs: the `general` limit (60/min). */
 export class ApiKeyAuth extends HttpApiMiddleware.Tag<ApiKeyAuth>()("ApiKeyAuth", options) {}
+
+/**
+ * PDF report creation, its own group of spec 8.1: not the `general` limit; `reportCreation` (10/h)
+ * is counted by the handler once the request is valid (QueueReport.ts).
+ */
+export class ApiKeyAuthReportCreation extends HttpApiMiddleware.Tag<ApiKeyAuthReportCreation>()(
+  "ApiKeyAuthReportCreation",
+  options
+) {}
 
 /** Bulk export: the `export` limit (20/h). */
 export class ApiKeyAuthExport extends HttpApiMiddleware.Tag<ApiKeyAuthExport>()("ApiKeyAuthExport", options) {}

@@ -9,7 +9,7 @@ import { CreditLedger } from "../infra/billing/CreditLedger.js"
 import { RateLimitPoliciesTag, RateLimits } from "../infra/limits/RateLimits.js"
 import { noteTenant } from "../infra/observability/RequestTrail.js"
 import { ScoredTendersRepo } from "../infra/scoring/ScoredTendersRepo.js"
-import { ApiCaller, ApiKeyAuth, ApiKeyAuthExport } from "./ApiKeyAuth.js"
+import { ApiCaller, ApiKeyAuth, ApiKeyAuthExport, ApiKeyAuthReportCreation } from "./ApiKeyAuth.js"
 import { CreditsReport } from "./credits/CreditsReport.js"
 import { tooManyRequests } from "./TooManyRequests.js"
 
@@ -19,8 +19,8 @@ const BEARER = /^Bearer /i
 
 const invalidKey = new ApiError.ApiKeyInvalid({ message: "The API key is not valid" })
 
-/** The security handler, for the rate-limit policy `policy`. */
-export const makeApiKeyAuth = (policy: keyof RateLimitPolicies) =>
+/** The security handler, for the rate-limit policy `policy` (null: the handler counts its own limit). */
+export const makeApiKeyAuth = (policy: keyof RateLimitPolicies | null) =>
   Effect.gen(function* () {
     const keys = yield* ApiKeysRepo
     const ledger = yield* CreditLedger
@@ -51,13 +51,15 @@ export const makeApiKeyAuth = (policy: keyof RateLimitPolicies) =>
           }
           const credits = new CreditsReport()
           yield* CreditsReport.install(credits, owner.tenantId, ledger)
-          yield* rateLimits
-            .consume(policies[policy], owner.tenantId)
-            .pipe(
-              Effect.catchTag("RateLimitHit", (hit) =>
-                tooManyRequests(hit, `Rate limit exceeded; retry in ${hit.retryAfterSeconds} seconds`)
+          if (policy !== null) {
+            yield* rateLimits
+              .consume(policies[policy], owner.tenantId)
+              .pipe(
+                Effect.catchTag("RateLimitHit", (hit) =>
+                  tooManyRequests(hit, `Rate limit exceeded; retry in ${hit.retryAfterSeconds} seconds`)
+                )
               )
-            )
+          }
           return { keyId: owner.keyId, tenantId: owner.tenantId, plan: owner.plan, credits }
         })
     }
@@ -65,6 +67,7 @@ export const makeApiKeyAuth = (policy: keyof RateLimitPolicies) =>
 
 export const ApiKeyAuthLive = Layer.effect(ApiKeyAuth, makeApiKeyAuth("general"))
 export const ApiKeyAuthExportLive = Layer.effect(ApiKeyAuthExport, makeApiKeyAuth("export"))
+export const ApiKeyAuthReportCreationLive = Layer.effect(ApiKeyAuthReportCreation, makeApiKeyAuth(null))
 
 /**
  * 403 COMPANY_ACCESS_DENIED: the company is not of the caller's tenant. A company that does not

@@ -373,6 +373,42 @@ describe("report creation rate limit (RATE_LIMIT_REPORTS_PER_HOUR)", { timeout: 
   })
 })
 
+describe("report creation is its own rate-limit group (spec 8.1), apart from general", { timeout: 120_000 }, () => {
+  let server: TestServer
+  beforeAll(async () => {
+    server = await startTestServer({ rateLimits: { generalPerMinute: 2, reportsPerHour: 10 } })
+  })
+  afterAll(() => server.close())
+
+  const create = (account: Account) =>
+    request(`${server.baseUrl}/api/v1/reports/${account.companyId}/pdf`, {
+      method: "POST",
+      token: account.key,
+      body: BODY
+    })
+  const webhooks = (account: Account) => request(`${server.baseUrl}/api/v1/webhooks`, { token: account.key })
+
+  it("a used-up general window does not refuse a creation, and creations do not use it up", async () => {
+    const spent = await createAccount(server, { credits: 100 })
+    expect((await webhooks(spent)).status).toBe(200)
+    expect((await webhooks(spent)).status).toBe(200)
+    expect((await webhooks(spent)).status).toBe(429)
+    expect((await create(spent)).status).toBe(202)
+
+    const creator = await createAccount(server, { credits: 100 })
+    expect((await create(creator)).status).toBe(202)
+    expect((await create(creator)).status).toBe(202)
+    expect((await create(creator)).status).toBe(202)
+    expect((await webhooks(creator)).status).toBe(200)
+    // The job status is in the general group.
+    const created = await create(creator)
+    const status = () =>
+      request(`${server.baseUrl}/api/v1/reports/jobs/${created.body.job_id}/status`, { token: creator.key })
+    expect((await status()).status).toBe(200)
+    expect((await status()).status).toBe(429)
+  })
+})
+
 describe("a report the worker cannot render", { timeout: 180_000 }, () => {
   let server: TestServer
   let worker: ChildProcess

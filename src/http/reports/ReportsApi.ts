@@ -3,7 +3,7 @@ import { Schema } from "effect"
 import * as ApiError from "../../domain/ApiErrors.js"
 import { DOWNLOAD_TOKEN_MAX_DOWNLOADS } from "../../domain/reports/DownloadTokenRules.js"
 import { REPORT_CREDIT_COST, REPORT_STATUSES } from "../../domain/reports/ReportJob.js"
-import { ApiKeyAuth } from "../ApiKeyAuth.js"
+import { ApiKeyAuth, ApiKeyAuthReportCreation } from "../ApiKeyAuth.js"
 import { isCalendarDate, StrictBody } from "../Inputs.js"
 import { UtcTimestamp } from "../tenders/TendersApi.js"
 import { errors } from "../WireErrors.js"
@@ -56,11 +56,11 @@ export class ReportsApi extends HttpApiGroup.make("reports")
         { status: 202 }
       )
       .addError(errors(ApiError.CompanyAccessDenied, ApiError.ApiCreditsExhausted, ApiError.RateLimitExceeded))
-      .middleware(ApiKeyAuth)
+      .middleware(ApiKeyAuthReportCreation)
       .annotate(OpenApi.Summary, "Request a branded PDF report of a company's scored tenders")
       .annotate(
         OpenApi.Description,
-        `Queues the report; poll the job status (every 5 s). ${REPORT_CREDIT_COST} credits, charged when the job reaches completed: they are held on the balance at creation (X-API-Credits-Remaining already excludes them) and released if the job fails. 402 API_CREDITS_EXHAUSTED when fewer than ${REPORT_CREDIT_COST} remain; 400 VALIDATION_ERROR for a bad body (date_from after date_to, or a watchlist_id that is not this company's); 429 over the report limit (10 creations per hour per tenant; a refused body or company does not count).`
+        `Queues the report; poll the job status (every 5 s). ${REPORT_CREDIT_COST} credits, charged when the job reaches completed: they are held on the balance at creation (X-API-Credits-Remaining already excludes them) and released if the job fails. 402 API_CREDITS_EXHAUSTED when fewer than ${REPORT_CREDIT_COST} remain; 400 VALIDATION_ERROR for a bad body (date_from after date_to, or a watchlist_id that is not this company's); 429 over the report limit (10 creations per hour per tenant; a refused body or company does not count); not counted against the general limit.`
       )
   )
   .add(

@@ -9,7 +9,7 @@ import { ReportJobsRepo, ReportJobsRepoLive } from "../../infra/reports/ReportJo
 import { DatabaseReportStorageLive, ReportStorage } from "../../infra/reports/ReportStorage.js"
 import { Api } from "../Api.js"
 import { ApiCaller } from "../ApiKeyAuth.js"
-import { ApiKeyAuthLive, companyAccessDenied } from "../ApiKeyAuthLive.js"
+import { ApiKeyAuthLive, ApiKeyAuthReportCreationLive, companyAccessDenied } from "../ApiKeyAuthLive.js"
 import { refuseHead } from "../HeadRequests.js"
 import { queueReport } from "./QueueReport.js"
 
@@ -97,6 +97,12 @@ export const ReportsHttpLive = HttpApiBuilder.group(Api, "reports", (handlers) =
 
 /** The group with its key authentication (report and general limits), the job store and the PDF storage. */
 export const ReportsLive = ReportsHttpLive.pipe(
-  Layer.provide([ApiKeyAuthLive, AppReportReadsLive, DownloadTokensLive, ReportJobsRepoLive]),
+  Layer.provide([
+    ApiKeyAuthLive,
+    ApiKeyAuthReportCreationLive,
+    AppReportReadsLive,
+    DownloadTokensLive,
+    ReportJobsRepoLive
+  ]),
   Layer.provide(DatabaseReportStorageLive)
 )
