@@ -80,6 +80,7 @@ const malformedBodies: ReadonlyArray<readonly [string, Body]> = [
   ["invalid UTF-8 bytes", { raw: new Uint8Array([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0xc3, 0x28, 0x7d]) }],
   ["JSON with a NUL byte outside strings", { raw: '{"a": 1}\u0000' }],
   ["text/plain body", { raw: '{"name": "x"', contentType: "text/plain" }],
+  ["JSON merge patch media type", { raw: '{"name": "x"}', contentType: "application/merge-patch+json" }],
   ["no content type", { raw: "{{{", contentType: undefined }],
   ["content type with a bad charset", { raw: "{", contentType: "application/json; charset=nope" }],
   ["multipart without a boundary", { raw: "--x\r\n", contentType: "multipart/form-data" }],
