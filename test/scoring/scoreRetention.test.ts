@@ -109,6 +109,8 @@ describe("score retention", () => {
           const openOct = yield* tender("2024-10-12T08:00:00Z", null)
           const movedOct = yield* tender("2024-10-20T08:00:00Z", null)
           const all = [closedSep, closedOct, openOct, movedOct]
+          // Scored while all four are open (a tender closed when it arrives raises no alert).
+          yield* TestClock.setTime(Date.parse("2024-09-20T00:00:00Z"))
           yield* scoring.scoreTenders(all, { isNew: all })
           const placement = (tenderId: string) =>
             f.sql<{ partition: string }>`

@@ -215,6 +215,29 @@ describe("scoring service on PostgreSQL", () => {
       })
     )
 
+    it.effect(
+      "a tender closed or cancelled when it arrives (an old notice imported late) is stored, never alerted",
+      () =>
+        Effect.gen(function* () {
+          const f = yield* fixtures
+          const scoring = yield* ScoringService
+          const auth = yield* f.authority("Spitalul Municipal", "4288081")
+          const company = yield* f.company("Eco SRL", "Furnizăm echipamente medicale, ecografe")
+          yield* f.watchlist(company, { cpv: ["33100000-1"], minScore: 0 })
+          const ecograf = { title: "Furnizare ecograf", cpv: "33112200-0", authority: auth }
+          const closed = yield* f.tender({ ...ecograf, deadline: "2020-03-01T10:00:00Z" })
+          const cancelled = yield* f.tender({ ...ecograf, deadline: "2099-03-01T10:00:00Z" })
+          yield* f.sql`UPDATE tenders SET cancelled_at = now() WHERE id = ${cancelled}`
+          const open = yield* f.tender({ ...ecograf, deadline: "2099-03-01T10:00:00Z" })
+          const all = [closed, cancelled, open]
+          expect(yield* scoring.scoreTenders(all, { isNew: all })).toEqual({ scored: 3, alerts: 1, events: 1 })
+          for (const tender of all) expect(yield* scoresOf(tender)).toHaveLength(1)
+          expect(yield* countOf("alerts", open)).toBe(1)
+          expect(yield* countOf("alerts", closed)).toBe(0)
+          expect(yield* countOf("match_events", cancelled)).toBe(0)
+        })
+    )
+
     it.effect("rescoreCompany updates open tenders' scores after a description change, without alerts", () =>
       Effect.gen(function* () {
         const f = yield* fixtures

@@ -146,7 +146,7 @@ describe("webhook delivery on the TestClock", () => {
           expect(body.tender.contracting_authority).toBe("Școala 1")
           expect(Schema.decodeUnknownSync(TenderMatchedBody)(body)).toEqual(body)
           expect(body.tender.cpv_codes).toEqual(["39160000-1"])
-          expect(body.tender.deadline).toBe("2026-03-01T10:00:00.000Z")
+          expect(body.tender.deadline).toBe("2099-03-01T10:00:00.000Z")
           expect(body.tender.estimated_value_ron).toBe(250000)
           expect(Number.isInteger(body.tender.score)).toBe(true)
           expect(["GO", "RESEARCH", "SKIP"]).toContain(body.tender.verdict)

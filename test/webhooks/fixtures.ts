@@ -134,7 +134,7 @@ export const newMatchingTenders = (count: number) =>
         INSERT INTO tenders (source, source_notice_id, title, main_cpv, authority_id, publish_date, estimated_value_ron,
                              deadline, source_url)
         VALUES ('test', ${`n-${++counter}-${Math.random()}`}, 'Furnizare mobilier școlar', '39160000-1', ${authority!.id},
-                '2026-01-10T00:00:00Z', 250000, '2026-03-01T10:00:00Z', 'https://example.test/notice')
+                '2026-01-10T00:00:00Z', 250000, '2099-03-01T10:00:00Z', 'https://example.test/notice')
         RETURNING id`
       ids.push(tender!.id)
     }

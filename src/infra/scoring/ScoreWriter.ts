@@ -131,9 +131,13 @@ const pushScore = (
   scores.cpvType.push(score.factors.cpv.cpv_type)
 }
 
+/** The tender can still be bid on at `at`: not cancelled, and a deadline after it or none. */
+const isOpenAt = (tender: LoadedTender, at: Date) =>
+  !tender.row.cancelled && (tender.row.deadline === null || tender.row.deadline > at)
+
 /**
- * The score rows to store (those at or above the floor), and the matches: new tenders that reached
- * a watchlist of their company.
+ * The score rows to store (those at or above the floor), and the matches: new tenders, still open,
+ * that reached a watchlist of their company.
  */
 const rowsOf = (
   pairs: ReadonlyArray<ScoringPair>,
@@ -152,7 +156,8 @@ const rowsOf = (
     // Below the floor the pair is not stored; left out of `scores`, an earlier row of it in the
     // stale scope is removed like that of a pair that stopped being a candidate.
     if (score.overallScore >= floor) pushScore(scores, companyId, tender, score)
-    if (!alerting.mayAlert(tender.row.id, companyId, score.verdict)) continue
+    // A tender that can no longer be bid on (an old notice imported late) is stored, never alerted.
+    if (!isOpenAt(tender, scoredAt) || !alerting.mayAlert(tender.row.id, companyId, score.verdict)) continue
     const watchlists = alertingWatchlists(company.prepared, tender.prepared, score)
     if (watchlists.length === 0) continue
     const matched = {

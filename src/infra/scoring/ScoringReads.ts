@@ -33,6 +33,8 @@ export interface TenderRow {
   readonly cpv_label: string
   /** The authority's county as stored; null when unknown. */
   readonly county: string | null
+  /** Whether a cancellation notice closed the procedure. */
+  readonly cancelled: boolean
   /** The row's version as read (its `xmin`): any later change to the tender gives another. */
   readonly version: string
 }
@@ -80,7 +82,7 @@ export const makeScoringReads = Effect.gen(function* () {
     t.deadline, t.publish_date, t.ingest_seq::text AS ingest_seq, t.source_url,
     coalesce((SELECT c.label_ro FROM cpv_codes c WHERE c.code_full = t.main_cpv), '') AS cpv_label,
     (SELECT ca.county FROM contracting_authorities ca WHERE ca.id = t.authority_id) AS county,
-    t.xmin::text AS version`
+    t.cancelled_at IS NOT NULL AS cancelled, t.xmin::text AS version`
 
   /** The contract notices among `ids`, in ingest order (award notices are never scored). */
   const contractTenders = (ids: ReadonlyArray<string>) =>
