@@ -71,6 +71,10 @@ describe("the scope of a company rescore", () => {
         yield* f.sql`UPDATE companies SET active = false WHERE id = ${company}`
         expect(yield* scoring.rescoreCompany(company)).toEqual({ scored: 0 })
         expect(yield* f.storedScore(company, bridge)).toEqual(before)
+        // Nor does a change notice's rescore of the tender remove it.
+        yield* f.sql`UPDATE tenders SET deadline = '2099-02-01T00:00:00Z' WHERE id = ${bridge}`
+        yield* scoring.scoreTenders([bridge], { isNew: [], changed: [bridge] })
+        expect(yield* f.storedScore(company, bridge)).toEqual(before)
       })
     )
   })

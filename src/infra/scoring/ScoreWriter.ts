@@ -278,12 +278,14 @@ export const makeScoreWriter = Effect.gen(function* () {
 
   /**
    * Removes the rows of these tenders that are none of the pairs in `keep` (the tender batch's stale
-   * scope); returns the companies whose rows it removed.
+   * scope), of active companies only: a deactivated company is not scored, and its scores stay as
+   * they were until it is reactivated. Returns the companies whose rows it removed.
    */
   const removeStaleScoresOf = (tenderIds: ReadonlyArray<string>, keep: PairKeys) =>
     sql<{ company_id: string }>`
       WITH removed AS (
         DELETE FROM tender_scores s WHERE s.tender_id = ANY(${tenderIds}::uuid[]) AND ${notIn(keep)}
+          AND EXISTS (SELECT 1 FROM companies c WHERE c.id = s.company_id AND c.active)
         RETURNING s.company_id)
       SELECT DISTINCT company_id FROM removed`.pipe(Effect.map((rows) => rows.map((row) => row.company_id)))
 
