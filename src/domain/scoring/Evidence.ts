@@ -271,8 +271,8 @@ export const explainScore = (
       value_fit: {
         placement: found.value_fit.placement,
         value: tender.tender.valueRon,
-        min: company.minValue,
-        max: company.maxValue
+        min: found.value_fit.range?.min ?? null,
+        max: found.value_fit.range?.max ?? null
       },
       historical: {
         awards: company.company.history.length,

@@ -2,6 +2,7 @@ import { type CodeSet, type ContractKind, codeSetOf, contractKindOf } from "./Cp
 import { type ClassFeedback, type FeedbackMark, feedbackByClass } from "./Feedback.js"
 import { type CompanyCounties, companyCountiesOf } from "./Place.js"
 import { indexKey, stems, words } from "./Text.js"
+import type { ValueRange } from "./ValueFit.js"
 import { type WonTitleIndex, wonTitleIndexOf } from "./WonTitles.js"
 
 /** A tender as the scorer needs it (values in RON; null when unknown). */
@@ -147,9 +148,8 @@ export interface PreparedCompany {
   readonly profileCpv: CodeSet
   /** Where each profile code comes from, for the reasons. */
   readonly profileCodeOrigins: ReadonlyMap<string, ProfileCodeOrigin>
-  /** Union of the watchlists' value bounds (RON); null when no watchlist sets that side. */
-  readonly minValue: number | null
-  readonly maxValue: number | null
+  /** The value bounds of each watchlist that sets one (ValueFit.bestValueFit). */
+  readonly valueRanges: ReadonlyArray<ValueRange>
   readonly authorityIds: ReadonlySet<string>
   readonly hasText: boolean
   /** Where the company works (Place.companyCountiesOf): what the historical factor's place part measures from. */
@@ -209,8 +209,6 @@ export const prepareCompany = (company: CompanyInput): PreparedCompany => {
   const statedTerms = [...new Set([...descriptionTerms, ...keywordTerms])].filter((term) => !/^[0-9]+$/.test(term))
   const profileCodeOrigins = profileCodeOriginsOf(company)
   const profileCodes = [...profileCodeOrigins.keys()]
-  const mins = company.watchlists.flatMap((w) => (w.minValue === null ? [] : [w.minValue]))
-  const maxs = company.watchlists.flatMap((w) => (w.maxValue === null ? [] : [w.maxValue]))
   return {
     company,
     watchlists,
@@ -226,8 +224,9 @@ export const prepareCompany = (company: CompanyInput): PreparedCompany => {
     profileCpv: codeSetOf(profileCodes),
     profileKinds: new Set(profileCodes.map(contractKindOf)),
     profileCodeOrigins,
-    minValue: mins.length > 0 ? Math.min(...mins) : null,
-    maxValue: maxs.length > 0 ? Math.max(...maxs) : null,
+    valueRanges: company.watchlists.flatMap((w) =>
+      w.minValue === null && w.maxValue === null ? [] : [{ min: w.minValue, max: w.maxValue }]
+    ),
     authorityIds: new Set(company.watchlists.flatMap((w) => (w.authorityId === null ? [] : [w.authorityId]))),
     hasText: queryTerms.size > 0,
     place: companyCountiesOf(company),

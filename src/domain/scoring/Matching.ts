@@ -40,9 +40,17 @@ export const TEXT_CANDIDATE_COVERAGE = 0.25
  */
 export const TEXT_ONLY_CANDIDATE_FLOOR = 0.5
 
-/** Whether the company's description is all we know of it: no watchlist, no award history. */
+/** A watchlist that brings candidates of its own: CPV codes, keywords or an authority (not only filters). */
+const drawsCandidates = (watchlist: PreparedWatchlist): boolean =>
+  watchlist.watchlist.cpvCodes.length > 0 || watchlist.phrases.length > 0 || watchlist.watchlist.authorityId !== null
+
+/**
+ * Whether the company's description is all we know of it: no award history, and no watchlist that
+ * brings candidates (tsm-1.9.0: a watchlist set up only for its alert threshold, value range or
+ * counties used to count, and raised the text floor of a company it gave no other candidates).
+ */
 export const knownByTextOnly = (company: PreparedCompany): boolean =>
-  company.watchlists.length === 0 && company.company.history.length === 0
+  company.company.history.length === 0 && !company.watchlists.some(drawsCandidates)
 
 export interface TextEvidence {
   /** Specificity of the shared words. */

@@ -13,7 +13,7 @@ import { type KeywordsFound, keywordScore } from "./KeywordMatch.js"
 import { type Nearest, nearestCounty } from "./Place.js"
 import { type CorpusStats, companySemanticScore, type SharedTerm } from "./Semantic.js"
 import { STATED_TEXT_MAX_SCORE, statedTextScore } from "./StatedText.js"
-import { type ValuePlacement, valueFitScore } from "./ValueFit.js"
+import { bestValueFit, type ValueFinding } from "./ValueFit.js"
 import type { Verdict } from "./Verdict.js"
 import { bestWonTitle, wonTitleMatches } from "./WonTitles.js"
 
@@ -21,7 +21,7 @@ import { bestWonTitle, wonTitleMatches } from "./WonTitles.js"
  * The tender scoring model. Its version names everything that changes a score: weights,
  * thresholds, factor constants. Change any of them and bump the version (a test pins them).
  */
-export const MODEL_VERSION = "tsm-1.8.0"
+export const MODEL_VERSION = "tsm-1.9.0"
 
 export const WEIGHTS = {
   semantic: 0.25,
@@ -42,6 +42,9 @@ export type Weights = { readonly [name in FactorName]: number }
  */
 export const MODEL_WEIGHTS: { readonly [version: string]: Weights } = {
   [MODEL_VERSION]: WEIGHTS,
+  // tsm-1.8.0: same weights; its value fit merged the watchlists' ranges into one, and any watchlist
+  // (even one of filters only) gave a company the stricter text floor.
+  "tsm-1.8.0": WEIGHTS,
   // tsm-1.7.0: same weights; it read a lower-case "pt" (pentru) as a word and rounded contributions in floating point.
   "tsm-1.7.0": WEIGHTS,
   // tsm-1.6.0: same weights; its cpv factor gave 1 to any code inside a watched code and read no text but won titles.
@@ -177,7 +180,7 @@ export interface FactorFindings {
   cpvStated: { readonly score: number } | null
   /** The user's marks in the tender's CPV class that shifted the cpv factor, if any. */
   cpvFeedback: ClassFeedback | null
-  readonly value_fit: { placement: ValuePlacement }
+  readonly value_fit: ValueFinding
   readonly historical: AwardCounts
   /** The tender's county against the company's counties (null when either is unknown). */
   place: Nearest | null
@@ -191,7 +194,7 @@ export const emptyFindings = (): FactorFindings => ({
   cpvWonTitle: null,
   cpvStated: null,
   cpvFeedback: null,
-  value_fit: { placement: "no-range" },
+  value_fit: { placement: "no-range", range: null },
   historical: { fromAuthority: 0, inClass: 0, byTitle: 0 },
   place: null
 })
@@ -255,7 +258,7 @@ export const scorePair = (
     semantic: fraction(companySemanticScore(company, tender, corpus, found?.semantic)),
     keyword: fraction(keywordScore(company.phrases, tender, found?.keyword)),
     cpv: fraction(feedback === undefined ? cpvScore : cpvScore + feedbackShift(feedback)),
-    value_fit: fraction(valueFitScore(t.valueRon, company.minValue, company.maxValue, found?.value_fit)),
+    value_fit: fraction(bestValueFit(t.valueRon, company.valueRanges, found?.value_fit)),
     historical: fraction(historicalScore(t, company.company.history, found?.historical, place, titleMatches)),
     // A text match names no code of the tender: "none" (the reason names the contract or the words it reads like).
     cpvType:

@@ -13,6 +13,18 @@ export const logRatioSimilarity = (ratio: number, logWidth: number): number => {
 /** The value-fit factor's evidence: where the tender's value falls against the watched range. */
 export type ValuePlacement = "no-range" | "no-value" | "below" | "inside" | "above"
 
+/** One watchlist's value bounds (RON); null on a side it leaves open. */
+export interface ValueRange {
+  readonly min: number | null
+  readonly max: number | null
+}
+
+/** What the value-fit factor found: the placement against the range that fit best (null without one). */
+export interface ValueFinding {
+  placement: ValuePlacement
+  range: ValueRange | null
+}
+
 /** Where a value falls against [min, max], as valueFitScore compares them (a value under 1 RON counts as 1). */
 export const valuePlacement = (value: number | null, min: number | null, max: number | null): ValuePlacement => {
   if (min === null && max === null) return "no-range"
@@ -35,4 +47,30 @@ export const valueFitScore = (
   if (placement === "below") return logRatioSimilarity(Math.max(min!, 1) / Math.max(value!, 1), DECAY_LOG_WIDTH)
   if (placement === "above") return logRatioSimilarity(Math.max(value!, 1) / Math.max(max!, 1), DECAY_LOG_WIDTH)
   return placement === "inside" ? 1 : NEUTRAL
+}
+
+/**
+ * The value-fit factor against a company's watched ranges, one per watchlist that sets a bound: the
+ * best fit over them, so a value inside any of them scores 1 (tsm-1.9.0: the ranges used to be merged
+ * into [smallest min, largest max], which counted the gap between two ranges as inside and turned
+ * "at least 1 M" beside "at most 100 k" into an empty range); neutral without a range.
+ */
+export const bestValueFit = (value: number | null, ranges: ReadonlyArray<ValueRange>, found?: ValueFinding): number => {
+  let best = NEUTRAL
+  let bestRange: ValueRange | null = null
+  let bestPlacement: ValuePlacement = "no-range"
+  for (const range of ranges) {
+    const placement = valuePlacement(value, range.min, range.max)
+    const score = valueFitScore(value, range.min, range.max)
+    if (bestRange === null || score > best) {
+      best = score
+      bestRange = range
+      bestPlacement = placement
+    }
+  }
+  if (found !== undefined) {
+    found.placement = bestPlacement
+    found.range = bestRange
+  }
+  return best
 }
