@@ -28,7 +28,13 @@ describe("model-version migrations", () => {
 
   it("each queues one scores.backfill job when scores exist, and none without", async () => {
     expect(modelVersionMigrations).toEqual(
-      expect.arrayContaining(["0026_tsm_1_5_0.sql", "0027_tsm_1_6_0.sql", "0028_tsm_1_7_0.sql", "0030_tsm_1_8_0.sql"])
+      expect.arrayContaining([
+        "0026_tsm_1_5_0.sql",
+        "0027_tsm_1_6_0.sql",
+        "0028_tsm_1_7_0.sql",
+        "0030_tsm_1_8_0.sql",
+        "0037_tsm_1_9_0.sql"
+      ])
     )
     for (const file of modelVersionMigrations) expect(await backfillsQueuedBy(file), file).toBe(0)
 

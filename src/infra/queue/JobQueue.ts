@@ -39,6 +39,11 @@ export interface ClaimInput {
   readonly perGroup?: number
   readonly inFlight?: ReadonlyMap<string, number>
   /**
+   * Jobs the caller still runs, never claimed again by it: one whose lease ran out while its
+   * heartbeat could not reach the database is back in the queue, but its run goes on here.
+   */
+  readonly running?: ReadonlyArray<string>
+  /**
    * The start of the claimed jobs' work, in the claim's own statement (one round trip instead of
    * two): a data-modifying query over the CTE `claimed` (the claimed rows: `id`, `kind`, `payload`)
    * returning `job_id` and `started` (json) for each job it started.
@@ -184,7 +189,16 @@ export const JobQueueLive = Layer.scoped(
     /** A `start` that starts nothing: the claim's statement has the same shape with or without one. */
     const startsNothing = sql`SELECT NULL::bigint AS job_id, NULL::json AS started WHERE false`
 
-    const claim = ({ kinds, workerId, limit, lease, perGroup, inFlight = new Map(), start }: ClaimInput) =>
+    const claim = ({
+      kinds,
+      workerId,
+      limit,
+      lease,
+      perGroup,
+      inFlight = new Map(),
+      running = [],
+      start
+    }: ClaimInput) =>
       Effect.gen(function* () {
         if (limit <= 0) return { jobs: [], started: new Map(), more: false }
         const now = yield* clockNow
@@ -205,6 +219,7 @@ export const JobQueueLive = Layer.scoped(
               SELECT id, group_key, run_at FROM jobs
               WHERE status = 'queued' AND kind = k.kind AND run_at <= ${now}
                 AND (group_key IS NULL OR NOT (group_key = ANY(${full}::text[])))
+                AND NOT (id = ANY(${running}::bigint[]))
               ORDER BY run_at, id
               LIMIT ${scan}) c
             ORDER BY c.run_at, c.id

@@ -276,7 +276,15 @@ export const makeJobRunner = <R>(handlers: ReadonlyArray<JobHandler<R>>, options
     /** The claim of up to `limit` jobs, with the start of their work when a handler has one. */
     const claim = (limit: number, perGroup: Pick<ClaimInput, "perGroup" | "inFlight">) =>
       Effect.flatMap(starts.length === 0 ? Effect.succeed(undefined) : starts[0]!, (start) =>
-        queue.claim({ kinds, workerId, limit, lease, ...perGroup, ...(start === undefined ? {} : { start }) })
+        queue.claim({
+          kinds,
+          workerId,
+          limit,
+          lease,
+          running: [...held.keys()],
+          ...perGroup,
+          ...(start === undefined ? {} : { start })
+        })
       )
 
     /** Claims while there is room and something due; each job runs in its own fiber. */
