@@ -118,6 +118,8 @@ const initialiseEmbeddedCluster = async () => {
     password: "postgres",
     persistent: true,
     createPostgresUser: isRoot,
+    // As src/infra/db/EmbeddedPostgres.ts: UTF-8 whatever the machine's locale.
+    initdbFlags: ["--encoding=UTF8"],
     onLog: () => {},
     onError: () => {}
   })

@@ -26,7 +26,7 @@ const create = Command.make(
         .create({
           tenantId: tenant,
           name,
-          description: description.trim(),
+          description: description.trim().normalize("NFC"),
           fiscalCode: Option.getOrNull(Option.flatMapNullable(normalized, (n) => n.code))
         })
         .pipe(Effect.catchTag("TenantNotFound", (e) => new CliFailure({ message: `No tenant with id ${e.tenantId}` })))
@@ -89,7 +89,7 @@ const update = Command.make(
         .update({
           id,
           ...(Option.isSome(name) ? { name: name.value } : {}),
-          ...(Option.isSome(description) ? { description: description.value.trim() } : {}),
+          ...(Option.isSome(description) ? { description: description.value.trim().normalize("NFC") } : {}),
           ...(code === undefined ? {} : { fiscalCode: code }),
           ...(countyList === undefined ? {} : { counties: countyList })
         })

@@ -15,8 +15,21 @@ export const Text = Schema.String.pipe(
   })
 )
 
-/** Text without surrounding whitespace (trimmed while decoding) and without NUL characters. */
-export const TrimmedText = Schema.compose(Text, Schema.Trim)
+/**
+ * `text`, composed to Unicode NFC once it is checked: "ș" typed as "s" + U+0326 (some keyboards, text
+ * pasted from a PDF) becomes the one character the SQL candidate keys fold (migrations 0005 and 0010),
+ * so a description or keyword matches the tenders as the scorer reads it. Not for secrets or
+ * passwords, which are compared as sent.
+ */
+export const composed = <I, R>(text: Schema.Schema<string, I, R>) =>
+  Schema.transform(text, Schema.String, {
+    strict: true,
+    decode: (value) => value.normalize("NFC"),
+    encode: (value) => value
+  })
+
+/** Composed text without surrounding whitespace (trimmed while decoding) and without NUL characters. */
+export const TrimmedText = Schema.compose(composed(Text), Schema.Trim)
 
 /** How many characters (Unicode code points) `text` has, counting no further than `max + 1`. */
 const charactersUpTo = (text: string, max: number): number => {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { keywordAnchor } from "../../src/domain/scoring/Text.js"
 import { startTestServer, type TestServer } from "../support/TestServer.js"
 import { client, PASSWORD, query, type SeededAccount, seedAccount, signIn } from "./fixtures.js"
 
@@ -89,5 +90,36 @@ describe("text fields refuse NUL characters (PostgreSQL text cannot hold U+0000)
     // JSON with parameters is JSON.
     const json = await send("application/json; charset=utf-8", '{"name":"Json"}')
     expect(json.status).toBe(201)
+  })
+})
+
+describe("text typed with combining marks (NFD) is stored composed (NFC)", () => {
+  let server: TestServer
+  let account: SeededAccount
+  let api: ReturnType<typeof client>
+  beforeAll(async () => {
+    server = await startTestServer()
+    account = await seedAccount(server, "consultant")
+    api = client(server, (await signIn(server, account)).accessToken)
+  })
+  afterAll(() => server.close())
+
+  // "întreținere drumuri" as some keyboards and PDFs give it: i + U+0302, t + U+0326.
+  const decomposed = "întreținere drumuri".normalize("NFD")
+
+  it("a keyword and a description: stored as one character each, with the candidate keys the scorer's fold gives", async () => {
+    expect(decomposed).not.toBe("întreținere drumuri")
+    const created = await api.post("/api/v1/watchlists", { name: "Drumuri", keywords: [decomposed] })
+    expect(created.status).toBe(201)
+    expect(created.body.data.keywords).toEqual(["întreținere drumuri"])
+    const patched = await api.patch(`/api/v1/companies/${account.companyId}`, { description: decomposed })
+    expect(patched.status).toBe(200)
+    const [stored] = await query<{ anchors: Array<string>; keys: Array<string> }>(
+      server,
+      `SELECT w.keyword_anchors AS anchors, c.description_keys AS keys
+       FROM watchlists w JOIN companies c ON c.id = w.company_id WHERE w.id = $1`,
+      [created.body.data.id]
+    )
+    expect(stored).toEqual({ anchors: [keywordAnchor("întreținere drumuri")], keys: ["drumu", "intre"] })
   })
 })

@@ -61,8 +61,16 @@ describe("embedded PostgreSQL", () => {
     const dataDir = await tempDir()
     const port = await freePort()
 
-    const first = await start(dataDir, port)
+    // Initialised without a locale in the environment (initdb would then pick SQL_ASCII): still UTF-8.
+    const locale = Object.entries(process.env).filter(([name]) => name === "LANG" || name.startsWith("LC_"))
+    for (const [name] of locale) delete process.env[name]
+    const first = await start(dataDir, port).finally(() => {
+      for (const [name, value] of locale) process.env[name] = value
+    })
     expect(Redacted.value(first.url)).toContain(`127.0.0.1:${port}/tenders`)
+    expect(await query(first.url, "SELECT current_setting('server_encoding') AS encoding")).toEqual([
+      { encoding: "UTF8" }
+    ])
     await query(first.url, "CREATE TABLE kept (note text)")
     await query(first.url, "INSERT INTO kept VALUES ('survives a restart')")
     const version = await fs.readFile(path.join(dataDir, "pg", "PG_VERSION"), "utf8")

@@ -4,7 +4,7 @@ import * as ApiError from "../../domain/ApiErrors.js"
 import { DateTime } from "../../domain/Timestamps.js"
 import { normalizeFiscalCode } from "../../domain/tenders/FiscalCode.js"
 import { AccessTokenAuth } from "../AccessTokenAuth.js"
-import { atMostCharacters, CountiesInput, NonEmptyText, StrictBody, Text } from "../Inputs.js"
+import { atMostCharacters, CountiesInput, composed, NonEmptyText, StrictBody, Text } from "../Inputs.js"
 import { errors } from "../WireErrors.js"
 import { WorkspaceReaderAuth } from "../WorkspaceReaderAuth.js"
 
@@ -67,7 +67,7 @@ export const FiscalCodeInput = Schema.transformOrFail(Text.pipe(Schema.maxLength
   }
 })
 
-const Description = Text.pipe(atMostCharacters(10_000))
+const Description = composed(Text.pipe(atMostCharacters(10_000)))
 
 export const CreateCompany = Schema.Struct({
   name: NonEmptyText(200),

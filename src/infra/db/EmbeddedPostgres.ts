@@ -93,6 +93,9 @@ export const startEmbeddedPostgres = (options: EmbeddedPostgresOptions) =>
       password: PASSWORD,
       persistent: true,
       createPostgresUser: isRoot,
+      // Without it initdb takes the encoding from the locale, SQL_ASCII on a machine without LANG, where
+      // the candidate keys' folding of Romanian letters (migrations 0005, 0010) would not work.
+      initdbFlags: ["--encoding=UTF8"],
       postgresFlags: ["-c", "listen_addresses=127.0.0.1"],
       onLog: (message) => {
         log.push(message)
