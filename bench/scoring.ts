@@ -16,6 +16,7 @@ import { isCandidate } from "../src/domain/scoring/Matching.js"
 import { scorePair } from "../src/domain/scoring/Model.js"
 import { buildCorpusStats } from "../src/domain/scoring/Semantic.js"
 import { migrate } from "../src/infra/DatabaseSetup.js"
+import { PgLive } from "../src/infra/db/PgPool.js"
 import { ScoringLive } from "../src/infra/Repositories.js"
 import { ScoringService } from "../src/infra/scoring/ScoringService.js"
 import { TenderStore, TenderStoreLive } from "../src/infra/tenders/TenderStore.js"
@@ -163,7 +164,7 @@ await Effect.runPromise(
       program.pipe(
         Effect.provide(
           Layer.mergeAll(ScoringLive, TenderStoreLive).pipe(
-            Layer.provideMerge(PgClient.layer({ url: Redacted.make(urlOf(databaseName)), maxConnections: 4 }))
+            Layer.provideMerge(PgLive({ url: Redacted.make(urlOf(databaseName)), maxConnections: 4 }))
           )
         )
       ),

@@ -8,6 +8,7 @@ import {
   Fiber,
   Layer,
   Option,
+  Queue,
   Ref,
   Schedule,
   Schema,
@@ -91,6 +92,41 @@ describe("job queue", () => {
         yield* (yield* JobQueue).enqueue(Notify, { hello: "world" })
         const payload = yield* Deferred.await(handled).pipe(Effect.timeout(Duration.seconds(5)))
         expect(payload).toEqual({ hello: "world" })
+      }).pipe(Effect.scoped)
+    )
+
+    it.effect("after its LISTEN connection drops (a PostgreSQL restart, a cut), the worker listens again", () =>
+      Effect.gen(function* () {
+        const handled = yield* Queue.unbounded<unknown>()
+        yield* Layer.launch(
+          WorkerLive({
+            handlers: [handle(Notify, (payload) => Queue.offer(handled, payload))],
+            // Only NOTIFY can wake the runner within the test's time.
+            pollEvery: Duration.minutes(10)
+          })
+        ).pipe(Effect.forkScoped)
+        yield* Effect.sleep(Duration.millis(300))
+        const queue = yield* JobQueue
+        yield* queue.enqueue(Notify, { n: 1 })
+        expect(yield* Queue.take(handled).pipe(Effect.timeout(Duration.seconds(5)))).toEqual({ n: 1 })
+
+        const sql = yield* SqlClient.SqlClient
+        const listeners = sql<{ pid: number }>`
+          SELECT pid FROM pg_stat_activity
+          WHERE datname = current_database() AND pid <> pg_backend_pid() AND query ILIKE 'LISTEN%'`
+        const [dropped] = yield* listeners
+        expect(dropped).toBeDefined()
+        yield* sql`SELECT pg_terminate_backend(${dropped!.pid})`
+        // Listening again, on another connection, within a second or two.
+        yield* listeners.pipe(
+          Effect.repeat({
+            schedule: Schedule.spaced("100 millis"),
+            until: (rows) => rows.length === 1 && rows[0]!.pid !== dropped!.pid
+          }),
+          Effect.timeout(Duration.seconds(10))
+        )
+        yield* queue.enqueue(Notify, { n: 2 })
+        expect(yield* Queue.take(handled).pipe(Effect.timeout(Duration.seconds(5)))).toEqual({ n: 2 })
       }).pipe(Effect.scoped)
     )
   })

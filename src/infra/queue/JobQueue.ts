@@ -1,8 +1,8 @@
 import { SqlClient, SqlSchema, type Statement } from "@effect/sql"
-import { PgClient } from "@effect/sql-pg"
 import { Context, Duration, Effect, Layer, Option, Schema, Stream } from "effect"
 import { delayAfterFailure } from "../../domain/Retries.js"
 import { clockNow } from "../db/ClockNow.js"
+import { PgPool } from "../db/PgPool.js"
 import { currentRequestId } from "../observability/RequestTrail.js"
 import { currentTraceparent } from "../observability/Tracing.js"
 import type { JobKind } from "./JobKind.js"
@@ -180,8 +180,7 @@ export const JobQueueLive = Layer.scoped(
   JobQueue,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const pg = yield* PgClient.PgClient
-    const notifications = yield* makeWakeups(pg, JOBS_CHANNEL, yield* Effect.scope)
+    const notifications = yield* makeWakeups(yield* PgPool, JOBS_CHANNEL, yield* Effect.scope)
 
     const encode = <A, I>(kind: JobKind<A, I>, payload: A) =>
       Schema.encode(kind.payload)(payload).pipe(Effect.map((encoded) => JSON.stringify(encoded)))
