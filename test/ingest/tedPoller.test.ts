@@ -151,6 +151,24 @@ describe("TED poller", () => {
       })
     )
 
+    it.effect("a notice whose XML keeps failing is one retry job, however many polls meet it again", () =>
+      Effect.gen(function* () {
+        const ted = yield* Ted
+        const poller = yield* TedPoller
+        const sql = yield* SqlClient.SqlClient
+        const failing = publishTed(ted)
+        ted.failXml(failing.publicationNumber, 1000, 500)
+        // Polls of the same day, INGEST_POLL_SECONDS apart: each lists the notice again.
+        yield* poller.poll
+        yield* poller.poll
+        yield* poller.poll
+        const jobs = yield* sql<{ id: string }>`
+          SELECT id FROM jobs WHERE kind = 'ingest.ted-notice' AND status = 'queued'
+            AND payload->>'publicationNumber' = ${failing.publicationNumber}`
+        expect(jobs).toHaveLength(1)
+      })
+    )
+
     it.effect("a notice listed twice in one page (pages shifting under the query) is one tender, read once", () =>
       Effect.gen(function* () {
         const ted = yield* Ted

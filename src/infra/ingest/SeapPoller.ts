@@ -156,15 +156,17 @@ const makeSeapPoller = Effect.gen(function* () {
       const unread = known.filter((entry) => (seen.get(entry.key!.ref) ?? -1) < entry.key!.version)
       const results = yield* Effect.forEach(unread, ({ item }) => Effect.either(readNotice(list, item)))
       const read: Array<PolledNotice> = []
-      const failed: Array<unknown> = []
+      const failed: Array<(typeof unread)[number]> = []
       results.forEach((result, index) => {
         if (result._tag === "Right") read.push(result.right)
-        else failed.push(unread[index]!.item)
+        else failed.push(unread[index]!)
       })
       if (failed.length > 0) {
+        // One retry job per notice version: the next poll may list it again.
         yield* queue.enqueueAll(
           ReadSeapNotice,
-          failed.map((item) => ({ payload: { list, item } }))
+          failed.map(({ item, key }) => ({ payload: { list, item }, groupKey: `seap:${key!.ref}:${key!.version}` })),
+          { unlessPending: true }
         )
         yield* Effect.logWarning(`seap: ${failed.length} ${list} notice detail(s) failed; each is retried on its own`)
       }

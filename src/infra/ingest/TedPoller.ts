@@ -132,9 +132,11 @@ const makeTedPoller = Effect.gen(function* () {
         else failed.push({ ref: unread[index]!, reason: result.left.message })
       })
       if (failed.length > 0) {
+        // One retry job per notice: the next poll asks for its day again and meets it again.
         yield* queue.enqueueAll(
           ReadTedNotice,
-          failed.map(({ ref }) => ({ payload: ref }))
+          failed.map(({ ref }) => ({ payload: ref, groupKey: `ted:${ref.publicationNumber}` })),
+          { unlessPending: true }
         )
         for (const { ref, reason } of failed) {
           yield* Effect.logWarning(

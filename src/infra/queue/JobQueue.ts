@@ -102,10 +102,15 @@ export class JobQueue extends Context.Tag("JobQueue")<
       payload: A,
       options?: { readonly delay?: Duration.DurationInput; readonly groupKey?: string }
     ) => Effect.Effect<string>
-    /** Many jobs of one kind in one statement (one per payload, with its group). */
+    /**
+     * Many jobs of one kind in one statement (one per payload, with its group). With `unlessPending`,
+     * a job whose group already has a queued or running job of the kind is not added (the group key
+     * names the work: one retry job per failed notice, however often its poll meets it again).
+     */
     readonly enqueueAll: <A, I>(
       kind: JobKind<A, I>,
-      jobs: ReadonlyArray<{ readonly payload: A; readonly groupKey?: string }>
+      jobs: ReadonlyArray<{ readonly payload: A; readonly groupKey?: string }>,
+      options?: { readonly unlessPending?: boolean }
     ) => Effect.Effect<number>
     /**
      * Marks done the queued (not yet claimed) jobs of a kind with one of these payloads: work the
@@ -335,7 +340,7 @@ export const JobQueueLive = Layer.scoped(
           yield* sql`SELECT pg_notify(${JOBS_CHANNEL}, ${kind.name})`
           return row.id
         }).pipe(Effect.orDie),
-      enqueueAll: (kind, jobs) =>
+      enqueueAll: (kind, jobs, options) =>
         Effect.gen(function* () {
           if (jobs.length === 0) return 0
           const now = yield* clockNow
@@ -345,6 +350,12 @@ export const JobQueueLive = Layer.scoped(
             INSERT INTO jobs (kind, payload, group_key, run_at, max_attempts, created_at, updated_at, request_id, traceparent)
             SELECT ${kind.name}, p::jsonb, g, ${now}, ${kind.maxAttempts}, ${now}, ${now}, ${requestId}, ${traceparent}
             FROM unnest(${payloads}::text[], ${jobs.map((job) => job.groupKey ?? null)}::text[]) AS j(p, g)
+            WHERE ${
+              options?.unlessPending === true
+                ? sql`NOT EXISTS (SELECT 1 FROM jobs p WHERE p.kind = ${kind.name} AND p.group_key = j.g
+                                    AND p.status IN ('queued', 'running'))`
+                : sql`true`
+            }
             RETURNING 1`
           yield* sql`SELECT pg_notify(${JOBS_CHANNEL}, ${kind.name})`
           return rows.length
