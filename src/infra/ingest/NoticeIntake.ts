@@ -52,6 +52,9 @@ export class NoticeIntake extends Context.Tag("NoticeIntake")<
   }
 >() {}
 
+/** The advisory lock of page intake (see `intake`); other locks of the service: Migrator, ScorePartitions. */
+const INTAKE_LOCK = 7_246_835
+
 const keyOf = (tender: Tender) => `${tender.source}\u0000${tender.sourceNoticeId}`
 
 export const NoticeIntakeLive = Layer.effect(
@@ -195,7 +198,10 @@ export const NoticeIntakeLive = Layer.effect(
             }
             // A notice whose own tender exists updates it; a later version of one that joined the other
             // source's tender updates that one; a new one may be a procedure the other source already
-            // brought, which it joins instead of doubling.
+            // brought, which it joins instead of doubling. Pages are taken in one at a time (a lock
+            // held to the commit): a TED and a SEAP page of one procedure, taken in at once, would
+            // each look for the other's tender before it commits, and make two.
+            yield* sql`SELECT pg_advisory_xact_lock(${INTAKE_LOCK})`
             const existing = yield* tenderIds(normalized.map((entry) => entry.tender))
             const toStore: Array<{ notice: PolledNotice; tender: Tender }> = []
             const joinedIds: Array<{ notice: PolledNotice; tenderId: string }> = []
