@@ -3,7 +3,7 @@ import * as path from "node:path"
 import { Command, Options } from "@effect/cli"
 import { Config, Effect, Option, Redacted } from "effect"
 import { AppConfig } from "../infra/config/AppConfig.js"
-import { Secrets, SecretsLive } from "../infra/config/LocalSecrets.js"
+import { MASTER_KEY_FILE, Secrets, SecretsLive } from "../infra/config/LocalSecrets.js"
 import { rotateWebhookSecrets } from "../infra/webhooks/SecretRotation.js"
 import { CliFailure, missingSubcommand, printJson } from "./CliSupport.js"
 
@@ -28,7 +28,7 @@ const rotateMasterKey = Command.make("rotate-master-key", { newKey }, ({ newKey 
     // it). Neither there: no key to rotate from (reading would create a random one, under which every
     // secret is unreadable, and a restart with the new key would then break every webhook).
     const config = yield* AppConfig
-    const keyFile = path.join(config.dataDir, "master.key")
+    const keyFile = path.join(config.dataDir, MASTER_KEY_FILE)
     if (Option.isNone(config.masterKey) && !fs.existsSync(keyFile)) {
       return yield* new CliFailure({
         message: `No current master key: MASTER_KEY is unset and ${keyFile} does not exist; run with the MASTER_KEY (or DATA_DIR) the service runs with`

@@ -5,7 +5,7 @@ import { addDays } from "../../src/domain/ingest/PublicationDays.js"
 import { SeapPoller } from "../../src/infra/ingest/SeapPoller.js"
 import { TedPoller } from "../../src/infra/ingest/TedPoller.js"
 import { seapContractNotice } from "../support/FakeSeap.js"
-import { IngestTestLive, publishTed, Seap, Ted, today } from "./ingestFixtures.js"
+import { hospitalMaintenance, IngestTestLive, publishTed, Seap, Ted, today } from "./ingestFixtures.js"
 
 /** The pollers of both sources run at once in a worker: their pages are taken in one at a time. */
 describe("TED and SEAP pages taken in at the same time", () => {
@@ -17,21 +17,9 @@ describe("TED and SEAP pages taken in at the same time", () => {
         const sql = yield* SqlClient.SqlClient
         const deadline = addDays(today(), 30)
         // The pair of joinedProcedure.test.ts ("TED first, SEAP joins").
-        const onTed = publishTed(ted, {
-          title: "Servicii de mentenanță a rețelei informatice a spitalului",
-          cpv: "72267000",
-          buyerFiscalCode: "4301103",
-          estimatedValue: 480000,
-          deadline
-        })
-        const onSeap = seapContractNotice({
-          title: "SERVICII DE MENTENANTA A RETELEI INFORMATICE A SPITALULUI",
-          cpv: "72267000-4 - Servicii de intretinere si reparare a software-ului (Rev.2)",
-          authority: "4301103 - SPITALUL JUDETEAN",
-          value: 480000,
-          publicationDate: today(),
-          deadline: `${deadline}T10:00`
-        })
+        const pair = hospitalMaintenance(deadline)
+        const onTed = publishTed(ted, pair.ted)
+        const onSeap = seapContractNotice({ ...pair.seap, deadline: `${deadline}T10:00` })
         seap.publishContractNotice(onSeap)
         // TED's page is taken in and its transaction held open while SEAP takes in its page.
         const tedTakenIn = yield* Deferred.make<void>()

@@ -101,6 +101,27 @@ const AWARD_SAMPLE = fs.readFileSync(
  * Publishes a real eForms contract award notice at the fake TED (the sample whose winner is the
  * Romanian firm RO 22505268), under a notice id of its own; the publication number is the test's.
  */
+/**
+ * One procedure as both sources publish it (a county hospital's network maintenance): the fields of
+ * its TED eForms notice and of its SEAP notice (without the deadline's time), which the intake joins.
+ */
+export const hospitalMaintenance = (deadline: string) => ({
+  ted: {
+    title: "Servicii de mentenanță a rețelei informatice a spitalului",
+    cpv: "72267000",
+    buyerFiscalCode: "4301103",
+    estimatedValue: 480000,
+    deadline
+  },
+  seap: {
+    title: "SERVICII DE MENTENANTA A RETELEI INFORMATICE A SPITALULUI",
+    cpv: "72267000-4 - Servicii de intretinere si reparare a software-ului (Rev.2)",
+    authority: "4301103 - SPITALUL JUDETEAN",
+    value: 480000,
+    publicationDate: today()
+  }
+})
+
 export const publishTedAward = (ted: FakeTed, publicationNumber: string) => {
   const noticeId = randomUUID()
   ted.publish({

@@ -6,7 +6,7 @@ import { SeapPoller } from "../../src/infra/ingest/SeapPoller.js"
 import { TedPoller } from "../../src/infra/ingest/TedPoller.js"
 import { ScoreTenders } from "../../src/infra/scoring/ScoringJobKinds.js"
 import { seapAwardNotice, seapContractNotice } from "../support/FakeSeap.js"
-import { IngestTestLive, publishTed, Seap, Ted, today } from "./ingestFixtures.js"
+import { hospitalMaintenance, IngestTestLive, publishTed, Seap, Ted, today } from "./ingestFixtures.js"
 
 /**
  * One procedure published on TED and on SEAP is one tender (the second source's notice joins the
@@ -90,21 +90,10 @@ describe("a procedure joined across the two sources", () => {
         const seap = yield* Seap
         const sql = yield* SqlClient.SqlClient
         const deadline = addDays(today(), 30)
-        const onTed = publishTed(ted, {
-          ...onTedToo,
-          title: "Servicii de mentenanță a rețelei informatice a spitalului",
-          buyerFiscalCode: "4301103",
-          estimatedValue: 480000,
-          deadline
-        })
+        const pair = hospitalMaintenance(deadline)
+        const onTed = publishTed(ted, pair.ted)
         yield* (yield* TedPoller).poll
-        const fields = {
-          ...maintenance,
-          title: "SERVICII DE MENTENANTA A RETELEI INFORMATICE A SPITALULUI",
-          authority: "4301103 - SPITALUL JUDETEAN",
-          value: 480000,
-          publicationDate: today()
-        }
+        const fields = pair.seap
         const notice = seapContractNotice({ ...fields, deadline: `${deadline}T10:00` })
         seap.publishContractNotice(notice)
         yield* (yield* SeapPoller).poll

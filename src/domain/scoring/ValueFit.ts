@@ -35,19 +35,16 @@ export const valuePlacement = (value: number | null, min: number | null, max: nu
   return "inside"
 }
 
-/** Value-fit factor, 0-1: 1 inside [min, max], decaying smoothly outside; neutral without data. */
-export const valueFitScore = (
-  value: number | null,
-  min: number | null,
-  max: number | null,
-  found?: { placement: ValuePlacement }
-): number => {
-  const placement = valuePlacement(value, min, max)
-  if (found !== undefined) found.placement = placement
+/** The fit of a value whose placement against [min, max] is known. */
+const fitAt = (placement: ValuePlacement, value: number | null, min: number | null, max: number | null): number => {
   if (placement === "below") return logRatioSimilarity(Math.max(min!, 1) / Math.max(value!, 1), DECAY_LOG_WIDTH)
   if (placement === "above") return logRatioSimilarity(Math.max(value!, 1) / Math.max(max!, 1), DECAY_LOG_WIDTH)
   return placement === "inside" ? 1 : NEUTRAL
 }
+
+/** Value-fit factor, 0-1: 1 inside [min, max], decaying smoothly outside; neutral without data. */
+export const valueFitScore = (value: number | null, min: number | null, max: number | null): number =>
+  fitAt(valuePlacement(value, min, max), value, min, max)
 
 /**
  * The value-fit factor against a company's watched ranges, one per watchlist that sets a bound: the
@@ -61,7 +58,7 @@ export const bestValueFit = (value: number | null, ranges: ReadonlyArray<ValueRa
   let bestPlacement: ValuePlacement = "no-range"
   for (const range of ranges) {
     const placement = valuePlacement(value, range.min, range.max)
-    const score = valueFitScore(value, range.min, range.max)
+    const score = fitAt(placement, value, range.min, range.max)
     if (bestRange === null || score > best) {
       best = score
       bestRange = range

@@ -35,6 +35,9 @@ export const readOrCreateKeyFile = (dataDir: string, file: string) =>
     catch: (cause) => new Error(`Cannot read or create the key file ${file} in ${dataDir}: ${String(cause)}`)
   })
 
+/** The master key's file under DATA_DIR, used when MASTER_KEY is unset. */
+export const MASTER_KEY_FILE = "master.key"
+
 const keyFrom = (configured: Option.Option<Redacted.Redacted>, dataDir: string, file: string) =>
   Option.match(configured, {
     onSome: (hex) => Effect.succeed(Buffer.from(Redacted.value(hex), "hex")),
@@ -46,7 +49,7 @@ export const SecretsLive = Layer.effect(
   Effect.gen(function* () {
     const config = yield* AppConfig
     return {
-      masterKey: yield* keyFrom(config.masterKey, config.dataDir, "master.key"),
+      masterKey: yield* keyFrom(config.masterKey, config.dataDir, MASTER_KEY_FILE),
       cursorSecret: yield* keyFrom(config.cursorSecret, config.dataDir, "cursor.secret")
     }
   }).pipe(Effect.orDie)

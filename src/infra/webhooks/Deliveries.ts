@@ -78,7 +78,7 @@ const describe = (result: AttemptResult) =>
   result._tag === "response" ? `HTTP ${result.status} response` : result.message
 
 /** A delivery id as the job's payload should carry it (checked before it reaches a uuid column). */
-const UUID = /^[0-9a-f]{8}-([0-9a-f]{4}-){3}[0-9a-f]{12}$/i
+const isUuid = Schema.is(Schema.UUID)
 
 /**
  * Webhook deliveries (`webhook_deliveries`, `webhook_delivery_attempts`, `match_events`): the
@@ -266,10 +266,8 @@ export const DeliveriesLive = Layer.effect(
         Effect.map((rows) => rows.length > 0)
       )
 
-    // A delivery whose job ran out of claims (its workers stopped, or recording kept failing) is failed
-    // too, and e-mailed like one whose attempts failed, unless it was already.
     const endIfWebhookDeleted = (deliveryId: string) =>
-      !UUID.test(deliveryId)
+      !isUuid(deliveryId)
         ? Effect.succeed(false)
         : Effect.flatMap(
             clockNow,
@@ -284,6 +282,8 @@ export const DeliveriesLive = Layer.effect(
             Effect.orDie
           )
 
+    // A delivery whose job ran out of claims (its workers stopped, or recording kept failing) is failed
+    // too, and e-mailed like one whose attempts failed, unless it was already.
     const recordDead = (deliveryId: string) =>
       sql
         .withTransaction(
