@@ -1,6 +1,14 @@
 import type { Browser } from "puppeteer-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type AppServer, launchBrowser, logIn, openPage, startAppServer, texts } from "./support/AppServer.js"
+import {
+  type AppServer,
+  clickUntilShown,
+  launchBrowser,
+  logIn,
+  openPage,
+  startAppServer,
+  texts
+} from "./support/AppServer.js"
 
 /** Place (issue 21) in the browser app: a company's counties and a watchlist's county filter, set and shown. */
 describe("counties in the browser app", () => {
@@ -41,8 +49,11 @@ describe("counties in the browser app", () => {
 
     await page.goto(`${server.baseUrl}/companies/${first!.id}/watchlists`)
     await page.waitForSelector("[data-testid=watchlist]")
-    await page.click("[data-testid=watchlist]:first-child .actions button")
-    await page.waitForSelector("[data-testid=watchlist-counties-picker] select")
+    await clickUntilShown(
+      page,
+      "[data-testid=watchlist]:first-child .actions button",
+      "[data-testid=watchlist-counties-picker] select"
+    )
     await page.select("[data-testid=watchlist-counties-picker] select", "Dolj")
     await page.click("[data-testid=save-watchlist]")
     await page.waitForSelector("[data-testid=watchlist-counties]")

@@ -112,3 +112,19 @@ export const logIn = async (page: Page, baseUrl: string, email: string, password
 /** Texts of every element matching `selector`. */
 export const texts = (page: Page, selector: string) =>
   page.$$eval(selector, (elements) => elements.map((element) => element.textContent?.trim() ?? ""))
+
+/**
+ * Clicks `button` until `shown` appears (5 s a try, 4 tries): a click that lands while a freshly
+ * loaded list renders again (its labels arriving) can hit a node that is being replaced.
+ */
+export const clickUntilShown = async (page: Page, button: string, shown: string) => {
+  for (let attempt = 1; ; attempt++) {
+    await page.click(button)
+    try {
+      await page.waitForSelector(shown, { timeout: 5_000 })
+      return
+    } catch (error) {
+      if (attempt === 4) throw error
+    }
+  }
+}
