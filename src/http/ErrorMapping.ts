@@ -39,8 +39,19 @@ const jsonNestingExceeds = (text: string, max: number): boolean => {
   return false
 }
 
-/** What the platform decodes as JSON (HttpApiBuilder's payload reader): a type naming `application/json`. */
-const isJsonType = (contentType: string) => contentType.toLowerCase().includes("application/json")
+/**
+ * A JSON body's content type: `application/json` itself (the platform's payload reader takes any type
+ * that merely contains it, `application/json-patch+json` too), with a charset, if named, of UTF-8,
+ * the only encoding JSON is exchanged in (RFC 8259) and the only one the platform decodes.
+ */
+const isJsonType = (contentType: string) => {
+  const [mediaType, ...parameters] = contentType.toLowerCase().split(";")
+  if (mediaType!.trim() !== "application/json") return false
+  return parameters.every((parameter) => {
+    const [name, value = ""] = parameter.split("=")
+    return name!.trim() !== "charset" || /^"?utf-8"?$/.test(value.trim())
+  })
+}
 
 /** Whether the request announces body bytes: a length above 0, or a chunked (or otherwise encoded) body. */
 const announcesBody = (headers: Readonly<Record<string, string | undefined>>) =>
@@ -48,7 +59,7 @@ const announcesBody = (headers: Readonly<Record<string, string | undefined>>) =>
   headers["transfer-encoding"] !== undefined
 
 const notJson = new ApiError.UnsupportedMediaType({
-  message: "The request body must be JSON: send it with `Content-Type: application/json`"
+  message: "The request body must be JSON in UTF-8: send it with `Content-Type: application/json`"
 })
 
 /**

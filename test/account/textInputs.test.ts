@@ -80,7 +80,12 @@ describe("text fields refuse NUL characters (PostgreSQL text cannot hold U+0000)
         "multipart/form-data; boundary=x",
         '--x\r\nContent-Disposition: form-data; name="name"\r\n\r\nMulti\r\n--x--\r\n'
       ],
-      ["text/plain", '{"name":"Text"}']
+      ["text/plain", '{"name":"Text"}'],
+      // Types that merely contain "application/json", and JSON in an encoding other than UTF-8.
+      ["application/json-patch+json", '[{"op":"add","path":"/name","value":"Patch"}]'],
+      ["application/jsonx", '{"name":"Jsonx"}'],
+      ["application/json; charset=utf-16", '{"name":"Utf16"}'],
+      ["application/json; charset=iso-8859-2", '{"name":"Latin2"}']
     ]) {
       const answer = await send(contentType!, body!)
       expect(answer.status, contentType).toBe(415)
@@ -88,8 +93,10 @@ describe("text fields refuse NUL characters (PostgreSQL text cannot hold U+0000)
     }
     expect((await api.get("/api/v1/watchlists")).body.data.length).toBe(before)
     // JSON with parameters is JSON.
-    const json = await send("application/json; charset=utf-8", '{"name":"Json"}')
-    expect(json.status).toBe(201)
+    for (const contentType of ["application/json; charset=utf-8", 'Application/JSON; Charset="UTF-8"']) {
+      const json = await send(contentType, '{"name":"Json"}')
+      expect(json.status, contentType).toBe(201)
+    }
   })
 })
 

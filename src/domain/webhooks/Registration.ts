@@ -22,9 +22,15 @@ export const URL_MAX_LENGTH = 2048
 export const hasLoneSurrogate = (text: string): boolean =>
   /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text)
 
-/** Why `candidate` cannot be a webhook secret, or undefined when it can. */
+/**
+ * Why `candidate` cannot be a webhook secret, or undefined when it can. Control characters are
+ * refused: a secret of NULs, or one carrying a pasted newline, is a mistake the receiver's own copy
+ * of the secret would not repeat, and every signature would then fail to verify.
+ */
 export const secretProblem = (candidate: string): string | undefined => {
   if (hasLoneSurrogate(candidate)) return "must be valid Unicode text"
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
+  if (/[\u0000-\u001f\u007f]/.test(candidate)) return "must not contain control characters"
   const count = characterCount(candidate)
   if (count < SECRET_MIN_CHARACTERS) return `must be at least ${SECRET_MIN_CHARACTERS} characters`
   if (count > SECRET_MAX_CHARACTERS) return `must be at most ${SECRET_MAX_CHARACTERS} characters`
