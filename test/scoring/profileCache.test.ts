@@ -2,6 +2,8 @@ import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { ScoringLive } from "../../src/infra/Repositories.js"
+import { makeCompanyProfileCache } from "../../src/infra/scoring/CompanyProfileCache.js"
+import { makeScoringReads } from "../../src/infra/scoring/ScoringReads.js"
 import { ScoringService } from "../../src/infra/scoring/ScoringService.js"
 import { TestDatabaseLive } from "../support/TestDatabase.js"
 
@@ -141,6 +143,28 @@ describe("company profiles cached between scoring calls", () => {
         yield* scoreWarm(warm)
         yield* scoreCold(cold)
         expect(yield* storedFor(warm)).toEqual(yield* storedFor(cold))
+      })
+    )
+
+    it.effect("two batches asking at once for uncached profiles read and prepare them once", () =>
+      Effect.gen(function* () {
+        const s = yield* setup
+        const reads = yield* makeScoringReads
+        const requested: Array<string> = []
+        const counting = {
+          ...reads,
+          companyProfiles: (ids: ReadonlyArray<string>) => {
+            requested.push(...ids)
+            return reads.companyProfiles(ids)
+          }
+        }
+        const view = yield* (yield* makeCompanyProfileCache(counting)).begin
+        const [first, second] = yield* Effect.all([view.profilesOf([s.company]), view.profilesOf([s.company])], {
+          concurrency: 2
+        })
+        expect(requested).toEqual([s.company])
+        expect(first.get(s.company)).toBeDefined()
+        expect(second.get(s.company)).toBe(first.get(s.company))
       })
     )
   })

@@ -27,6 +27,9 @@ export const makeCompanyProfileCache = (reads: ScoringReads) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const cache = new Map<string, LoadedCompany>()
+    // One load at a time: two batches in flight (or two jobs) asking for the same uncached profiles
+    // would each read and prepare all of them; the second waits and finds them cached.
+    const loading = yield* Effect.makeSemaphore(1)
 
     const begin = Effect.gen(function* () {
       const revisions = new Map<string, string>()
@@ -38,18 +41,20 @@ export const makeCompanyProfileCache = (reads: ScoringReads) =>
       for (const [id, company] of cache) if (revisions.get(id) !== company.revision) cache.delete(id)
 
       const profilesOf = (companyIds: ReadonlyArray<string>) =>
-        Effect.gen(function* () {
-          const isCurrent = (id: string) => cache.get(id)?.revision === revisions.get(id)
-          const stale = companyIds.filter((id) => !revisions.has(id) || !isCurrent(id))
-          const loaded = yield* reads.companyProfiles(stale)
-          for (const [id, company] of loaded) cache.set(id, company)
-          const result = new Map<string, LoadedCompany>()
-          for (const id of companyIds) {
-            const company = loaded.get(id) ?? (isCurrent(id) ? cache.get(id) : undefined)
-            if (company !== undefined) result.set(id, company)
-          }
-          return result
-        })
+        loading.withPermits(1)(
+          Effect.gen(function* () {
+            const isCurrent = (id: string) => cache.get(id)?.revision === revisions.get(id)
+            const stale = companyIds.filter((id) => !revisions.has(id) || !isCurrent(id))
+            const loaded = yield* reads.companyProfiles(stale)
+            for (const [id, company] of loaded) cache.set(id, company)
+            const result = new Map<string, LoadedCompany>()
+            for (const id of companyIds) {
+              const company = loaded.get(id) ?? (isCurrent(id) ? cache.get(id) : undefined)
+              if (company !== undefined) result.set(id, company)
+            }
+            return result
+          })
+        )
       return { profilesOf, revisionAtStart: (id) => revisions.get(id) } satisfies ProfileView
     })
 
