@@ -28,8 +28,16 @@ export const composed = <I, R>(text: Schema.Schema<string, I, R>) =>
     encode: (value) => value
   })
 
-/** Composed text without surrounding whitespace (trimmed while decoding) and without NUL characters. */
-export const TrimmedText = Schema.compose(composed(Text), Schema.Trim)
+/**
+ * Composed text without surrounding whitespace (trimmed while decoding) and without NUL characters.
+ * The trim is the server's: the type side is any string, so the browser's typed client, which checks
+ * the type side while encoding, sends "Client SRL " as typed instead of refusing it.
+ */
+export const TrimmedText = Schema.transform(composed(Text), Schema.String, {
+  strict: true,
+  decode: (value) => value.trim(),
+  encode: (value) => value
+})
 
 /** How many characters (Unicode code points) `text` has, counting no further than `max + 1`. */
 const charactersUpTo = (text: string, max: number): number => {

@@ -31,3 +31,16 @@ export const splitKeywords = (text: string): Array<string> =>
 
 /** Keywords as the field shows them: splitKeywords reads them back as they are. */
 export const keywordsInput = (keywords: ReadonlyArray<string>): string => keywords.join(", ")
+
+/**
+ * The fields of an edit form that differ from the stored record it opened with: what a PATCH sends,
+ * so a field changed meanwhile elsewhere (another tab, a colleague) and untouched here keeps its
+ * new value instead of being written back to the one this form showed.
+ */
+export const changedFields = <F extends Record<string, unknown>>(
+  fields: F,
+  stored: { readonly [K in keyof F]?: unknown }
+) =>
+  Object.fromEntries(
+    Object.entries(fields).filter(([key, value]) => JSON.stringify(value) !== JSON.stringify(stored[key] ?? null))
+  ) as Partial<F>

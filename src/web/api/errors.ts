@@ -1,3 +1,4 @@
+import { ParseResult } from "effect"
 import { t } from "../strings.js"
 
 /**
@@ -33,6 +34,11 @@ interface Issue {
 const record = (value: unknown): Record<string, unknown> | undefined =>
   typeof value === "object" && value !== null ? (value as Record<string, unknown>) : undefined
 
+const invalidInput = (issues: ReadonlyArray<Issue>) => {
+  const fields = issues.map((issue) => t.errors.field(issue.path.map(String).join("."), issue.message))
+  return new AppError([t.errors.invalidInput, ...fields].join(" "), "VALIDATION_ERROR")
+}
+
 /** Turns whatever an API call failed with into an AppError. */
 export const toAppError = (failure: unknown): AppError => {
   if (failure instanceof AppError) return failure
@@ -45,10 +51,11 @@ export const toAppError = (failure: unknown): AppError => {
   if (tag !== undefined && tag in t.errors.byCode) return new AppError(t.errors.byCode[tag]!, tag)
   if (tag === "HttpApiDecodeError") {
     // A 400 VALIDATION_ERROR: name each field the server refused.
-    const issues = (error?.issues as ReadonlyArray<Issue> | undefined) ?? []
-    const fields = issues.map((issue) => t.errors.field(issue.path.map(String).join("."), issue.message))
-    return new AppError([t.errors.invalidInput, ...fields].join(" "), "VALIDATION_ERROR")
+    return invalidInput((error?.issues as ReadonlyArray<Issue> | undefined) ?? [])
   }
+  // A value the typed client refused to send (an amount typed wrong, an id that is not one): told as
+  // the server's 400 would tell it, naming the field.
+  if (ParseResult.isParseError(failure)) return invalidInput(ParseResult.ArrayFormatter.formatErrorSync(failure))
   if (tag === "RequestError") return new AppError(t.errors.network, "NETWORK")
   if (tag === "ResponseError") {
     const status = Number(record(error?.response)?.status ?? 0)

@@ -1,4 +1,4 @@
-import { useState } from "react"
+import { useEffect, useState } from "react"
 import { useServices } from "../AppContext.js"
 import { Empty, ErrorBox, Loading, Notice, ScoreBadge, VerdictBadge } from "../components/ui.js"
 import { formatDateTime } from "../format.js"
@@ -65,6 +65,12 @@ export const AlertsScreen = () => {
   }
 
   const meta = alerts.data?.meta
+  // Alerts read meanwhile (here under an "unread" filter, or in another tab) can leave this page past
+  // the last one: go to the last page there is, where the alerts still to read are.
+  const lastPage = Math.max(1, meta?.totalPages ?? 1)
+  useEffect(() => {
+    if (meta !== undefined && page > lastPage) setPage(lastPage)
+  }, [meta, page, lastPage])
   return (
     <section>
       <div className="heading">
@@ -150,7 +156,7 @@ export const AlertsScreen = () => {
           ))}
         </ul>
       )}
-      {meta && meta.totalPages > 1 && (
+      {meta && (meta.totalPages > 1 || page > 1) && (
         <div className="pager">
           <button type="button" disabled={page <= 1} onClick={() => setPage(page - 1)}>
             {t.alerts.previous}

@@ -1,6 +1,7 @@
 import { type FormEvent, useState } from "react"
 import { useServices } from "../AppContext.js"
 import { Empty, ErrorBox, Field, Loading, Notice } from "../components/ui.js"
+import { changedFields } from "../FormInputs.js"
 import { useAction, useLoad } from "../hooks.js"
 import { Link, paths } from "../router.js"
 import { t } from "../strings.js"
@@ -57,6 +58,8 @@ export const CompaniesScreen = () => {
       <ErrorBox error={action.error} />
       {editing !== undefined && (
         <CompanyForm
+          // A form per company: its fields start from the one being edited, not from the last one opened.
+          key={editing === "new" ? "new" : editing.id}
           company={editing === "new" ? undefined : editing}
           onDone={(message) => {
             setEditing(undefined)
@@ -139,20 +142,16 @@ export const CompanyForm = (props: {
     event.preventDefault()
     const fiscalCode = draft.fiscalCode.trim() === "" ? null : draft.fiscalCode.trim()
     const company = props.company
-    const counties = [...draft.counties]
+    const fields = {
+      name: draft.name.trim(),
+      description: draft.description,
+      fiscalCode,
+      counties: [...draft.counties]
+    }
     const saved = await action.run(() =>
       company === undefined
-        ? call((c) =>
-            c.companies.create({
-              payload: { name: draft.name, description: draft.description, fiscalCode, counties }
-            })
-          )
-        : call((c) =>
-            c.companies.update({
-              path: { id: company.id },
-              payload: { name: draft.name, description: draft.description, fiscalCode, counties }
-            })
-          )
+        ? call((c) => c.companies.create({ payload: fields }))
+        : call((c) => c.companies.update({ path: { id: company.id }, payload: changedFields(fields, company) }))
     )
     if (saved) props.onDone(company === undefined ? t.companies.created : t.companies.saved)
   }

@@ -1,7 +1,7 @@
 import { type FormEvent, useState } from "react"
 import { useServices } from "../AppContext.js"
 import { Empty, ErrorBox, Field, Loading, Notice } from "../components/ui.js"
-import { amountInput, keywordsInput, parseAmount, splitKeywords } from "../FormInputs.js"
+import { amountInput, changedFields, keywordsInput, parseAmount, splitKeywords } from "../FormInputs.js"
 import { formatMoney } from "../format.js"
 import { useAction, useLoad } from "../hooks.js"
 import { Link, paths } from "../router.js"
@@ -89,6 +89,8 @@ export const WatchlistsScreen = ({ companyId }: { readonly companyId: string }) 
       <ErrorBox error={action.error} />
       {editing !== undefined && (
         <WatchlistForm
+          // A form per watchlist: its fields start from the one being edited, not from the last one opened.
+          key={editing === "new" ? "new" : editing.id}
           companyId={companyId}
           watchlist={editing === "new" ? undefined : editing}
           labels={labels}
@@ -183,7 +185,7 @@ const WatchlistForm = (props: {
   const submit = async (event: FormEvent) => {
     event.preventDefault()
     const fields = {
-      name,
+      name: name.trim(),
       cpvCodes: [...cpvCodes],
       keywords: splitKeywords(keywords),
       minValue: parseAmount(minValue),
@@ -195,7 +197,7 @@ const WatchlistForm = (props: {
     const saved = await action.run(() =>
       w === undefined
         ? call((c) => c.watchlists.create({ payload: { ...fields, companyId: props.companyId } }))
-        : call((c) => c.watchlists.update({ path: { id: w.id }, payload: fields }))
+        : call((c) => c.watchlists.update({ path: { id: w.id }, payload: changedFields(fields, w) }))
     )
     if (saved) props.onDone(true)
   }

@@ -1,0 +1,62 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { runApi } from "../../src/web/AppContext.js"
+import { makeApiClient } from "../../src/web/api/client.js"
+import { toAppError } from "../../src/web/api/errors.js"
+import { t } from "../../src/web/strings.js"
+import { type SeededAccount, seedAccount, signIn } from "../account/fixtures.js"
+import { startTestServer, type TestServer } from "../support/TestServer.js"
+
+/**
+ * The browser app's typed client (the same `Api`) against the real server, in Node: what it sends
+ * for text as typed, and how a value it refuses to send is told to the consultant.
+ */
+describe("the browser app's API client", () => {
+  let server: TestServer
+  let account: SeededAccount
+  let api: ReturnType<typeof makeApiClient>
+  beforeAll(async () => {
+    server = await startTestServer()
+    account = await seedAccount(server, "consultant")
+    const token = (await signIn(server, account)).accessToken
+    api = makeApiClient(() => token, server.baseUrl)
+  })
+  afterAll(() => server.close())
+
+  const failure = (call: Promise<unknown>) =>
+    call.then(
+      () => expect.unreachable("the call should have failed"),
+      (error: unknown) => toAppError(error)
+    )
+
+  it("names typed with a trailing space are sent as typed and stored trimmed", async () => {
+    const company = await runApi(
+      api.companies.create({ payload: { name: "Acme Construct ", description: "", fiscalCode: null, counties: [] } })
+    )
+    expect(company.data.name).toBe("Acme Construct")
+    const watchlist = await runApi(
+      api.watchlists.create({ payload: { name: " Drumuri ", companyId: account.companyId } })
+    )
+    expect(watchlist.data.name).toBe("Drumuri")
+    // Only blanks is still no name: the server's 400, naming the field.
+    const blank = await failure(
+      runApi(api.watchlists.create({ payload: { name: "   ", companyId: account.companyId } }))
+    )
+    expect(blank.code).toBe("VALIDATION_ERROR")
+    expect(blank.message).toContain(t.fields.name)
+  })
+
+  it("a value the client refuses to send (an amount typed wrong, an authority that is no id) names its field", async () => {
+    const amount = await failure(
+      runApi(api.watchlists.create({ payload: { name: "X", minValue: Number.NaN, companyId: account.companyId } }))
+    )
+    const authority = await failure(
+      runApi(
+        api.watchlists.create({ payload: { name: "X", authorityId: "Primăria Cluj", companyId: account.companyId } })
+      )
+    )
+    expect([amount.code, authority.code]).toEqual(["VALIDATION_ERROR", "VALIDATION_ERROR"])
+    expect(amount.message).toContain(t.errors.invalidInput)
+    expect(amount.message).toContain(t.fields.minValue)
+    expect(authority.message).toContain(t.fields.authorityId)
+  })
+})

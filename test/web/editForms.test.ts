@@ -1,0 +1,201 @@
+import { Effect } from "effect"
+import type { Browser, Page } from "puppeteer-core"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { AuthSessions, AuthSessionsLive } from "../../src/infra/auth/AuthSessions.js"
+import { request } from "../support/http.js"
+import {
+  type AppServer,
+  clickUntilShown,
+  launchBrowser,
+  logIn,
+  openPage,
+  startAppServer,
+  texts
+} from "./support/AppServer.js"
+
+/**
+ * The app's edit forms and the alerts pager as a consultant uses them, in a real Chromium against
+ * the real API over the demo data: a form edits the record it was opened for, sends only what was
+ * changed in it, takes a name typed with a trailing space; the alerts pager survives alerts read.
+ */
+describe("edit forms and the alerts pager in the browser app", () => {
+  let server: AppServer
+  let browser: Browser
+  let page: Page
+  let close: () => Promise<void>
+
+  beforeAll(async () => {
+    ;[server, browser] = await Promise.all([startAppServer(), launchBrowser()])
+    const opened = await openPage(browser)
+    page = opened.page
+    close = opened.close
+    await logIn(page, server.baseUrl, server.demo.email, server.demo.password)
+  })
+  afterAll(async () => {
+    await close?.()
+    await browser?.close()
+    await server?.close()
+  })
+
+  const inputValue = (selector: string) => page.$eval(selector, (e) => (e as HTMLInputElement).value)
+  /** Waits up to 10 s for `predicate` in the page; a timeout is left to the assertions after it. */
+  const settle = <A extends string | number | ReadonlyArray<string>>(predicate: (arg: A) => boolean, arg: A) =>
+    page.waitForFunction(predicate as (arg: unknown) => boolean, { timeout: 10_000 }, arg).catch(() => undefined)
+
+  it("the company form opened for A and then for B shows and saves B's data", async () => {
+    const [a, b] = await server.sql(
+      (q) => q<{ id: string; name: string; description: string }>`
+        SELECT id, name, description FROM companies WHERE tenant_id = ${server.demo.tenantId} ORDER BY created_at, id`
+    )
+    await page.goto(`${server.baseUrl}/companies`)
+    await page.waitForSelector("[data-testid=company]")
+    const editButton = (n: number) => `[data-testid=company]:nth-child(${n}) .actions button:nth-of-type(1)`
+    await clickUntilShown(page, editButton(1), "[data-testid=company-form]")
+    expect(await inputValue("[data-testid=company-form] input[name=name]")).toBe(a!.name)
+    // The list stays under the open form, with its Edit buttons: the consultant picks another company.
+    await page.click(editButton(2))
+    await settle(
+      (name) => document.querySelector("[data-testid=company-form] h2")?.textContent?.includes(name) ?? false,
+      b!.name
+    )
+    const shownName = await inputValue("[data-testid=company-form] input[name=name]")
+    await page.click("[data-testid=company-form] button[type=submit]")
+    await page.waitForSelector("[data-testid=company-form]", { hidden: true })
+    const [storedB] = await server.sql(
+      (q) => q<{ name: string; description: string }>`SELECT name, description FROM companies WHERE id = ${b!.id}`
+    )
+    expect({ shownName, storedB }).toEqual({
+      shownName: b!.name,
+      storedB: { name: b!.name, description: b!.description }
+    })
+  })
+
+  it("the watchlist form opened for W1 and then for W2 shows and saves W2's criteria", async () => {
+    const [company] = await server.sql(
+      (q) => q<{ id: string }>`
+        SELECT company_id AS id FROM watchlists WHERE tenant_id = ${server.demo.tenantId} AND deleted_at IS NULL
+        GROUP BY company_id HAVING count(*) >= 2 ORDER BY company_id LIMIT 1`
+    )
+    const [w1, w2] = await server.sql(
+      (q) => q<{ id: string; name: string; keywords: ReadonlyArray<string> }>`
+        SELECT id, name, keywords FROM watchlists WHERE company_id = ${company!.id} AND deleted_at IS NULL
+        ORDER BY created_at, id`
+    )
+    await page.goto(`${server.baseUrl}/companies/${company!.id}/watchlists`)
+    await page.waitForSelector("[data-testid=watchlist]")
+    const nameInput = "[data-testid=watchlist-form] input[name=name]"
+    await clickUntilShown(page, "[data-testid=watchlist]:nth-child(1) .actions button", "[data-testid=watchlist-form]")
+    expect(await inputValue(nameInput)).toBe(w1!.name)
+    await page.click("[data-testid=watchlist]:nth-child(2) .actions button")
+    await settle(
+      ([selector, name]) => (document.querySelector(selector!) as HTMLInputElement | null)?.value === name,
+      [nameInput, w2!.name]
+    )
+    const shownName = await inputValue(nameInput)
+    await page.click("[data-testid=save-watchlist]")
+    await page.waitForSelector("[data-testid=watchlist-form]", { hidden: true })
+    const [storedW2] = await server.sql(
+      (q) =>
+        q<{ name: string; keywords: ReadonlyArray<string> }>`SELECT name, keywords FROM watchlists WHERE id = ${w2!.id}`
+    )
+    expect({ shownName, storedW2 }).toEqual({
+      shownName: w2!.name,
+      storedW2: { name: w2!.name, keywords: w2!.keywords }
+    })
+  })
+
+  it("a watchlist saved from the editor keeps a change made meanwhile to a field not touched in it", async () => {
+    const [w] = await server.sql(
+      (q) => q<{ id: string; company_id: string; name: string }>`
+        SELECT id, company_id, name FROM watchlists WHERE tenant_id = ${server.demo.tenantId} AND deleted_at IS NULL
+        ORDER BY created_at DESC, id DESC LIMIT 1`
+    )
+    const [user] = await server.sql(
+      (q) => q<{ id: string }>`SELECT id FROM users WHERE tenant_id = ${server.demo.tenantId} LIMIT 1`
+    )
+    const colleague = await server.run(
+      Effect.flatMap(AuthSessions, (sessions) => sessions.login({ id: user!.id, tenantId: server.demo.tenantId })).pipe(
+        Effect.provide(AuthSessionsLive)
+      )
+    )
+    await page.goto(`${server.baseUrl}/companies/${w!.company_id}/watchlists`)
+    await page.waitForSelector("[data-testid=watchlist]")
+    const index = await page.$$eval(
+      "[data-testid=watchlist] .title",
+      (elements, name) => elements.findIndex((element) => element.textContent === name),
+      w!.name
+    )
+    await clickUntilShown(
+      page,
+      `[data-testid=watchlist]:nth-child(${index + 1}) .actions button`,
+      "[data-testid=watchlist-form]"
+    )
+    // Another session of the account changes the keywords while the form is open.
+    const patched = await request(`${server.baseUrl}/api/v1/watchlists/${w!.id}`, {
+      method: "PATCH",
+      token: colleague.accessToken,
+      body: { keywords: ["schimbat de coleg"] }
+    })
+    expect(patched.status).toBe(200)
+    // Here only the name is changed.
+    await page.click("[data-testid=watchlist-form] input[name=name]", { clickCount: 3 })
+    await page.type("[data-testid=watchlist-form] input[name=name]", "Redenumită")
+    await page.click("[data-testid=save-watchlist]")
+    await page.waitForSelector("[data-testid=watchlist-form]", { hidden: true })
+    const [stored] = await server.sql(
+      (q) =>
+        q<{ name: string; keywords: ReadonlyArray<string> }>`SELECT name, keywords FROM watchlists WHERE id = ${w!.id}`
+    )
+    expect(stored).toEqual({ name: "Redenumită", keywords: ["schimbat de coleg"] })
+  })
+
+  it("a company name typed with a trailing space is saved trimmed", async () => {
+    await page.goto(`${server.baseUrl}/companies`)
+    await page.waitForSelector("[data-testid=add-company]")
+    await page.click("[data-testid=add-company]")
+    await page.waitForSelector("[data-testid=company-form]")
+    await page.type("[data-testid=company-form] input[name=name]", "Client Nou SRL ")
+    await page.click("[data-testid=company-form] button[type=submit]")
+    await page.waitForSelector("[data-testid=company-form]", { hidden: true, timeout: 10_000 }).catch(() => undefined)
+    const errors = await texts(page, "[data-testid=company-form] [data-testid=error]")
+    const stored = await server.sql(
+      (q) => q<{ name: string }>`
+        SELECT name FROM companies WHERE tenant_id = ${server.demo.tenantId} AND name LIKE 'Client Nou%'`
+    )
+    expect({ errors, stored: stored.map((row) => row.name) }).toEqual({ errors: [], stored: ["Client Nou SRL"] })
+  })
+
+  it("alerts, unread only, page 2: marking its one alert read shows the 20 unread alerts left", async () => {
+    // Exactly 21 unread alerts: page 1 holds 20, page 2 one.
+    await server.sql(
+      (q) => q`
+        INSERT INTO alerts (tenant_id, company_id, watchlist_id, tender_id, score, verdict, read, created_at,
+                            tender_publish_date)
+        SELECT w.tenant_id, w.company_id, w.id, t.id, 70, 'GO', false, now() - (t.n || ' minutes')::interval,
+               t.publish_date
+        FROM (SELECT * FROM watchlists WHERE tenant_id = ${server.demo.tenantId} ORDER BY created_at LIMIT 1) w
+        CROSS JOIN LATERAL (
+          SELECT t.id, t.publish_date, row_number() OVER (ORDER BY t.id) AS n FROM tenders t
+          WHERE NOT EXISTS (SELECT 1 FROM alerts a WHERE a.watchlist_id = w.id AND a.tender_id = t.id)
+          LIMIT 30) t`
+    )
+    await server.sql((q) => q`UPDATE alerts SET read = true WHERE tenant_id = ${server.demo.tenantId}`)
+    await server.sql(
+      (q) => q`
+        UPDATE alerts SET read = false WHERE id IN (
+          SELECT id FROM alerts WHERE tenant_id = ${server.demo.tenantId}
+          ORDER BY created_at DESC, score DESC, id DESC LIMIT 21)`
+    )
+    await page.goto(`${server.baseUrl}/alerts`)
+    await page.waitForSelector("[data-testid=alert]")
+    await page.select(".filters select", "true")
+    await page.waitForFunction(() => document.querySelector(".pager span")?.textContent?.includes("2"))
+    await page.click(".pager button:last-child")
+    await page.waitForFunction(() => document.querySelectorAll("[data-testid=alert]").length === 1)
+    await page.click("[data-testid=mark-read]")
+    await settle((count) => document.querySelectorAll("[data-testid=alert]").length === count, 20)
+    const shown = (await page.$$("[data-testid=alert]")).length
+    const empty = await texts(page, "[data-testid=empty]")
+    expect({ shown, empty }).toEqual({ shown: 20, empty: [] })
+  })
+})
