@@ -149,6 +149,30 @@ describe("edit forms and the alerts pager in the browser app", () => {
     expect(stored).toEqual({ name: "Redenumită", keywords: ["schimbat de coleg"] })
   })
 
+  it("a watchlist's alert threshold left empty is not saved (it would read as 0: an alert for every tender)", async () => {
+    const [w] = await server.sql(
+      (q) => q<{ id: string; company_id: string; min_score: number }>`
+        SELECT id, company_id, min_score FROM watchlists WHERE tenant_id = ${server.demo.tenantId} AND deleted_at IS NULL
+        ORDER BY created_at, id LIMIT 1`
+    )
+    await page.goto(`${server.baseUrl}/companies/${w!.company_id}/watchlists`)
+    await page.waitForSelector("[data-testid=watchlist]")
+    await clickUntilShown(page, "[data-testid=watchlist]:nth-child(1) .actions button", "[data-testid=watchlist-form]")
+    await page.click("[data-testid=watchlist-form] input[name=minScore]", { clickCount: 3 })
+    await page.keyboard.press("Backspace")
+    await page.click("[data-testid=save-watchlist]")
+    const invalid = await page.$eval(
+      "[data-testid=watchlist-form] input[name=minScore]",
+      (input) => !(input as HTMLInputElement).validity.valid
+    )
+    expect(invalid).toBe(true)
+    expect(await page.$("[data-testid=watchlist-form]")).not.toBeNull()
+    const [stored] = await server.sql(
+      (q) => q<{ min_score: number }>`SELECT min_score FROM watchlists WHERE id = ${w!.id}`
+    )
+    expect(stored!.min_score).toBe(w!.min_score)
+  })
+
   it("a company name typed with a trailing space is saved trimmed", async () => {
     await page.goto(`${server.baseUrl}/companies`)
     await page.waitForSelector("[data-testid=add-company]")

@@ -232,8 +232,11 @@ const WatchlistForm = (props: {
           <input
             name="minScore"
             type="number"
+            // Empty would be read as 0: every tender would raise an alert.
+            required
             min={0}
             max={100}
+            step={1}
             value={minScore}
             onChange={(e) => setMinScore(e.target.value)}
           />
