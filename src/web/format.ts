@@ -34,12 +34,15 @@ export const formatDateTime = (date: Date) => dateTimeFormat.format(date)
 const DAY_MS = 86_400_000
 
 /**
- * Whole days until a deadline: 0 on its last day (under 24 h left), negative once it has passed.
- * `now` is passed in so the rule is testable and one render uses one instant.
+ * Days until a deadline as the calendar in Bucharest counts them (the dates a consultant reads): 0
+ * when it falls today ("the last day"), 1 tomorrow, negative once it has passed. Not 24-hour blocks:
+ * at 22:00, a deadline the next morning is tomorrow. `now` is passed in so the rule is testable and
+ * one render uses one instant.
  */
 export const daysLeft = (deadline: Date, now: Date) => {
-  const ms = deadline.getTime() - now.getTime()
-  return ms < 0 ? -1 : Math.floor(ms / DAY_MS)
+  if (deadline.getTime() < now.getTime()) return -1
+  const dayNumber = (date: Date) => Date.parse(`${bucharestDay(date)}T00:00:00Z`) / DAY_MS
+  return dayNumber(deadline) - dayNumber(now)
 }
 
 /** "1.250.000 RON"; amounts in the list are whole currency units. */

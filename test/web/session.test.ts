@@ -14,7 +14,7 @@ import {
   Session,
   type TokenPair
 } from "../../src/web/session/Session.js"
-import { formatWait } from "../../src/web/strings.js"
+import { formatWait, t } from "../../src/web/strings.js"
 
 /**
  * The browser session's rules, with the auth calls, the storage and the timers replaced by
@@ -294,12 +294,21 @@ describe("API failures as readable messages", () => {
     expect(formatWait(1500)).toBe("25 de minute")
   })
 
-  it("counts whole days left to a deadline", () => {
+  it("counts the Bucharest calendar days left to a deadline", () => {
     const now = new Date("2026-11-23T10:00:00Z")
     expect(daysLeft(new Date("2026-11-23T18:00:00Z"), now)).toBe(0)
     expect(daysLeft(new Date("2026-11-24T10:00:00Z"), now)).toBe(1)
-    expect(daysLeft(new Date("2026-12-03T09:59:59Z"), now)).toBe(9)
+    expect(daysLeft(new Date("2026-12-03T09:59:59Z"), now)).toBe(10)
     expect(daysLeft(new Date("2026-11-23T09:59:59Z"), now)).toBe(-1)
+    // 22:00 in Bucharest (UTC+2): a deadline at 10:00 the next morning is tomorrow, not "the last day";
+    // one at 09:00 two days later is two days away, though only 35 hours.
+    const evening = new Date("2026-03-10T20:00:00Z")
+    expect(t.tenders.daysLeft(daysLeft(new Date("2026-03-11T08:00:00Z"), evening))).toBe("mai are o zi")
+    expect(t.tenders.daysLeft(daysLeft(new Date("2026-03-12T07:00:00Z"), evening))).toBe("mai are 2 zile")
+    // Past midnight in Bucharest (22:30 UTC in winter) it is already the next day there.
+    expect(daysLeft(new Date("2026-11-24T21:00:00Z"), new Date("2026-11-23T22:30:00Z"))).toBe(0)
+    // Summer time (UTC+3): 23:30 UTC on 30 June is 1 July in Bucharest.
+    expect(daysLeft(new Date("2026-07-01T20:00:00Z"), new Date("2026-06-30T21:30:00Z"))).toBe(0)
   })
 
   it("takes a report's default dates as Bucharest calendar days, not UTC ones", () => {

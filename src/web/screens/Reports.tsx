@@ -1,7 +1,7 @@
-import { type FormEvent, useEffect, useState } from "react"
+import { type FormEvent, useEffect, useRef, useState } from "react"
 import { useServices } from "../AppContext.js"
 import { Empty, ErrorBox, Field, Loading } from "../components/ui.js"
-import { bucharestDay, formatDateTime } from "../format.js"
+import { bucharestDay, formatDateTime, formatDay } from "../format.js"
 import { useAction, useLoad } from "../hooks.js"
 import { t } from "../strings.js"
 
@@ -11,8 +11,12 @@ const POLL_MS = 5_000
 const today = () => bucharestDay(new Date())
 const daysAgo = (days: number) => bucharestDay(new Date(Date.now() - days * 86_400_000))
 
-/** PDF reports: request one for a company and period, follow its status, download it when completed. */
-export const Reports = () => {
+/**
+ * PDF reports: request one for a company and period, follow its status, download it when completed.
+ * `onCreditsChanged` is told when credits moved: a request holds 10, a report that ends charges or
+ * releases them.
+ */
+export const Reports = ({ onCreditsChanged }: { readonly onCreditsChanged: () => void }) => {
   const { call } = useServices()
   const companies = useLoad(() => call((c) => c.companies.list()).then((r) => r.data.filter((co) => co.active)), [])
   const reports = useLoad(() => call((c) => c.appReports.list()).then((r) => r.data), [])
@@ -23,12 +27,18 @@ export const Reports = () => {
   const action = useAction()
 
   const busy = (reports.data ?? []).some((r) => r.status === "pending" || r.status === "generating")
-  // biome-ignore lint/correctness/useExhaustiveDependencies: each fresh answer (data) arms the next poll.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: each answer, fresh data or a failed poll (error), arms the next poll.
   useEffect(() => {
     if (!busy) return
     const timer = window.setTimeout(reports.reload, POLL_MS)
     return () => window.clearTimeout(timer)
-  }, [busy, reports.reload, reports.data])
+  }, [busy, reports.reload, reports.data, reports.error])
+  // The last report in progress ended: its held credits were charged or released.
+  const wasBusy = useRef(busy)
+  useEffect(() => {
+    if (wasBusy.current && !busy) onCreditsChanged()
+    wasBusy.current = busy
+  }, [busy, onCreditsChanged])
 
   const request = async (event: FormEvent) => {
     event.preventDefault()
@@ -42,7 +52,10 @@ export const Reports = () => {
         })
       )
     )
-    if (done) reports.reload()
+    if (done) {
+      reports.reload()
+      onCreditsChanged()
+    }
   }
   const download = async (jobId: string) => {
     const link = await action.run(() => call((c) => c.appReports.downloadUrl({ path: { jobId } })))
@@ -88,7 +101,7 @@ export const Reports = () => {
             <li key={report.id} data-testid="report" data-status={report.status}>
               <span>{report.companyName}</span>
               <span className="muted small">
-                {report.dateFrom} – {report.dateTo} · {formatDateTime(report.createdAt)}
+                {formatDay(report.dateFrom)} – {formatDay(report.dateTo)} · {formatDateTime(report.createdAt)}
               </span>
               <span className="badge">{t.reports.status[report.status] ?? report.status}</span>
               {report.status === "completed" && (

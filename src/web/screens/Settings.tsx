@@ -1,4 +1,4 @@
-import { type FormEvent, useState } from "react"
+import { type FormEvent, useCallback, useRef, useState } from "react"
 import { useServices } from "../AppContext.js"
 import { Empty, ErrorBox, Field, Loading, Notice } from "../components/ui.js"
 import { formatDate, formatDateTime, shortDay } from "../format.js"
@@ -7,17 +7,22 @@ import { INGEST_SETTING, sourceRows } from "../sources.js"
 import { t } from "../strings.js"
 import { Reports } from "./Reports.js"
 
-export const SettingsScreen = () => (
-  <section>
-    <h1>{t.settings.title}</h1>
-    <Digest />
-    <ApiKeys />
-    <Credits />
-    <Webhooks />
-    <Reports />
-    <Sources />
-  </section>
-)
+export const SettingsScreen = () => {
+  // Bumped when a report moved credits, so the credits card shows the balance as it is now.
+  const [creditsVersion, setCreditsVersion] = useState(0)
+  const creditsChanged = useCallback(() => setCreditsVersion((version) => version + 1), [])
+  return (
+    <section>
+      <h1>{t.settings.title}</h1>
+      <Digest />
+      <ApiKeys />
+      <Credits version={creditsVersion} />
+      <Webhooks />
+      <Reports onCreditsChanged={creditsChanged} />
+      <Sources />
+    </section>
+  )
+}
 
 const HOURS = Array.from({ length: 24 }, (_, hour) => hour)
 
@@ -180,9 +185,9 @@ const ApiKeys = () => {
   )
 }
 
-const Credits = () => {
+const Credits = ({ version }: { readonly version: number }) => {
   const { call } = useServices()
-  const credits = useLoad(() => call((c) => c.credits.summary()).then((r) => r.data), [])
+  const credits = useLoad(() => call((c) => c.credits.summary()).then((r) => r.data), [version])
   const data = credits.data
   const peak = Math.max(1, ...(data?.daily ?? []).map((day) => day.used))
   return (
@@ -237,8 +242,14 @@ const Webhooks = () => {
     if (!window.confirm(t.settings.confirmDeleteWebhook(hookUrl))) return
     if (await action.run(() => call((c) => c.webhookDashboard.deleteWebhook({ path: { id } })))) webhooks.reload()
   }
+  // A second click on the same retry before the first answers (a double click) sends nothing: the
+  // server would refuse it (409, no longer failed) and the card would show that as an error.
+  const retrying = useRef(new Set<string>())
   const retry = async (deliveryId: string) => {
+    if (retrying.current.has(deliveryId)) return
+    retrying.current.add(deliveryId)
     const done = await action.run(() => call((c) => c.webhookDashboard.retryDelivery({ path: { deliveryId } })))
+    retrying.current.delete(deliveryId)
     if (done) {
       setNotice(t.settings.deliveryStatus[done.data.status])
       webhooks.reload()
@@ -281,7 +292,12 @@ const Webhooks = () => {
             <li key={hook.id} className="webhook" data-testid="webhook">
               <div className="card-head">
                 <code className="wrap">{hook.url}</code>
-                <button type="button" className="link danger" onClick={() => remove(hook.id, hook.url)}>
+                <button
+                  type="button"
+                  className="link danger"
+                  onClick={() => remove(hook.id, hook.url)}
+                  disabled={action.pending}
+                >
                   {t.delete}
                 </button>
               </div>
@@ -298,7 +314,12 @@ const Webhooks = () => {
                         <td>{t.settings.responseCode(delivery.responseCode)}</td>
                         <td>
                           {delivery.status === "failed" && (
-                            <button type="button" className="link" onClick={() => retry(delivery.id)}>
+                            <button
+                              type="button"
+                              className="link"
+                              onClick={() => retry(delivery.id)}
+                              disabled={action.pending}
+                            >
                               {t.settings.retryDelivery}
                             </button>
                           )}

@@ -2,9 +2,10 @@ import { useServices } from "../AppContext.js"
 import { ErrorBox, Loading, ScoreBadge, VerdictBadge } from "../components/ui.js"
 import { daysLeft, formatDate, formatDateTime, formatMoney, percent } from "../format.js"
 import { useLoad } from "../hooks.js"
-import { Link, paths } from "../router.js"
+import { Link } from "../router.js"
 import { t } from "../strings.js"
 import { TenderFeedback } from "./TenderFeedback.js"
+import { tendersListPath } from "./Tenders.js"
 
 const FACTORS = ["semantic", "keyword", "cpv", "valueFit", "historical"] as const
 
@@ -59,7 +60,7 @@ export const TenderDetailScreen = (props: { readonly companyId: string; readonly
       ),
     [props.companyId, props.tenderId]
   )
-  const back = <Link to={paths.tenders(props.companyId)}>← {t.tenders.back}</Link>
+  const back = <Link to={tendersListPath(props.companyId)}>← {t.tenders.back}</Link>
   if (tender.data === undefined)
     return (
       <section>

@@ -70,6 +70,12 @@ const filtersToUrl = (filters: Filters): string => {
   return query === "" ? "" : `?${query}`
 }
 
+/** Each company's list query as last shown in this tab, for the way back from a tender's detail. */
+const lastListQuery = new Map<string, string>()
+
+/** A company's tender list with the filters and sort it was last shown with. */
+export const tendersListPath = (companyId: string) => paths.tenders(companyId) + (lastListQuery.get(companyId) ?? "")
+
 /** The API's query of the filters (empty ones left out; a window with its ends swapped is put right). */
 const toUrlParams = (filters: Filters) => {
   const [from, to] =
@@ -138,7 +144,8 @@ export const TendersScreen = ({ companyId }: { readonly companyId: string }) => 
   }, [search])
   useEffect(() => {
     window.history.replaceState(null, "", `${window.location.pathname}${filtersToUrl(filters)}`)
-  }, [filters])
+    lastListQuery.set(companyId, filtersToUrl(filters))
+  }, [companyId, filters])
   const cpvLabel = useLoad(
     () =>
       filters.cpv === ""

@@ -1,0 +1,185 @@
+import type { Browser, HTTPRequest, Page } from "puppeteer-core"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type AppServer, launchBrowser, logIn, openPage, startAppServer } from "./support/AppServer.js"
+
+/**
+ * The Settings screen's credits, reports and webhook deliveries, and the way back from a tender's
+ * detail, in a real Chromium against the real API and worker over the demo data.
+ */
+describe("settings and the tender detail in the browser app", () => {
+  let server: AppServer
+  let browser: Browser
+
+  beforeAll(async () => {
+    ;[server, browser] = await Promise.all([startAppServer(), launchBrowser()])
+  })
+  afterAll(async () => {
+    await browser?.close()
+    await server?.close()
+  })
+
+  const openSettings = async (page: Page) => {
+    await page.click("a[href='/settings']")
+    await page.waitForSelector("[data-testid=credits-remaining]")
+    await page.waitForFunction(() => {
+      const button = document.querySelector<HTMLButtonElement>("[data-testid=reports] button[type=submit]")
+      return button !== null && !button.disabled
+    })
+  }
+  const creditsText = (page: Page) => page.$eval("[data-testid=credits-remaining]", (n) => n.textContent ?? "")
+
+  it("the credits balance follows a report request (10 credits held) on the same screen", async () => {
+    const { page, close } = await openPage(browser)
+    await logIn(page, server.baseUrl, server.demo.email, server.demo.password)
+    await openSettings(page)
+    const before = await creditsText(page)
+    await page.click("[data-testid=reports] button[type=submit]")
+    // The report is queued (its 10 credits held at once) and listed.
+    await page.waitForSelector("[data-testid=report]")
+    // Give the screen a chance to show the new balance (no fixed sleep: wait for a change, at most 6 s).
+    await page
+      .waitForFunction(
+        (old) => document.querySelector("[data-testid=credits-remaining]")?.textContent !== old,
+        { timeout: 6_000 },
+        before
+      )
+      .catch(() => undefined)
+    const shown = await creditsText(page)
+    await page.reload()
+    await page.waitForSelector("[data-testid=credits-remaining]")
+    const truth = await creditsText(page)
+    expect(truth).not.toBe(before) // the report did take credits
+    expect(shown).toBe(truth)
+    await close()
+  })
+
+  it("a report's period is written in Romanian date order, like every other date of the app", async () => {
+    const { page, close } = await openPage(browser)
+    await logIn(page, server.baseUrl, server.demo.email, server.demo.password)
+    await openSettings(page)
+    if ((await page.$("[data-testid=report]")) === null) {
+      await page.click("[data-testid=reports] button[type=submit]")
+      await page.waitForSelector("[data-testid=report]")
+    }
+    const text = await page.$eval("[data-testid=report]", (n) => n.textContent ?? "")
+    expect(text).toMatch(/\d{2}\.\d{2}\.\d{4} – \d{2}\.\d{2}\.\d{4}/)
+    await close()
+  })
+
+  it("keeps polling a report in progress after one failed poll (status polled every 5 s)", async () => {
+    const { page, close } = await openPage(browser)
+    await logIn(page, server.baseUrl, server.demo.email, server.demo.password)
+    const companyId = server.demo.companyIds[0]!
+    const fakePending = {
+      data: [
+        {
+          id: "6f1d2a8e-1c8b-4c55-9f0e-7a2b3c4d5e6f",
+          companyId,
+          companyName: "Dotări Școlare Digitale SRL",
+          status: "generating",
+          dateFrom: "2026-01-01",
+          dateTo: "2026-01-31",
+          minScore: 40,
+          watchlistId: null,
+          createdAt: new Date().toISOString(),
+          completedAt: null
+        }
+      ]
+    }
+    let listCalls = 0
+    await page.setRequestInterception(true)
+    page.on("request", (request: HTTPRequest) => {
+      const url = new URL(request.url())
+      if (request.method() === "GET" && url.pathname === "/api/v1/app/reports") {
+        listCalls++
+        // First load: a report in progress; the first poll: a passing 503; later polls: the server.
+        if (listCalls === 1)
+          return request.respond({ status: 200, contentType: "application/json", body: JSON.stringify(fakePending) })
+        if (listCalls === 2) return request.respond({ status: 503, contentType: "text/plain", body: "busy" })
+      }
+      return request.continue()
+    })
+    await page.click("a[href='/settings']")
+    await page.waitForSelector("[data-testid=report][data-status=generating]")
+    await page.waitForFunction(() => document.querySelector("[data-testid=reports] [data-testid=error]") !== null, {
+      timeout: 10_000
+    })
+    expect(listCalls).toBe(2)
+    // The report is still shown in progress: the next poll is due within 5 s.
+    const next = await page
+      .waitForRequest(
+        (request) => request.method() === "GET" && new URL(request.url()).pathname === "/api/v1/app/reports",
+        { timeout: 12_000 }
+      )
+      .then(
+        () => true,
+        () => false
+      )
+    expect(next).toBe(true)
+    await close()
+  })
+
+  it("a double click on a failed delivery's retry retries it once and shows no error", async () => {
+    const companyId = server.demo.companyIds[0]!
+    const tenantId = server.demo.tenantId
+    const tenderId = server.demo.tenderIds[0]!
+    const [hook] = await server.sql(
+      (q) => q<{ id: string }>`
+        INSERT INTO webhooks (tenant_id, url, secret_ciphertext, events)
+        VALUES (${tenantId}, 'https://hooks.invalid/tss', '\\x00'::bytea, ARRAY['tender.matched'])
+        RETURNING id`
+    )
+    const [event] = await server.sql(
+      (q) => q<{ id: string }>`
+        INSERT INTO match_events (tenant_id, company_id, tender_id, payload, tender_publish_date)
+        VALUES (${tenantId}, ${companyId}, ${tenderId}, '{}', (SELECT publish_date FROM tenders WHERE id = ${tenderId}))
+        RETURNING id`
+    )
+    await server.sql(
+      (q) => q`
+        INSERT INTO webhook_deliveries (webhook_id, event_id, tenant_id, body, status, attempt_count, last_status_code)
+        VALUES (${hook!.id}, ${event!.id}, ${tenantId}, '{"event":"tender.matched"}', 'failed', 4, 500)`
+    )
+    const { page, close } = await openPage(browser)
+    await logIn(page, server.baseUrl, server.demo.email, server.demo.password)
+    const retries: Array<number> = []
+    page.on("response", (response) => {
+      if (/\/deliveries\/[^/]+\/retry$/.test(new URL(response.url()).pathname)) retries.push(response.status())
+    })
+    await page.click("a[href='/settings']")
+    await page.waitForSelector("[data-testid=webhook] tr[data-status=failed] button")
+    // A double click, as users do on a small "Retrimite" link.
+    await page.$eval("[data-testid=webhook] tr[data-status=failed] button", (button) => {
+      ;(button as HTMLButtonElement).click()
+      ;(button as HTMLButtonElement).click()
+    })
+    await page.waitForFunction(() => document.querySelector("[data-testid=webhooks] [data-testid=notice]") !== null)
+    await page
+      .waitForFunction(() => document.querySelector("[data-testid=webhooks] [data-testid=error]") !== null, {
+        timeout: 3_000
+      })
+      .catch(() => undefined)
+    const error = await page.$eval(
+      "[data-testid=webhooks]",
+      (card) => card.querySelector("[data-testid=error]")?.textContent ?? null
+    )
+    expect({ retries, error }).toEqual({ retries: [202], error: null })
+    await close()
+  })
+
+  it("the tender detail's back link returns to the list with its filters", async () => {
+    const { page, close } = await openPage(browser)
+    await logIn(page, server.baseUrl, server.demo.email, server.demo.password)
+    const companyId = server.demo.companyIds[0]!
+    await page.goto(`${server.baseUrl}/companies/${companyId}/tenders?minScore=20&sort=value`)
+    await page.waitForSelector("[data-testid=tender]")
+    expect(await page.$eval("[data-testid=sort]", (s) => (s as HTMLSelectElement).value)).toBe("value")
+    await page.click("[data-testid=tender-link]")
+    await page.waitForSelector("[data-testid=tender-detail]")
+    await page.click("[data-testid=tender-detail] > a")
+    await page.waitForSelector("[data-testid=tender]")
+    expect(new URL(page.url()).search).toBe("?minScore=20&sort=value")
+    expect(await page.$eval("[data-testid=sort]", (s) => (s as HTMLSelectElement).value)).toBe("value")
+    await close()
+  })
+})
