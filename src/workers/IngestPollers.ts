@@ -3,7 +3,13 @@ import type { SqlClient } from "@effect/sql"
 import { Cause, Clock, Duration, Effect, Layer } from "effect"
 import { bucharestDate } from "../domain/BucharestTime.js"
 import { addDays } from "../domain/ingest/PublicationDays.js"
-import { type PollOutcome, pollSchedule, SOURCE_NAMES, type SourceName } from "../domain/ingest/SourceFailure.js"
+import {
+  type PollOutcome,
+  pollSchedule,
+  SOURCE_NAMES,
+  SourceFailure,
+  type SourceName
+} from "../domain/ingest/SourceFailure.js"
 import type { AppConfig } from "../infra/config/AppConfig.js"
 import { IngestConfig, IngestConfigLive } from "../infra/ingest/IngestConfig.js"
 import { IngestState } from "../infra/ingest/IngestState.js"
@@ -15,6 +21,12 @@ import type { JobQueue } from "../infra/queue/JobQueue.js"
 import { JobRunnerLive } from "../infra/queue/JobRunner.js"
 import type { TenderStore } from "../infra/tenders/TenderStore.js"
 
+/** The `Retry-After` a failed poll met, when the source asked for one (the next poll waits for it). */
+const retryAfterOf = (cause: Cause.Cause<{ readonly message: string }>) => {
+  const failure = Cause.failureOption(cause)
+  return failure._tag === "Some" && failure.value instanceof SourceFailure ? failure.value.retryAfter : undefined
+}
+
 /** The message of a failed poll, on one line. */
 const describe = (cause: Cause.Cause<{ readonly message: string }>) => {
   const failure = Cause.failureOption(cause)
@@ -23,7 +35,7 @@ const describe = (cause: Cause.Cause<{ readonly message: string }>) => {
 
 /**
  * One source's poller: polls now, then as `pollSchedule` spaces the polls (INGEST_POLL_SECONDS,
- * backing off while the source fails). A failed poll is one log line and the source's `lastError`;
+ * backing off while the source fails, waiting out a long `Retry-After`). A failed poll is one log line and the source's `lastError`;
  * it never stops the loop nor touches the other source's.
  */
 export const runPoller = <R>(source: SourceName, poll: Effect.Effect<void, { readonly message: string }, R>) =>
@@ -47,7 +59,7 @@ export const runPoller = <R>(source: SourceName, poll: Effect.Effect<void, { rea
             .recordError(source, message)
             .pipe(
               Effect.zipRight(Effect.logWarning(`${source} poll failed (${failures} in a row): ${message}`)),
-              Effect.as<PollOutcome>({ consecutiveFailures: failures })
+              Effect.as<PollOutcome>({ consecutiveFailures: failures, retryAfter: retryAfterOf(cause) })
             )
         }
       })

@@ -282,6 +282,63 @@ layer(TenderStoreLive.pipe(Layer.provideMerge(TestDatabaseLive)), { timeout: 60_
   )
 
   it.effect(
+    "an original and its change in one batch, in either order: the change's fields, the original's publication date",
+    () =>
+      Effect.gen(function* () {
+        const store = yield* TenderStore
+        const sql = yield* SqlClient.SqlClient
+        const eforms = (file: string) => readTenders(fixture(`eforms/${file}`), "eforms", cpvCatalog).tenders[0]!
+        const original = { ...eforms("cn_24_open.xml"), source: "one-batch" }
+        const change = { ...eforms("change-cn_24_open_dates.xml"), source: "one-batch" }
+        // A file holding both versions, a poll catching up on both, a retried original read after its change.
+        for (const batch of [
+          [original, change],
+          [change, original]
+        ]) {
+          yield* sql`DELETE FROM tenders WHERE source = 'one-batch'`
+          const result = yield* store.upsert(batch)
+          expect(result.inserted).toHaveLength(1)
+          const rows = yield* sql<{ deadline: Date; publish_date: Date; source_issued_at: Date }>`
+            SELECT deadline, publish_date, source_issued_at FROM tenders WHERE source = 'one-batch'`
+          expect(rows).toEqual([
+            { deadline: change.deadline, publish_date: original.publishDate, source_issued_at: change.issuedAt }
+          ])
+        }
+      })
+  )
+
+  it.effect(
+    "a change of a change (naming the first change, not the original) updates the original's tender, batch after batch or in one",
+    () =>
+      Effect.gen(function* () {
+        const store = yield* TenderStore
+        const sql = yield* SqlClient.SqlClient
+        const versions = (source: string) => {
+          const version = (issued: string, deadline: string, sourceId: string, versionId?: string) =>
+            tender({ source, source_id: sourceId, issued_at: issued, deadline, version_id: versionId ?? null })
+          return [
+            version("2026-11-20T07:00:00Z", "2026-12-15T08:00:00Z", "original"),
+            version("2026-11-25T07:00:00Z", "2026-12-20T08:00:00Z", "original", "change-1"),
+            version("2026-11-28T07:00:00Z", "2026-12-22T08:00:00Z", "change-1", "change-2"),
+            version("2026-11-30T07:00:00Z", "2026-12-29T08:00:00Z", "change-2", "change-3")
+          ]
+        }
+        const stored = (source: string) =>
+          sql<{ source_notice_id: string; deadline: Date }>`
+            SELECT source_notice_id, deadline FROM tenders WHERE source = ${source}`
+        const last = [{ source_notice_id: "original", deadline: new Date("2026-12-29T08:00:00Z") }]
+        const inserted: Array<string> = []
+        for (const version of versions("chain")) inserted.push(...(yield* store.upsert([version])).inserted)
+        expect(inserted).toHaveLength(1)
+        expect(yield* stored("chain")).toEqual(last)
+        // One file holding the whole chain, the later changes first.
+        const result = yield* store.upsert(versions("chain-file").reverse())
+        expect(result.inserted).toHaveLength(1)
+        expect(yield* stored("chain-file")).toEqual(last)
+      })
+  )
+
+  it.effect(
     "without a version (every other format), the notice read last wins, but for the earliest publication date",
     () =>
       Effect.gen(function* () {

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Clock, Duration, Effect, Fiber, Layer, Ref, TestClock } from "effect"
-import { SourceFailure, sourceRetrySchedule } from "../../src/domain/ingest/SourceFailure.js"
+import { parseRetryAfter, SourceFailure, sourceRetrySchedule } from "../../src/domain/ingest/SourceFailure.js"
 import { IngestState } from "../../src/infra/ingest/IngestState.js"
 import { IngestionWith, runPoller } from "../../src/workers/IngestPollers.js"
 import { expectJson, runCli } from "../foundation/processes.js"
@@ -52,6 +52,24 @@ describe("the retries of one request to a source (TestClock)", () => {
   )
 })
 
+describe("a Retry-After longer than a request waits (TestClock)", () => {
+  it.effect("is not cut to 10 minutes: the request is not retried, its failure keeps the whole wait", () =>
+    Effect.gen(function* () {
+      const wait = parseRetryAfter("3600", 0)
+      expect(wait === undefined ? undefined : Duration.toMillis(wait)).toBe(3_600_000)
+      const calls = yield* Ref.make(0)
+      const request = Ref.updateAndGet(calls, (n) => n + 1).pipe(
+        Effect.flatMap((n) => (n === 1 ? Effect.fail(failure("rate-limited", wait)) : Effect.succeed("ok")))
+      )
+      const fiber = yield* Effect.fork(Effect.either(Effect.retry(request, sourceRetrySchedule(4))))
+      yield* TestClock.adjust(Duration.minutes(11))
+      expect(yield* Ref.get(calls)).toBe(1)
+      const outcome = yield* Fiber.join(fiber)
+      expect(outcome._tag === "Left" ? outcome.left.retryAfter : undefined).toEqual(wait)
+    })
+  )
+})
+
 describe("a poller's schedule (TestClock)", () => {
   layer(IngestTestLive({ pollEvery: Duration.seconds(10) }), { timeout: 60_000 })((it) => {
     it.effect("polls every INGEST_POLL_SECONDS, doubles the wait while the source fails, records each failure", () =>
@@ -76,6 +94,31 @@ describe("a poller's schedule (TestClock)", () => {
         expect(offsets.slice(0, 6)).toEqual([0, 20, 60, 140, 150, 160].filter((s) => s <= 90))
         const [ted] = (yield* (yield* IngestState).all).filter((s) => s.name === "ted")
         expect(ted?.last_error).toBe("unreachable")
+      })
+    )
+  })
+})
+
+describe("a poller asked to wait an hour (TestClock)", () => {
+  layer(IngestTestLive({ pollEvery: Duration.seconds(10) }), { timeout: 60_000 })((it) => {
+    it.effect("polls the source again only once its Retry-After has run out", () =>
+      Effect.gen(function* () {
+        const polls = yield* Ref.make<Array<number>>([])
+        const poll = Effect.gen(function* () {
+          const done = yield* Ref.get(polls)
+          yield* Ref.set(polls, [...done, yield* Clock.currentTimeMillis])
+          if (done.length === 0) return yield* Effect.fail(failure("rate-limited", Duration.hours(1)))
+        })
+        const start = yield* Clock.currentTimeMillis
+        const fiber = yield* Effect.fork(runPoller("ted", poll))
+        for (let minute = 0; minute < 62; minute++) {
+          yield* settle
+          yield* TestClock.adjust(Duration.minutes(1))
+        }
+        yield* settle
+        yield* Fiber.interrupt(fiber)
+        const offsets = (yield* Ref.get(polls)).map((at) => (at - start) / 60_000)
+        expect(offsets.slice(0, 2)).toEqual([0, 60])
       })
     )
   })

@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Duration, Effect, Fiber } from "effect"
+import { bucharestDate } from "../../src/domain/BucharestTime.js"
 import { IngestState } from "../../src/infra/ingest/IngestState.js"
 import { readTedNoticeJob, TedPoller } from "../../src/infra/ingest/TedPoller.js"
 import { drainDueJobs } from "../../src/infra/queue/JobRunner.js"
@@ -117,6 +118,43 @@ describe("TED poller", () => {
       })
     )
 
+    // eForms: a change of a notice already changed names the latest version, the first change notice.
+    it.effect(
+      "a second change notice, naming the first change, updates the one tender; not new, no second tender",
+      () =>
+        Effect.gen(function* () {
+          const ted = yield* Ted
+          const poller = yield* TedPoller
+          const sql = yield* SqlClient.SqlClient
+          const original = publishTed(ted, { estimatedValue: 100000 })
+          yield* poller.poll
+          const [before] = yield* tenderOf(original.noticeId)
+          const change1 = publishTed(ted, {
+            changes: { changedNoticeId: original.noticeId },
+            title: original.title,
+            estimatedValue: 120000
+          })
+          yield* poller.poll
+          const change2 = publishTed(ted, {
+            changes: { changedNoticeId: change1.noticeId },
+            title: original.title,
+            estimatedValue: 140000
+          })
+          yield* poller.poll
+          expect(yield* tenderOf(change1.noticeId)).toEqual([])
+          const after = yield* tenderOf(original.noticeId)
+          expect(after.map((t) => t.id)).toEqual([before!.id])
+          expect(Number(after[0]!.estimated_value_ron)).toBe(140000)
+          const [job] = yield* sql<{ payload: { isNew: Array<string> } }>`
+          SELECT payload FROM jobs WHERE kind = 'tenders.score' AND payload->'tenderIds' ? ${before!.id}
+          ORDER BY created_at DESC LIMIT 1`
+          expect(job?.payload.isNew).toEqual([])
+          const seen =
+            yield* sql`SELECT tender_id FROM ingested_notices WHERE notice_ref = ${change2.publicationNumber}`
+          expect(seen).toEqual([{ tender_id: before!.id }])
+        })
+    )
+
     it.effect("a notice whose XML fails is retried on its own; a malformed one is skipped with its reason", () =>
       Effect.gen(function* () {
         const ted = yield* Ted
@@ -215,6 +253,31 @@ describe("TED poller", () => {
         const [after] = (yield* state.all).filter((s) => s.name === "ted")
         expect(after?.cursor).toBeNull()
       })
+    )
+  })
+
+  layer(IngestTestLive(), { excludeTestServices: true, timeout: 60_000 })((it) => {
+    it.effect(
+      "an original and its change met in one search page: the change's value, the original's publication date",
+      () =>
+        Effect.gen(function* () {
+          const ted = yield* Ted
+          const poller = yield* TedPoller
+          // Published yesterday, changed today; the first poll asks from yesterday (both on one page).
+          const original = publishTed(ted, { publicationDate: daysAgo(1), estimatedValue: 100000 })
+          publishTed(ted, {
+            changes: { changedNoticeId: original.noticeId },
+            title: original.title,
+            estimatedValue: 120000
+          })
+          yield* poller.poll
+          const sql = yield* SqlClient.SqlClient
+          const rows = yield* sql<{ estimated_value_ron: string; publish_date: Date }>`
+          SELECT estimated_value_ron, publish_date FROM tenders WHERE source = 'ted-eforms'`
+          expect(rows).toHaveLength(1)
+          expect(Number(rows[0]!.estimated_value_ron)).toBe(120000)
+          expect(bucharestDate(rows[0]!.publish_date.getTime())).toBe(daysAgo(1))
+        })
     )
   })
 

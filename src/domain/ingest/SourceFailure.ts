@@ -20,8 +20,21 @@ export class SourceFailure extends Data.TaggedError("SourceFailure")<{
 
 export const isTransient = (failure: SourceFailure) => failure.reason !== "refused" && failure.reason !== "invalid"
 
-/** The longest `Retry-After` honoured; a longer one waits for the next poll instead. */
-const LONGEST_RETRY_AFTER = Duration.minutes(10)
+/**
+ * The longest `Retry-After` believed: TED and SEAP ask for seconds to minutes, and a date mistyped
+ * years ahead must not silence a source for good; a day is waited, then the source is asked again.
+ */
+const LONGEST_RETRY_AFTER = Duration.hours(24)
+
+/**
+ * The longest `Retry-After` a request waits for itself; a longer one ends the request (and its
+ * poll), and the next poll of the source waits for it (`pollSchedule`, `PollOutcome.retryAfter`).
+ */
+export const LONGEST_WAIT_IN_REQUEST = Duration.minutes(10)
+
+/** The source asked for a wait longer than a request waits: nothing is asked of it before then. */
+export const waitsForNextPoll = (failure: SourceFailure) =>
+  failure.retryAfter !== undefined && Duration.greaterThan(failure.retryAfter, LONGEST_WAIT_IN_REQUEST)
 
 /** `Retry-After` as seconds or an HTTP date (RFC 9110), relative to `now`; undefined when absent or unreadable. */
 export const parseRetryAfter = (value: string | undefined, now: number): Duration.Duration | undefined => {
@@ -33,14 +46,15 @@ export const parseRetryAfter = (value: string | undefined, now: number): Duratio
 
 /**
  * Retries of one request to a source: what `Retry-After` asks for, else 1 s, 2 s, 4 s … (jittered,
- * at most 2 minutes apart), `retries` times, and only for failures that pass with time.
+ * at most 2 minutes apart), `retries` times, and only for failures that pass with time. A
+ * `Retry-After` beyond LONGEST_WAIT_IN_REQUEST is not retried here: asking before it risks a block.
  */
 export const sourceRetrySchedule = (retries: number): Schedule.Schedule<SourceFailure, SourceFailure> =>
   Schedule.exponential("1 second", 2).pipe(
     Schedule.jittered,
     Schedule.modifyDelay((_, delay) => Duration.min(delay, Duration.minutes(2))),
     Schedule.intersect(Schedule.recurs(retries)),
-    Schedule.whileInput(isTransient),
+    Schedule.whileInput((failure: SourceFailure) => isTransient(failure) && !waitsForNextPoll(failure)),
     Schedule.passthrough,
     Schedule.modifyDelay((failure, delay) => failure.retryAfter ?? delay)
   )
@@ -55,6 +69,8 @@ export const NOTICE_RETRY = { maxAttempts: 8, retry: Schedule.exponential("1 min
 export interface PollOutcome {
   /** Polls in a row that failed, this one included (0 after a success). */
   readonly consecutiveFailures: number
+  /** The source's `Retry-After` that ended the poll: the next poll waits at least that long. */
+  readonly retryAfter?: Duration.Duration | undefined
 }
 
 /** The longest wait between the polls of a source that keeps failing. */
@@ -63,7 +79,7 @@ const LONGEST_BACKOFF = Duration.minutes(30)
 /**
  * The polls of one source: every `every` while it answers; after failures the wait doubles per
  * failure in a row (never above 30 minutes, or `every` when that is longer), so an outage is
- * polled a few times an hour, not hammered.
+ * polled a few times an hour, not hammered; and never before the `Retry-After` the source gave.
  */
 export const pollSchedule = (every: Duration.DurationInput): Schedule.Schedule<PollOutcome, PollOutcome> =>
   Schedule.passthrough(Schedule.spaced(every) as Schedule.Schedule<number, PollOutcome>).pipe(
@@ -74,5 +90,6 @@ export const pollSchedule = (every: Duration.DurationInput): Schedule.Schedule<P
             Duration.times(delay, 2 ** Math.min(outcome.consecutiveFailures, 20)),
             Duration.max(LONGEST_BACKOFF, delay)
           )
-    )
+    ),
+    Schedule.modifyDelay((outcome, delay) => Duration.max(delay, outcome.retryAfter ?? Duration.zero))
   )

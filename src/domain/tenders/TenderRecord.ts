@@ -37,6 +37,11 @@ export const TenderRecord = Schema.Struct({
    * notice keeps its notice's source id; with it, an older version arriving later changes nothing.
    */
   issued_at: Schema.optional(Schema.NullOr(Schema.Date)),
+  /**
+   * This version's own id when it is not the source id (an eForms change notice's UUID): a later
+   * change that names this version, not the original, still finds the tender by it.
+   */
+  version_id: Schema.optional(Schema.NullOr(Schema.String)),
   source_url: Schema.optional(Schema.NullOr(Schema.String)),
   /** Award notices: the winners' fiscal codes. */
   winner_fiscal_codes: Schema.optional(Schema.Array(Schema.String))
@@ -79,6 +84,8 @@ export interface Tender {
   readonly publishDate: Date
   /** When the source issued this version of the notice; null when the source does not say. */
   readonly issuedAt?: Date | null
+  /** This version's own id when it is not `sourceNoticeId` (an eForms change notice's UUID). */
+  readonly versionId?: string | null
   readonly sourceUrl: string
   /** Digits only, no RO prefix. */
   readonly winnerFiscalCodes: ReadonlyArray<string>
@@ -141,6 +148,7 @@ export const normalizeTenderRecord = (catalog: CpvCatalog, input: unknown): Eith
         estimatedValueEur: values.eur,
         publishDate: record.publish_date,
         issuedAt: record.issued_at ?? null,
+        versionId: record.version_id?.trim() || null,
         sourceUrl: record.source_url?.trim() ?? "",
         winnerFiscalCodes: winners
       })

@@ -202,11 +202,14 @@ export const NoticeIntakeLive = Layer.effect(
             // held to the commit): a TED and a SEAP page of one procedure, taken in at once, would
             // each look for the other's tender before it commits, and make two.
             yield* sql`SELECT pg_advisory_xact_lock(${INTAKE_LOCK})`
-            const existing = yield* tenderIds(normalized.map((entry) => entry.tender))
+            // A change of a change names the first change: keyed by the original, it finds its tender.
+            const resolved = yield* store.resolveVersions(normalized.map((entry) => entry.tender))
+            const versions = normalized.map(({ notice }, i) => ({ notice, tender: resolved[i]! }))
+            const existing = yield* tenderIds(resolved)
             const toStore: Array<{ notice: PolledNotice; tender: Tender }> = []
             const joinedIds: Array<{ notice: PolledNotice; tenderId: string }> = []
             const changedByJoin: Array<string> = []
-            for (const { notice, tender } of normalized) {
+            for (const { notice, tender } of versions) {
               if (existing.has(keyOf(tender))) {
                 toStore.push({ notice, tender })
                 continue

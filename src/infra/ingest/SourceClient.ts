@@ -1,6 +1,7 @@
 import { HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
 import { Clock, Duration, Effect } from "effect"
 import {
+  LONGEST_WAIT_IN_REQUEST,
   parseRetryAfter,
   SourceFailure,
   type SourceName,
@@ -46,6 +47,8 @@ export const makeSourceClient = (options: SourceClientOptions) =>
     const client = yield* HttpClient.HttpClient
     const turn = yield* Effect.makeSemaphore(1)
     let nextAllowedAt = 0
+    /** When the source's last `Retry-After` runs out. */
+    let blockedUntil = 0
     const spacing = Duration.toMillis(options.spacing)
     const timeout = options.timeout ?? Duration.seconds(30)
 
@@ -56,13 +59,27 @@ export const makeSourceClient = (options: SourceClientOptions) =>
       retryAfter?: Duration.Duration
     ) => new SourceFailure({ source: options.source, reason, status, retryAfter, message })
 
-    /** Waits for this source's turn, so that requests leave at least `spacing` apart. */
-    const awaitTurn = <A, E, R>(request: Effect.Effect<A, E, R>) =>
+    /**
+     * Waits for this source's turn, so that requests leave at least `spacing` apart and none before
+     * the `Retry-After` the source last gave; a wait longer than a request waits fails at once (the
+     * request is not sent), so the other reads of a poll, and notice retries, do not ask early.
+     */
+    const awaitTurn = <A, E, R>(request: Effect.Effect<A, E | SourceFailure, R>) =>
       turn
         .withPermits(1)(
           Effect.gen(function* () {
             const now = yield* Clock.currentTimeMillis
-            if (nextAllowedAt > now) yield* Effect.sleep(Duration.millis(nextAllowedAt - now))
+            if (blockedUntil - now > Duration.toMillis(LONGEST_WAIT_IN_REQUEST)) {
+              const wait = Duration.millis(blockedUntil - now)
+              return yield* failure(
+                "rate-limited",
+                `${options.source} asked for no request before ${new Date(blockedUntil).toISOString()} (Retry-After)`,
+                null,
+                wait
+              )
+            }
+            const allowedAt = Math.max(nextAllowedAt, blockedUntil)
+            if (allowedAt > now) yield* Effect.sleep(Duration.millis(allowedAt - now))
             nextAllowedAt = (yield* Clock.currentTimeMillis) + spacing
           })
         )
@@ -73,7 +90,9 @@ export const makeSourceClient = (options: SourceClientOptions) =>
         const status = response.status
         const where = `${options.source} ${new URL(url).pathname}`
         if (status === 429 || status === 503) {
-          const retryAfter = parseRetryAfter(response.headers["retry-after"], yield* Clock.currentTimeMillis)
+          const now = yield* Clock.currentTimeMillis
+          const retryAfter = parseRetryAfter(response.headers["retry-after"], now)
+          if (retryAfter !== undefined) blockedUntil = Math.max(blockedUntil, now + Duration.toMillis(retryAfter))
           return yield* failure(
             status === 429 ? "rate-limited" : "server",
             `${where} answered ${status}${retryAfter === undefined ? "" : ` (Retry-After ${Duration.format(retryAfter)})`}`,

@@ -25,6 +25,14 @@ export class TenderStore extends Context.Tag("TenderStore")<
      * written whole or not at all; a chunk the database refuses is retried tender by tender.
      */
     readonly upsert: (tenders: ReadonlyArray<Tender>) => Effect.Effect<UpsertResult>
+    /**
+     * The tenders keyed by the notice their chain of versions started from: a tender whose source id
+     * is a later version's own id (an eForms change of a change names the first change) gets the
+     * original's; the batch's own version ids are recorded for the versions to come. A tender already
+     * keyed so is returned as is. `upsert` applies it; an intake that looks tenders up first applies
+     * it before.
+     */
+    readonly resolveVersions: (tenders: ReadonlyArray<Tender>) => Effect.Effect<ReadonlyArray<Tender>>
     /** The CPV table (8-digit code → canonical code) for normalising imports. */
     readonly cpvCatalog: Effect.Effect<CpvCatalog>
   }
@@ -92,6 +100,32 @@ const authorityColumns = (list: ReadonlyArray<Authority>): typeof AuthorityColum
 })
 
 const keyOf = (tender: Tender) => `${tender.source}\u0000${tender.sourceNoticeId}`
+
+/**
+ * Two versions of one notice met in one chunk, merged by the rules ON CONFLICT applies across
+ * chunks, since one INSERT cannot hold both: the fields of the later version (`incoming` unless both
+ * are dated and it is older, as KEEP_NEWER_VERSION), the earliest publication date, the latest issue.
+ */
+const laterVersion = (kept: Tender, incoming: Tender): Tender => {
+  const older = kept.issuedAt != null && incoming.issuedAt != null && incoming.issuedAt < kept.issuedAt
+  const fields = older ? kept : incoming
+  const issued = [kept.issuedAt, incoming.issuedAt].filter((d): d is Date => d != null)
+  return {
+    ...fields,
+    publishDate: kept.publishDate < incoming.publishDate ? kept.publishDate : incoming.publishDate,
+    issuedAt: issued.length === 0 ? null : new Date(Math.max(...issued.map((d) => d.getTime())))
+  }
+}
+
+/** One tender per key in the chunk, its versions merged in the chunk's order (`laterVersion`). */
+const mergedVersions = (chunk: ReadonlyArray<Tender>): Map<string, Tender> => {
+  const byKey = new Map<string, Tender>()
+  for (const tender of chunk) {
+    const kept = byKey.get(keyOf(tender))
+    byKey.set(keyOf(tender), kept === undefined ? tender : laterVersion(kept, tender))
+  }
+  return byKey
+}
 
 /** Rows are written in key order, so concurrent imports lock shared rows in the same order (no deadlock). */
 const sortedValues = <A>(byKey: ReadonlyMap<string, A>): Array<A> =>
@@ -167,6 +201,23 @@ export const TenderStoreLive = Layer.effect(
           updated_at = now()
         RETURNING id, source, source_notice_id, (xmax = 0) AS inserted`
     })
+    const knownVersions = SqlSchema.findAll({
+      Request: Schema.Struct({ source: Texts, versionId: Texts }),
+      Result: Schema.Struct({ source: Schema.String, version_id: Schema.String, source_notice_id: Schema.String }),
+      execute: (c) => sql`
+        SELECT v.source, v.version_id, v.source_notice_id
+        FROM unnest(${c.source}::text[], ${c.versionId}::text[]) AS k(source, version_id)
+        JOIN tender_version_ids v USING (source, version_id)`
+    })
+    const recordVersions = (c: {
+      source: ReadonlyArray<string>
+      versionId: ReadonlyArray<string>
+      root: ReadonlyArray<string>
+    }) =>
+      sql`
+        INSERT INTO tender_version_ids (source, version_id, source_notice_id)
+        SELECT * FROM unnest(${c.source}::text[], ${c.versionId}::text[], ${c.root}::text[])
+        ON CONFLICT (source, version_id) DO NOTHING`
     const allCpvCodes = SqlSchema.findAll({
       Request: Schema.Void,
       Result: Schema.Struct({ code_full: Schema.String }),
@@ -202,8 +253,8 @@ export const TenderStoreLive = Layer.effect(
       sql
         .withTransaction(
           Effect.gen(function* () {
-            // The same notice twice in a chunk: the later one wins; the earlier counts as an update.
-            const unique = sortedValues(new Map(chunk.map((tender) => [keyOf(tender), tender])))
+            // The same notice twice in a chunk: one row of its merged versions; the later counts as an update.
+            const unique = sortedValues(mergedVersions(chunk))
             const authorityId = yield* upsertAuthorities(unique.map((t) => t.authority))
             const rows = yield* upsertTenders({
               source: unique.map((t) => t.source),
@@ -238,11 +289,52 @@ export const TenderStoreLive = Layer.effect(
         )
         .pipe(Effect.catchTag("ParseError", Effect.die))
 
+    const resolveVersions = (tenders: ReadonlyArray<Tender>) =>
+      Effect.gen(function* () {
+        if (tenders.length === 0) return tenders
+        const versionKey = (source: string, id: string) => `${source}\u0000${id}`
+        const stored = yield* knownVersions({
+          source: tenders.map((t) => t.source),
+          versionId: tenders.map((t) => t.sourceNoticeId)
+        })
+        const previous = new Map(stored.map((row) => [versionKey(row.source, row.version_id), row.source_notice_id]))
+        // A change and the change of it in one batch, in either order.
+        for (const tender of tenders) {
+          const key = tender.versionId == null ? undefined : versionKey(tender.source, tender.versionId)
+          if (key !== undefined && !previous.has(key)) previous.set(key, tender.sourceNoticeId)
+        }
+        const rootOf = (source: string, id: string) => {
+          const visited = new Set<string>()
+          let root = id
+          while (previous.has(versionKey(source, root)) && !visited.has(root)) {
+            visited.add(root)
+            root = previous.get(versionKey(source, root))!
+          }
+          return root
+        }
+        const resolved = tenders.map((tender) => {
+          const root = rootOf(tender.source, tender.sourceNoticeId)
+          return root === tender.sourceNoticeId ? tender : { ...tender, sourceNoticeId: root }
+        })
+        const versions = resolved.filter(
+          (t): t is Tender & { versionId: string } => t.versionId != null && t.versionId !== t.sourceNoticeId
+        )
+        if (versions.length > 0) {
+          yield* recordVersions({
+            source: versions.map((t) => t.source),
+            versionId: versions.map((t) => t.versionId),
+            root: versions.map((t) => t.sourceNoticeId)
+          })
+        }
+        return resolved
+      }).pipe(Effect.orDie)
+
     const reasonOf = (error: SqlError.SqlError) =>
       String((error.cause as { message?: unknown } | undefined)?.message ?? error.message).replace(/\s+/g, " ")
 
-    const upsert = (tenders: ReadonlyArray<Tender>) =>
+    const upsert = (given: ReadonlyArray<Tender>) =>
       Effect.gen(function* () {
+        const tenders = yield* resolveVersions(given)
         const inserted: Array<string> = []
         const updated: Array<string> = []
         const failed: Array<{ tender: Tender; reason: string }> = []
@@ -274,6 +366,6 @@ export const TenderStoreLive = Layer.effect(
 
     const cpvCatalog = allCpvCodes().pipe(Effect.map(makeCpvCatalog), Effect.orDie)
 
-    return { upsert, cpvCatalog }
+    return { upsert, resolveVersions, cpvCatalog }
   })
 )

@@ -8,8 +8,9 @@ import { all, attr, descendants, first, parseXmlFile, text, type XmlNode } from 
 /**
  * eForms (UBL 2.3) notices: `ContractNotice` (contract) and `ContractAwardNotice` (award, VEAT
  * included); prior information notices are skipped. The source id is the notice UUID; a change
- * notice carries the id of the notice it changes, so importing it updates that tender in place, and
- * its issue date and time (`issued_at`) keep an older version read later from undoing it.
+ * notice carries the id of the notice it changes, so importing it updates that tender in place (its
+ * own id, `version_id`, lets a change of that change find the tender too), and its issue date and
+ * time (`issued_at`) keep an older version read later from undoing it.
  * Multilingual texts are read in Romanian when present, else in the notice's language.
  */
 
@@ -93,7 +94,8 @@ const winnersOf = (noticeResult: XmlNode | undefined, organizations: Map<string,
 const fromEforms = (
   notice: XmlNode,
   noticeType: "contract" | "award",
-  noticeId: string
+  noticeId: string,
+  versionId: string | undefined
 ): TenderRecordInput | string => {
   const typeCode = text(notice.NoticeTypeCode) ?? ""
   if (/^pin/.test(typeCode)) return `notice type ${typeCode} is a prior information notice, not a tender`
@@ -152,6 +154,8 @@ const fromEforms = (
       "",
     // Which version of the notice this is: a change notice is issued after the notice it changes.
     issued_at: ublDateTime(text(notice.IssueDate), text(notice.IssueTime)),
+    // A change's own id: the next change names it rather than the original (the store follows it).
+    ...(versionId === undefined || versionId === noticeId ? {} : { version_id: versionId }),
     source_url: publicationId === undefined ? "" : `https://ted.europa.eu/en/notice/-/detail/${publicationId}`,
     winner_fiscal_codes: [...new Set(winnersOf(noticeResult, organizations))]
   }
@@ -165,7 +169,8 @@ export const parseEforms = (text_: string): ReadonlyArray<ParsedItem> => {
   const notice = rootName === undefined ? undefined : first(document[rootName])
   const ownId = text(notice?.ID)
   const changed = text(first(descendants(notice?.UBLExtensions, "Changes"))?.ChangedNoticeIdentifier)
-  // "c4c415ee-…-01": the changed notice's id with its version suffix.
+  // "c4c415ee-…-01": the changed notice's id with its version suffix. A change of a change names the
+  // first change (eForms: the latest version), whose id the store maps to the original's tender.
   const noticeId = changed?.replace(/-\d{2}$/, "") ?? ownId
   const ref = `notice ${ownId ?? "?"}`
   // No root element, or one no format reads: the file as a whole is not a notice.
@@ -177,6 +182,6 @@ export const parseEforms = (text_: string): ReadonlyArray<ParsedItem> => {
   if (rootName === "PriorInformationNotice") return [skipped(ref, "a prior information notice is not a tender")]
   const noticeType = ROOTS[rootName as keyof typeof ROOTS]
   if (noticeType === undefined) return [skipped(ref, `unsupported eForms root element ${rootName}`)]
-  const record = fromEforms(notice, noticeType, noticeId)
+  const record = fromEforms(notice, noticeType, noticeId, ownId)
   return [typeof record === "string" ? skipped(ref, record) : parsed(ref, record)]
 }
