@@ -70,21 +70,23 @@ export const deliverWebhookJob = handleStarted(DeliverWebhook, {
           .send({
             url: delivery.url,
             headers: deliveryHeaders(delivery.id, secret, timestamp, delivery.body),
-            body: delivery.body
+            body: delivery.body,
+            // Checked again at the last moment: the connection and TLS can take a while after the claim.
+            guardWrite: (write) => deliveries.writeWhileDeliverable(delivery.id, write)
           })
           .pipe(
             Effect.match({
-              onSuccess: ({ status }): AttemptResult => ({ _tag: "response", status }),
-              onFailure: (failure): AttemptResult => ({
-                _tag: "error",
-                message: `${failure.reason}: ${failure.message}`
-              })
+              onSuccess: ({ status }): AttemptResult | "withdrawn" => ({ _tag: "response", status }),
+              onFailure: (failure): AttemptResult | "withdrawn" =>
+                failure.reason === "cancelled"
+                  ? "withdrawn"
+                  : { _tag: "error", message: `${failure.reason}: ${failure.message}` }
             })
           )
       // A secret sealed under another MASTER_KEY cannot sign: that is a failed attempt, recorded and
       // retried like any other, so the delivery ends `failed` (and e-mailed) instead of being
       // reclaimed forever.
-      const result: AttemptResult = yield* (yield* SecretBox).open(delivery.secretCiphertext).pipe(
+      const result = yield* (yield* SecretBox).open(delivery.secretCiphertext).pipe(
         Effect.exit,
         Effect.flatMap((opened) =>
           opened._tag === "Success"
@@ -95,6 +97,11 @@ export const deliverWebhookJob = handleStarted(DeliverWebhook, {
               })
         )
       )
+      // Its webhook deleted between the claim and the first byte: nothing was sent, nothing to record.
+      if (result === "withdrawn") {
+        yield* deliveries.endIfWebhookDeleted(payload.deliveryId)
+        return "completed" as const
+      }
       const finished = yield* deliveries.finish(job, delivery, startedAt, result)
       ;(yield* Metrics).webhookDeliveries.inc({ outcome: DELIVERY_OUTCOMES[finished] })
       if (finished === "lost") {

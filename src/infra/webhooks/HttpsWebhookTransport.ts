@@ -1,28 +1,34 @@
 import * as fs from "node:fs"
+import type * as http from "node:http"
 import * as https from "node:https"
 import * as tls from "node:tls"
-import { Config, Duration, Effect, Layer, Option } from "effect"
+import { Config, Deferred, Duration, Effect, Exit, FiberId, Layer, Option } from "effect"
 import { classifyAddress } from "../../domain/webhooks/SpecialAddresses.js"
 import { AppConfig } from "../config/AppConfig.js"
 import { checkedLookup, systemResolveAll } from "./CheckedLookup.js"
-import { type WebhookRequest, type WebhookResponse, WebhookSendFailed, WebhookTransport } from "./WebhookTransport.js"
+import { type WebhookRequest, WebhookSendFailed, WebhookTransport } from "./WebhookTransport.js"
 
 export interface WebhookTransportOptions {
   /** PEM certificates trusted besides the default CAs and NODE_EXTRA_CA_CERTS (tests: a receiver's own). */
   readonly extraCaCertificates?: ReadonlyArray<string>
-  /** Per attempt, from the first byte sent to the end of the response body. Default 30 s (spec 6.3). */
+  /** Per attempt, from its start to the response's status line (spec 6.3: no answer). Default 30 s. */
   readonly timeout?: Duration.DurationInput
+  /** How long the body is read after the status line before the connection is dropped. Default 5 s. */
+  readonly bodyReadLimit?: Duration.DurationInput
 }
 
 /** The receiver's response body is read and thrown away; past this many bytes the socket is dropped. */
 const RESPONSE_BODY_CAP = 64 * 1024
 
 /**
- * The connection pool, one per process: keep-alive so consecutive deliveries to one receiver reuse
- * their TLS connection; at most 32 sockets per receiver (origin) and 256 in all, so a burst queues
- * in the agent instead of opening thousands of connections; idle sockets close after 30 s.
+ * The connection pool, one per process, with no socket limit of its own: the dispatcher already
+ * bounds the attempts in flight (8 per webhook, 128 per worker), and a limit per origin or in all
+ * would make webhooks that share a host (a Zapier, an ngrok) wait behind each other's slow paths,
+ * or a new receiver wait for other receivers' idle sockets, unsent, until their attempts time out.
+ * Keep-alive, so a burst to one receiver reuses its TLS connections; a few idle sockets per origin,
+ * closed after 5 s (receivers close theirs too: a reset reused socket is retried once).
  */
-const AGENT_LIMITS = { maxSockets: 32, maxTotalSockets: 256, maxFreeSockets: 32, idleTimeoutMs: 30_000 }
+const AGENT_LIMITS = { maxFreeSockets: 8, idleTimeoutMs: 5_000 }
 
 const REFUSED = new Set(["ECONNREFUSED", "ECONNRESET", "EHOSTUNREACH", "EPIPE"])
 const NETWORK = new Set(["ENOTFOUND", "EAI_AGAIN", "ENETUNREACH", "ETIMEDOUT"])
@@ -97,6 +103,32 @@ const targetOf = (url: string): Effect.Effect<Target, WebhookSendFailed> => {
   })
 }
 
+type PostFailure = WebhookSendFailed | "stale socket"
+
+/** A response's status line, and its body's end (or cut) to wait for. */
+interface Answer {
+  readonly status: number
+  readonly response: http.IncomingMessage
+  readonly bodyRead: Effect.Effect<void>
+}
+
+/** Starts reading (and throwing away) the body at once, cut past RESPONSE_BODY_CAP. */
+const answerOf = (response: http.IncomingMessage): Answer => {
+  const closed = Deferred.unsafeMake<void>(FiberId.none)
+  let read = 0
+  response.on("data", (chunk: Buffer) => {
+    read += chunk.length
+    if (read > RESPONSE_BODY_CAP) response.destroy()
+  })
+  response.on("error", () => {})
+  // 'close' follows 'end', a cap-reached destroy and a cut-off body alike.
+  response.on("close", () => Deferred.unsafeDone(closed, Effect.void))
+  return { status: response.statusCode ?? 0, response, bodyRead: Deferred.await(closed) }
+}
+
+/** A request without a guard: written as soon as its connection is open. */
+const writeUnguarded = <E>(write: Effect.Effect<void, E>) => Effect.as(write, true)
+
 /** CAs for the agent: undefined keeps Node's defaults; extra certificates must be added to them explicitly. */
 const trustedCertificates = (extra: ReadonlyArray<string>) =>
   extra.length === 0
@@ -117,6 +149,7 @@ export const makeWebhookTransportLayer = (options: WebhookTransportOptions = {})
     Effect.gen(function* () {
       const { webhookAllowPrivateNetworks } = yield* AppConfig
       const timeout = Duration.decode(options.timeout ?? Duration.seconds(30))
+      const bodyReadLimit = Duration.decode(options.bodyReadLimit ?? Duration.seconds(5))
       const ca = yield* trustedCertificates(options.extraCaCertificates ?? [])
       const agent = yield* Effect.acquireRelease(
         Effect.sync(
@@ -124,8 +157,6 @@ export const makeWebhookTransportLayer = (options: WebhookTransportOptions = {})
             new https.Agent({
               keepAlive: true,
               scheduling: "lifo",
-              maxSockets: AGENT_LIMITS.maxSockets,
-              maxTotalSockets: AGENT_LIMITS.maxTotalSockets,
               maxFreeSockets: AGENT_LIMITS.maxFreeSockets,
               timeout: AGENT_LIMITS.idleTimeoutMs,
               // Agent options apply to every socket it opens: the checked lookup and the trusted CAs.
@@ -138,75 +169,106 @@ export const makeWebhookTransportLayer = (options: WebhookTransportOptions = {})
         (agent) => Effect.sync(() => agent.destroy())
       )
 
-      /** One POST; a reset on a pooled socket (the receiver closed it while idle) is retried once on a new one. */
+      /**
+       * One POST, in steps: the connection (TLS done), the request's write (under the request's
+       * `guardWrite`), the status line. A reset on a pooled socket (the receiver closed it while
+       * idle) is "stale socket", retried once on a new one.
+       */
       const post = (target: Target, request: WebhookRequest, body: Buffer, retryOnStaleSocket: boolean) =>
-        Effect.async<WebhookResponse, WebhookSendFailed | "stale socket">((resume) => {
-          let settled = false
-          const settle = (outcome: Effect.Effect<WebhookResponse, WebhookSendFailed | "stale socket">) => {
-            if (settled) return
-            settled = true
-            resume(outcome)
-          }
-          const req = https.request({
-            agent,
-            hostname: target.hostname,
-            port: target.port,
-            path: target.path,
-            method: "POST",
-            headers: { ...request.headers, "content-length": String(body.length) }
-          })
-          req.on("response", (res) => {
-            const status = res.statusCode ?? 0
-            let read = 0
-            res.on("data", (chunk: Buffer) => {
-              read += chunk.length
-              if (read > RESPONSE_BODY_CAP) res.destroy()
+        Effect.acquireUseRelease(
+          Effect.gen(function* () {
+            const connected = yield* Deferred.make<void, PostFailure>()
+            const written = yield* Deferred.make<void, PostFailure>()
+            const answered = yield* Deferred.make<Answer, PostFailure>()
+            const req = https.request({
+              agent,
+              hostname: target.hostname,
+              port: target.port,
+              path: target.path,
+              method: "POST",
+              headers: { ...request.headers, "content-length": String(body.length) }
             })
-            res.on("error", () => {})
-            // 'close' follows 'end', a cap-reached destroy and a cut-off body alike: the status is what counts.
-            res.on("close", () => settle(Effect.succeed({ status })))
-          })
-          req.on("error", (error: NodeJS.ErrnoException) => {
-            const stale =
-              retryOnStaleSocket && req.reusedSocket && (error.code === "ECONNRESET" || error.code === "EPIPE")
-            settle(Effect.fail(stale ? "stale socket" : failureOf(error)))
-          })
-          req.end(body)
-          // Interrupted (timeout, shutdown): drop the socket, it is not returned to the pool.
-          return Effect.sync(() => req.destroy())
-        })
+            // Nothing is sent before `end`: a new socket is only connected, a pooled one only taken.
+            req.on("socket", (socket) => {
+              if (req.reusedSocket) Deferred.unsafeDone(connected, Effect.void)
+              else socket.once("secureConnect", () => Deferred.unsafeDone(connected, Effect.void))
+            })
+            req.on("finish", () => Deferred.unsafeDone(written, Effect.void))
+            req.on("response", (res) => Deferred.unsafeDone(answered, Effect.succeed(answerOf(res))))
+            req.on("error", (error: NodeJS.ErrnoException) => {
+              const stale =
+                retryOnStaleSocket && req.reusedSocket && (error.code === "ECONNRESET" || error.code === "EPIPE")
+              const failed = Effect.fail(stale ? ("stale socket" as const) : failureOf(error))
+              Deferred.unsafeDone(connected, failed)
+              Deferred.unsafeDone(written, failed)
+              Deferred.unsafeDone(answered, failed)
+            })
+            return { req, connected, written, answered }
+          }),
+          ({ req, connected, written, answered }) =>
+            Effect.gen(function* () {
+              yield* Deferred.await(connected)
+              const write = Effect.zipRight(
+                Effect.sync(() => req.end(body)),
+                Deferred.await(written)
+              )
+              const sent = yield* (request.guardWrite ?? writeUnguarded)(write)
+              if (!sent) {
+                return yield* new WebhookSendFailed({ reason: "cancelled", message: "withdrawn before it was sent" })
+              }
+              return yield* Deferred.await(answered)
+            }),
+          // Failed or interrupted (timeout, shutdown): drop the socket, it is not returned to the pool.
+          ({ req }, exit) => (Exit.isSuccess(exit) ? Effect.void : Effect.sync(() => req.destroy()))
+        )
+
+      /**
+       * The rest of an answered response's body, read and thrown away for at most `bodyReadLimit`;
+       * then (or on interruption) the connection is dropped. The status is already the outcome.
+       */
+      const readBody = ({ response, bodyRead }: Answer) =>
+        bodyRead.pipe(
+          Effect.timeout(bodyReadLimit),
+          Effect.onExit((exit) => (Exit.isSuccess(exit) ? Effect.void : Effect.sync(() => response.destroy()))),
+          Effect.ignore
+        )
 
       const send = (request: WebhookRequest) =>
         Effect.gen(function* () {
-          const target = yield* targetOf(request.url)
-          if (target.isIpLiteral && !webhookAllowPrivateNetworks) {
-            const verdict = classifyAddress(target.hostname)
-            if (verdict._tag === "Special") {
-              return yield* new WebhookSendFailed({
-                reason: "forbidden_address",
-                message: `${target.hostname} is in ${verdict.range.cidr} (${verdict.range.name})`
-              })
+          const answer = yield* Effect.gen(function* () {
+            const target = yield* targetOf(request.url)
+            if (target.isIpLiteral && !webhookAllowPrivateNetworks) {
+              const verdict = classifyAddress(target.hostname)
+              if (verdict._tag === "Special") {
+                return yield* new WebhookSendFailed({
+                  reason: "forbidden_address",
+                  message: `${target.hostname} is in ${verdict.range.cidr} (${verdict.range.name})`
+                })
+              }
             }
-          }
-          const body = Buffer.from(request.body, "utf8")
-          return yield* post(target, request, body, true).pipe(
-            Effect.catchIf(
-              (error) => error === "stale socket",
-              () => post(target, request, body, false)
-            ),
-            Effect.mapError((error) =>
-              error === "stale socket"
-                ? new WebhookSendFailed({ reason: "refused", message: "connection reset" })
-                : error
+            const body = Buffer.from(request.body, "utf8")
+            return yield* post(target, request, body, true).pipe(
+              Effect.catchIf(
+                (error) => error === "stale socket",
+                () => post(target, request, body, false)
+              ),
+              Effect.mapError((error) =>
+                error === "stale socket"
+                  ? new WebhookSendFailed({ reason: "refused", message: "connection reset" })
+                  : error
+              )
             )
+          }).pipe(
+            // Spec 6.3: no answer (status line) within 30 s is a failure; the body is not waited for.
+            Effect.timeoutFail({
+              duration: timeout,
+              onTimeout: () =>
+                new WebhookSendFailed({ reason: "timeout", message: `no response within ${Duration.format(timeout)}` })
+            })
           )
-        }).pipe(
-          Effect.timeoutFail({
-            duration: timeout,
-            onTimeout: () =>
-              new WebhookSendFailed({ reason: "timeout", message: `no response within ${Duration.format(timeout)}` })
-          })
-        )
+          yield* readBody(answer)
+          return { status: answer.status }
+        })
 
       return { send }
     })

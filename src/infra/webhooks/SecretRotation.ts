@@ -17,8 +17,10 @@ const SecretRow = Schema.Struct({ id: Schema.String, secret_ciphertext: Schema.U
 /**
  * Re-encrypts every stored webhook secret (deleted webhooks' too: their rows keep the ciphertext)
  * from the old MASTER_KEY to the new one, in one transaction with the rows locked, so processes
- * still on the old key never see a half-rotated table. Run it, then restart every process with the
- * new key: between the two, deliveries of a worker on the old key fail and are retried.
+ * still on the old key never see a half-rotated table. Run it, restart every process with the new
+ * key, then run it again: processes still on the old key kept sealing new registrations under it
+ * (docs/operations.md, "Key rotation"). Between the runs, deliveries of a worker whose key is not
+ * its secret's fail and are retried.
  */
 export const rotateWebhookSecrets = (oldMasterKey: Uint8Array, newMasterKey: Uint8Array) =>
   Effect.gen(function* () {
