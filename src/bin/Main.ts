@@ -1,15 +1,17 @@
 import { NodeRuntime } from "@effect/platform-node"
+import { SqlError } from "@effect/sql"
 import { Cause, Config, Console, Effect, Layer, Logger, Option } from "effect"
 import { HttpServerLive } from "../http/Server.js"
 import { AppConfigLive, environmentConfig, loadAppConfig, readConfig } from "../infra/config/AppConfig.js"
 import { SecretsLive } from "../infra/config/LocalSecrets.js"
 import { migrate } from "../infra/DatabaseSetup.js"
 import { DatabaseLive } from "../infra/db/Database.js"
+import { sqlFailureLine } from "../infra/db/SqlFailure.js"
 import { RateLimitingLive } from "../infra/limits/RateLimits.js"
 import { MailerLive } from "../infra/mail/Mailer.js"
 import { MetricsEndpointLive, metricsPort } from "../infra/metrics/MetricsEndpoint.js"
 import { logFormat, loggerFor } from "../infra/observability/JsonLogger.js"
-import { TracingLive } from "../infra/observability/Tracing.js"
+import { TracingLive, tracingEndpoint } from "../infra/observability/Tracing.js"
 import { RepositoriesLive } from "../infra/Repositories.js"
 import { RedisConnectionLive } from "../infra/redis/RedisConnection.js"
 import { PdfRendererLive } from "../infra/reports/PdfRenderer.js"
@@ -80,16 +82,17 @@ export const WorkerProcess = Layer.merge(BackgroundWorkLive, MetricsEndpointLive
 )
 
 /** Errors whose message is written for an operator: printed as one line, without a stack trace. */
-const operatorMessage = (error: unknown): Option.Option<string> =>
-  typeof error === "object" &&
-  error !== null &&
-  "_tag" in error &&
-  ["InvalidConfiguration", "EmbeddedPostgresError", "RedisError", "SqlError", "CliFailure"].includes(
-    String(error._tag)
-  ) &&
-  "message" in error
+const operatorMessage = (error: unknown): Option.Option<string> => {
+  // @effect/sql's own message ("Failed to execute statement") needs PostgreSQL's reason beside it.
+  if (error instanceof SqlError.SqlError) return Option.some(sqlFailureLine(error))
+  return typeof error === "object" &&
+    error !== null &&
+    "_tag" in error &&
+    ["InvalidConfiguration", "EmbeddedPostgresError", "RedisError", "CliFailure"].includes(String(error._tag)) &&
+    "message" in error
     ? Option.some(String(error.message) || String((error as { cause?: unknown }).cause))
     : Option.none()
+}
 
 /** Runs a process's program: log level from LOG_LEVEL, clean shutdown on SIGINT/SIGTERM, exit 1 on failure. */
 export const runProcess = <E>(program: Effect.Effect<unknown, E, never>) =>
@@ -113,7 +116,7 @@ export const launch = <E>(layer: Layer.Layer<never, E, never>) =>
     const config = yield* loadAppConfig
     // Checked here, before anything starts (migrations included), like the variables of AppConfig.
     const [format] = yield* readConfig(
-      Config.all([logFormat, metricsPort("METRICS_PORT"), metricsPort("WORKER_METRICS_PORT")])
+      Config.all([logFormat, metricsPort("METRICS_PORT"), metricsPort("WORKER_METRICS_PORT"), tracingEndpoint])
     )
     return yield* Layer.launch(layer).pipe(
       Logger.withMinimumLogLevel(config.logLevel),

@@ -18,6 +18,7 @@ import { migrate } from "../infra/DatabaseSetup.js"
 import { DatabaseLive, EMBEDDED_DATABASE } from "../infra/db/Database.js"
 import { runningEmbeddedPostgres } from "../infra/db/EmbeddedPostgres.js"
 import { PgLive } from "../infra/db/PgPool.js"
+import { sqlFailureLine } from "../infra/db/SqlFailure.js"
 import { RepositoriesLive } from "../infra/Repositories.js"
 
 /** Runs a command's work after applying pending migrations, so it also works on a fresh database. */
@@ -76,7 +77,7 @@ const describeFailure = (cause: Cause.Cause<unknown>): Option.Option<string> => 
     // @effect/cli has already printed its own message (usage errors, invalid option values).
     if (ValidationError.isValidationError(error)) return Option.none()
     if (error instanceof SqlError.SqlError) {
-      return Option.some(`Database error: ${error.message}${error.cause ? ` (${String(error.cause)})` : ""}`)
+      return Option.some(`Database error: ${sqlFailureLine(error)}`)
     }
     if (typeof error === "object" && error !== null && "message" in error && String(error.message) !== "") {
       return Option.some(String(error.message))

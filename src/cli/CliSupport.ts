@@ -1,5 +1,5 @@
 import { HelpDoc, Options, ValidationError } from "@effect/cli"
-import { Console, Data, Effect } from "effect"
+import { Console, Data, Effect, ParseResult, Schema } from "effect"
 
 /** A failure of an ops command, worded for the operator: printed as one line on stderr. */
 export class CliFailure extends Data.TaggedError("CliFailure")<{ readonly message: string }> {}
@@ -26,6 +26,21 @@ export const nonEmptyText = (name: string) =>
   Options.text(name).pipe(
     Options.mapEffect((value) =>
       value.trim() === "" ? Effect.fail(invalid(`--${name} must not be empty`)) : Effect.succeed(value.trim())
+    )
+  )
+
+/**
+ * A text option decoded by `schema`, an HTTP API's own (so the CLI stores only what the API would):
+ * a refusal names the option with the schema's wording (`--name must be at most 200 characters`).
+ */
+export const schemaOption = <A>(name: string, schema: Schema.Schema<A, string>) =>
+  Options.text(name).pipe(
+    Options.mapEffect((value) =>
+      Schema.decode(schema)(value).pipe(
+        Effect.mapError((error) =>
+          invalid(`--${name} ${ParseResult.ArrayFormatter.formatErrorSync(error)[0]?.message ?? "is not valid"}`)
+        )
+      )
     )
   )
 

@@ -1,16 +1,22 @@
 import { Command, Options } from "@effect/cli"
-import { Effect, Option } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { canonicalCounty } from "../domain/tenders/CountyDistance.js"
 import { normalizeFiscalCode } from "../domain/tenders/FiscalCode.js"
+import { CompanyDescription, CompanyName } from "../http/companies/CompaniesApi.js"
 import { CompaniesRepo } from "../infra/accounts/CompaniesRepo.js"
-import { CliFailure, missingSubcommand, nonEmptyText, printJson, uuidOption } from "./CliSupport.js"
+import { CliFailure, missingSubcommand, printJson, schemaOption, uuidOption } from "./CliSupport.js"
+
+// The account API's rules (name 1-200 characters, trimmed; description up to 10,000; both composed to
+// NFC, no NUL): the CLI writes the same rows. A description is trimmed too, as the CLI always did.
+const nameOption = schemaOption("name", CompanyName)
+const descriptionOption = schemaOption("description", Schema.compose(Schema.Trim, CompanyDescription))
 
 const create = Command.make(
   "create",
   {
     tenant: uuidOption("tenant"),
-    name: nonEmptyText("name"),
-    description: Options.text("description").pipe(Options.withDefault("")),
+    name: nameOption,
+    description: descriptionOption.pipe(Options.withDefault("")),
     fiscalCode: Options.text("fiscal-code").pipe(Options.optional)
   },
   ({ tenant, name, description, fiscalCode }) =>
@@ -26,7 +32,7 @@ const create = Command.make(
         .create({
           tenantId: tenant,
           name,
-          description: description.trim().normalize("NFC"),
+          description,
           fiscalCode: Option.getOrNull(Option.flatMapNullable(normalized, (n) => n.code))
         })
         .pipe(Effect.catchTag("TenantNotFound", (e) => new CliFailure({ message: `No tenant with id ${e.tenantId}` })))
@@ -58,8 +64,8 @@ const update = Command.make(
   "update",
   {
     id: uuidOption("id"),
-    name: nonEmptyText("name").pipe(Options.optional),
-    description: Options.text("description").pipe(Options.optional),
+    name: nameOption.pipe(Options.optional),
+    description: descriptionOption.pipe(Options.optional),
     fiscalCode: Options.text("fiscal-code").pipe(
       Options.withDescription('The new fiscal code; "" removes it'),
       Options.optional
@@ -89,7 +95,7 @@ const update = Command.make(
         .update({
           id,
           ...(Option.isSome(name) ? { name: name.value } : {}),
-          ...(Option.isSome(description) ? { description: description.value.trim().normalize("NFC") } : {}),
+          ...(Option.isSome(description) ? { description: description.value } : {}),
           ...(code === undefined ? {} : { fiscalCode: code }),
           ...(countyList === undefined ? {} : { counties: countyList })
         })

@@ -6,7 +6,7 @@ import { JobQueue } from "../infra/queue/JobQueue.js"
 import { ScoreTenders } from "../infra/scoring/ScoringJobKinds.js"
 import { SCORING_BATCH_SIZE, ScoringService } from "../infra/scoring/ScoringService.js"
 import { TENDER_CHUNK_SIZE, TenderStore, type UpsertResult } from "../infra/tenders/TenderStore.js"
-import { CliFailure, printJson } from "./CliSupport.js"
+import { CliFailure, missingSubcommand, printJson } from "./CliSupport.js"
 
 const readStdin = async (): Promise<string> => {
   const chunks: Array<Buffer> = []
@@ -112,4 +112,6 @@ const importCommand = Command.make(
 )
 
 /** `tenders import FILE [--format auto|json|csv|ted-xml|eforms|sicap] [--queue]` */
-export const tendersCommand = Command.make("tenders").pipe(Command.withSubcommands([importCommand]))
+export const tendersCommand = Command.make("tenders", {}, missingSubcommand("tenders", ["import"])).pipe(
+  Command.withSubcommands([importCommand])
+)

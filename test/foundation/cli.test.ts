@@ -152,6 +152,50 @@ describe("ops CLI", () => {
     )
   })
 
+  it("company create and update refuse what the account API refuses (a name over 200 characters or blank, a description over 10,000): one line, exit 1, nothing written", async () => {
+    const tenantId = await newTenant()
+    const { companyId } = expectJson(await cli("company", "create", "--tenant", tenantId, "--name", "Limite SRL"))
+    const create = (...args: Array<string>) => cli("company", "create", "--tenant", tenantId, ...args)
+    const update = (...args: Array<string>) => cli("company", "update", "--id", companyId, ...args)
+    const [longName, blankName, longDescription, longNameUpdate, longDescriptionUpdate] = await Promise.all([
+      create("--name", "n".repeat(201)),
+      create("--name", "   "),
+      create("--name", "Descriere SRL", "--description", "d".repeat(10_001)),
+      update("--name", "n".repeat(201)),
+      update("--description", "d".repeat(10_001))
+    ])
+    for (const [result, line] of [
+      [longName, "--name must be at most 200 characters"],
+      [blankName, "--name must not be empty"],
+      [longDescription, "--description must be at most 10000 characters"],
+      [longNameUpdate, "--name must be at most 200 characters"],
+      [longDescriptionUpdate, "--description must be at most 10000 characters"]
+    ] as const) {
+      expect(expectOneLineFailure(result)).toBe(line)
+      expect(result.code).toBe(1)
+    }
+    expect(await query((sql) => sql`SELECT name, description FROM companies WHERE tenant_id = ${tenantId}`)).toEqual([
+      { name: "Limite SRL", description: "" }
+    ])
+    // Characters as the API counts them: 200 emoji are 200 characters (400 UTF-16 units).
+    expect(expectJson(await create("--name", "😀".repeat(200))).companyId).toMatch(UUID_PATTERN)
+  })
+
+  it("company create and update store the name and description composed (NFC), as the account API does", async () => {
+    const tenantId = await newTenant()
+    // "ș" typed as "s" + U+0326 (some keyboards, text pasted from a PDF).
+    const decomposed = "Construcții s\u0326i Instalat\u0326ii"
+    const { companyId } = expectJson(
+      await cli("company", "create", "--tenant", tenantId, "--name", decomposed, "--description", decomposed)
+    )
+    const stored = () => query((sql) => sql`SELECT name, description FROM companies WHERE id = ${companyId}`)
+    const composedText = decomposed.normalize("NFC")
+    expect(composedText).not.toBe(decomposed)
+    expect(await stored()).toEqual([{ name: composedText, description: composedText }])
+    expectJson(await cli("company", "update", "--id", companyId, "--name", `${decomposed} 2`))
+    expect(await stored()).toEqual([{ name: `${composedText} 2`, description: composedText }])
+  })
+
   it('company update --counties sets the counties it works in (names folded to the canonical ones), queues a rescore, and "" clears them', async () => {
     const tenantId = await newTenant()
     const { companyId } = expectJson(await cli("company", "create", "--tenant", tenantId, "--name", "Drumuri Vest SRL"))
@@ -319,6 +363,12 @@ describe("ops CLI", () => {
     const [group, none] = await Promise.all([cli("apikey"), cli()])
     expect(expectOneLineFailure(group)).toBe("Missing subcommand: apikey create|revoke (see apikey --help)")
     expect(expectOneLineFailure(none)).toBe("Missing command (see --help for the list)")
+  })
+
+  it("tenders without its subcommand is a one-line error with exit 1, like every other group (not the help and exit 0)", async () => {
+    const result = await cli("tenders")
+    expect(expectOneLineFailure(result)).toBe("Missing subcommand: tenders import (see tenders --help)")
+    expect(result.code).toBe(1)
   })
 
   it("an unreachable database is a one-line error", async () => {

@@ -1,7 +1,12 @@
-import { Duration, Effect } from "effect"
-import { describe, expect, it } from "vitest"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { Duration, Effect, ManagedRuntime } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { environmentConfig, loadAppConfig } from "../../src/infra/config/AppConfig.js"
 import { ingestConfig } from "../../src/infra/ingest/IngestConfig.js"
+import { freePort } from "../hardening/OwnServers.js"
+import { TestDatabaseLive, TestDatabaseUrl } from "../support/TestDatabase.js"
 import { expectOneLineFailure, runScript } from "./processes.js"
 
 /** A process started with a bad variable says which one, in one line, and exits non-zero. */
@@ -24,11 +29,15 @@ describe.concurrent("configuration errors", () => {
     ["CORS_ORIGINS", { CORS_ORIGINS: "https://app.example.com/" }],
     ["METRICS_PORT", { METRICS_PORT: "70000" }],
     ["LOG_FORMAT", { LOG_FORMAT: "xml" }],
-    ["MAX_BODY_BYTES", { MAX_BODY_BYTES: "0" }]
+    ["MAX_BODY_BYTES", { MAX_BODY_BYTES: "0" }],
+    ["OTEL_EXPORTER_OTLP_ENDPOINT", { OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318" }]
   ]
 
+  // Nothing answers at these: a value wrongly accepted fails on the database, never migrates a real one.
+  const unreachable = { DATABASE_URL: "postgres://postgres@127.0.0.1:1/nowhere", REDIS_URL: "" }
+
   it.each(cases)("the API process names %s", async (variable, env) => {
-    const line = expectOneLineFailure(await runScript("src/bin/api.ts", [], env))
+    const line = expectOneLineFailure(await runScript("src/bin/api.ts", [], { ...unreachable, ...env }))
     expect(line).toMatch(/^Invalid configuration: /)
     expect(line).toContain(variable)
     expect(line).not.toContain(`${variable}: ${variable}`)
@@ -57,6 +66,35 @@ describe.concurrent("configuration errors", () => {
   it("the ops CLI reports a bad variable the same way", async () => {
     const line = expectOneLineFailure(await runScript("src/bin/cli.ts", ["migrate"], { LOG_LEVEL: "loud" }))
     expect(line).toMatch(/^Invalid configuration: LOG_LEVEL/)
+  })
+})
+
+describe("a DATA_DIR the process cannot use", () => {
+  // A reachable, migrated database: the key files are then the only thing that can fail.
+  const runtime = ManagedRuntime.make(TestDatabaseLive)
+  let databaseUrl: string
+  beforeAll(async () => {
+    databaseUrl = await runtime.runPromise(TestDatabaseUrl)
+  })
+  afterAll(() => runtime.dispose())
+
+  it("is one line naming DATA_DIR, the key file and the reason when the key files cannot be created", async () => {
+    // A file where DATA_DIR's parent folder should be: mkdir fails (ENOTDIR), as for a read-only or foreign folder.
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "tss-config-")), "a-file")
+    fs.writeFileSync(file, "")
+    const dataDir = path.join(file, "data")
+    const line = expectOneLineFailure(
+      await runScript("src/bin/api.ts", [], {
+        DATABASE_URL: databaseUrl,
+        REDIS_URL: "",
+        PORT: String(await freePort()),
+        DATA_DIR: dataDir,
+        MASTER_KEY: undefined,
+        CURSOR_SECRET: undefined
+      })
+    )
+    expect(line).toMatch(/^DATA_DIR: cannot read or create the key file (master\.key|cursor\.secret) in /)
+    expect(line).toContain(` in ${dataDir}: ENOTDIR`)
   })
 })
 

@@ -4,8 +4,9 @@ import * as path from "node:path"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
+import { freePort } from "../hardening/OwnServers.js"
 import { databaseUrl } from "../support/databaseNames.js"
-import { expectJson, PROJECT_ROOT, runCli } from "./processes.js"
+import { expectJson, expectOneLineFailure, PROJECT_ROOT, runCli, runScript } from "./processes.js"
 
 const admin = (url: string, statement: string) =>
   Effect.runPromise(
@@ -42,5 +43,28 @@ describe("migrations", () => {
     expect(expectJson(await runCli(url, "migrate"))).toEqual({ applied: [] })
     const [again] = await admin(url, "SELECT count(*)::int AS n FROM cpv_codes")
     expect(again).toEqual({ n: 9454 })
+  })
+
+  it("a migration that fails names its file and PostgreSQL's reason, from the API, the worker and `migrate` alike", async () => {
+    const name = `${inject("runDatabasePrefix")}failing_${randomBytes(4).toString("hex")}`
+    const url = databaseUrl(inject("adminDatabaseUrl"), name)
+    await admin(inject("adminDatabaseUrl"), `CREATE DATABASE "${name}"`)
+    try {
+      // A table left by hand (or a half-restored dump): 0001_accounts.sql cannot create it.
+      await admin(url, "CREATE TABLE tenants (x int)")
+      const [api, worker, cli] = await Promise.all([
+        runScript("src/bin/api.ts", [], { DATABASE_URL: url, REDIS_URL: "", PORT: String(await freePort()) }),
+        runScript("src/bin/worker.ts", [], { DATABASE_URL: url, REDIS_URL: "" }),
+        runCli(url, "migrate")
+      ])
+      const reason = 'Migration 0001_accounts.sql failed: relation "tenants" already exists'
+      expect(expectOneLineFailure(api)).toBe(reason)
+      expect(expectOneLineFailure(worker)).toBe(reason)
+      expect(expectOneLineFailure(cli)).toBe(`Database error: ${reason}`)
+      // One transaction: nothing of the run is left behind.
+      expect(await admin(url, "SELECT to_regclass('schema_migrations') AS t")).toEqual([{ t: null }])
+    } finally {
+      await admin(inject("adminDatabaseUrl"), `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)
+    }
   })
 })

@@ -211,6 +211,39 @@ describe("faults on real processes", () => {
     }
   }, 300_000)
 
+  it("Redis down (no METRICS_PORT): one JSON warning per outage, never an ioredis stack trace per reconnection attempt", async () => {
+    const redis: OwnRedis = await startOwnRedis()
+    try {
+      const { api, baseUrl } = await startApi({ REDIS_URL: redis.url })
+      const reconnections = () => api.output().match(/Redis at REDIS_URL \([^)]+\) reconnected/g)?.length ?? 0
+      for (const _outage of [1, 2]) {
+        await redis.kill()
+        await eventually(async () => ((await fetch(`${baseUrl}/ready`)).status === 503 ? true : undefined))
+        // ioredis tries again every 50 ms to 2 s meanwhile; the pause only widens what is observed
+        // (a loaded machine makes fewer attempts, never a failure).
+        await pause(3_000)
+        await redis.start()
+        await eventually(async () => ((await fetch(`${baseUrl}/ready`)).status === 200 ? true : undefined))
+      }
+      // Every line is a JSON object: a stack trace (or ioredis's own printing) is not.
+      for (const line of api.output().trim().split("\n")) expect(() => JSON.parse(line), line).not.toThrow()
+      expect(api.output()).not.toContain("Unhandled error event")
+      // Logged when the client was ready again, before /ready could say so; read from a pipe of its own.
+      await eventually(async () => (reconnections() === 2 ? true : undefined), 30)
+      const warnings = api
+        .output()
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as { level: string; message: string })
+        .filter((line) => line.level === "warn" && line.message.startsWith("Redis at REDIS_URL"))
+      expect(warnings).toHaveLength(2)
+      expect(warnings[0]!.message).toMatch(/^Redis at REDIS_URL \(127\.0\.0\.1:\d+\) unavailable: .+; reconnecting$/)
+      await stopProcess(api.child, "SIGTERM")
+    } finally {
+      await redis.kill()
+    }
+  }, 300_000)
+
   /** Companies watching CPV 39160000-1 and `tenders` open furniture tenders; returns the ids. */
   const scoringFixture = async (companies: number, tenders: number) => {
     const [tenant] = await query(

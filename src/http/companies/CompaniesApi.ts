@@ -67,11 +67,13 @@ export const FiscalCodeInput = Schema.transformOrFail(Text.pipe(Schema.maxLength
   }
 })
 
-const Description = composed(Text.pipe(atMostCharacters(10_000)))
+/** A company's name and description as every writer takes them: this API and the ops CLI (cli/company.ts). */
+export const CompanyName = NonEmptyText(200)
+export const CompanyDescription = composed(Text.pipe(atMostCharacters(10_000)))
 
 export const CreateCompany = Schema.Struct({
-  name: NonEmptyText(200),
-  description: Schema.optionalWith(Description, { exact: true }),
+  name: CompanyName,
+  description: Schema.optionalWith(CompanyDescription, { exact: true }),
   fiscalCode: Schema.optionalWith(Schema.NullOr(FiscalCodeInput), { exact: true }),
   counties: Schema.optionalWith(CountiesInput, { exact: true }).annotations({
     description:
@@ -80,8 +82,8 @@ export const CreateCompany = Schema.Struct({
 })
 
 export const UpdateCompany = Schema.Struct({
-  description: Schema.optionalWith(Description, { exact: true }),
-  name: Schema.optionalWith(NonEmptyText(200), { exact: true }),
+  description: Schema.optionalWith(CompanyDescription, { exact: true }),
+  name: Schema.optionalWith(CompanyName, { exact: true }),
   fiscalCode: Schema.optionalWith(Schema.NullOr(FiscalCodeInput), { exact: true }).annotations({
     description: "null clears it"
   }),

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { Context, Effect, Layer, Option, Redacted } from "effect"
-import { AppConfig } from "./AppConfig.js"
+import { AppConfig, InvalidConfiguration } from "./AppConfig.js"
 
 /** The two process-wide secrets, as raw 32-byte keys. */
 export interface SecretsShape {
@@ -32,7 +32,11 @@ export const readOrCreateKeyFile = (dataDir: string, file: string) =>
       if (!/^[0-9a-f]{64}$/i.test(hex)) throw new Error(`${target} does not hold 64 hexadecimal characters`)
       return Buffer.from(hex, "hex")
     },
-    catch: (cause) => new Error(`Cannot read or create the key file ${file} in ${dataDir}: ${String(cause)}`)
+    // A folder the process cannot use is the operator's to fix: one line naming DATA_DIR, as a bad variable.
+    catch: (cause) =>
+      new InvalidConfiguration({
+        message: `DATA_DIR: cannot read or create the key file ${file} in ${dataDir}: ${cause instanceof Error ? cause.message : String(cause)}`
+      })
   })
 
 /** The master key's file under DATA_DIR, used when MASTER_KEY is unset. */
@@ -52,5 +56,5 @@ export const SecretsLive = Layer.effect(
       masterKey: yield* keyFrom(config.masterKey, config.dataDir, MASTER_KEY_FILE),
       cursorSecret: yield* keyFrom(config.cursorSecret, config.dataDir, "cursor.secret")
     }
-  }).pipe(Effect.orDie)
+  })
 )

@@ -1,8 +1,9 @@
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
-import { SqlClient } from "@effect/sql"
+import { SqlClient, SqlError } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { projectFile } from "../config/ProjectFiles.js"
+import { driverReason } from "./SqlFailure.js"
 
 const MIGRATIONS_DIR = projectFile("migrations")
 // Any constant will do; it only has to be the same in every process.
@@ -38,7 +39,16 @@ export const applyMigrations = <E, R>(loadReferenceData: Effect.Effect<unknown, 
         for (const file of files) {
           if (done.has(file)) continue
           const text = yield* Effect.promise(() => fs.readFile(path.join(MIGRATIONS_DIR, file), "utf8"))
-          yield* sql.unsafe(text)
+          yield* sql.unsafe(text).pipe(
+            // Which file failed and why: the one line a process that cannot start prints.
+            Effect.mapError(
+              (cause) =>
+                new SqlError.SqlError({
+                  cause,
+                  message: `Migration ${file} failed: ${driverReason(cause) ?? cause.message}`
+                })
+            )
+          )
           yield* sql`INSERT INTO schema_migrations (name) VALUES (${file})`
           applied.push(file)
         }

@@ -6,10 +6,20 @@ import { Config, Duration, Effect, FiberRef, Layer, Option, type Tracer } from "
 /**
  * OTEL_EXPORTER_OTLP_ENDPOINT, the OpenTelemetry variable: the collector's OTLP/HTTP base URL
  * (`http://collector:4318`; spans go to `<it>/v1/traces`). Unset or empty: no tracing at all.
+ * Checked at start (Main's `launch`): a value without its scheme (`collector:4318`) would start
+ * the process with every export failing unseen.
  */
 export const tracingEndpoint = Config.string("OTEL_EXPORTER_OTLP_ENDPOINT").pipe(
   Config.withDefault(""),
-  Config.map((value) => (value.trim() === "" ? Option.none<string>() : Option.some(value.trim().replace(/\/+$/, ""))))
+  Config.map((value) => (value.trim() === "" ? Option.none<string>() : Option.some(value.trim().replace(/\/+$/, "")))),
+  Config.validate({
+    // Config.validate errors carry no path: the message names the variable itself.
+    message: "OTEL_EXPORTER_OTLP_ENDPOINT: Expected a URL starting with http:// or https://",
+    validation: Option.match({
+      onNone: () => true,
+      onSome: (value) => URL.canParse(value) && ["http:", "https:"].includes(new URL(value).protocol)
+    })
+  })
 )
 
 /** Whether this process exports traces: only then do jobs carry a traceparent and run in a span. */
