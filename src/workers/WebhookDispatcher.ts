@@ -71,8 +71,9 @@ export const deliverWebhookJob = handleStarted(DeliverWebhook, {
             url: delivery.url,
             headers: deliveryHeaders(delivery.id, secret, timestamp, delivery.body),
             body: delivery.body,
-            // Checked again at the last moment: the connection and TLS can take a while after the claim.
-            guardWrite: (write) => deliveries.writeWhileDeliverable(delivery.id, write)
+            // Checked again before the first byte when the connection was slow to open: the webhook may
+            // have been deleted since the claim.
+            stillDeliverable: deliveries.stillDeliverable(delivery.id)
           })
           .pipe(
             Effect.match({

@@ -1,4 +1,4 @@
-import { SqlClient, SqlError, type Statement } from "@effect/sql"
+import { SqlClient, type Statement } from "@effect/sql"
 import { Context, Duration, Effect, Layer, Schema } from "effect"
 import type { TenderMatch } from "../../domain/scoring/MatchEvent.js"
 import {
@@ -109,13 +109,8 @@ export class Deliveries extends Context.Tag("Deliveries")<
       startedAt: number,
       result: AttemptResult
     ) => Effect.Effect<FinishResult>
-    /**
-     * Runs `write` (the attempt's request, its connection open) only while the delivery is still
-     * `delivering` and its webhook active, the webhook's row share-locked until the bytes are
-     * written: a DELETE waits for a write under way, and no write starts once it committed. False,
-     * without writing, when the webhook was deleted (or the delivery ended) since the claim.
-     */
-    readonly writeWhileDeliverable: <E>(deliveryId: string, write: Effect.Effect<void, E>) => Effect.Effect<boolean, E>
+    /** Whether a claimed delivery is still `delivering` and its webhook active (not deleted since the claim). */
+    readonly stillDeliverable: (deliveryId: string) => Effect.Effect<boolean>
     /** The dead letter of a delivery whose job ran out of claims. */
     readonly recordDead: (deliveryId: string) => Effect.Effect<void>
     /**
@@ -266,21 +261,13 @@ export const DeliveriesLive = Layer.effect(
         )
       }).pipe(Effect.orDie)
 
-    const writeWhileDeliverable = <E>(deliveryId: string, write: Effect.Effect<void, E>) =>
-      sql
-        .withTransaction(
-          Effect.gen(function* () {
-            // The webhook's row, the lock DELETE /webhooks/:id takes first (its UPDATE waits for us).
-            const deliverable = yield* sql`
-              SELECT 1 FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-              WHERE d.id = ${deliveryId} AND d.status = 'delivering' AND w.active
-              FOR SHARE OF w`
-            if (deliverable.length === 0) return false
-            yield* write
-            return true
-          })
-        )
-        .pipe(Effect.catchIf((error) => error instanceof SqlError.SqlError, Effect.die))
+    const stillDeliverable = (deliveryId: string) =>
+      sql`
+        SELECT 1 FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+        WHERE d.id = ${deliveryId} AND d.status = 'delivering' AND w.active`.pipe(
+        Effect.map((rows) => rows.length > 0),
+        Effect.orDie
+      )
 
     /** Stamps the delivery's failure e-mail; whether this is its first (so the e-mail is to be sent). */
     const firstFailureNotice = (deliveryId: string, now: Date) =>
@@ -331,6 +318,6 @@ export const DeliveriesLive = Layer.effect(
         )
         .pipe(Effect.orDie)
 
-    return { recordMatches, startClaimed, finish, writeWhileDeliverable, recordDead, endIfWebhookDeleted }
+    return { recordMatches, startClaimed, finish, stillDeliverable, recordDead, endIfWebhookDeleted }
   })
 ).pipe(Layer.provide(Layer.merge(JobQueueLive, EmailOutboxLive)))

@@ -1,21 +1,32 @@
 import * as fs from "node:fs"
-import type * as http from "node:http"
 import * as https from "node:https"
 import * as tls from "node:tls"
-import { Config, Deferred, Duration, Effect, Exit, FiberId, Layer, Option } from "effect"
+import { Config, Duration, Effect, Layer, Option } from "effect"
 import { classifyAddress } from "../../domain/webhooks/SpecialAddresses.js"
 import { AppConfig } from "../config/AppConfig.js"
 import { checkedLookup, systemResolveAll } from "./CheckedLookup.js"
-import { type WebhookRequest, WebhookSendFailed, WebhookTransport } from "./WebhookTransport.js"
+import { type WebhookRequest, type WebhookResponse, WebhookSendFailed, WebhookTransport } from "./WebhookTransport.js"
 
 export interface WebhookTransportOptions {
   /** PEM certificates trusted besides the default CAs and NODE_EXTRA_CA_CERTS (tests: a receiver's own). */
   readonly extraCaCertificates?: ReadonlyArray<string>
   /** Per attempt, from its start to the response's status line (spec 6.3: no answer). Default 30 s. */
   readonly timeout?: Duration.DurationInput
-  /** How long the body is read after the status line before the connection is dropped. Default 5 s. */
-  readonly bodyReadLimit?: Duration.DurationInput
 }
+
+/**
+ * How long the body is read after a status line before the connection is dropped: the status is the
+ * outcome (a receiver answering 200 and keeping its body open has the delivery), the body only frees
+ * the connection for reuse.
+ */
+const BODY_READ_LIMIT_MS = 5_000
+
+/**
+ * A connection slower to open than this has its delivery checked again (`stillDeliverable`) before
+ * the first byte: its webhook may have been deleted meanwhile. Faster ones are written at once, as a
+ * check per attempt cost a third of the delivery rate (BENCHMARKS.md, "Webhooks").
+ */
+const LATE_CONNECTION_MS = 1_000
 
 /** The receiver's response body is read and thrown away; past this many bytes the socket is dropped. */
 const RESPONSE_BODY_CAP = 64 * 1024
@@ -23,10 +34,10 @@ const RESPONSE_BODY_CAP = 64 * 1024
 /**
  * The connection pool, one per process, with no socket limit of its own: the dispatcher already
  * bounds the attempts in flight (8 per webhook, 128 per worker), and a limit per origin or in all
- * would make webhooks that share a host (a Zapier, an ngrok) wait behind each other's slow paths,
- * or a new receiver wait for other receivers' idle sockets, unsent, until their attempts time out.
- * Keep-alive, so a burst to one receiver reuses its TLS connections; a few idle sockets per origin,
- * closed after 5 s (receivers close theirs too: a reset reused socket is retried once).
+ * would make webhooks that share a host (an integration platform, a tunnel) wait behind each other's
+ * slow paths, or a new receiver wait for other receivers' idle sockets, unsent, until their attempts
+ * time out. Keep-alive, so a burst to one receiver reuses its TLS connections; a few idle sockets
+ * per origin, closed after 5 s (a reset reused socket is retried once).
  */
 const AGENT_LIMITS = { maxFreeSockets: 8, idleTimeoutMs: 5_000 }
 
@@ -103,32 +114,6 @@ const targetOf = (url: string): Effect.Effect<Target, WebhookSendFailed> => {
   })
 }
 
-type PostFailure = WebhookSendFailed | "stale socket"
-
-/** A response's status line, and its body's end (or cut) to wait for. */
-interface Answer {
-  readonly status: number
-  readonly response: http.IncomingMessage
-  readonly bodyRead: Effect.Effect<void>
-}
-
-/** Starts reading (and throwing away) the body at once, cut past RESPONSE_BODY_CAP. */
-const answerOf = (response: http.IncomingMessage): Answer => {
-  const closed = Deferred.unsafeMake<void>(FiberId.none)
-  let read = 0
-  response.on("data", (chunk: Buffer) => {
-    read += chunk.length
-    if (read > RESPONSE_BODY_CAP) response.destroy()
-  })
-  response.on("error", () => {})
-  // 'close' follows 'end', a cap-reached destroy and a cut-off body alike.
-  response.on("close", () => Deferred.unsafeDone(closed, Effect.void))
-  return { status: response.statusCode ?? 0, response, bodyRead: Deferred.await(closed) }
-}
-
-/** A request without a guard: written as soon as its connection is open. */
-const writeUnguarded = <E>(write: Effect.Effect<void, E>) => Effect.as(write, true)
-
 /** CAs for the agent: undefined keeps Node's defaults; extra certificates must be added to them explicitly. */
 const trustedCertificates = (extra: ReadonlyArray<string>) =>
   extra.length === 0
@@ -149,7 +134,6 @@ export const makeWebhookTransportLayer = (options: WebhookTransportOptions = {})
     Effect.gen(function* () {
       const { webhookAllowPrivateNetworks } = yield* AppConfig
       const timeout = Duration.decode(options.timeout ?? Duration.seconds(30))
-      const bodyReadLimit = Duration.decode(options.bodyReadLimit ?? Duration.seconds(5))
       const ca = yield* trustedCertificates(options.extraCaCertificates ?? [])
       const agent = yield* Effect.acquireRelease(
         Effect.sync(
@@ -170,105 +154,98 @@ export const makeWebhookTransportLayer = (options: WebhookTransportOptions = {})
       )
 
       /**
-       * One POST, in steps: the connection (TLS done), the request's write (under the request's
-       * `guardWrite`), the status line. A reset on a pooled socket (the receiver closed it while
-       * idle) is "stale socket", retried once on a new one.
+       * One POST, settled by the response's status line; a reset on a pooled socket (the receiver
+       * closed it while idle) is retried once on a new one.
        */
       const post = (target: Target, request: WebhookRequest, body: Buffer, retryOnStaleSocket: boolean) =>
-        Effect.acquireUseRelease(
-          Effect.gen(function* () {
-            const connected = yield* Deferred.make<void, PostFailure>()
-            const written = yield* Deferred.make<void, PostFailure>()
-            const answered = yield* Deferred.make<Answer, PostFailure>()
-            const req = https.request({
-              agent,
-              hostname: target.hostname,
-              port: target.port,
-              path: target.path,
-              method: "POST",
-              headers: { ...request.headers, "content-length": String(body.length) }
+        Effect.async<WebhookResponse, WebhookSendFailed | "stale socket">((resume) => {
+          let settled = false
+          const settle = (outcome: Effect.Effect<WebhookResponse, WebhookSendFailed | "stale socket">) => {
+            if (settled) return
+            settled = true
+            resume(outcome)
+          }
+          const req = https.request({
+            agent,
+            hostname: target.hostname,
+            port: target.port,
+            path: target.path,
+            method: "POST",
+            headers: { ...request.headers, "content-length": String(body.length) }
+          })
+          req.on("response", (res) => {
+            settle(Effect.succeed({ status: res.statusCode ?? 0 }))
+            // The body is read and thrown away, for BODY_READ_LIMIT_MS and RESPONSE_BODY_CAP at most.
+            const cut = setTimeout(() => res.destroy(), BODY_READ_LIMIT_MS)
+            let read = 0
+            res.on("data", (chunk: Buffer) => {
+              read += chunk.length
+              if (read > RESPONSE_BODY_CAP) res.destroy()
             })
-            // Nothing is sent before `end`: a new socket is only connected, a pooled one only taken.
-            req.on("socket", (socket) => {
-              if (req.reusedSocket) Deferred.unsafeDone(connected, Effect.void)
-              else socket.once("secureConnect", () => Deferred.unsafeDone(connected, Effect.void))
-            })
-            req.on("finish", () => Deferred.unsafeDone(written, Effect.void))
-            req.on("response", (res) => Deferred.unsafeDone(answered, Effect.succeed(answerOf(res))))
-            req.on("error", (error: NodeJS.ErrnoException) => {
-              const stale =
-                retryOnStaleSocket && req.reusedSocket && (error.code === "ECONNRESET" || error.code === "EPIPE")
-              const failed = Effect.fail(stale ? ("stale socket" as const) : failureOf(error))
-              Deferred.unsafeDone(connected, failed)
-              Deferred.unsafeDone(written, failed)
-              Deferred.unsafeDone(answered, failed)
-            })
-            return { req, connected, written, answered }
-          }),
-          ({ req, connected, written, answered }) =>
-            Effect.gen(function* () {
-              yield* Deferred.await(connected)
-              const write = Effect.zipRight(
-                Effect.sync(() => req.end(body)),
-                Deferred.await(written)
-              )
-              const sent = yield* (request.guardWrite ?? writeUnguarded)(write)
-              if (!sent) {
-                return yield* new WebhookSendFailed({ reason: "cancelled", message: "withdrawn before it was sent" })
+            res.on("error", () => {})
+            res.on("close", () => clearTimeout(cut))
+          })
+          req.on("error", (error: NodeJS.ErrnoException) => {
+            const stale =
+              retryOnStaleSocket && req.reusedSocket && (error.code === "ECONNRESET" || error.code === "EPIPE")
+            settle(Effect.fail(stale ? "stale socket" : failureOf(error)))
+          })
+          const stillDeliverable = request.stillDeliverable
+          if (stillDeliverable === undefined) req.end(body)
+          else {
+            const startedAt = Date.now()
+            // Nothing is sent before `end`: a new socket is only connecting, a pooled one only taken.
+            req.once("socket", (socket) => {
+              const connected = () => {
+                if (Date.now() - startedAt < LATE_CONNECTION_MS) return void req.end(body)
+                Effect.runPromise(stillDeliverable).then(
+                  (deliverable) => {
+                    if (deliverable) return void req.end(body)
+                    settle(Effect.fail(new WebhookSendFailed({ reason: "cancelled", message: "withdrawn unsent" })))
+                    req.destroy()
+                  },
+                  () => req.end(body)
+                )
               }
-              return yield* Deferred.await(answered)
-            }),
-          // Failed or interrupted (timeout, shutdown): drop the socket, it is not returned to the pool.
-          ({ req }, exit) => (Exit.isSuccess(exit) ? Effect.void : Effect.sync(() => req.destroy()))
-        )
-
-      /**
-       * The rest of an answered response's body, read and thrown away for at most `bodyReadLimit`;
-       * then (or on interruption) the connection is dropped. The status is already the outcome.
-       */
-      const readBody = ({ response, bodyRead }: Answer) =>
-        bodyRead.pipe(
-          Effect.timeout(bodyReadLimit),
-          Effect.onExit((exit) => (Exit.isSuccess(exit) ? Effect.void : Effect.sync(() => response.destroy()))),
-          Effect.ignore
-        )
+              if (req.reusedSocket) connected()
+              else socket.once("secureConnect", connected)
+            })
+          }
+          // Interrupted (timeout, shutdown): drop the socket, it is not returned to the pool.
+          return Effect.sync(() => req.destroy())
+        })
 
       const send = (request: WebhookRequest) =>
         Effect.gen(function* () {
-          const answer = yield* Effect.gen(function* () {
-            const target = yield* targetOf(request.url)
-            if (target.isIpLiteral && !webhookAllowPrivateNetworks) {
-              const verdict = classifyAddress(target.hostname)
-              if (verdict._tag === "Special") {
-                return yield* new WebhookSendFailed({
-                  reason: "forbidden_address",
-                  message: `${target.hostname} is in ${verdict.range.cidr} (${verdict.range.name})`
-                })
-              }
+          const target = yield* targetOf(request.url)
+          if (target.isIpLiteral && !webhookAllowPrivateNetworks) {
+            const verdict = classifyAddress(target.hostname)
+            if (verdict._tag === "Special") {
+              return yield* new WebhookSendFailed({
+                reason: "forbidden_address",
+                message: `${target.hostname} is in ${verdict.range.cidr} (${verdict.range.name})`
+              })
             }
-            const body = Buffer.from(request.body, "utf8")
-            return yield* post(target, request, body, true).pipe(
-              Effect.catchIf(
-                (error) => error === "stale socket",
-                () => post(target, request, body, false)
-              ),
-              Effect.mapError((error) =>
-                error === "stale socket"
-                  ? new WebhookSendFailed({ reason: "refused", message: "connection reset" })
-                  : error
-              )
+          }
+          const body = Buffer.from(request.body, "utf8")
+          return yield* post(target, request, body, true).pipe(
+            Effect.catchIf(
+              (error) => error === "stale socket",
+              () => post(target, request, body, false)
+            ),
+            Effect.mapError((error) =>
+              error === "stale socket"
+                ? new WebhookSendFailed({ reason: "refused", message: "connection reset" })
+                : error
             )
-          }).pipe(
-            // Spec 6.3: no answer (status line) within 30 s is a failure; the body is not waited for.
-            Effect.timeoutFail({
-              duration: timeout,
-              onTimeout: () =>
-                new WebhookSendFailed({ reason: "timeout", message: `no response within ${Duration.format(timeout)}` })
-            })
           )
-          yield* readBody(answer)
-          return { status: answer.status }
-        })
+        }).pipe(
+          Effect.timeoutFail({
+            duration: timeout,
+            onTimeout: () =>
+              new WebhookSendFailed({ reason: "timeout", message: `no response within ${Duration.format(timeout)}` })
+          })
+        )
 
       return { send }
     })

@@ -6,11 +6,11 @@ export interface WebhookRequest {
   readonly headers: Readonly<Record<string, string>>
   readonly body: string
   /**
-   * Runs the request's write once its connection is open (TLS done), just before its first byte:
-   * true once written, or false without writing (the request is then withdrawn, unsent, as
-   * `cancelled`). The dispatcher checks there that the delivery's webhook was not deleted.
+   * Whether the request may still go: asked just before its first byte when its connection was slow
+   * to open (the webhook may have been deleted since the claim); false withdraws it unsent, as
+   * `cancelled`.
    */
-  readonly guardWrite?: <E>(write: Effect.Effect<void, E>) => Effect.Effect<boolean, E>
+  readonly stillDeliverable?: Effect.Effect<boolean>
 }
 
 /**
@@ -26,7 +26,7 @@ export interface WebhookResponse {
  * (connection refused, reset or host unreachable), `tls` (certificate or handshake),
  * `forbidden_address` (the host is, or resolves to, a private or other special-purpose address and
  * WEBHOOK_ALLOW_PRIVATE_NETWORKS is off; nothing was connected to), `invalid_url` (not https, or
- * unparseable), `network` (DNS failure and anything else below HTTP), `cancelled` (`guardWrite`
+ * unparseable), `network` (DNS failure and anything else below HTTP), `cancelled` (`stillDeliverable`
  * withdrew it: nothing was sent). The message never holds
  * request headers (the signature) or the body.
  */
