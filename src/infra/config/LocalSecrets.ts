@@ -15,18 +15,29 @@ export interface SecretsShape {
 export class Secrets extends Context.Tag("Secrets")<Secrets, SecretsShape>() {}
 
 /**
- * Reads `<dataDir>/<file>` or creates it with a fresh random key (mode 0600). Creation uses
- * O_EXCL so two processes starting at once agree on one key.
+ * Reads `<dataDir>/<file>` or creates it with a fresh random key (mode 0600). The key is written
+ * whole to a file of its own and then linked to its name, which fails if the name exists: two
+ * processes starting at once agree on one key, and neither reads the other's file half written.
  */
 export const readOrCreateKeyFile = (dataDir: string, file: string) =>
   Effect.tryPromise({
     try: async () => {
       await fs.mkdir(dataDir, { recursive: true, mode: 0o755 })
       const target = path.join(dataDir, file)
-      try {
-        await fs.writeFile(target, `${randomBytes(32).toString("hex")}\n`, { flag: "wx", mode: 0o600 })
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
+      const exists = await fs.access(target).then(
+        () => true,
+        () => false
+      )
+      if (!exists) {
+        const draft = `${target}.${process.pid}.${randomBytes(6).toString("hex")}`
+        try {
+          await fs.writeFile(draft, `${randomBytes(32).toString("hex")}\n`, { flag: "wx", mode: 0o600 })
+          await fs.link(draft, target)
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
+        } finally {
+          await fs.rm(draft, { force: true })
+        }
       }
       const hex = (await fs.readFile(target, "utf8")).trim()
       if (!/^[0-9a-f]{64}$/i.test(hex)) throw new Error(`${target} does not hold 64 hexadecimal characters`)
