@@ -1,7 +1,13 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it, layer } from "@effect/vitest"
-import { Clock, Duration, Effect, Fiber, Layer, Ref, TestClock } from "effect"
-import { parseRetryAfter, SourceFailure, sourceRetrySchedule } from "../../src/domain/ingest/SourceFailure.js"
+import { Clock, Duration, Effect, Fiber, Layer, Option, Ref, TestClock } from "effect"
+import {
+  NOTICE_RETRY,
+  parseRetryAfter,
+  SourceFailure,
+  sourceRetrySchedule
+} from "../../src/domain/ingest/SourceFailure.js"
+import { delayAfterFailure } from "../../src/domain/Retries.js"
 import { IngestState } from "../../src/infra/ingest/IngestState.js"
 import { IngestionWith, runPoller } from "../../src/workers/IngestPollers.js"
 import { expectJson, runCli } from "../foundation/processes.js"
@@ -15,6 +21,16 @@ const failure = (reason: SourceFailure["reason"], retryAfter?: Duration.Duration
 
 /** Lets forked fibers and real I/O (the database) run between two moves of the TestClock. */
 const settle = Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 30)))
+
+/**
+ * settle, then on until some fiber sleeps on the TestClock (the poller waiting for its next poll)
+ * or 2 s have passed: under load a failed poll's write of its error can outlast 30 ms, and moving
+ * the clock before the poller sleeps would shift its next poll by a second.
+ */
+const settleUntilSleeping = Effect.gen(function* () {
+  yield* settle
+  for (let waited = 0; waited < 2_000 && (yield* TestClock.sleeps()).length === 0; waited += 30) yield* settle
+})
 
 describe("the retries of one request to a source (TestClock)", () => {
   it.effect("waits what Retry-After asks, backs off otherwise, and never retries a refusal", () =>
@@ -70,6 +86,25 @@ describe("a Retry-After longer than a request waits (TestClock)", () => {
   )
 })
 
+describe("a notice's retry job", () => {
+  it.effect("reads the notice again 1, 2, 4 … 64 minutes later, then every 2 hours, for about a week", () =>
+    Effect.gen(function* () {
+      // The job runs at most maxAttempts times: a delay follows each of the first maxAttempts - 1 failures.
+      const delays: Array<number> = []
+      for (let failure = 1; failure < NOTICE_RETRY.maxAttempts; failure++) {
+        const delay = yield* delayAfterFailure(NOTICE_RETRY.retry, failure)
+        delays.push(Duration.toMinutes(Option.getOrThrow(delay)))
+      }
+      expect(delays.slice(0, 8)).toEqual([1, 2, 4, 8, 16, 32, 64, 120])
+      expect(new Set(delays.slice(7))).toEqual(new Set([120]))
+      // A TED maintenance or a SEAP outage of days: the notice is read again within the week.
+      const days = delays.reduce((sum, minutes) => sum + minutes, 0) / (24 * 60)
+      expect(days).toBeGreaterThan(6.5)
+      expect(days).toBeLessThan(8)
+    })
+  )
+})
+
 describe("a poller's schedule (TestClock)", () => {
   layer(IngestTestLive({ pollEvery: Duration.seconds(10) }), { timeout: 60_000 })((it) => {
     it.effect("polls every INGEST_POLL_SECONDS, doubles the wait while the source fails, records each failure", () =>
@@ -84,7 +119,7 @@ describe("a poller's schedule (TestClock)", () => {
         const start = yield* Clock.currentTimeMillis
         const fiber = yield* Effect.fork(runPoller("ted", poll))
         for (let second = 0; second < 90; second++) {
-          yield* settle
+          yield* settleUntilSleeping
           yield* TestClock.adjust(Duration.seconds(1))
         }
         yield* settle
@@ -112,7 +147,7 @@ describe("a poller asked to wait an hour (TestClock)", () => {
         const start = yield* Clock.currentTimeMillis
         const fiber = yield* Effect.fork(runPoller("ted", poll))
         for (let minute = 0; minute < 62; minute++) {
-          yield* settle
+          yield* settleUntilSleeping
           yield* TestClock.adjust(Duration.minutes(1))
         }
         yield* settle
