@@ -319,6 +319,11 @@ export const t = {
     maxValue: "Valoare maximă",
     authorityId: "Autoritate",
     minScore: "Scor minim",
+    // The PDF report's body keeps the key API's snake_case names (spec 4.3).
+    min_score: "Scor minim",
+    date_from: "De la",
+    date_to: "Până la",
+    watchlist_id: "Listă de urmărire",
     url: "URL",
     secret: "Secret",
     events: "Evenimente"

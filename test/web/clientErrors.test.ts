@@ -59,4 +59,18 @@ describe("the browser app's API client", () => {
     expect(amount.message).toContain(t.fields.minValue)
     expect(authority.message).toContain(t.fields.authorityId)
   })
+
+  it("a PDF report's fields are named in Romanian, though its body keeps the key API's snake_case", async () => {
+    const report = await failure(
+      runApi(
+        api.appReports.create({
+          path: { companyId: account.companyId },
+          payload: { date_from: "2026-11-01", date_to: "2026-11-27", min_score: 101 }
+        })
+      )
+    )
+    expect(report.code).toBe("VALIDATION_ERROR")
+    expect(report.message).toContain(`${t.fields.min_score}:`)
+    expect(report.message).not.toContain("min_score")
+  })
 })
