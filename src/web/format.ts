@@ -48,6 +48,10 @@ export const daysLeft = (deadline: Date, now: Date) => {
 /** "1.250.000 RON"; amounts in the list are whole currency units. */
 export const formatMoney = (value: number, currency: "RON" | "EUR") => `${formatNumber(value, 0)} ${currency}`
 
+/** A tender's value in RON, and in EUR beside it when known ("0 EUR" would be a value it does not have). */
+export const formatTenderValue = (ron: number, eur: number | null) =>
+  eur === null ? formatMoney(ron, "RON") : `${formatMoney(ron, "RON")} · ${formatMoney(eur, "EUR")}`
+
 /** A 0-1 fraction as a whole percentage. */
 export const percent = (fraction: number) => Math.round(fraction * 100)
 

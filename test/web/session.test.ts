@@ -6,7 +6,7 @@ import {
   RefreshTokenReused
 } from "../../src/domain/ApiErrors.js"
 import { AppError, toAppError } from "../../src/web/api/errors.js"
-import { bucharestDay, daysLeft } from "../../src/web/format.js"
+import { bucharestDay, daysLeft, formatTenderValue } from "../../src/web/format.js"
 import {
   type AuthCalls,
   REFRESH_AHEAD_SECONDS,
@@ -292,6 +292,11 @@ describe("API failures as readable messages", () => {
     expect(formatWait(60)).toBe("un minut")
     expect(formatWait(899)).toBe("15 minute")
     expect(formatWait(1500)).toBe("25 de minute")
+  })
+
+  it("writes a tender's value in RON, with EUR beside it only when the EUR value is known", () => {
+    expect(formatTenderValue(1_250_000, 251_000)).toBe("1.250.000 RON · 251.000 EUR")
+    expect(formatTenderValue(1_250_000, null)).toBe("1.250.000 RON")
   })
 
   it("counts the Bucharest calendar days left to a deadline", () => {

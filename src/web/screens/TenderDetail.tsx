@@ -1,6 +1,6 @@
 import { useServices } from "../AppContext.js"
 import { ErrorBox, Loading, ScoreBadge, VerdictBadge } from "../components/ui.js"
-import { daysLeft, formatDate, formatDateTime, formatMoney, percent } from "../format.js"
+import { daysLeft, formatDate, formatDateTime, formatTenderValue, percent } from "../format.js"
 import { useLoad } from "../hooks.js"
 import { Link } from "../router.js"
 import { t } from "../strings.js"
@@ -95,7 +95,7 @@ export const TenderDetailScreen = (props: { readonly companyId: string; readonly
         <dd>
           {d.estimatedValueRon === null
             ? t.tenders.noValue
-            : `${formatMoney(d.estimatedValueRon, "RON")} · ${formatMoney(d.estimatedValueEur ?? 0, "EUR")}`}
+            : formatTenderValue(d.estimatedValueRon, d.estimatedValueEur)}
         </dd>
         <dt>{t.detail.published}</dt>
         <dd>{formatDate(d.publishDate)}</dd>

@@ -5,7 +5,7 @@ import { useServices } from "../AppContext.js"
 import type { AppError } from "../api/errors.js"
 import { toAppError } from "../api/errors.js"
 import { Empty, ErrorBox, Loading, ScoreBadge, VerdictBadge } from "../components/ui.js"
-import { daysLeft, formatDate, formatMoney } from "../format.js"
+import { daysLeft, formatDate, formatTenderValue } from "../format.js"
 import { useLoad } from "../hooks.js"
 import { Link, paths } from "../router.js"
 import { t } from "../strings.js"
@@ -396,7 +396,7 @@ export const TendersScreen = ({ companyId }: { readonly companyId: string }) => 
                 <span>
                   {tender.estimatedValueRon === null
                     ? t.tenders.noValue
-                    : `${formatMoney(tender.estimatedValueRon, "RON")} · ${formatMoney(tender.estimatedValueEur ?? 0, "EUR")}`}
+                    : formatTenderValue(tender.estimatedValueRon, tender.estimatedValueEur)}
                 </span>
               </p>
             </div>
