@@ -4,7 +4,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { ScoringLive } from "../../src/infra/Repositories.js"
 import { StoredScoreFloor } from "../../src/infra/scoring/ScoreWriter.js"
-import { ScoringService } from "../../src/infra/scoring/ScoringService.js"
+import { ScoringChunks, ScoringService } from "../../src/infra/scoring/ScoringService.js"
 import { TestDatabaseLive } from "../support/TestDatabase.js"
 
 /**
@@ -148,6 +148,22 @@ describe("scoring a fixed data set", () => {
           events: count("event")
         })
         expect(text).toEqual(expected)
+      })
+    )
+  })
+})
+
+describe("scoring a fixed data set in small groups", () => {
+  // 320 tenders in groups of 100 and batches of 40: the batches of one group and the next run in
+  // flight together (one stream across the groups), and the last batch of each group is short.
+  layer(FixedSetLayer.pipe(Layer.provideMerge(Layer.succeed(ScoringChunks, { batch: 40, group: 100 }))), {
+    timeout: 120_000
+  })((it) => {
+    it.effect("stores the same rows as in one group", () =>
+      Effect.gen(function* () {
+        const { result, text } = yield* seedAndScore
+        expect(result.scored).toBeGreaterThan(500)
+        expect(text).toEqual(readFileSync(EXPECTED, "utf8"))
       })
     )
   })

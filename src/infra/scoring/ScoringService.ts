@@ -1,5 +1,5 @@
 import type { SqlError } from "@effect/sql"
-import { Clock, Context, Effect, Layer } from "effect"
+import { Clock, Context, Effect, Layer, Stream } from "effect"
 import type { CpvAffinity } from "../../domain/scoring/CpvAffinity.js"
 import { isCandidate } from "../../domain/scoring/Matching.js"
 import type { CorpusStats } from "../../domain/scoring/Semantic.js"
@@ -62,6 +62,14 @@ export const SCORING_BATCH_SIZE = 250
  * import, and a group bounds the memory of the rows and maps read at once.
  */
 export const SCORING_GROUP_SIZE = 10 * SCORING_BATCH_SIZE
+
+/**
+ * The batch and group sizes scoring uses: SCORING_BATCH_SIZE and SCORING_GROUP_SIZE unless a test
+ * provides smaller ones (to cross group boundaries on a small data set).
+ */
+export class ScoringChunks extends Context.Reference<ScoringChunks>()("ScoringChunks", {
+  defaultValue: () => ({ batch: SCORING_BATCH_SIZE, group: SCORING_GROUP_SIZE })
+}) {}
 
 const chunksOf = <A>(items: ReadonlyArray<A>, size: number): Array<ReadonlyArray<A>> => {
   const chunks: Array<ReadonlyArray<A>> = []
@@ -153,20 +161,27 @@ export const makeScoringService = Effect.gen(function* () {
       const changed = new Set(options.changed ?? [])
       const profiles = yield* profileCache.begin
       const total = { scored: 0, alerts: 0, events: 0 }
-      for (const groupIds of chunksOf([...new Set(tenderIds)], SCORING_GROUP_SIZE)) {
-        const group = yield* loadGroup(groupIds, stats, affinity)
-        // Two batches in flight: one is scored in this process while PostgreSQL writes the other.
-        yield* Effect.forEach(
-          chunksOf(group.tenders, SCORING_BATCH_SIZE),
-          (batch) =>
-            Effect.map(scoreBatch(batch, group.index, isNew, changed, stats, affinity, profiles), (result) => {
-              total.scored += result.scored
-              total.alerts += result.alerts
-              total.events += result.events
-            }),
-          { concurrency: 2, discard: true }
+      const chunks = yield* ScoringChunks
+      // Two batches in flight: one is scored in this process while PostgreSQL writes the other. One
+      // stream of batches across the groups: the next group is read while the last batches of the
+      // one before are written, instead of the pipeline emptying and filling again at each group.
+      yield* Stream.fromIterable(chunksOf([...new Set(tenderIds)], chunks.group)).pipe(
+        Stream.mapEffect((groupIds) => loadGroup(groupIds, stats, affinity)),
+        Stream.flatMap((group) =>
+          Stream.fromIterable(chunksOf(group.tenders, chunks.batch).map((batch) => ({ batch, group })))
+        ),
+        Stream.mapEffect(
+          ({ batch, group }) => scoreBatch(batch, group.index, isNew, changed, stats, affinity, profiles),
+          { concurrency: 2, unordered: true }
+        ),
+        Stream.runForEach((result) =>
+          Effect.sync(() => {
+            total.scored += result.scored
+            total.alerts += result.alerts
+            total.events += result.events
+          })
         )
-      }
+      )
       // Award notices among them change their winners' history: rescore those companies' open
       // tenders in the worker (no alerts).
       for (const companyId of yield* reads.winnersOfAwards(tenderIds)) {
