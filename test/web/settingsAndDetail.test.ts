@@ -133,6 +133,8 @@ describe("settings and the tender detail in the browser app", () => {
       (q) => q<{ id: string }>`
         INSERT INTO match_events (tenant_id, company_id, tender_id, payload, tender_publish_date)
         VALUES (${tenantId}, ${companyId}, ${tenderId}, '{}', (SELECT publish_date FROM tenders WHERE id = ${tenderId}))
+        -- The demo's scoring may have raised this very event already: then it is the one used.
+        ON CONFLICT (company_id, tender_id, tender_publish_date) DO UPDATE SET payload = match_events.payload
         RETURNING id`
     )
     await server.sql(
