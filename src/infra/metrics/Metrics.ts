@@ -9,6 +9,7 @@ const RENDER_BUCKETS = [0.5, 1, 2, 5, 10, 20, 30, 60, 120]
 /**
  * What a scrape reads from PostgreSQL (queue depth, ingestion lag, pool use): a process that has the
  * database registers one, and the gauges below ask it when /metrics is read, not on every change.
+ * `queue` and `ingest` reject while the database cannot be read.
  */
 export interface ScrapeSource {
   readonly queue: () => Promise<
@@ -33,6 +34,15 @@ const makeMetrics = () => {
   const sources = new Set<ScrapeSource>()
   /** The first registered source answers (a process has one database). */
   const source = () => sources.values().next().value as ScrapeSource | undefined
+  // A scrape whose database reads fail still answers: those series are left out, `database_up` says why.
+  const queueRows = async () =>
+    (await source()
+      ?.queue()
+      .catch(() => [])) ?? []
+  const ingestRows = async () =>
+    (await source()
+      ?.ingest()
+      .catch(() => [])) ?? []
 
   const httpRequestDuration = new Histogram({
     name: "http_server_request_duration_seconds",
@@ -48,7 +58,7 @@ const makeMetrics = () => {
     labelNames: ["kind", "status"] as const,
     registers: [registry],
     async collect() {
-      const rows = (await source()?.queue()) ?? []
+      const rows = await queueRows()
       this.reset()
       for (const row of rows) this.set({ kind: row.kind, status: row.status }, row.jobs)
     }
@@ -59,9 +69,24 @@ const makeMetrics = () => {
     labelNames: ["kind"] as const,
     registers: [registry],
     async collect() {
-      const rows = (await source()?.queue()) ?? []
+      const rows = await queueRows()
       this.reset()
       for (const row of rows) if (row.status === "queued") this.set({ kind: row.kind }, row.oldestDueSeconds ?? 0)
+    }
+  })
+  const databaseUp = new Gauge({
+    name: "database_up",
+    help: "1 when this scrape read the database's figures (jobs, ingestion), 0 when those reads failed and their series are absent",
+    registers: [registry],
+    async collect() {
+      const current = source()
+      if (current === undefined) return
+      this.set(
+        await Promise.all([current.queue(), current.ingest()]).then(
+          () => 1,
+          () => 0
+        )
+      )
     }
   })
   const jobOutcomes = new Counter({
@@ -115,7 +140,7 @@ const makeMetrics = () => {
     labelNames: ["source"] as const,
     registers: [registry],
     async collect() {
-      const rows = (await source()?.ingest()) ?? []
+      const rows = await ingestRows()
       this.reset()
       for (const row of rows)
         if (row.enabled && row.lagSeconds !== null) this.set({ source: row.source }, row.lagSeconds)
@@ -127,7 +152,7 @@ const makeMetrics = () => {
     labelNames: ["source"] as const,
     registers: [registry],
     async collect() {
-      const rows = (await source()?.ingest()) ?? []
+      const rows = await ingestRows()
       this.reset()
       for (const row of rows) if (row.enabled) this.set({ source: row.source }, row.failing ? 1 : 0)
     }
@@ -196,7 +221,7 @@ const makeMetrics = () => {
     ingestErrors,
     redisErrors,
     /** The gauges a scrape fills from the ScrapeSource (registered by their construction). */
-    scraped: { jobsByStatus, oldestJobAge, ingestLag, ingestFailing, pgPool }
+    scraped: { jobsByStatus, oldestJobAge, databaseUp, ingestLag, ingestFailing, pgPool }
   }
 }
 

@@ -40,7 +40,7 @@ const IngestRow = Schema.Struct({
  * done ones, kept a day, are left out), and each source's time since its last successful poll.
  * Several gauges of one scrape ask for each; they share one read.
  */
-const scrapeSource = Effect.gen(function* () {
+export const scrapeSource = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const pool = yield* PgPool
   const runtime = yield* Effect.runtime<never>()
@@ -102,13 +102,8 @@ export const MetricsEndpointLive = (variable: MetricsPortVariable) =>
       if (Option.isNone(port)) return
       const metrics = yield* Metrics
       const source = yield* scrapeSource
-      const guarded: ScrapeSource = {
-        queue: () => source.queue().catch(() => []),
-        ingest: () => source.ingest().catch(() => []),
-        pool: source.pool
-      }
       yield* Effect.acquireRelease(
-        Effect.sync(() => metrics.addScrapeSource(guarded)),
+        Effect.sync(() => metrics.addScrapeSource(source)),
         (remove) => Effect.sync(remove)
       )
       const redis = yield* RedisConnection
