@@ -1,13 +1,15 @@
 import { Command, Options } from "@effect/cli"
 import { Effect } from "effect"
+import { ApiKeyName } from "../http/settings/SettingsApi.js"
 import { ApiKeysRepo } from "../infra/auth/ApiKeysRepo.js"
-import { CliFailure, missingSubcommand, printJson, uuidOption } from "./CliSupport.js"
+import { CliFailure, missingSubcommand, printJson, schemaOption, uuidOption } from "./CliSupport.js"
 
 const create = Command.make(
   "create",
-  { tenant: uuidOption("tenant"), name: Options.text("name").pipe(Options.withDefault("")) },
+  // The name follows the API's rule (POST /api/v1/settings/api-keys).
+  { tenant: uuidOption("tenant"), name: schemaOption("name", ApiKeyName).pipe(Options.withDefault("")) },
   ({ tenant, name }) =>
-    Effect.flatMap(ApiKeysRepo, (keys) => keys.create({ tenantId: tenant, name: name.trim() })).pipe(
+    Effect.flatMap(ApiKeysRepo, (keys) => keys.create({ tenantId: tenant, name })).pipe(
       Effect.catchTags({
         TenantNotFound: (e) => new CliFailure({ message: `No tenant with id ${e.tenantId}` }),
         ApiKeyLimitExceeded: (e) =>

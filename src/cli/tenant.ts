@@ -1,12 +1,16 @@
 import { Command } from "@effect/cli"
 import { Effect } from "effect"
 import { Plan } from "../domain/Plan.js"
+import { CompanyName } from "../http/companies/CompaniesApi.js"
 import { TenantsRepo } from "../infra/accounts/TenantsRepo.js"
-import { choiceOption, missingSubcommand, nonEmptyText, printJson } from "./CliSupport.js"
+import { choiceOption, missingSubcommand, printJson, schemaOption } from "./CliSupport.js"
 
+// A tenant is a firm, and no API names one: its name follows the company name's rule (1-200
+// characters once trimmed, composed to NFC, no NUL) rather than one of its own (the column only
+// refuses a blank name).
 const create = Command.make(
   "create",
-  { name: nonEmptyText("name"), plan: choiceOption("plan", Plan.literals) },
+  { name: schemaOption("name", CompanyName), plan: choiceOption("plan", Plan.literals) },
   ({ name, plan }) =>
     Effect.flatMap(TenantsRepo, (tenants) => tenants.create({ name, plan })).pipe(
       Effect.flatMap((tenant) => printJson({ tenantId: tenant.id }))

@@ -43,6 +43,27 @@ describe("ops CLI", () => {
     expect(expectOneLineFailure(noName)).toContain("--name")
   })
 
+  it("tenant create stores the name trimmed and composed (NFC), as company names are; a blank or too long name is a one-line error", async () => {
+    // "Ș" and "ă" typed decomposed: "S" + U+0326, "a" + U+0306.
+    const decomposed = " S\u0326tefa\u0306nescu Consult "
+    const [ok, blank, long] = await Promise.all([
+      cli("tenant", "create", "--name", decomposed, "--plan", "free"),
+      cli("tenant", "create", "--name", "   ", "--plan", "free"),
+      cli("tenant", "create", "--name", "n".repeat(201), "--plan", "free")
+    ])
+    const { tenantId } = expectJson(ok)
+    expect(await query((sql) => sql`SELECT name FROM tenants WHERE id = ${tenantId}`)).toEqual([
+      { name: "Ștefănescu Consult" }
+    ])
+    for (const [result, line] of [
+      [blank, "--name must not be empty"],
+      [long, "--name must be at most 200 characters"]
+    ] as const) {
+      expect(expectOneLineFailure(result)).toBe(line)
+      expect(result.code).toBe(1)
+    }
+  })
+
   it("tenant list prints every tenant with its users and company count (how to find <tenantId>)", async () => {
     const tenantId = await newTenant("activ")
     expectJson(
@@ -240,6 +261,20 @@ describe("ops CLI", () => {
     expect(expectOneLineFailure(await cli("apikey", "create", "--tenant", tenantId))).toMatch(
       /already has 3 active API keys/
     )
+  })
+
+  it("apikey create --name follows the API's rule: trimmed, composed (NFC), at most 100 characters", async () => {
+    const tenantId = await newTenant()
+    const [ok, long] = await Promise.all([
+      cli("apikey", "create", "--tenant", tenantId, "--name", " Integrare ERP Ta\u0306lmaciu "),
+      cli("apikey", "create", "--tenant", tenantId, "--name", "k".repeat(101))
+    ])
+    const { keyId } = expectJson(ok)
+    expect(await query((sql) => sql`SELECT name FROM api_keys WHERE id = ${keyId}`)).toEqual([
+      { name: "Integrare ERP Tălmaciu" }
+    ])
+    expect(expectOneLineFailure(long)).toBe("--name must be at most 100 characters")
+    expect(long.code).toBe(1)
   })
 
   it("apikey revoke marks the key revoked (and frees a slot); an unknown or malformed id is a one-line error", async () => {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type AppServer, launchBrowser, logIn, openPage, startAppServer } from "./support/AppServer.js"
 
 /**
- * The Settings screen's credits, reports and webhook deliveries, and the way back from a tender's
+ * The Settings screen's API keys, credits, reports and webhook deliveries, and the way back from a tender's
  * detail, in a real Chromium against the real API and worker over the demo data.
  */
 describe("settings and the tender detail in the browser app", () => {
@@ -166,6 +166,56 @@ describe("settings and the tender detail in the browser app", () => {
       (card) => card.querySelector("[data-testid=error]")?.textContent ?? null
     )
     expect({ retries, error }).toEqual({ retries: [202], error: null })
+    await close()
+  })
+
+  it("revoking the key the new-key banner shows removes the banner; revoking another key leaves it", async () => {
+    const { page, close } = await openPage(browser)
+    await logIn(page, server.baseUrl, server.demo.email, server.demo.password)
+    page.on("dialog", (dialog) => dialog.accept())
+    await page.click("a[href='/settings']")
+    await page.waitForSelector("[data-testid=key]")
+    const createKey = async (name: string) => {
+      await page.type("input[name=keyName]", name)
+      await page.click("[data-testid=create-key]")
+      await page.waitForFunction(
+        (n) => [...document.querySelectorAll("[data-testid=key]")].some((li) => li.textContent?.includes(n)),
+        {},
+        name
+      )
+      return page.$eval("[data-testid=new-key-value]", (el) => el.textContent ?? "")
+    }
+    const revokeKey = async (name: string) => {
+      await page.$$eval(
+        "[data-testid=key]",
+        (rows, n) =>
+          rows
+            .find((li) => li.textContent?.includes(n))
+            ?.querySelector<HTMLButtonElement>("[data-testid=revoke-key]")
+            ?.click(),
+        name
+      )
+      await page.waitForFunction(
+        (n) =>
+          [...document.querySelectorAll("[data-testid=key]")].some(
+            (li) => li.textContent?.includes(n) && li.getAttribute("data-active") === "false"
+          ),
+        {},
+        name
+      )
+    }
+    const bannerKey = () =>
+      page.$eval(
+        "[data-testid=api-keys]",
+        (card) => card.querySelector("[data-testid=new-key-value]")?.textContent ?? null
+      )
+    await createKey("cheie veche")
+    const shown = await createKey("cheie nouă")
+    expect(shown).toMatch(/^svc_/)
+    await revokeKey("cheie veche")
+    expect(await bannerKey()).toBe(shown)
+    await revokeKey("cheie nouă")
+    expect(await bannerKey()).toBeNull()
     await close()
   })
 

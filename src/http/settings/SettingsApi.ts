@@ -20,8 +20,11 @@ export const CreatedApiKey = Schema.Struct({
   key: Schema.String.annotations({ description: "The full key; shown in this response only" })
 })
 
+/** A key's name: trimmed, composed (NFC), at most 100 characters (the API's and the CLI's rule). */
+export const ApiKeyName = TrimmedText.pipe(atMostCharacters(100))
+
 export const CreateApiKey = Schema.Struct({
-  name: Schema.optionalWith(TrimmedText.pipe(atMostCharacters(100)), { exact: true })
+  name: Schema.optionalWith(ApiKeyName, { exact: true })
 })
 
 /** API-key settings of the account (spec 5.3; Consultant plan), under /api/v1/settings/api-keys. */

@@ -96,7 +96,9 @@ const ApiKeys = () => {
   const { call } = useServices()
   const keys = useLoad(() => call((c) => c.settings.listApiKeys()).then((r) => r.data), [])
   const [name, setName] = useState("")
-  const [created, setCreated] = useState<{ readonly name: string; readonly key: string } | undefined>(undefined)
+  const [created, setCreated] = useState<
+    { readonly id: string; readonly name: string; readonly key: string } | undefined
+  >(undefined)
   const [copied, setCopied] = useState(false)
   const action = useAction()
 
@@ -106,7 +108,7 @@ const ApiKeys = () => {
       call((c) => c.settings.createApiKey({ payload: name.trim() === "" ? {} : { name: name.trim() } }))
     )
     if (result) {
-      setCreated({ name: result.data.name, key: result.data.key })
+      setCreated({ id: result.data.id, name: result.data.name, key: result.data.key })
       setCopied(false)
       setName("")
       keys.reload()
@@ -114,7 +116,11 @@ const ApiKeys = () => {
   }
   const revoke = async (id: string, keyName: string) => {
     if (!window.confirm(t.settings.confirmRevoke(keyName))) return
-    if (await action.run(() => call((c) => c.settings.revokeApiKey({ path: { id } })))) keys.reload()
+    if (await action.run(() => call((c) => c.settings.revokeApiKey({ path: { id } })))) {
+      // The banner must not keep offering a key that no longer works.
+      setCreated((shown) => (shown?.id === id ? undefined : shown))
+      keys.reload()
+    }
   }
   const copy = async (key: string) => {
     await navigator.clipboard.writeText(key).then(
