@@ -1,15 +1,13 @@
 import { Command } from "@effect/cli"
 import { Effect } from "effect"
-import { IngestState, sourceStatus } from "../infra/ingest/IngestState.js"
+import { sourceReports } from "../infra/ingest/NoticeJobs.js"
 import { missingSubcommand, printJson } from "./CliSupport.js"
 
 const status = Command.make("status", {}, () =>
-  Effect.flatMap(IngestState, (state) => state.all).pipe(
-    Effect.flatMap((sources) => printJson({ sources: sources.map(sourceStatus) }))
-  )
+  Effect.flatMap(sourceReports, (sources) => printJson({ sources }))
 ).pipe(
   Command.withDescription(
-    'The notice sources (TED, SEAP) and their pollers → {"sources":[{"name","enabled","watermark","lastSuccessAt","lastErrorAt","lastError","ingested","skipped"}]}'
+    'The notice sources (TED, SEAP) and their pollers → {"sources":[{"name","enabled","watermark","lastSuccessAt","lastErrorAt","lastError","ingested","skipped","retryingNotices","lostNotices"}]}; retryingNotices / lostNotices: notices whose failed read is still retried / was dead-lettered'
   )
 )
 

@@ -23,6 +23,8 @@ export interface SourceRow {
   readonly error: string | undefined
   readonly ingested: string
   readonly skipped: string
+  /** "N anunțuri pierdute": notices whose retry job was dead-lettered, only when there are some. */
+  readonly lost: string | undefined
 }
 
 /** The worker setting that turns the pollers on. */
@@ -63,6 +65,7 @@ export const sourceRows = (statuses: ReadonlyArray<SourceStatusData>): ReadonlyA
       lastErrorAt: time(status.lastErrorAt),
       error: state === "degraded" ? (status.lastError ?? t.none) : undefined,
       ingested: formatNumber(status.ingested, 0),
-      skipped: formatNumber(status.skipped, 0)
+      skipped: formatNumber(status.skipped, 0),
+      lost: status.lostNotices > 0 ? t.settings.sources.lost(status.lostNotices) : undefined
     }
   })

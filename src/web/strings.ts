@@ -272,6 +272,11 @@ export const t = {
       error: "Eroarea",
       ingested: "Anunțuri preluate",
       skipped: "Anunțuri omise",
+      // "de" before 20 and more (and round hundreds), as Romanian counts: "20 de anunțuri".
+      lost: (n: number) =>
+        n === 1
+          ? "1 anunț pierdut"
+          : `${formatNumber(n, 0)} ${n % 100 === 0 || n % 100 >= 20 ? "de " : ""}anunțuri pierdute`,
       never: "niciodată"
     }
   },

@@ -9,9 +9,14 @@ import {
 } from "../../src/domain/ingest/SourceFailure.js"
 import { delayAfterFailure } from "../../src/domain/Retries.js"
 import { IngestState } from "../../src/infra/ingest/IngestState.js"
+import { ReadSeapNotice } from "../../src/infra/ingest/SeapPoller.js"
+import { ReadTedNotice } from "../../src/infra/ingest/TedPoller.js"
+import { JobQueue } from "../../src/infra/queue/JobQueue.js"
 import { IngestionWith, runPoller } from "../../src/workers/IngestPollers.js"
+import { seedAccount, signIn } from "../account/fixtures.js"
 import { expectJson, runCli } from "../foundation/processes.js"
 import { seapContractNotice } from "../support/FakeSeap.js"
+import { request } from "../support/http.js"
 import { startTestServer, TestInfraLive } from "../support/TestServer.js"
 import { eventually } from "../webhooks/fixtures.js"
 import { FakeSeapLive, FakeTedLive, IngestTestLive, Seap, TestIngestConfig, today } from "./ingestFixtures.js"
@@ -222,7 +227,9 @@ describe("pollers side by side: one source down, the other ingests; status and /
             lastErrorAt: "2026-11-20T09:00:00.000Z",
             lastError: "ted unreachable: ECONNREFUSED",
             ingested: 42,
-            skipped: 1
+            skipped: 1,
+            retryingNotices: 0,
+            lostNotices: 0
           },
           {
             name: "seap",
@@ -232,10 +239,65 @@ describe("pollers side by side: one source down, the other ingests; status and /
             lastErrorAt: "2026-11-20T07:00:00.000Z",
             lastError: "seap answered 429",
             ingested: 7,
-            skipped: 0
+            skipped: 0,
+            retryingNotices: 0,
+            lostNotices: 0
           }
         ]
       })
+    } finally {
+      await server.close()
+    }
+  }, 120_000)
+
+  it("sources status (CLI) and GET /api/v1/sources count each source's notices retrying and lost (dead-lettered)", async () => {
+    const server = await startTestServer()
+    try {
+      await server.run(
+        Effect.gen(function* () {
+          const queue = yield* JobQueue
+          const sql = yield* SqlClient.SqlClient
+          const ted = (n: number) => ({
+            payload: { publicationNumber: `0070000${n}-2026`, publicationDay: "2026-11-20", xmlUrl: "x", pageUrl: "p" },
+            groupKey: `ted:${n}`
+          })
+          yield* queue.enqueueAll(ReadTedNotice, [ted(1), ted(2), ted(3)])
+          yield* queue.enqueueAll(ReadSeapNotice, [{ payload: { list: "cn", item: {} }, groupKey: "seap:1" }])
+          // TED notice 1 is at its last attempt: the queue dead-letters it; 2 fails and waits for
+          // its next attempt; 3 is read on retry (done, not counted).
+          yield* sql`UPDATE jobs SET attempts = max_attempts - 1 WHERE group_key = 'ted:1'`
+          const { jobs } = yield* queue.claim({
+            kinds: [ReadTedNotice.name],
+            workerId: "test",
+            limit: 10,
+            lease: Duration.minutes(1)
+          })
+          expect(jobs).toHaveLength(3)
+          for (const job of jobs) {
+            const ref = (job.payload as { publicationNumber: string }).publicationNumber
+            const settlement = ref.startsWith("00700003")
+              ? ({ _tag: "done" } as const)
+              : yield* queue.failureOf(ReadTedNotice, job, "ted unreachable")
+            expect(yield* queue.settle(job, settlement)).toBe(true)
+          }
+          const [dead] = yield* sql<{ group_key: string }>`SELECT group_key FROM jobs WHERE status = 'dead'`
+          expect(dead?.group_key).toBe("ted:1")
+        })
+      )
+      const counts = (sources: ReadonlyArray<any>) =>
+        sources.map(({ name, retryingNotices, lostNotices }) => ({ name, retryingNotices, lostNotices }))
+      const expected = [
+        { name: "ted", retryingNotices: 1, lostNotices: 1 },
+        { name: "seap", retryingNotices: 1, lostNotices: 0 }
+      ]
+      const status = expectJson(await runCli(server.databaseUrl, "sources", "status")) as any
+      expect(counts(status.sources)).toEqual(expected)
+
+      const account = await seedAccount(server, "free")
+      const { accessToken } = await signIn(server, account)
+      const api = await request(`${server.baseUrl}/api/v1/sources`, { token: accessToken })
+      expect(api.status).toBe(200)
+      expect(counts(api.body.data)).toEqual(expected)
     } finally {
       await server.close()
     }

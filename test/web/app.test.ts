@@ -444,7 +444,7 @@ describe("the browser app", () => {
     expectNoProblems(problems)
   })
 
-  it("shows the notice sources in the settings: polled or not, their days, times, counts and the error of a source that is down", async () => {
+  it("shows the notice sources in the settings: polled or not, their days, times, counts, notices lost and the error of a source that is down", async () => {
     // SEAP polled and failing since its last success; TED never opened (not polled by any worker).
     await sql(
       (q) => q`
@@ -454,6 +454,12 @@ describe("the browser app", () => {
         ON CONFLICT (name) DO UPDATE SET enabled = EXCLUDED.enabled, watermark = EXCLUDED.watermark,
           last_success_at = EXCLUDED.last_success_at, last_error_at = EXCLUDED.last_error_at,
           last_error = EXCLUDED.last_error, ingested = EXCLUDED.ingested, skipped = EXCLUDED.skipped`
+    )
+    // Two SEAP notices whose retry job was dead-lettered, one still retried (not shown).
+    await sql(
+      (q) => q`
+        INSERT INTO jobs (kind, status) VALUES ('ingest.seap-notice', 'dead'), ('ingest.seap-notice', 'dead'),
+                                               ('ingest.seap-notice', 'queued')`
     )
     const { page, problems } = await session()
     await page.click("a[href='/settings']")
@@ -485,7 +491,7 @@ describe("the browser app", () => {
       "Anunțuri omise"
     ])
     expect(seap?.values).toEqual([
-      "Indisponibilă",
+      "Indisponibilă 2 anunțuri pierdute",
       "20.11.2026",
       "21.11.2026, 10:15",
       "21.11.2026, 11:30",

@@ -12,6 +12,8 @@ const status = (overrides: Partial<SourceStatusData> & Pick<SourceStatusData, "n
   lastError: null,
   ingested: 0,
   skipped: 0,
+  retryingNotices: 0,
+  lostNotices: 0,
   ...overrides
 })
 
@@ -40,7 +42,9 @@ describe("the notice sources in the settings", () => {
       // An error older than the last success is history, not why the source is down.
       error: undefined,
       ingested: "12.345",
-      skipped: "7"
+      skipped: "7",
+      // None lost: no line.
+      lost: undefined
     })
     expect(seap).toMatchObject({
       title: "SEAP / SICAP — e-licitatie.ro",
@@ -75,6 +79,17 @@ describe("the notice sources in the settings", () => {
     expect(isDegraded({ ...failing, enabled: false })).toBe(false)
     expect(sourceRows([{ ...failing, enabled: false }])[0]).toMatchObject({ state: "off", error: undefined })
     expect(isDegraded({ ...failing, lastSuccessAt: "2026-11-23T10:00:00.000Z" })).toBe(false)
+  })
+
+  it("names the notices lost (their retry job dead-lettered), counted in Romanian; retrying ones are not shown", () => {
+    const lost = (lostNotices: number) =>
+      sourceRows([status({ name: "ted", retryingNotices: 4, lostNotices })])[0]?.lost
+    expect(lost(0)).toBeUndefined()
+    expect(lost(1)).toBe("1 anunț pierdut")
+    expect(lost(3)).toBe("3 anunțuri pierdute")
+    expect(lost(20)).toBe("20 de anunțuri pierdute")
+    expect(lost(101)).toBe("101 anunțuri pierdute")
+    expect(lost(1200)).toBe("1.200 de anunțuri pierdute")
   })
 
   it("formats a calendar day as DD.MM.YYYY and leaves anything else as it is", () => {

@@ -14,6 +14,13 @@ export const SourceStatus = Schema.Struct({
   ingested: Schema.Number.annotations({ description: "Notices taken in since the first poll" }),
   skipped: Schema.Number.annotations({
     description: "Notices skipped (malformed, unreadable), each logged with its reason"
+  }),
+  retryingNotices: Schema.Number.annotations({
+    description: "Notices whose read failed during their poll and whose retry job is still queued or running"
+  }),
+  lostNotices: Schema.Number.annotations({
+    description:
+      "Notices whose retry job ran out of attempts (about a week) and was dead-lettered: not taken in; dead jobs are kept, so this counts every one ever lost"
   })
 })
 
@@ -21,7 +28,10 @@ export const SourceStatus = Schema.Struct({
 export class SourcesApi extends HttpApiGroup.make("sources")
   .add(
     HttpApiEndpoint.get("list", "/")
-      .annotate(OpenApi.Summary, "Notice sources (TED, SEAP): polled or not, watermark, last success and error, counts")
+      .annotate(
+        OpenApi.Summary,
+        "Notice sources (TED, SEAP): polled or not, watermark, last success and error, counts, notices retrying and lost"
+      )
       .addSuccess(Schema.Struct({ data: Schema.Array(SourceStatus) }))
   )
   .middleware(AccessTokenAuth)

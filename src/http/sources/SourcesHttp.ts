@@ -1,12 +1,19 @@
 import { HttpApiBuilder } from "@effect/platform"
+import type { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
-import { IngestState, sourceStatus } from "../../infra/ingest/IngestState.js"
+import type { IngestState } from "../../infra/ingest/IngestState.js"
+import { sourceReports } from "../../infra/ingest/NoticeJobs.js"
 import { AccessTokenAuthLive } from "../AccessTokenAuthLive.js"
 import { Api } from "../Api.js"
 
 export const SourcesHttpLive = HttpApiBuilder.group(Api, "sources", (handlers) =>
   Effect.gen(function* () {
-    const ingest = yield* IngestState
-    return handlers.handle("list", () => Effect.map(ingest.all, (states) => ({ data: states.map(sourceStatus) })))
+    const services = yield* Effect.context<IngestState | SqlClient.SqlClient>()
+    return handlers.handle("list", () =>
+      sourceReports.pipe(
+        Effect.map((data) => ({ data })),
+        Effect.provide(services)
+      )
+    )
   })
 ).pipe(Layer.provide(AccessTokenAuthLive))

@@ -19,7 +19,7 @@ export const SourceStateRow = Schema.Struct({
 })
 export type SourceState = typeof SourceStateRow.Type
 
-/** A source's state as operators read it (`sources status`, the app's settings, `/ready`). */
+/** A source's state as operators read it (`/ready`; with its notice jobs, `sources status` and the app's settings: NoticeJobs). */
 export interface SourceStatus {
   readonly name: SourceName
   readonly enabled: boolean

@@ -379,6 +379,12 @@ const Sources = () => {
                       {source.offHint} <code>{INGEST_SETTING}</code>.
                     </span>
                   )}
+                  {source.lost !== undefined && (
+                    <span className="danger small" data-testid="source-lost">
+                      {" "}
+                      {source.lost}
+                    </span>
+                  )}
                 </dd>
                 <dt>{words.watermark}</dt>
                 <dd>{source.watermark}</dd>
