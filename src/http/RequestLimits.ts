@@ -17,6 +17,13 @@ export interface RequestLimits {
 /** The longest URL (path and query) served; ours stay far below it, browsers and proxies cap near it. */
 export const MAX_URL_LENGTH = 8 * 1024
 
+/**
+ * The routers' options (the platform's, and RouteTemplates' for metric labels): a path parameter may
+ * be as long as the URL. find-my-way's default (100 characters) answered 404 for a longer one before
+ * the route's own check could (400 for an id that is no UUID, 410 for an unknown download token).
+ */
+export const ROUTER_CONFIG = { maxParamLength: MAX_URL_LENGTH }
+
 /** The most bytes of request headers (names, values, separators) served: node's own default. */
 export const MAX_HEADER_BYTES = 16 * 1024
 

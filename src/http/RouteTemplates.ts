@@ -1,6 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Context, Effect, Layer } from "effect"
 import * as FindMyWay from "find-my-way-ts"
+import { ROUTER_CONFIG } from "./RequestLimits.js"
 
 /**
  * The route template a request matched ("/api/v1/tenders/:tenderId/score"), for metric labels and
@@ -24,7 +25,7 @@ export const RouteTemplatesLive = Layer.effect(
     let matcher: ((method: string, url: string) => string) | undefined
     const build = () => {
       const router = Effect.runSync(service.router)
-      const find = FindMyWay.make<string>({})
+      const find = FindMyWay.make<string>(ROUTER_CONFIG)
       for (const route of router.routes) {
         if (route.method === "*") find.all(route.path, route.path)
         else find.on(route.method, route.path, route.path)

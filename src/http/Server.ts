@@ -1,4 +1,4 @@
-import { HttpApiBuilder, HttpMiddleware, HttpServer } from "@effect/platform"
+import { HttpApiBuilder, HttpMiddleware, HttpRouter, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer, Option } from "effect"
 import { AppConfig, type AppConfigShape, InvalidConfiguration } from "../infra/config/AppConfig.js"
@@ -17,7 +17,7 @@ import { ErrorMappingLive } from "./ErrorMapping.js"
 import { ExportLive } from "./export/ExportHttp.js"
 import { FeedbackHttpLive } from "./feedback/FeedbackHttp.js"
 import { OpenApiDocumentLive } from "./OpenApiDocument.js"
-import { limitRequests, PARSER_MAX_HEADER_SIZE } from "./RequestLimits.js"
+import { limitRequests, PARSER_MAX_HEADER_SIZE, ROUTER_CONFIG } from "./RequestLimits.js"
 import { observeRequests } from "./RequestObservability.js"
 import { RouteTemplatesLive } from "./RouteTemplates.js"
 import { ReportsLive } from "./reports/ReportsHttp.js"
@@ -78,7 +78,8 @@ export const createApiServer = (config: Pick<AppConfigShape, "maxBodyBytes">) =>
  */
 export const ServeLive = HttpApiBuilder.serve(observeRequests).pipe(
   Layer.provide(RoutesLive),
-  Layer.provide(RouteTemplatesLive)
+  Layer.provide(RouteTemplatesLive),
+  Layer.provide(HttpRouter.setRouterConfig(ROUTER_CONFIG))
 )
 
 /**
