@@ -67,7 +67,21 @@ const toExportRow = (row: ExportRow) => ({
   source_url: row.source_url
 })
 
-const toCsvRecord = (row: ExportRow) => ({ ...toExportRow(row), cpv_codes: row.cpv_codes.join(CSV_ARRAY_SEPARATOR) })
+/**
+ * A text cell a spreadsheet would take for a formula (first character `=`, `+`, `-`, `@`, a tab or a
+ * carriage return: OWASP's CSV injection list) is written after an apostrophe, which Excel and
+ * LibreOffice show as text: titles and authority names come from notices anyone can publish.
+ */
+const FORMULA_START = /^[=+\-@\t\r]/
+const asSpreadsheetText = (value: unknown) =>
+  typeof value === "string" && FORMULA_START.test(value) ? `'${value}` : value
+
+const toCsvRecord = (row: ExportRow) =>
+  Object.fromEntries(
+    Object.entries({ ...toExportRow(row), cpv_codes: row.cpv_codes.join(CSV_ARRAY_SEPARATOR) }).map(
+      ([column, value]) => [column, asSpreadsheetText(value)]
+    )
+  )
 
 const exportPosition = (key: ReadonlyArray<string | number>): Option.Option<ExportPosition> => {
   const [publishKey, tenderId] = key
