@@ -9,7 +9,7 @@ import { SettingsScreen } from "./screens/Settings.js"
 import { TenderDetailScreen } from "./screens/TenderDetail.js"
 import { TendersScreen } from "./screens/Tenders.js"
 import { WatchlistsScreen } from "./screens/Watchlists.js"
-import { t } from "./strings.js"
+import { formatNumber, t } from "./strings.js"
 import { UnreadContext } from "./unread.js"
 
 export const App = () => (
@@ -65,7 +65,7 @@ const Shell = () => {
           onClick={() => setMenuOpen((open) => !open)}
         >
           {t.nav.menu}
-          {unread !== undefined && unread > 0 && <span className="count">{unread}</span>}
+          {unread !== undefined && unread > 0 && <span className="count">{formatNumber(unread, 0)}</span>}
         </button>
         <nav className={menuOpen ? "nav open" : "nav"}>
           <Link to={paths.companies()} className={section === "companies" ? "active" : undefined}>
@@ -79,7 +79,7 @@ const Shell = () => {
                 data-testid="unread-count"
                 title={t.nav.unreadAlerts(unread)}
               >
-                {unread}
+                {formatNumber(unread, 0)}
               </span>
             )}
           </Link>

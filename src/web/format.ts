@@ -1,3 +1,4 @@
+import { bucharestWallClockToInstant } from "../domain/BucharestTime.js"
 import { formatNumber } from "./strings.js"
 
 /** Dates and times as the consultants read them: Romanian order, Bucharest time. */
@@ -27,6 +28,9 @@ const isoDayFormat = new Intl.DateTimeFormat("en-CA", {
 
 /** The Bucharest calendar day of an instant, `YYYY-MM-DD` (not the UTC day, which lags until 02:00/03:00). */
 export const bucharestDay = (date: Date) => isoDayFormat.format(date)
+
+/** The instant a `YYYY-MM-DD` day starts in Bucharest (not in the browser's zone, which may be another). */
+export const bucharestMidnight = (day: string) => new Date(bucharestWallClockToInstant(Date.parse(`${day}T00:00:00Z`)))
 
 export const formatDate = (date: Date) => dateFormat.format(date)
 export const formatDateTime = (date: Date) => dateTimeFormat.format(date)

@@ -23,7 +23,7 @@ export const t = {
     alerts: "Alerte",
     settings: "Setări",
     logout: "Ieșire",
-    unreadAlerts: (n: number) => (n === 1 ? "1 alertă necitită" : `${n} alerte necitite`),
+    unreadAlerts: (n: number) => (n === 1 ? "1 alertă necitită" : `${formatCount(n, "alerte")} necitite`),
     menu: "Meniu"
   },
 
@@ -51,7 +51,7 @@ export const t = {
       "Ce face compania, în cuvintele ei: lucrări, produse, servicii. Licitațiile sunt punctate după această descriere și după listele de urmărire.",
     active: "Activă",
     inactive: "Inactivă",
-    watchlists: (n: number) => (n === 1 ? "1 listă de urmărire" : `${n} liste de urmărire`),
+    watchlists: (n: number) => (n === 1 ? "1 listă de urmărire" : `${formatCount(n, "liste")} de urmărire`),
     tenders: "Licitații",
     watchlistsLink: "Liste de urmărire",
     deactivate: "Dezactivează",
@@ -82,7 +82,7 @@ export const t = {
     statusAll: "Toate",
     statusOpen: "Deschise",
     statusClosed: "Închise",
-    total: (n: number) => (n === 1 ? "1 licitație" : `${n} licitații`),
+    total: (n: number) => (n === 1 ? "1 licitație" : formatCount(n, "licitații")),
     score: "Scor",
     authority: "Autoritate contractantă",
     county: "Județ",
@@ -190,13 +190,14 @@ export const t = {
     anyVerdict: "Toate",
     dateFrom: "De la data",
     markAllRead: "Marchează toate ca citite",
-    markedAll: (n: number) => (n === 1 ? "O alertă marcată ca citită." : `${n} alerte marcate ca citite.`),
+    markedAll: (n: number) =>
+      n === 1 ? "O alertă marcată ca citită." : `${formatCount(n, "alerte")} marcate ca citite.`,
     markRead: "Marchează citită",
     markUnread: "Marchează necitită",
     unread: "necitită",
     empty: "Nicio alertă. Alertele apar când o licitație nouă trece de scorul minim al unei liste de urmărire.",
     emptyFiltered: "Nicio alertă nu trece de filtre.",
-    page: (page: number, pages: number) => `Pagina ${page} din ${pages}`,
+    page: (page: number, pages: number) => `Pagina ${formatNumber(page, 0)} din ${formatNumber(pages, 0)}`,
     previous: "Înapoi",
     next: "Înainte"
   },
@@ -272,11 +273,7 @@ export const t = {
       error: "Eroarea",
       ingested: "Anunțuri preluate",
       skipped: "Anunțuri omise",
-      // "de" before 20 and more (and round hundreds), as Romanian counts: "20 de anunțuri".
-      lost: (n: number) =>
-        n === 1
-          ? "1 anunț pierdut"
-          : `${formatNumber(n, 0)} ${n % 100 === 0 || n % 100 >= 20 ? "de " : ""}anunțuri pierdute`,
+      lost: (n: number) => (n === 1 ? "1 anunț pierdut" : `${formatCount(n, "anunțuri")} pierdute`),
       never: "niciodată"
     }
   },
@@ -358,12 +355,19 @@ export const t = {
 /** The label of a request field named in a validation error (`details[].path`), else the path itself. */
 export const fieldName = (path: string) => t.fields[path.split(".")[0] ?? path] ?? path
 
+/**
+ * A count and its plural noun as Romanian writes them: digits grouped, and "de" before 20 and more
+ * unless the number ends in 01-19 ("25 de alerte", "1.234 de alerte", "101 alerte", "3 alerte").
+ */
+export const formatCount = (n: number, plural: string) =>
+  `${formatNumber(n, 0)} ${n >= 20 && (n % 100 === 0 || n % 100 >= 20) ? "de " : ""}${plural}`
+
 /** "45 de secunde", "3 minute": the wait of a throttled request. */
 export const formatWait = (seconds: number) => {
   const s = Math.max(1, Math.ceil(seconds))
-  if (s < 60) return s === 1 ? "o secundă" : s < 20 ? `${s} secunde` : `${s} de secunde`
+  if (s < 60) return s === 1 ? "o secundă" : formatCount(s, "secunde")
   const m = Math.ceil(s / 60)
-  return m === 1 ? "un minut" : m < 20 ? `${m} minute` : `${m} de minute`
+  return m === 1 ? "un minut" : formatCount(m, "minute")
 }
 
 const numberFormats = new Map<number, Intl.NumberFormat>()

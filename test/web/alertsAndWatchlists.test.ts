@@ -1,4 +1,4 @@
-import type { Browser } from "puppeteer-core"
+import type { Browser, Page } from "puppeteer-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { projectFile } from "../../src/infra/config/ProjectFiles.js"
 import { type AppServer, launchBrowser, logIn, openPage, startAppServer, texts } from "./support/AppServer.js"
@@ -6,7 +6,8 @@ import { type AppServer, launchBrowser, logIn, openPage, startAppServer, texts }
 /**
  * The Alerts and Watchlists screens of a consultant with several client companies, in a real
  * Chromium against the real API and worker over the demo data: each alert names its company, and a
- * watchlist's CPV codes show their Romanian labels (list and editor).
+ * watchlist's CPV codes show their Romanian labels (list and editor); the Alerts filters live in the
+ * address and read dates in Bucharest; deleting the watchlist being edited closes its editor.
  */
 
 const DOCS = projectFile("docs")
@@ -22,6 +23,8 @@ describe("alerts and watchlists in the browser app", () => {
     await browser?.close()
     await server?.close()
   })
+
+  const waitForIdle = (page: Page) => page.waitForFunction(() => document.querySelector("[aria-busy=true]") === null)
 
   const session = async () => {
     const opened = await openPage(browser)
@@ -95,6 +98,113 @@ describe("alerts and watchlists in the browser app", () => {
       ])
     )
     expect(chips).toEqual(firstCodes.map((code) => [code, labelOf.get(code)]))
+    expect(problems).toEqual([])
+    await close()
+  })
+
+  const readFilter = "section .filters label:nth-of-type(1) select"
+
+  it("keeps the Alerts filters after opening an alert's tender and coming back", async () => {
+    const { page, problems, close } = await session()
+    await page.click("[data-testid=nav-alerts]")
+    await page.waitForSelector("[data-testid=alert]")
+    await page.select(readFilter, "true")
+    await page.waitForFunction(() =>
+      [...document.querySelectorAll("[data-testid=alert]")].every((a) => a.getAttribute("data-read") === "false")
+    )
+    const firstTitle = (await texts(page, "[data-testid=alert] .title"))[0]!
+    await page.click("[data-testid=alert] .title")
+    await page.waitForFunction(
+      (title) => document.querySelector("h1")?.textContent?.includes(title) ?? false,
+      {},
+      firstTitle
+    )
+    await page.goBack()
+    await page.waitForSelector("[data-testid=alert]")
+    // Working through unread alerts one by one: Back returns to the unread ones, not to all of them.
+    expect(await page.$eval(readFilter, (select) => (select as HTMLSelectElement).value)).toBe("true")
+    expect(
+      await page.$$eval("[data-testid=alert]", (items) => items.every((a) => a.getAttribute("data-read") === "false"))
+    ).toBe(true)
+    expect(new URL(page.url()).search).toBe("?unread=true")
+    expect(problems).toEqual([])
+    await close()
+  })
+
+  it("keeps the Alerts page after opening an alert's tender and coming back; a page past the end moves to the last", async () => {
+    const { page, problems, close } = await session()
+    await page.goto(`${server.baseUrl}/alerts`)
+    await page.waitForSelector(".pager")
+    await page.click(".pager button:last-of-type")
+    await page.waitForFunction(
+      () => document.querySelector(".pager span")?.textContent?.startsWith("Pagina 2 ") ?? false
+    )
+    await waitForIdle(page)
+    const title = (await texts(page, "[data-testid=alert] .title"))[0]!
+    await page.click("[data-testid=alert] .title")
+    await page.waitForFunction((t) => document.querySelector("h1")?.textContent?.includes(t) ?? false, {}, title)
+    await page.goBack()
+    await page.waitForSelector("[data-testid=alert]")
+    expect(await page.$eval(".pager span", (span) => span.textContent)).toMatch(/^Pagina 2 din/)
+    expect((await texts(page, "[data-testid=alert] .title"))[0]).toBe(title)
+    // A page beyond the end (an old link, alerts deleted meanwhile) shows the last one, and says so in the address.
+    await page.goto(`${server.baseUrl}/alerts?page=999`)
+    await page.waitForSelector("[data-testid=alert]")
+    const last = await page.$eval(".pager span", (span) => /din (\d+)/.exec(span.textContent ?? "")?.[1])
+    await page.waitForFunction((n) => window.location.search === `?page=${n}`, {}, last)
+    expect(problems).toEqual([])
+    await close()
+  })
+
+  it("deleting the watchlist whose editor is open closes the editor (no form left for a list that is gone)", async () => {
+    const { page, problems, close } = await session()
+    const companyId = server.demo.companyIds[0]!
+    await page.goto(`${server.baseUrl}/companies/${companyId}/watchlists`)
+    await page.waitForSelector("[data-testid=watchlist]")
+    const before = (await page.$$("[data-testid=watchlist]")).length
+    // Edit the first watchlist, then delete that same one from its card.
+    await page.click("[data-testid=watchlist] .actions button:nth-of-type(1)")
+    await page.waitForSelector("[data-testid=watchlist-form]")
+    page.once("dialog", (dialog) => dialog.accept())
+    await page.click("[data-testid=watchlist] .actions button.danger")
+    await page.waitForFunction((n) => document.querySelectorAll("[data-testid=watchlist]").length === n - 1, {}, before)
+    expect(await page.$("[data-testid=watchlist-form]")).toBeNull()
+    expect(problems).toEqual([])
+    await close()
+  })
+
+  // Last: it moves the demo alerts' dates.
+  it("the 'from date' filter reads the day in Bucharest, like the dates the list shows", async () => {
+    const { page, problems, close } = await session()
+    // A browser whose zone is not Bucharest's (a laptop set to UTC, a remote desktop abroad).
+    await page.emulateTimezone("UTC")
+    // One alert raised at 01:00 Bucharest on 15.11.2026 (23:00 UTC the day before); every other alert earlier.
+    const rows = await server.sql(
+      (q) => q<{ id: string; title: string }>`
+        SELECT a.id, t.title FROM alerts a JOIN tenders t ON t.id = a.tender_id
+        WHERE a.tenant_id = ${server.demo.tenantId} ORDER BY a.created_at DESC, a.score DESC, a.id DESC LIMIT 1`
+    )
+    const target = rows[0]!
+    await server.sql(
+      (q) => q`UPDATE alerts SET created_at = '2026-11-01T10:00:00Z' WHERE tenant_id = ${server.demo.tenantId}`
+    )
+    await server.sql((q) => q`UPDATE alerts SET created_at = '2026-11-14T23:00:00Z' WHERE id = ${target.id}`)
+    await page.goto(`${server.baseUrl}/alerts`)
+    await page.waitForSelector("[data-testid=alert]")
+    // The list itself dates it 15.11.2026, 01:00 (Bucharest).
+    expect(await page.$$eval("[data-testid=alert]", (items) => items[0]?.textContent ?? "")).toContain("15.11.2026")
+    await page.$eval("input[type=date]", (input) => {
+      const setter = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value")!.set!
+      setter.call(input, "2026-11-15")
+      input.dispatchEvent(new Event("input", { bubbles: true }))
+    })
+    await page.waitForFunction(
+      () =>
+        document.querySelector("[data-testid=empty]") !== null ||
+        document.querySelectorAll("[data-testid=alert]").length === 1
+    )
+    await waitForIdle(page)
+    expect(await texts(page, "[data-testid=alert] .title")).toEqual([target.title])
     expect(problems).toEqual([])
     await close()
   })

@@ -6,7 +6,7 @@ import {
   RefreshTokenReused
 } from "../../src/domain/ApiErrors.js"
 import { AppError, toAppError } from "../../src/web/api/errors.js"
-import { bucharestDay, daysLeft, formatTenderValue } from "../../src/web/format.js"
+import { bucharestDay, bucharestMidnight, daysLeft, formatTenderValue } from "../../src/web/format.js"
 import {
   type AuthCalls,
   REFRESH_AHEAD_SECONDS,
@@ -14,7 +14,7 @@ import {
   Session,
   type TokenPair
 } from "../../src/web/session/Session.js"
-import { formatWait, t } from "../../src/web/strings.js"
+import { formatCount, formatWait, t } from "../../src/web/strings.js"
 
 /**
  * The browser session's rules, with the auth calls, the storage and the timers replaced by
@@ -294,6 +294,17 @@ describe("API failures as readable messages", () => {
     expect(formatWait(1500)).toBe("25 de minute")
   })
 
+  it("counts in Romanian: digits grouped, and 'de' from 20 on unless the number ends in 01-19", () => {
+    expect(formatCount(3, "alerte")).toBe("3 alerte")
+    expect(formatCount(101, "alerte")).toBe("101 alerte")
+    expect(t.alerts.markedAll(5)).toBe("5 alerte marcate ca citite.")
+    expect(t.alerts.markedAll(25)).toBe("25 de alerte marcate ca citite.")
+    expect(t.alerts.markedAll(1234)).toBe("1.234 de alerte marcate ca citite.")
+    expect(t.nav.unreadAlerts(25)).toBe("25 de alerte necitite")
+    expect(t.companies.watchlists(20)).toBe("20 de liste de urmărire")
+    expect(t.alerts.page(2, 1200)).toBe("Pagina 2 din 1.200")
+  })
+
   it("writes a tender's value in RON, with EUR beside it only when the EUR value is known", () => {
     expect(formatTenderValue(1_250_000, 251_000)).toBe("1.250.000 RON · 251.000 EUR")
     expect(formatTenderValue(1_250_000, null)).toBe("1.250.000 RON")
@@ -314,6 +325,11 @@ describe("API failures as readable messages", () => {
     expect(daysLeft(new Date("2026-11-24T21:00:00Z"), new Date("2026-11-23T22:30:00Z"))).toBe(0)
     // Summer time (UTC+3): 23:30 UTC on 30 June is 1 July in Bucharest.
     expect(daysLeft(new Date("2026-07-01T20:00:00Z"), new Date("2026-06-30T21:30:00Z"))).toBe(0)
+  })
+
+  it("starts a picked day at midnight in Bucharest (winter and summer time), whatever the browser's zone", () => {
+    expect(bucharestMidnight("2026-11-15").toISOString()).toBe("2026-11-14T22:00:00.000Z")
+    expect(bucharestMidnight("2026-07-01").toISOString()).toBe("2026-06-30T21:00:00.000Z")
   })
 
   it("takes a report's default dates as Bucharest calendar days, not UTC ones", () => {

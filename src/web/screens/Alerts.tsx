@@ -1,9 +1,9 @@
 import { useEffect, useState } from "react"
 import { useServices } from "../AppContext.js"
 import { Empty, ErrorBox, Loading, Notice, ScoreBadge, VerdictBadge } from "../components/ui.js"
-import { formatDateTime } from "../format.js"
+import { bucharestMidnight, formatDateTime } from "../format.js"
 import { useAction, useLoad } from "../hooks.js"
-import { Link, paths } from "../router.js"
+import { Link, navigate, paths, useLocation } from "../router.js"
 import { t } from "../strings.js"
 import { useUnread } from "../unread.js"
 
@@ -11,16 +11,58 @@ type ReadFilter = "all" | "true" | "false"
 type VerdictFilter = "" | "GO" | "RESEARCH" | "SKIP"
 
 const PAGE_SIZE = 20
+const DAY = /^\d{4}-\d{2}-\d{2}$/
+const UUID = /^[0-9a-fA-F-]{36}$/
+
+/** The filters and page; they live in the query string, so Back from an alert's tender (or a reload) keeps them. */
+interface Filters {
+  readonly unread: ReadFilter
+  readonly watchlistId: string
+  readonly verdict: VerdictFilter
+  readonly dateFrom: string
+  readonly page: number
+}
+
+/** Filters from the query string; a value the screen does not offer falls back to its default. */
+const filtersFromUrl = (search: string): Filters => {
+  const params = new URLSearchParams(search)
+  const get = (name: keyof Filters) => params.get(name) ?? ""
+  const unread = get("unread")
+  const verdict = get("verdict")
+  const page = Number(get("page"))
+  return {
+    unread: unread === "true" || unread === "false" ? unread : "all",
+    watchlistId: UUID.test(get("watchlistId")) ? get("watchlistId") : "",
+    verdict: verdict === "GO" || verdict === "RESEARCH" || verdict === "SKIP" ? verdict : "",
+    dateFrom: DAY.test(get("dateFrom")) ? get("dateFrom") : "",
+    page: Number.isInteger(page) && page > 1 ? page : 1
+  }
+}
+
+/** The query string of the filters that differ from the defaults. */
+const filtersToUrl = (filters: Filters): string => {
+  const params = new URLSearchParams()
+  if (filters.unread !== "all") params.set("unread", filters.unread)
+  if (filters.watchlistId !== "") params.set("watchlistId", filters.watchlistId)
+  if (filters.verdict !== "") params.set("verdict", filters.verdict)
+  if (filters.dateFrom !== "") params.set("dateFrom", filters.dateFrom)
+  if (filters.page > 1) params.set("page", String(filters.page))
+  const query = params.toString()
+  return query === "" ? "" : `?${query}`
+}
 
 /** Spec 4.8: the filters (read state, watchlist, verdict, from date), pages, read/unread, mark all read. */
 export const AlertsScreen = () => {
   const { call } = useServices()
   const unread = useUnread()
-  const [readFilter, setReadFilter] = useState<ReadFilter>("all")
-  const [watchlistId, setWatchlistId] = useState("")
-  const [verdict, setVerdict] = useState<VerdictFilter>("")
-  const [dateFrom, setDateFrom] = useState("")
-  const [page, setPage] = useState(1)
+  // The address is the one source of the filters: Back, a reload or the nav link show what it says.
+  const location = useLocation()
+  const { unread: readFilter, watchlistId, verdict, dateFrom, page } = filtersFromUrl(location.split("?")[1] ?? "")
+  const go = (change: Partial<Filters>) =>
+    navigate(paths.alerts() + filtersToUrl({ unread: readFilter, watchlistId, verdict, dateFrom, page, ...change }), {
+      replace: true
+    })
+  const setPage = (to: number) => go({ page: to })
   const [notice, setNotice] = useState<string | undefined>(undefined)
   const action = useAction()
   const watchlists = useLoad(() => call((c) => c.watchlists.list()).then((r) => r.data), [])
@@ -34,19 +76,16 @@ export const AlertsScreen = () => {
             ...(readFilter === "all" ? {} : { unread: readFilter === "true" }),
             ...(watchlistId === "" ? {} : { watchlistId }),
             ...(verdict === "" ? {} : { verdict }),
-            ...(dateFrom === "" ? {} : { dateFrom: new Date(`${dateFrom}T00:00:00`) })
+            // The day as the list dates alerts: from midnight in Bucharest, whatever the browser's zone.
+            ...(dateFrom === "" ? {} : { dateFrom: bucharestMidnight(dateFrom) })
           }
         })
       ),
     [page, readFilter, watchlistId, verdict, dateFrom]
   )
   const filtered = readFilter !== "all" || watchlistId !== "" || verdict !== "" || dateFrom !== ""
-  const filter =
-    <A,>(set: (value: A) => void) =>
-    (value: A) => {
-      set(value)
-      setPage(1)
-    }
+  // A filter change starts again on the first page.
+  const filter = (change: Partial<Filters>) => go({ ...change, page: 1 })
 
   const setRead = async (id: string, read: boolean) => {
     const done = await action.run(() => call((c) => c.alerts.setRead({ path: { id }, payload: { read } })))
@@ -68,6 +107,7 @@ export const AlertsScreen = () => {
   // Alerts read meanwhile (here under an "unread" filter, or in another tab) can leave this page past
   // the last one: go to the last page there is, where the alerts still to read are.
   const lastPage = Math.max(1, meta?.totalPages ?? 1)
+  // biome-ignore lint/correctness/useExhaustiveDependencies: setPage only writes the address the others are read from.
   useEffect(() => {
     if (meta !== undefined && page > lastPage) setPage(lastPage)
   }, [meta, page, lastPage])
@@ -82,7 +122,7 @@ export const AlertsScreen = () => {
       <div className="filters">
         <label className="field inline">
           <span className="field-label">{t.alerts.filterRead}</span>
-          <select value={readFilter} onChange={(e) => filter(setReadFilter)(e.target.value as ReadFilter)}>
+          <select value={readFilter} onChange={(e) => filter({ unread: e.target.value as ReadFilter })}>
             <option value="all">{t.alerts.all}</option>
             <option value="true">{t.alerts.unreadOnly}</option>
             <option value="false">{t.alerts.readOnly}</option>
@@ -90,7 +130,7 @@ export const AlertsScreen = () => {
         </label>
         <label className="field inline">
           <span className="field-label">{t.alerts.watchlist}</span>
-          <select value={watchlistId} onChange={(e) => filter(setWatchlistId)(e.target.value)}>
+          <select value={watchlistId} onChange={(e) => filter({ watchlistId: e.target.value })}>
             <option value="">{t.alerts.anyWatchlist}</option>
             {(watchlists.data ?? []).map((w) => (
               <option key={w.id} value={w.id}>
@@ -101,7 +141,7 @@ export const AlertsScreen = () => {
         </label>
         <label className="field inline">
           <span className="field-label">{t.alerts.verdict}</span>
-          <select value={verdict} onChange={(e) => filter(setVerdict)(e.target.value as VerdictFilter)}>
+          <select value={verdict} onChange={(e) => filter({ verdict: e.target.value as VerdictFilter })}>
             <option value="">{t.alerts.anyVerdict}</option>
             <option value="GO">{t.verdict.GO}</option>
             <option value="RESEARCH">{t.verdict.RESEARCH}</option>
@@ -110,7 +150,7 @@ export const AlertsScreen = () => {
         </label>
         <label className="field inline">
           <span className="field-label">{t.alerts.dateFrom}</span>
-          <input type="date" value={dateFrom} onChange={(e) => filter(setDateFrom)(e.target.value)} />
+          <input type="date" value={dateFrom} onChange={(e) => filter({ dateFrom: e.target.value })} />
         </label>
       </div>
       <Notice text={notice} />

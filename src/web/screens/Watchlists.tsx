@@ -64,6 +64,8 @@ export const WatchlistsScreen = ({ companyId }: { readonly companyId: string }) 
     )
     if (done) {
       setNotice(t.watchlists.deleted)
+      // An editor left open for the deleted list could only fail to save (404) and lose its changes.
+      setEditing((current) => (current !== "new" && current?.id === watchlist.id ? undefined : current))
       watchlists.reload()
     }
   }
