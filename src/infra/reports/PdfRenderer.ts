@@ -29,6 +29,8 @@ export interface RendererProcessOptions {
   readonly concurrency: number
   /** A render's budget inside the renderer; the worker waits this plus a margin before giving the process up. */
   readonly renderTimeout: Duration.Duration
+  /** URL prefixes a page may fetch besides `data:` URLs (tests of slow pages); none by default. */
+  readonly allowedRequestPrefixes?: ReadonlyArray<string>
 }
 
 /** The renderer's own process: from the TypeScript source under tsx, or from its bundle under `npm start`. */
@@ -38,7 +40,8 @@ const spawnRenderer = (options: RendererProcessOptions): ChildProcess => {
     ...process.env,
     [RENDERER_OPTIONS_VARIABLE]: JSON.stringify({
       chromiumPath: Option.getOrNull(options.chromiumPath),
-      concurrency: options.concurrency
+      concurrency: options.concurrency,
+      allowedRequestPrefixes: options.allowedRequestPrefixes ?? []
     })
   }
   return fork(projectFile(fromSource ? "src/bin/renderer.ts" : "src/bin/launch.mjs"), fromSource ? [] : ["renderer"], {

@@ -21,12 +21,32 @@ export class PuppeteerPdf extends Context.Tag("PuppeteerPdf")<
 /** How long a browser has to answer after a failed render before it is taken for hung. */
 const HEALTH_CHECK = Duration.seconds(2)
 
+/**
+ * A page that renders a report and nothing else: no script runs, and no request leaves it (the report
+ * is one self-contained HTML document; `data:` URLs and `allowed` prefixes aside, every fetch is
+ * refused). The report's text comes from notices anyone can publish and is escaped (ReportTemplate);
+ * this holds even if an escape were ever missed, so a notice could not make the worker fetch an
+ * internal URL into a PDF.
+ */
+const lockedDown = (allowed: ReadonlyArray<string>) => async (page: Page) => {
+  await page.setJavaScriptEnabled(false)
+  await page.setRequestInterception(true)
+  page.on("request", (request) => {
+    const url = request.url()
+    if (url.startsWith("data:") || allowed.some((prefix) => url.startsWith(prefix))) void request.continue()
+    else void request.abort("blockedbyclient")
+  })
+  return page
+}
+
 const failed = (what: string) => (cause: unknown) =>
   new RenderFailed({ message: `${what}: ${cause instanceof Error ? cause.message : String(cause)}` })
 
 export const PuppeteerPdfLive = (options: {
   readonly chromiumPath: Option.Option<string>
   readonly concurrency: number
+  /** URL prefixes a page may fetch besides `data:` URLs (tests of slow pages); none in the service. */
+  readonly allowedRequestPrefixes?: ReadonlyArray<string>
 }) =>
   Layer.scoped(
     PuppeteerPdf,
@@ -87,7 +107,10 @@ export const PuppeteerPdfLive = (options: {
             const page = idle.pop()
             return page !== undefined && !page.isClosed()
               ? Effect.succeed(page)
-              : Effect.tryPromise({ try: () => target.newPage(), catch: failed("no page") })
+              : Effect.tryPromise({
+                  try: () => target.newPage().then(lockedDown(options.allowedRequestPrefixes ?? [])),
+                  catch: failed("no page")
+                })
           }),
           (page) =>
             Effect.tryPromise({

@@ -25,6 +25,8 @@ export class RendererRpcs extends RpcGroup.make(
 /** What the worker tells its renderer process when it starts it (an environment variable, as JSON). */
 export const RendererOptions = Schema.Struct({
   chromiumPath: Schema.NullOr(Schema.String),
-  concurrency: Schema.Int.pipe(Schema.positive())
+  concurrency: Schema.Int.pipe(Schema.positive()),
+  /** URL prefixes a page may fetch besides `data:` URLs: none in the service (PuppeteerPdf, `lockedDown`). */
+  allowedRequestPrefixes: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] })
 })
 export const RENDERER_OPTIONS_VARIABLE = "TSS_RENDERER_OPTIONS"

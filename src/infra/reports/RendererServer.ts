@@ -16,7 +16,11 @@ export const RendererServerLive = (options: typeof RendererOptions.Type) =>
   RpcServer.layer(RendererRpcs).pipe(
     Layer.provide(handlers),
     Layer.provide(
-      PuppeteerPdfLive({ chromiumPath: Option.fromNullable(options.chromiumPath), concurrency: options.concurrency })
+      PuppeteerPdfLive({
+        chromiumPath: Option.fromNullable(options.chromiumPath),
+        concurrency: options.concurrency,
+        allowedRequestPrefixes: options.allowedRequestPrefixes
+      })
     ),
     Layer.provide(RpcServer.layerProtocolWorkerRunner),
     Layer.provide(NodeWorkerRunner.layer)
