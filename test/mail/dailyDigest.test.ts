@@ -231,6 +231,33 @@ describe("the digest's clock", () => {
     expect(text).toContain("  … și încă 11")
     expect(subject).toBe("Rezumatul zilei 20.11.2026: 12 licitații noi care merită")
   })
+
+  it("the plain-text part keeps each name and title on its own line (a line break typed in a name adds none)", () => {
+    const tender = {
+      title: "Reabilitare\nDJ 107",
+      authority: "Primăria\r\nCluj",
+      verdict: "GO" as const,
+      score: 80,
+      deadline: null,
+      estimatedValueRon: null
+    }
+    const { text } = renderDigest({
+      now: at("2026-11-20T06:00:00Z"),
+      appUrl: "https://licitatii.example.ro",
+      unreadAlerts: 0,
+      companies: [
+        {
+          companyName: "Firma SRL\n\n== Altă firmă ==",
+          newGo: { tenders: [tender], total: 1 },
+          closingSoon: { tenders: [], total: 0 }
+        }
+      ]
+    })
+    const lines = text.split("\n")
+    expect(lines.filter((line) => line.startsWith("=="))).toEqual(["== Firma SRL == Altă firmă == =="])
+    expect(lines).toContain("  • Reabilitare DJ 107")
+    expect(lines.some((line) => line.startsWith("    Primăria Cluj; "))).toBe(true)
+  })
 })
 
 layer(TestLayer, { timeout: Duration.minutes(2) })("the daily digest", (it) => {

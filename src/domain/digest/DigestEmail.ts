@@ -125,18 +125,27 @@ const subjectOf = (content: DigestContent) => {
 
 const FOOTER = "Primiți acest e-mail pentru că ați activat rezumatul zilnic. Îl puteți opri din Setări, în aplicație."
 
+/**
+ * A value on one line of the plain-text part: a company name typed with a line break (or a notice's
+ * text) must not add lines that read as the digest's own ("== Another company ==").
+ */
+const oneLine = (text: string) => text.replace(/\s+/g, " ").trim()
+
 const textOf = (content: DigestContent) => {
   const lines = [`Bună ziua,`, "", `Rezumatul licitațiilor pentru ${romanianDate(content.now)}.`, ""]
   lines.push(`Alerte necitite: ${formatInteger(content.unreadAlerts)}`)
   for (const company of content.companies.filter(hasNews)) {
-    lines.push("", `== ${company.companyName} ==`)
+    lines.push("", `== ${oneLine(company.companyName)} ==`)
     for (const key of ["newGo", "closingSoon"] as const) {
       const section = company[key]
       if (section.total === 0) continue
       lines.push("", `${sectionTitles[key](section.total)}:`)
       for (const tender of section.tenders) {
         const verdict = key === "closingSoon" ? `[${VERDICT_LABELS[tender.verdict]}] ` : ""
-        lines.push(`  • ${verdict}${tender.title}`, `    ${tender.authority}; ${facts(tender, content.now).join("; ")}`)
+        lines.push(
+          `  • ${verdict}${oneLine(tender.title)}`,
+          `    ${oneLine(tender.authority)}; ${facts(tender, content.now).join("; ")}`
+        )
       }
       const rest = more(section)
       if (rest !== undefined) lines.push(`  … ${rest}`)
