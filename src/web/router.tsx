@@ -49,6 +49,22 @@ const patterns: ReadonlyArray<[RegExp, (m: RegExpMatchArray) => Route]> = [
   [/^\/settings\/?$/, () => ({ name: "settings" })]
 ]
 
+/** An id as the paths take them (a watchlist id read from a query, say). */
+export const isUuid = (text: string) => new RegExp(`^${UUID}$`).test(text)
+
+/** A `YYYY-MM-DD` day as a date input and the filters' queries write it. */
+export const ISO_DAY = /^\d{4}-\d{2}-\d{2}$/
+
+/** The query string of a screen's filters that differ from their defaults ("" when none does). */
+export const queryOf = <F extends object>(filters: F, defaults: F): string => {
+  const params = new URLSearchParams()
+  for (const [name, value] of Object.entries(filters)) {
+    if (value !== defaults[name as keyof F]) params.set(name, String(value))
+  }
+  const query = params.toString()
+  return query === "" ? "" : `?${query}`
+}
+
 /** Which screen a path shows. */
 export const matchRoute = (pathname: string): Route => {
   for (const [pattern, route] of patterns) {

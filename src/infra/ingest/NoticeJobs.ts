@@ -22,27 +22,28 @@ export type SourceReport = SourceStatus & NoticeJobCounts
 
 const CountRow = Schema.Struct({ kind: Schema.String, retrying: Schema.Number, lost: Schema.Number })
 
-const noticeJobCounts = Effect.gen(function* () {
+const decodeCounts = Schema.decodeUnknown(Schema.Array(CountRow))
+
+/**
+ * The read of every source (in `IngestState.all`'s order) with its notice jobs. Not on `/ready`:
+ * counting reads the queue's table, which has no index for dead jobs, and a lost notice is not an outage.
+ */
+export const makeSourceReports = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
-  const rows = yield* sql`
+  const ingest = yield* IngestState
+  const counts = sql`
     SELECT kind, count(*) FILTER (WHERE status IN ('queued', 'running'))::int AS retrying,
            count(*) FILTER (WHERE status = 'dead')::int AS lost
     FROM jobs WHERE kind = ANY(${Object.values(NOTICE_JOB_KINDS)}::text[]) GROUP BY kind`.pipe(
-    Effect.flatMap(Schema.decodeUnknown(Schema.Array(CountRow))),
+    Effect.flatMap(decodeCounts),
     Effect.orDie
   )
-  return (source: SourceName): NoticeJobCounts => {
-    const row = rows.find((r) => r.kind === NOTICE_JOB_KINDS[source])
-    return { retryingNotices: row?.retrying ?? 0, lostNotices: row?.lost ?? 0 }
-  }
-})
-
-/**
- * Every source (in `IngestState.all`'s order) with its notice jobs. Not on `/ready`: counting reads the
- * queue's table, which has no index for dead jobs, and a lost notice is not an outage.
- */
-export const sourceReports = Effect.gen(function* () {
-  const states = yield* Effect.flatMap(IngestState, (state) => state.all)
-  const countsOf = yield* noticeJobCounts
-  return states.map((state): SourceReport => ({ ...sourceStatus(state), ...countsOf(state.name) }))
+  return Effect.gen(function* () {
+    const states = yield* ingest.all
+    const rows = yield* counts
+    return states.map((state): SourceReport => {
+      const row = rows.find((r) => r.kind === NOTICE_JOB_KINDS[state.name])
+      return { ...sourceStatus(state), retryingNotices: row?.retrying ?? 0, lostNotices: row?.lost ?? 0 }
+    })
+  })
 })

@@ -35,14 +35,10 @@ const makeMetrics = () => {
   /** The first registered source answers (a process has one database). */
   const source = () => sources.values().next().value as ScrapeSource | undefined
   // A scrape whose database reads fail still answers: those series are left out, `database_up` says why.
-  const queueRows = async () =>
-    (await source()
-      ?.queue()
-      .catch(() => [])) ?? []
-  const ingestRows = async () =>
-    (await source()
-      ?.ingest()
-      .catch(() => [])) ?? []
+  const rowsOf = async <A>(read: (from: ScrapeSource) => Promise<ReadonlyArray<A>>): Promise<ReadonlyArray<A>> => {
+    const current = source()
+    return current === undefined ? [] : read(current).catch(() => [])
+  }
 
   const httpRequestDuration = new Histogram({
     name: "http_server_request_duration_seconds",
@@ -58,7 +54,7 @@ const makeMetrics = () => {
     labelNames: ["kind", "status"] as const,
     registers: [registry],
     async collect() {
-      const rows = await queueRows()
+      const rows = await rowsOf((from) => from.queue())
       this.reset()
       for (const row of rows) this.set({ kind: row.kind, status: row.status }, row.jobs)
     }
@@ -69,7 +65,7 @@ const makeMetrics = () => {
     labelNames: ["kind"] as const,
     registers: [registry],
     async collect() {
-      const rows = await queueRows()
+      const rows = await rowsOf((from) => from.queue())
       this.reset()
       for (const row of rows) if (row.status === "queued") this.set({ kind: row.kind }, row.oldestDueSeconds ?? 0)
     }
@@ -140,7 +136,7 @@ const makeMetrics = () => {
     labelNames: ["source"] as const,
     registers: [registry],
     async collect() {
-      const rows = await ingestRows()
+      const rows = await rowsOf((from) => from.ingest())
       this.reset()
       for (const row of rows)
         if (row.enabled && row.lagSeconds !== null) this.set({ source: row.source }, row.lagSeconds)
@@ -152,7 +148,7 @@ const makeMetrics = () => {
     labelNames: ["source"] as const,
     registers: [registry],
     async collect() {
-      const rows = await ingestRows()
+      const rows = await rowsOf((from) => from.ingest())
       this.reset()
       for (const row of rows) if (row.enabled) this.set({ source: row.source }, row.failing ? 1 : 0)
     }

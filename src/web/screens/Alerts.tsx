@@ -3,7 +3,7 @@ import { useServices } from "../AppContext.js"
 import { Empty, ErrorBox, Loading, Notice, ScoreBadge, VerdictBadge } from "../components/ui.js"
 import { bucharestMidnight, formatDateTime } from "../format.js"
 import { useAction, useLoad } from "../hooks.js"
-import { Link, navigate, paths, useLocation } from "../router.js"
+import { ISO_DAY, isUuid, Link, navigate, paths, queryOf, useLocation } from "../router.js"
 import { t } from "../strings.js"
 import { useUnread } from "../unread.js"
 
@@ -11,8 +11,6 @@ type ReadFilter = "all" | "true" | "false"
 type VerdictFilter = "" | "GO" | "RESEARCH" | "SKIP"
 
 const PAGE_SIZE = 20
-const DAY = /^\d{4}-\d{2}-\d{2}$/
-const UUID = /^[0-9a-fA-F-]{36}$/
 
 /** The filters and page; they live in the query string, so Back from an alert's tender (or a reload) keeps them. */
 interface Filters {
@@ -23,6 +21,8 @@ interface Filters {
   readonly page: number
 }
 
+const DEFAULT_FILTERS: Filters = { unread: "all", watchlistId: "", verdict: "", dateFrom: "", page: 1 }
+
 /** Filters from the query string; a value the screen does not offer falls back to its default. */
 const filtersFromUrl = (search: string): Filters => {
   const params = new URLSearchParams(search)
@@ -32,24 +32,15 @@ const filtersFromUrl = (search: string): Filters => {
   const page = Number(get("page"))
   return {
     unread: unread === "true" || unread === "false" ? unread : "all",
-    watchlistId: UUID.test(get("watchlistId")) ? get("watchlistId") : "",
+    watchlistId: isUuid(get("watchlistId")) ? get("watchlistId") : "",
     verdict: verdict === "GO" || verdict === "RESEARCH" || verdict === "SKIP" ? verdict : "",
-    dateFrom: DAY.test(get("dateFrom")) ? get("dateFrom") : "",
+    dateFrom: ISO_DAY.test(get("dateFrom")) ? get("dateFrom") : "",
     page: Number.isInteger(page) && page > 1 ? page : 1
   }
 }
 
 /** The query string of the filters that differ from the defaults. */
-const filtersToUrl = (filters: Filters): string => {
-  const params = new URLSearchParams()
-  if (filters.unread !== "all") params.set("unread", filters.unread)
-  if (filters.watchlistId !== "") params.set("watchlistId", filters.watchlistId)
-  if (filters.verdict !== "") params.set("verdict", filters.verdict)
-  if (filters.dateFrom !== "") params.set("dateFrom", filters.dateFrom)
-  if (filters.page > 1) params.set("page", String(filters.page))
-  const query = params.toString()
-  return query === "" ? "" : `?${query}`
-}
+const filtersToUrl = (filters: Filters): string => queryOf(filters, DEFAULT_FILTERS)
 
 /** Spec 4.8: the filters (read state, watchlist, verdict, from date), pages, read/unread, mark all read. */
 export const AlertsScreen = () => {

@@ -7,7 +7,7 @@ import { toAppError } from "../api/errors.js"
 import { Empty, ErrorBox, Loading, ScoreBadge, VerdictBadge } from "../components/ui.js"
 import { daysLeft, formatDate, formatTenderValue } from "../format.js"
 import { useLoad } from "../hooks.js"
-import { Link, paths } from "../router.js"
+import { ISO_DAY, Link, paths, queryOf } from "../router.js"
 import { t } from "../strings.js"
 import { CpvPicker } from "./CpvPicker.js"
 
@@ -39,7 +39,6 @@ const DEFAULT_FILTERS: Filters = {
 
 const MIN_SCORES = [0, 20, 40, 50, 60, 70, 80, 90]
 const SEARCH_DELAY_MS = 300
-const DAY = /^\d{4}-\d{2}-\d{2}$/
 
 /** Filters from the query string; a value the list does not offer falls back to its default. */
 const filtersFromUrl = (search: string): Filters => {
@@ -54,21 +53,14 @@ const filtersFromUrl = (search: string): Filters => {
     q: get("q"),
     county: ROMANIAN_COUNTIES.includes(get("county")) ? get("county") : "",
     cpv: /^\d{8}-\d$/.test(get("cpv")) ? get("cpv") : "",
-    deadlineFrom: DAY.test(get("deadlineFrom")) ? get("deadlineFrom") : "",
-    deadlineTo: DAY.test(get("deadlineTo")) ? get("deadlineTo") : "",
+    deadlineFrom: ISO_DAY.test(get("deadlineFrom")) ? get("deadlineFrom") : "",
+    deadlineTo: ISO_DAY.test(get("deadlineTo")) ? get("deadlineTo") : "",
     sort: sort === "deadline" || sort === "value" ? sort : DEFAULT_FILTERS.sort
   }
 }
 
 /** The query string of the filters that differ from the defaults. */
-const filtersToUrl = (filters: Filters): string => {
-  const params = new URLSearchParams()
-  for (const [name, value] of Object.entries(filters)) {
-    if (value !== DEFAULT_FILTERS[name as keyof Filters]) params.set(name, String(value))
-  }
-  const query = params.toString()
-  return query === "" ? "" : `?${query}`
-}
+const filtersToUrl = (filters: Filters): string => queryOf(filters, DEFAULT_FILTERS)
 
 /** Each company's list query as last shown in this tab, for the way back from a tender's detail. */
 const lastListQuery = new Map<string, string>()
