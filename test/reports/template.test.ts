@@ -1,7 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import type { ReportData } from "../../src/domain/reports/ReportData.js"
 import {
+  clipped,
   deadlinePassed,
+  REPORT_AUTHORITY_MAX,
+  REPORT_TITLE_MAX,
   reportFooterHtml,
   reportHtml,
   verdictChartSvg
@@ -180,6 +183,33 @@ describe("report template", () => {
     expect(html).toContain("&lt;img src=x onerror=alert(1)&gt; Asfaltare DJ 107")
     expect(html).not.toContain("<img")
     expect(html).not.toMatch(/<script/i)
+  })
+
+  it("prints a very long title or authority name shortened at a word, with an ellipsis; a short one whole", () => {
+    const longTitle = `Reabilitare ${"drum comunal și podețe ".repeat(1_000)}etapa a doua`
+    const longAuthority = `Unitatea Administrativ Teritorială ${"Comuna Sânpetru de Câmpie ".repeat(100)}`
+    const [first, second] = data().tenders
+    const html = reportHtml(
+      data({
+        tenders: [{ ...first!, title: longTitle, authority: longAuthority }, second!],
+        breakdowns: [{ ...data().breakdowns[0]!, title: longTitle }]
+      })
+    )
+    const printed = visibleText(html)
+    const shortened =
+      /Reabilitare (?:drum comunal și podețe )*(?:drum comunal și podețe|drum comunal și|drum comunal|drum)…/g
+    const titles = printed.match(shortened) ?? []
+    // Once in the table, once in the top tenders' breakdown; never the whole title.
+    expect(titles).toHaveLength(2)
+    for (const title of titles) expect([...title].length).toBeLessThanOrEqual(REPORT_TITLE_MAX)
+    expect(printed).not.toContain("etapa a doua")
+    const authority = /Unitatea Administrativ Teritorială [^…]*…/.exec(printed)?.[0] ?? ""
+    expect([...authority].length).toBeGreaterThan(REPORT_AUTHORITY_MAX / 2)
+    expect([...authority].length).toBeLessThanOrEqual(REPORT_AUTHORITY_MAX)
+    expect(html.length).toBeLessThan(40_000)
+    expect(printed).toContain("Modernizare străzi în Târgu Mureș")
+    expect(clipped("Asfaltare DJ 107", 16)).toBe("Asfaltare DJ 107")
+    expect(clipped("Asfaltare DJ 1071", 16)).toBe("Asfaltare DJ…")
   })
 
   it("an empty period still gives a report that says so", () => {

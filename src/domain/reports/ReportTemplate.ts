@@ -18,6 +18,23 @@ const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;"
 
 export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => ESCAPES[c]!)
 
+/** The longest title and authority name a report prints (characters); the API keeps them whole. */
+export const REPORT_TITLE_MAX = 300
+export const REPORT_AUTHORITY_MAX = 150
+
+/**
+ * `text` cut to at most `max` characters at a word boundary, with "…": a notice title of thousands of
+ * characters would fill pages of a report row by itself and could keep a 500-row report from
+ * rendering in its time budget.
+ */
+export const clipped = (text: string, max: number): string => {
+  const chars = [...text]
+  if (chars.length <= max) return text
+  const cut = chars.slice(0, max - 1).join("")
+  const lastSpace = cut.lastIndexOf(" ")
+  return `${(lastSpace > max / 2 ? cut.slice(0, lastSpace) : cut).trimEnd()}…`
+}
+
 const VERDICT_COLOURS: Record<Verdict, string> = { GO: "#1b7f3b", RESEARCH: "#c98a00", SKIP: "#9aa0a6" }
 const VERDICTS: ReadonlyArray<Verdict> = ["GO", "RESEARCH", "SKIP"]
 
@@ -63,9 +80,9 @@ export const verdictChartSvg = (counts: ReportData["verdictCounts"]): string => 
 
 const tenderRow = (generatedAt: number) => (t: ReportTender) =>
   `<tr${deadlinePassed(t.deadline, generatedAt) ? ` class="closed"` : ""}><td class="num">${t.score}</td><td>${verdictBadge(t.verdict)}</td>` +
-  `<td>${escapeHtml(t.title)}</td>` +
+  `<td>${escapeHtml(clipped(t.title, REPORT_TITLE_MAX))}</td>` +
   `<td><span class="cpv">${escapeHtml(t.cpvCode)}</span><br/><small>${escapeHtml(t.cpvLabel)}</small></td>` +
-  `<td>${escapeHtml(t.authority)}</td><td>${escapeHtml(t.county ?? "—")}</td>` +
+  `<td>${escapeHtml(clipped(t.authority, REPORT_AUTHORITY_MAX))}</td><td>${escapeHtml(t.county ?? "—")}</td>` +
   `<td class="nowrap">${deadlineHtml(t.deadline, generatedAt)}</td><td class="num nowrap">${formatRon(t.valueRon)}</td></tr>`
 
 const FACTOR_ORDER: ReadonlyArray<FactorName> = ["semantic", "keyword", "cpv", "value_fit", "historical"]
@@ -75,7 +92,7 @@ const breakdownHtml = (generatedAt: number) => (b: ReportBreakdown) => {
   const factors = [...b.factors].sort((x, y) => FACTOR_ORDER.indexOf(x.name) - FACTOR_ORDER.indexOf(y.name))
   const passed = deadlinePassed(b.deadline, generatedAt)
   return (
-    `<div class="breakdown"><b>${escapeHtml(b.title)}</b> · scor ${b.score} · ${verdictBadge(b.verdict)} · termen ${b.deadline === null ? "fără termen" : formatRoDateTime(b.deadline)}` +
+    `<div class="breakdown"><b>${escapeHtml(clipped(b.title, REPORT_TITLE_MAX))}</b> · scor ${b.score} · ${verdictBadge(b.verdict)} · termen ${b.deadline === null ? "fără termen" : formatRoDateTime(b.deadline)}` +
     (passed ? ` <span class="passed">${PASSED_DEADLINE_MARK}</span>` : "") +
     `<table><thead><tr><th>Factor</th><th class="num">Potrivire</th><th class="num">Pondere</th><th class="num">Puncte</th><th>De ce</th></tr></thead><tbody>` +
     factors
