@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from "react"
+import { useCallback, useEffect, useRef, useState } from "react"
 import { AppProvider, useServices, useSessionStatus } from "./AppContext.js"
 import { Loading } from "./components/ui.js"
 import { Link, matchRoute, paths, Redirect, useLocation } from "./router.js"
@@ -29,31 +29,55 @@ const Root = () => {
   return <Shell />
 }
 
-const UNREAD_POLL_MS = 60_000
+declare global {
+  interface Window {
+    /** Tests only: the unread poll's interval in ms, set before the app loads (README, "Browser app"). */
+    tssUnreadPollMs?: number
+  }
+}
+
+/** The unread count is polled each minute; a browser test sets a shorter interval, none is under 100 ms. */
+const unreadPollMs = () => {
+  const configured = window.tssUnreadPollMs
+  return typeof configured === "number" && Number.isFinite(configured) && configured >= 100 ? configured : 60_000
+}
 
 const Shell = () => {
   const { session, call } = useServices()
   const location = useLocation()
   const [unread, setUnread] = useState<number | undefined>(undefined)
+  const [changes, setChanges] = useState(0)
+  // The last answer (count and newest unread alert); a poll answering otherwise is a change.
+  const lastSeen = useRef<string | undefined>(undefined)
   const [menuOpen, setMenuOpen] = useState(false)
-  const refresh = useCallback(() => {
-    call((c) => c.alerts.list({ urlParams: { unread: true, limit: 1 } })).then(
-      (page) => setUnread(page.meta.total),
-      () => {}
-    )
-  }, [call])
+  const load = useCallback(
+    (poll: boolean) => {
+      call((c) => c.alerts.list({ urlParams: { unread: true, limit: 1 } })).then(
+        (page) => {
+          const seen = `${page.meta.total} ${page.data[0]?.id ?? ""}`
+          // A screen's own refresh follows its own change, which it has shown already: only polls count.
+          if (poll && lastSeen.current !== undefined && seen !== lastSeen.current) setChanges((n) => n + 1)
+          lastSeen.current = seen
+          setUnread(page.meta.total)
+        },
+        () => {}
+      )
+    },
+    [call]
+  )
+  const refresh = useCallback(() => load(false), [load])
   useEffect(() => {
-    refresh()
-    const timer = window.setInterval(refresh, UNREAD_POLL_MS)
+    load(false)
+    const timer = window.setInterval(() => load(true), unreadPollMs())
     return () => window.clearInterval(timer)
-  }, [refresh])
+  }, [load])
   // biome-ignore lint/correctness/useExhaustiveDependencies: close the menu on every navigation.
   useEffect(() => setMenuOpen(false), [location])
 
   const route = matchRoute(location.split("?")[0]!)
   const section = route.name === "alerts" ? "alerts" : route.name === "settings" ? "settings" : "companies"
   return (
-    <UnreadContext.Provider value={{ count: unread, refresh }}>
+    <UnreadContext.Provider value={{ count: unread, changes, refresh }}>
       <header className="topbar">
         <Link to={paths.companies()} className="brand">
           {t.appName}

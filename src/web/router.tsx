@@ -77,10 +77,26 @@ export const matchRoute = (pathname: string): Route => {
 export const paths = {
   companies: () => "/companies",
   tenders: (companyId: string) => `/companies/${companyId}/tenders`,
-  tender: (companyId: string, tenderId: string) => `/companies/${companyId}/tenders/${tenderId}`,
+  /** A tender's detail; `from`, the app path it is opened from, is where its "back" link returns (`backPath`). */
+  tender: (companyId: string, tenderId: string, from?: string) =>
+    `/companies/${companyId}/tenders/${tenderId}${from === undefined ? "" : `?${new URLSearchParams({ from })}`}`,
   watchlists: (companyId: string) => `/companies/${companyId}/watchlists`,
   alerts: () => "/alerts",
   settings: () => "/settings"
+}
+
+/**
+ * The `from` path of a query when it is one of this app's own paths (same origin, a screen the app
+ * has), else undefined: an address typed or shared with `from=https://elsewhere` or `//elsewhere`
+ * must never make a link of the app lead out of it.
+ */
+export const backPath = (search: string): string | undefined => {
+  const from = new URLSearchParams(search).get("from")
+  // Only a path: not a URL, not a protocol-relative `//host` nor `/\host` (browsers read both as a host).
+  if (from === null || !from.startsWith("/") || from.startsWith("//") || from.startsWith("/\\")) return undefined
+  const url = new URL(from, window.location.origin)
+  if (url.origin !== window.location.origin || matchRoute(url.pathname).name === "notFound") return undefined
+  return url.pathname + url.search
 }
 
 export const Link = (props: {

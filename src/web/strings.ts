@@ -199,7 +199,8 @@ export const t = {
     emptyFiltered: "Nicio alertă nu trece de filtre.",
     page: (page: number, pages: number) => `Pagina ${formatNumber(page, 0)} din ${formatNumber(pages, 0)}`,
     previous: "Înapoi",
-    next: "Înainte"
+    next: "Înainte",
+    back: "Înapoi la alerte"
   },
 
   settings: {
@@ -306,7 +307,37 @@ export const t = {
       SERVICE_UNAVAILABLE: "Serviciul este temporar indisponibil. Încercați din nou peste câteva momente."
     } as Record<string, string>,
     rateLimited: (seconds: number) => `Prea multe cereri. Încercați din nou peste ${formatWait(seconds)}.`,
-    field: (field: string, message: string) => `${fieldName(field)}: ${message}`
+    /** A field the server refused and why: "Denumire: cel mult 200 de caractere." */
+    field: (label: string, reasons: ReadonlyArray<string>) => `${label}: ${reasons.join("; ")}.`,
+    // Why a field was refused (the server's validation reasons, api/errors.ts), after its label.
+    reason: {
+      invalid: "valoarea nu este acceptată",
+      required: "completați câmpul",
+      tooLong: (n: number) => `cel mult ${formatCount(n, "caractere")}`,
+      tooShort: (n: number) => `cel puțin ${formatCount(n, "caractere")}`,
+      tooMany: (n: number) => `cel mult ${formatCount(n, "valori")}`,
+      nul: "conține un caracter nepermis (U+0000)",
+      negative: "cel puțin 0",
+      number: "introduceți un număr",
+      tooLarge: "numărul este prea mare",
+      range: (min: number, max: number) => `un număr întreg de la ${min} la ${max}`,
+      integer: "introduceți un număr întreg",
+      minAboveMax: "nu poate depăși valoarea maximă",
+      unknownCpv: (code: string) => `codul ${code} nu există în nomenclatorul CPV`,
+      cpvFormat: "un cod CPV are forma NNNNNNNN sau NNNNNNNN-D",
+      unknownAuthority: "nu există o autoritate contractantă cu acest ID",
+      notAnId: "nu este un ID valid",
+      county: "alegeți unul dintre cele 41 de județe sau București",
+      fiscalCode: "un cod fiscal are 2-10 cifre, eventual precedate de RO",
+      https: "adresa trebuie să înceapă cu https://",
+      unresolvable: "adresa nu poate fi găsită (numele serverului nu există)",
+      privateAddress: "adresa duce într-o rețea privată sau rezervată, unde webhook-urile nu pot ajunge",
+      dateOrder: "nu poate fi înaintea datei de început",
+      date: "introduceți o dată validă",
+      hour: "alegeți o oră fixă, de la 0 la 23",
+      notCompanyWatchlist: "lista nu aparține companiei",
+      noCompany: "compania nu există în contul dumneavoastră"
+    }
   },
 
   fields: {
@@ -328,7 +359,15 @@ export const t = {
     watchlist_id: "Listă de urmărire",
     url: "URL",
     secret: "Secret",
-    events: "Evenimente"
+    events: "Evenimente",
+    counties: "Județe",
+    companyId: "Companie",
+    hour: "Ora",
+    q: "Căutare",
+    cpv: "Cod CPV",
+    deadlineFrom: "Termen de la",
+    deadlineTo: "Termen până la",
+    dateFrom: "De la data"
   } as Record<string, string>,
 
   reports: {
@@ -352,8 +391,11 @@ export const t = {
   toHome: "Înapoi la companii"
 }
 
-/** The label of a request field named in a validation error (`details[].path`), else the path itself. */
-export const fieldName = (path: string) => t.fields[path.split(".")[0] ?? path] ?? path
+/**
+ * The label of a request field named in a validation error (`details[].path`; `cpvCodes.3` is the
+ * CPV codes'), or undefined for one the app has no label for (never the API's English name).
+ */
+export const fieldName = (path: string): string | undefined => t.fields[path.split(".")[0] ?? path]
 
 /**
  * A count and its plural noun as Romanian writes them: digits grouped, and "de" before 20 and more

@@ -26,8 +26,13 @@ describe("alerts and watchlists in the browser app", () => {
 
   const waitForIdle = (page: Page) => page.waitForFunction(() => document.querySelector("[aria-busy=true]") === null)
 
-  const session = async () => {
+  /** A logged-in page; `unreadPollMs` shortens the unread badge's poll (the app's test setting, README). */
+  const session = async (options: { unreadPollMs?: number } = {}) => {
     const opened = await openPage(browser)
+    if (options.unreadPollMs !== undefined)
+      await opened.page.evaluateOnNewDocument((ms) => {
+        ;(window as unknown as { tssUnreadPollMs: number }).tssUnreadPollMs = ms
+      }, options.unreadPollMs)
     await logIn(opened.page, server.baseUrl, server.demo.email, server.demo.password)
     return opened
   }
@@ -169,6 +174,101 @@ describe("alerts and watchlists in the browser app", () => {
     await page.click("[data-testid=watchlist] .actions button.danger")
     await page.waitForFunction((n) => document.querySelectorAll("[data-testid=watchlist]").length === n - 1, {}, before)
     expect(await page.$("[data-testid=watchlist-form]")).toBeNull()
+    expect(problems).toEqual([])
+    await close()
+  })
+
+  it("the open Alerts list shows a new alert when the unread badge's poll finds it, keeping its filters", async () => {
+    const { page, problems, close } = await session({ unreadPollMs: 500 })
+    await page.goto(`${server.baseUrl}/alerts?unread=true`)
+    await page.waitForSelector("[data-testid=alert]")
+    await waitForIdle(page)
+    const badge = () => page.$eval("[data-testid=unread-count]", (count) => count.textContent ?? "")
+    const before = await server.sql(
+      (q) => q<{ n: number }>`
+        SELECT count(*)::int AS n FROM alerts WHERE tenant_id = ${server.demo.tenantId} AND NOT read`
+    )
+    await page.waitForFunction(
+      (n) => document.querySelector("[data-testid=unread-count]")?.textContent === n,
+      {},
+      String(before[0]!.n)
+    )
+    // The scoring pipeline raises an alert while the screen is open: a tender not yet alerted for a watchlist.
+    const [target] = await server.sql(
+      (q) => q<{ watchlist_id: string; company_id: string; tender_id: string; title: string }>`
+        SELECT w.id AS watchlist_id, w.company_id, t.id AS tender_id, t.title
+        FROM watchlists w CROSS JOIN tenders t
+        WHERE w.tenant_id = ${server.demo.tenantId} AND w.deleted_at IS NULL
+          AND NOT EXISTS (SELECT 1 FROM alerts a WHERE a.watchlist_id = w.id AND a.tender_id = t.id)
+        ORDER BY w.created_at, t.id LIMIT 1`
+    )
+    await server.sql(
+      (q) => q`
+        INSERT INTO alerts (tenant_id, company_id, watchlist_id, tender_id, score, verdict, read, created_at,
+                            tender_publish_date)
+        SELECT ${server.demo.tenantId}, ${target!.company_id}, ${target!.watchlist_id}, ${target!.tender_id}, 90, 'GO',
+               false, now() + interval '1 minute', publish_date
+        FROM tenders WHERE id = ${target!.tender_id}`
+    )
+    // No navigation: the poll raises the badge, and the list under it shows the new alert first.
+    await page.waitForFunction(
+      (n) => document.querySelector("[data-testid=unread-count]")?.textContent === n,
+      { timeout: 10_000 },
+      String(before[0]!.n + 1)
+    )
+    await page.waitForFunction(
+      (title) => document.querySelector("[data-testid=alert] .title")?.textContent === title,
+      { timeout: 10_000 },
+      target!.title
+    )
+    expect(await badge()).toBe(String(before[0]!.n + 1))
+    expect(new URL(page.url()).search).toBe("?unread=true")
+    expect(await page.$eval(readFilter, (select) => (select as HTMLSelectElement).value)).toBe("true")
+    expect(problems).toEqual([])
+    await close()
+  })
+
+  it("a tender's back link returns where it was opened from: the Alerts as they were, or the company's list", async () => {
+    const { page, problems, close } = await session()
+    // Enough unread alerts for a second page.
+    await server.sql((q) => q`UPDATE alerts SET read = false WHERE tenant_id = ${server.demo.tenantId}`)
+    await page.goto(`${server.baseUrl}/alerts?unread=true&page=2`)
+    await page.waitForFunction(
+      () => document.querySelector(".pager span")?.textContent?.startsWith("Pagina 2 ") ?? false
+    )
+    await waitForIdle(page)
+    const title = (await texts(page, "[data-testid=alert] .title"))[0]!
+    await page.click("[data-testid=alert] .title")
+    await page.waitForFunction((t) => document.querySelector("h1")?.textContent?.includes(t) ?? false, {}, title)
+    const detailPath = new URL(page.url()).pathname
+    expect(await page.$eval("[data-testid=back]", (link) => link.textContent)).toBe("← Înapoi la alerte")
+    await page.click("[data-testid=back]")
+    await page.waitForFunction(
+      () => document.querySelector(".pager span")?.textContent?.startsWith("Pagina 2 ") ?? false
+    )
+    const url = new URL(page.url())
+    expect(url.pathname + url.search).toBe("/alerts?unread=true&page=2")
+    expect(await page.$eval(readFilter, (select) => (select as HTMLSelectElement).value)).toBe("true")
+
+    // Opened from the company's tender list: back to the list.
+    const companyId = server.demo.companyIds[0]!
+    await page.goto(`${server.baseUrl}/companies/${companyId}/tenders`)
+    await page.waitForSelector("[data-testid=tender-link]")
+    await page.click("[data-testid=tender-link]")
+    await page.waitForSelector("[data-testid=tender-detail]")
+    expect(await page.$eval("[data-testid=back]", (link) => link.textContent)).toBe("← Înapoi la licitații")
+    await page.click("[data-testid=back]")
+    await page.waitForSelector("[data-testid=tender-link]")
+    expect(new URL(page.url()).pathname).toBe(`/companies/${companyId}/tenders`)
+
+    // A `from` leading out of the app (a crafted link) is no way back: the link goes to the tenders list.
+    const listPath = detailPath.replace(/\/[^/]+$/, "")
+    for (const from of ["https://evil.example/alerts", "//evil.example/alerts", "/\\evil.example/alerts", "/nowhere"]) {
+      await page.goto(`${server.baseUrl}${detailPath}?${new URLSearchParams({ from })}`)
+      await page.waitForSelector("[data-testid=tender-detail]")
+      const back = await page.$eval("[data-testid=back]", (link) => [link.getAttribute("href"), link.textContent])
+      expect({ from, back }).toEqual({ from, back: [listPath, "← Înapoi la licitații"] })
+    }
     expect(problems).toEqual([])
     await close()
   })

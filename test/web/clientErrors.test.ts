@@ -60,6 +60,49 @@ describe("the browser app's API client", () => {
     expect(authority.message).toContain(t.fields.authorityId)
   })
 
+  it("what the app's forms can send wrong is told in Romanian, whether the server or the client refuses it", async () => {
+    const companyId = account.companyId
+    const refused = await Promise.all(
+      [
+        // Refused by the typed client before sending (its schema is the server's).
+        runApi(api.companies.create({ payload: { name: "", description: "", fiscalCode: null, counties: [] } })),
+        runApi(api.watchlists.create({ payload: { name: "x".repeat(201), companyId } })),
+        runApi(api.watchlists.create({ payload: { name: "X", keywords: ["k".repeat(101)], companyId } })),
+        runApi(api.watchlists.create({ payload: { name: "X", minValue: -1, companyId } })),
+        runApi(api.settings.createApiKey({ payload: { name: "k".repeat(101) } })),
+        runApi(
+          api.webhookDashboard.createWebhook({
+            payload: { url: "http://example.com/hook", secret: "s".repeat(40), events: ["tender.matched"] }
+          })
+        ),
+        runApi(
+          api.appReports.create({
+            path: { companyId },
+            payload: { date_from: "2026-11-27", date_to: "2026-11-01", min_score: 50 }
+          })
+        ),
+        // Refused by the server (a 400 VALIDATION_ERROR with `details`).
+        runApi(api.companies.create({ payload: { name: "X", description: "", fiscalCode: "abc", counties: [] } })),
+        runApi(api.companies.update({ path: { id: companyId }, payload: { name: "   " } })),
+        runApi(api.watchlists.create({ payload: { name: "X", minValue: 10, maxValue: 5, companyId } })),
+        runApi(api.watchlists.create({ payload: { name: "X", cpvCodes: ["99999999"], companyId } }))
+      ].map(failure)
+    )
+    expect(refused.map((error) => error.message)).toEqual([
+      "Datele trimise nu sunt valide. Denumire: completați câmpul.",
+      "Datele trimise nu sunt valide. Denumire: cel mult 200 de caractere.",
+      "Datele trimise nu sunt valide. Cuvinte cheie: cel mult 100 de caractere.",
+      "Datele trimise nu sunt valide. Valoare minimă: cel puțin 0.",
+      "Datele trimise nu sunt valide. Denumire: cel mult 100 de caractere.",
+      "Datele trimise nu sunt valide. URL: adresa trebuie să înceapă cu https://.",
+      "Datele trimise nu sunt valide. Până la: nu poate fi înaintea datei de început.",
+      "Datele trimise nu sunt valide. Cod fiscal: un cod fiscal are 2-10 cifre, eventual precedate de RO.",
+      "Datele trimise nu sunt valide. Denumire: completați câmpul.",
+      "Datele trimise nu sunt valide. Valoare minimă: nu poate depăși valoarea maximă.",
+      "Datele trimise nu sunt valide. Coduri CPV: codul 99999999 nu există în nomenclatorul CPV."
+    ])
+  })
+
   it("a PDF report's fields are named in Romanian, though its body keeps the key API's snake_case", async () => {
     const report = await failure(
       runApi(

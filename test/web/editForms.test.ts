@@ -189,6 +189,40 @@ describe("edit forms and the alerts pager in the browser app", () => {
     expect({ errors, stored: stored.map((row) => row.name) }).toEqual({ errors: [], stored: ["Client Nou SRL"] })
   })
 
+  it("a company form refused (by the server or by the client's own check) says why in Romanian, per field", async () => {
+    const form = "[data-testid=company-form]"
+    const shownError = () => texts(page, `${form} [data-testid=error] span`)
+    await page.goto(`${server.baseUrl}/companies`)
+    await page.waitForSelector("[data-testid=add-company]")
+    await page.click("[data-testid=add-company]")
+    await page.waitForSelector(form)
+    await page.type(`${form} input[name=name]`, "Firmă cu cod greșit")
+    await page.type(`${form} input[name=fiscalCode]`, "abc")
+    await page.click(`${form} button[type=submit]`)
+    await page.waitForSelector(`${form} [data-testid=error]`)
+    // The server's 400 gives English reasons (and "Expected null" for the nullable field): not shown.
+    expect(await shownError()).toEqual([
+      "Datele trimise nu sunt valide. Cod fiscal: un cod fiscal are 2-10 cifre, eventual precedate de RO."
+    ])
+    // A name of blanks, refused by the client before sending: worded the same way.
+    await page.click(`${form} input[name=fiscalCode]`, { clickCount: 3 })
+    await page.keyboard.press("Backspace")
+    await page.click(`${form} input[name=name]`, { clickCount: 3 })
+    await page.type(`${form} input[name=name]`, "   ")
+    await page.click(`${form} button[type=submit]`)
+    const blank = "Datele trimise nu sunt valide. Denumire: completați câmpul."
+    await settle(
+      (text) => document.querySelector("[data-testid=company-form] [data-testid=error] span")?.textContent === text,
+      blank
+    )
+    expect(await shownError()).toEqual([blank])
+    const stored = await server.sql(
+      (q) => q<{ n: number }>`
+        SELECT count(*)::int AS n FROM companies WHERE tenant_id = ${server.demo.tenantId} AND name LIKE 'Firmă cu cod%'`
+    )
+    expect(stored[0]!.n).toBe(0)
+  })
+
   it("alerts, unread only, page 2: marking its one alert read shows the 20 unread alerts left", async () => {
     // Exactly 21 unread alerts: page 1 holds 20, page 2 one.
     await server.sql(

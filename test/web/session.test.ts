@@ -278,11 +278,51 @@ describe("API failures as readable messages", () => {
       message: "x"
     })
     expect(invalid.code).toBe("VALIDATION_ERROR")
-    expect(invalid.message).toContain("Denumire: must not be empty")
+    expect(invalid.message).toBe("Datele trimise nu sunt valide. Denumire: completați câmpul.")
     // A code without a sentence here still says something: the server's message.
     expect(toAppError({ _tag: "SOME_NEW_CODE", message: "Something new" }).message).toBe("Something new")
     expect(toAppError(new Error("boom"))).toBeInstanceOf(AppError)
     expect(toAppError(undefined).message).toMatch(/neașteptată/)
+  })
+
+  it("words the server's validation reasons in Romanian, never in English", () => {
+    const decoded = (issues: ReadonlyArray<{ path: ReadonlyArray<string>; message: string }>) =>
+      toAppError({ _tag: "HttpApiDecodeError", issues, message: "x" }).message
+    expect(decoded([{ path: ["name"], message: "must be at most 200 characters" }])).toBe(
+      "Datele trimise nu sunt valide. Denumire: cel mult 200 de caractere."
+    )
+    // A nullable field's schema adds "Expected null" to the real reason: said once, the real one.
+    expect(
+      decoded([
+        { path: ["minValue"], message: "must not be negative" },
+        { path: ["minValue"], message: "Expected null, actual -1" }
+      ])
+    ).toBe("Datele trimise nu sunt valide. Valoare minimă: cel puțin 0.")
+    expect(decoded([{ path: ["cpvCodes", "2"], message: "unknown CPV code 99999999" }])).toBe(
+      "Datele trimise nu sunt valide. Coduri CPV: codul 99999999 nu există în nomenclatorul CPV."
+    )
+    expect(decoded([{ path: ["counties", "0"], message: "must be one of Romania's 41 counties or București" }])).toBe(
+      "Datele trimise nu sunt valide. Județe: alegeți unul dintre cele 41 de județe sau București."
+    )
+    // A reason the app does not know: a Romanian sentence, not the English one.
+    expect(decoded([{ path: ["keywords"], message: "is unexpected, expected: 'name'" }])).toBe(
+      "Datele trimise nu sunt valide. Cuvinte cheie: valoarea nu este acceptată."
+    )
+    // A field the app has no label for: the lead sentence alone, not the API's field name.
+    expect(decoded([{ path: ["internalFlag"], message: "must be a boolean" }])).toBe("Datele trimise nu sunt valide.")
+    // The same 400 decoded as the declared VALIDATION_ERROR (its `details` dotted, its message English).
+    const declared = toAppError({
+      _tag: "VALIDATION_ERROR",
+      message: "url: webhooks cannot be delivered there: localhost resolves to 127.0.0.1 (127.0.0.0/8, Loopback)",
+      details: [{ path: "url", message: "localhost resolves to 127.0.0.1 (127.0.0.0/8, Loopback)" }]
+    })
+    expect(declared).toMatchObject({
+      code: "VALIDATION_ERROR",
+      message: `Datele trimise nu sunt valide. URL: ${t.errors.reason.privateAddress}.`
+    })
+    expect(toAppError({ _tag: "VALIDATION_ERROR", message: "The request is not valid HTTP/1.1" }).message).toBe(
+      "Datele trimise nu sunt valide."
+    )
   })
 
   it("words waits in Romanian", () => {

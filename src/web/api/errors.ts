@@ -1,5 +1,5 @@
 import { ParseResult } from "effect"
-import { t } from "../strings.js"
+import { fieldName, t } from "../strings.js"
 
 /**
  * A failed API call as the app shows it: one readable Romanian sentence, plus the API's code and,
@@ -34,8 +34,69 @@ interface Issue {
 const record = (value: unknown): Record<string, unknown> | undefined =>
   typeof value === "object" && value !== null ? (value as Record<string, unknown>) : undefined
 
+const reason = t.errors.reason
+
+/**
+ * The server's validation reasons (its schemas' messages, English for API clients, in `details[]`)
+ * as the app words them. A reason not listed gets the generic sentence: never English in the app.
+ */
+const reasons: ReadonlyArray<readonly [RegExp, (match: RegExpMatchArray) => string]> = [
+  [/^must not be empty|is missing/, () => reason.required],
+  [/at most (\d+) character/, (m) => reason.tooLong(Number(m[1]))],
+  [/at least (\d+) character/, (m) => reason.tooShort(Number(m[1]))],
+  [/array of at most (\d+) item|must list at most (\d+)/, (m) => reason.tooMany(Number(m[1] ?? m[2]))],
+  [/NUL character/, () => reason.nul],
+  [/must not be negative/, () => reason.negative],
+  [/finite number|^Expected a number/, () => reason.number],
+  [/below 10\^16/, () => reason.tooLarge],
+  [
+    /integer from (\d+) to (\d+)|^Expected (\d+)-(\d+)/,
+    (m) => reason.range(Number(m[1] ?? m[3]), Number(m[2] ?? m[4]))
+  ],
+  [/^Expected an integer/, () => reason.integer],
+  [/must not be greater than maxValue/, () => reason.minAboveMax],
+  [/^unknown CPV code (\d{8}(?:-\d)?)$/, (m) => reason.unknownCpv(m[1]!)],
+  [/must be a CPV code/, () => reason.cpvFormat],
+  [/unknown contracting authority/, () => reason.unknownAuthority],
+  [/Universally Unique Identifier/, () => reason.notAnId],
+  [/41 counties/, () => reason.county],
+  [/Romanian fiscal code/, () => reason.fiscalCode],
+  [/https:\/\/ URL/, () => reason.https],
+  [/does not resolve/, () => reason.unresolvable],
+  [/ is in | resolves to /, () => reason.privateAddress],
+  [/must not be before date_from/, () => reason.dateOrder],
+  [/date YYYY-MM-DD/, () => reason.date],
+  [/whole hour from 0 to 23/, () => reason.hour],
+  [/watchlist of this company/, () => reason.notCompanyWatchlist],
+  [/no active company|no such company/, () => reason.noCompany]
+]
+
+const reasonOf = (message: string) => {
+  for (const [pattern, word] of reasons) {
+    const match = message.match(pattern)
+    if (match) return word(match)
+  }
+  return reason.invalid
+}
+
+/**
+ * One sentence per field the app can name, its reasons in Romanian. A field refused twice says each
+ * reason once; the generic one goes when there is a better (a nullable field's schema adds
+ * "Expected null" to the real reason). A field the app has no label for is left to the lead sentence.
+ */
 const invalidInput = (issues: ReadonlyArray<Issue>) => {
-  const fields = issues.map((issue) => t.errors.field(issue.path.map(String).join("."), issue.message))
+  const byField = new Map<string, Array<string>>()
+  for (const issue of issues) {
+    const field = fieldName(issue.path.map(String).join("."))
+    if (field === undefined) continue
+    const said = byField.get(field) ?? []
+    const text = reasonOf(issue.message)
+    if (!said.includes(text)) said.push(text)
+    byField.set(field, said)
+  }
+  const fields = [...byField].map(([field, said]) =>
+    t.errors.field(field, said.length > 1 ? said.filter((text) => text !== reason.invalid) : said)
+  )
   return new AppError([t.errors.invalidInput, ...fields].join(" "), "VALIDATION_ERROR")
 }
 
@@ -52,6 +113,12 @@ export const toAppError = (failure: unknown): AppError => {
   if (tag === "HttpApiDecodeError") {
     // A 400 VALIDATION_ERROR: name each field the server refused.
     return invalidInput((error?.issues as ReadonlyArray<Issue> | undefined) ?? [])
+  }
+  if (tag === "VALIDATION_ERROR") {
+    // The same 400 as the typed client may decode it (no `details`, or the declared class): its
+    // `details[].path` is dotted, and its English `message` is never shown.
+    const details = (error?.details as ReadonlyArray<{ path: string; message: string }> | undefined) ?? []
+    return invalidInput(details.map((d) => ({ path: d.path.split(".").filter(Boolean), message: d.message })))
   }
   // A value the typed client refused to send (an amount typed wrong, an id that is not one): told as
   // the server's 400 would tell it, naming the field.

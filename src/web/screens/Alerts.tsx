@@ -1,4 +1,4 @@
-import { useEffect, useState } from "react"
+import { useEffect, useRef, useState } from "react"
 import { useServices } from "../AppContext.js"
 import { Empty, ErrorBox, Loading, Notice, ScoreBadge, VerdictBadge } from "../components/ui.js"
 import { bucharestMidnight, formatDateTime } from "../format.js"
@@ -74,6 +74,14 @@ export const AlertsScreen = () => {
       ),
     [page, readFilter, watchlistId, verdict, dateFrom]
   )
+  // The badge's poll found new alerts (or alerts read elsewhere): the same page, same filters, again.
+  const changesShown = useRef(unread.changes)
+  // biome-ignore lint/correctness/useExhaustiveDependencies: reload is stable; only a new change matters.
+  useEffect(() => {
+    if (unread.changes === changesShown.current) return
+    changesShown.current = unread.changes
+    alerts.reload()
+  }, [unread.changes])
   const filtered = readFilter !== "all" || watchlistId !== "" || verdict !== "" || dateFrom !== ""
   // A filter change starts again on the first page.
   const filter = (change: Partial<Filters>) => go({ ...change, page: 1 })
@@ -162,7 +170,7 @@ export const AlertsScreen = () => {
             >
               <ScoreBadge score={alert.score} verdict={alert.verdict} />
               <div className="alert-body">
-                <Link to={paths.tender(alert.companyId, alert.tenderId)} className="title">
+                <Link to={paths.tender(alert.companyId, alert.tenderId, location)} className="title">
                   {alert.tenderTitle}
                 </Link>
                 <p className="muted small">

@@ -2,7 +2,7 @@ import { useServices } from "../AppContext.js"
 import { ErrorBox, Loading, ScoreBadge, VerdictBadge } from "../components/ui.js"
 import { daysLeft, formatDate, formatDateTime, formatTenderValue, percent } from "../format.js"
 import { useLoad } from "../hooks.js"
-import { Link } from "../router.js"
+import { backPath, Link, matchRoute, useLocation } from "../router.js"
 import { t } from "../strings.js"
 import { TenderFeedback } from "./TenderFeedback.js"
 import { tendersListPath } from "./Tenders.js"
@@ -60,7 +60,18 @@ export const TenderDetailScreen = (props: { readonly companyId: string; readonly
       ),
     [props.companyId, props.tenderId]
   )
-  const back = <Link to={tendersListPath(props.companyId)}>← {t.tenders.back}</Link>
+  // Back where it was opened from: the Alerts screen as it was (filters, page), else the company's list.
+  const from = backPath(useLocation().split("?")[1] ?? "")
+  const back =
+    from !== undefined && matchRoute(from.split("?")[0]!).name === "alerts" ? (
+      <Link to={from} testId="back">
+        ← {t.alerts.back}
+      </Link>
+    ) : (
+      <Link to={tendersListPath(props.companyId)} testId="back">
+        ← {t.tenders.back}
+      </Link>
+    )
   if (tender.data === undefined)
     return (
       <section>
