@@ -1,6 +1,17 @@
+import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startTestServer, type TestServer } from "../support/TestServer.js"
-import { addAlert, addCompany, addTender, client, query, type SeededAccount, seedAccount, signIn } from "./fixtures.js"
+import {
+  addAlert,
+  addCompany,
+  addTender,
+  client,
+  query,
+  type SeededAccount,
+  seedAccount,
+  signIn,
+  waitingOn
+} from "./fixtures.js"
 
 describe("alerts (spec 2.10, 3, 4.8)", () => {
   let server: TestServer
@@ -267,6 +278,33 @@ describe("alerts (spec 2.10, 3, 4.8)", () => {
     const unknown = await api.patch("/api/v1/alerts/00000000-0000-4000-8000-000000000000", { read: true })
     expect(unknown.status).toBe(404)
     expect(unknown.body.code).toBe("NOT_FOUND")
+  })
+
+  it("PATCH of an alert deleted while it is marked (the retention job) is 404, never a 500", async () => {
+    const alertId = await addAlert(server, {
+      tenantId: account.tenantId,
+      companyId: account.companyId,
+      watchlistId: roads.id,
+      tenderId: await addTender(server, "Closed long ago"),
+      createdAt: at(-200)
+    })
+    // A lock on tenders stops the PATCH where it reads the alert with its tender's title; meanwhile
+    // the alert is deleted, as retention deletes a closed tender's alerts.
+    const holder = new pg.Client({ connectionString: server.databaseUrl })
+    await holder.connect()
+    try {
+      await holder.query("BEGIN")
+      await holder.query("LOCK TABLE tenders IN ACCESS EXCLUSIVE MODE")
+      const marking = api.patch(`/api/v1/alerts/${alertId}`, { read: true })
+      await waitingOn(server, "tenders")
+      await holder.query("DELETE FROM alerts WHERE id = $1", [alertId])
+      await holder.query("COMMIT")
+      const answer = await marking
+      expect(answer.status).toBe(404)
+      expect(answer.body).toMatchObject({ statusCode: 404, code: "NOT_FOUND", message: "No such alert" })
+    } finally {
+      await holder.end()
+    }
   })
 
   it("PATCH /api/v1/alerts/mark-all-read is never taken for an id and returns the number updated", async () => {

@@ -126,6 +126,24 @@ export const query = <A extends object>(server: TestServer, text: string, params
     Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe<A>(text, params as Array<unknown>)).pipe(Effect.orDie)
   )
 
+/**
+ * Resolves once a statement of the server waits for a lock on `table` (a test holding a lock has
+ * stopped a request at that table), or fails after `seconds`.
+ */
+export const waitingOn = async (server: TestServer, table: string, seconds = 30) => {
+  const until = Date.now() + seconds * 1000
+  for (;;) {
+    const [row] = await query<{ n: number }>(
+      server,
+      "SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND relation = $1::regclass",
+      [table]
+    )
+    if (row!.n > 0) return
+    if (Date.now() > until) throw new Error(`no statement waited on ${table} within ${seconds} s`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
 /** A small client bound to one server and one access token. */
 export const client = (server: TestServer, token?: string) => {
   const call = (method: string) => (path: string, body?: unknown, headers?: Record<string, string>) =>

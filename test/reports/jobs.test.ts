@@ -226,9 +226,9 @@ describe("report jobs: credits held, leases and retries on the clock", () => {
           hashDownloadToken(issued.token).toString("hex")
         ])
         yield* TestClock.adjust(Duration.subtract(DOWNLOAD_TOKEN_TTL, Duration.millis(1)))
-        expect(yield* tokens.redeem(issued.token)).toEqual(Option.some(job.id))
+        expect(yield* tokens.redeem(issued.token, Effect.succeedSome)).toEqual(Option.some(job.id))
         yield* TestClock.adjust(1)
-        expect(yield* tokens.redeem(issued.token)).toEqual(Option.none())
+        expect(yield* tokens.redeem(issued.token, Effect.succeedSome)).toEqual(Option.none())
       })
     )
 
@@ -240,12 +240,29 @@ describe("report jobs: credits held, leases and retries on the clock", () => {
         const job = yield* repo.create({ ...account, params: PARAMS })
         const { token } = yield* tokens.issue(job.id)
         const results = yield* Effect.all(
-          Array.from({ length: 20 }, () => tokens.redeem(token)),
+          Array.from({ length: 20 }, () => tokens.redeem(token, Effect.succeedSome)),
           { concurrency: "unbounded" }
         )
         expect(results.filter(Option.isSome)).toHaveLength(3)
-        expect(yield* tokens.redeem("f".repeat(64))).toEqual(Option.none())
-        expect(yield* tokens.redeem("not a token")).toEqual(Option.none())
+        expect(yield* tokens.redeem("f".repeat(64), Effect.succeedSome)).toEqual(Option.none())
+        expect(yield* tokens.redeem("not a token", Effect.succeedSome)).toEqual(Option.none())
+      })
+    )
+
+    it.effect("download tokens: a download whose read finds nothing or dies uses none of the 3", () =>
+      Effect.gen(function* () {
+        const repo = yield* ReportJobsRepo
+        const tokens = yield* DownloadTokens
+        const account = yield* tenantWithCredits(10)
+        const job = yield* repo.create({ ...account, params: PARAMS })
+        const { token } = yield* tokens.issue(job.id)
+        expect(yield* tokens.redeem(token, () => Effect.succeedNone)).toEqual(Option.none())
+        const died = yield* Effect.exit(tokens.redeem(token, () => Effect.die("storage unreachable")))
+        expect(died._tag).toBe("Failure")
+        const downloads = Array.from({ length: 4 }, () => tokens.redeem(token, Effect.succeedSome))
+        expect((yield* Effect.all(downloads)).filter(Option.isSome)).toHaveLength(3)
+        const sql = yield* SqlClient.SqlClient
+        expect(yield* sql`SELECT downloads FROM download_tokens WHERE job_id = ${job.id}`).toEqual([{ downloads: 3 }])
       })
     )
   })

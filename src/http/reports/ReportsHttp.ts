@@ -79,14 +79,16 @@ export const ReportsHttpLive = HttpApiBuilder.group(Api, "reports", (handlers) =
       .handle("download", ({ path }) =>
         Effect.gen(function* () {
           yield* refuseHead
-          const jobId = yield* tokens.redeem(path.token)
-          if (Option.isNone(jobId)) return yield* gone()
-          const [pdf, job] = yield* Effect.all([storage.get(jobId.value), jobs.findById(jobId.value)])
-          if (Option.isNone(pdf) || Option.isNone(job)) return yield* gone()
-          return HttpServerResponse.uint8Array(pdf.value, {
+          // A PDF that cannot be read (missing, storage failing) uses up none of the token's 3 downloads.
+          const served = yield* tokens.redeem(path.token, (jobId) =>
+            Effect.map(Effect.all([storage.get(jobId), jobs.findById(jobId)]), ([pdf, job]) => Option.all({ pdf, job }))
+          )
+          if (Option.isNone(served)) return yield* gone()
+          const { pdf, job } = served.value
+          return HttpServerResponse.uint8Array(pdf, {
             contentType: "application/pdf",
             headers: {
-              "content-disposition": `attachment; filename="${reportFileName(job.value.params)}"`,
+              "content-disposition": `attachment; filename="${reportFileName(job.params)}"`,
               "cache-control": "no-store"
             }
           })

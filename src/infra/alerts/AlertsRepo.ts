@@ -1,4 +1,4 @@
-import { SqlClient, SqlSchema } from "@effect/sql"
+import { SqlClient, SqlSchema, type Statement } from "@effect/sql"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { AlertNotFound } from "../../domain/Errors.js"
 import { Verdict } from "../../domain/scoring/Verdict.js"
@@ -104,11 +104,13 @@ export const AlertsRepoLive = Layer.effect(
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
-    const selectAlerts = sql`
+    /** An AlertRow of the alerts (or updated alerts) named `a`. */
+    const alertRowsOf = (alerts: Statement.Fragment) => sql`
       SELECT a.id, a.tender_id, t.title AS tender_title, a.score, a.verdict, a.watchlist_id,
              w.name AS watchlist_name, a.company_id, c.name AS company_name, a.read, a.created_at
-      FROM alerts a JOIN tenders t ON t.id = a.tender_id JOIN watchlists w ON w.id = a.watchlist_id
+      FROM ${alerts} a JOIN tenders t ON t.id = a.tender_id JOIN watchlists w ON w.id = a.watchlist_id
         JOIN companies c ON c.id = a.company_id`
+    const selectAlerts = alertRowsOf(sql`alerts`)
 
     const matching = ({ tenantId, filters }: typeof AlertsMatching.Encoded) =>
       sql.and([
@@ -131,16 +133,16 @@ export const AlertsRepoLive = Layer.effect(
         ${selectAlerts} WHERE ${matching(input)}
         ORDER BY a.created_at DESC, a.score DESC, a.id DESC LIMIT ${input.limit} OFFSET ${input.offset}`
     })
+    // One statement: an alert deleted between the update and a read of it (retention drops a closed
+    // tender's alerts) would leave an update with nothing to answer; here it is no row, a 404.
     const markRead = SqlSchema.findOne({
       Request: Schema.Struct({ tenantId: Schema.String, id: Schema.String, read: Schema.Boolean }),
-      Result: IdRow,
-      execute: (input) => sql`
-        UPDATE alerts SET read = ${input.read} WHERE id = ${input.id} AND tenant_id = ${input.tenantId} RETURNING id`
-    })
-    const alertById = SqlSchema.single({
-      Request: Schema.String,
       Result: AlertRow,
-      execute: (id) => sql`${selectAlerts} WHERE a.id = ${id}`
+      execute: (input) => sql`
+        WITH marked AS (
+          UPDATE alerts SET read = ${input.read} WHERE id = ${input.id} AND tenant_id = ${input.tenantId} RETURNING *
+        )
+        ${alertRowsOf(sql`marked`)}`
     })
     const markUnreadRead = SqlSchema.findAll({
       Request: Schema.String,
@@ -170,8 +172,7 @@ export const AlertsRepoLive = Layer.effect(
       Effect.gen(function* () {
         const updated = yield* markRead(input).pipe(Effect.orDie)
         if (Option.isNone(updated)) return yield* new AlertNotFound({ id: input.id })
-        const row = yield* alertById(input.id).pipe(Effect.orDie)
-        return toAlert(row)
+        return toAlert(updated.value)
       })
 
     const markAllRead = (tenantId: string) =>

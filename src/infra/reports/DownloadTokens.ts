@@ -1,5 +1,5 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
+import { Clock, Context, Data, Effect, Layer, Option, Schema } from "effect"
 import {
   DOWNLOAD_TOKEN_MAX_DOWNLOADS,
   DOWNLOAD_TOKEN_PATTERN,
@@ -11,16 +11,27 @@ import {
 /**
  * Download tokens of finished reports: issued fresh on every download-URL request, stored as
  * SHA-256 only. Expiry is written and compared from Effect's Clock (TestClock in tests); each
- * download takes one use in a single conditional UPDATE, so concurrent downloads can never exceed 3.
+ * download takes one use in a single conditional UPDATE, so concurrent downloads can never exceed 3,
+ * and the use is kept only once what it downloads has been read.
  */
 export class DownloadTokens extends Context.Tag("DownloadTokens")<
   DownloadTokens,
   {
     readonly issue: (jobId: string) => Effect.Effect<{ readonly token: string; readonly expiresAt: Date }>
-    /** Takes one download of the token: the job it opens, or none (unknown, expired, used up). */
-    readonly redeem: (token: string) => Effect.Effect<Option.Option<string>>
+    /**
+     * Takes one download of the token and reads, with `read`, what the job it opens serves: none when
+     * the token is unknown, expired or used up. The use is given back when `read` finds nothing or
+     * dies (a PDF missing, storage failing): one transaction, the token's row locked meanwhile.
+     */
+    readonly redeem: <A, R>(
+      token: string,
+      read: (jobId: string) => Effect.Effect<Option.Option<A>, never, R>
+    ) => Effect.Effect<Option.Option<A>, never, R>
   }
 >() {}
+
+/** Rolls the download's transaction back: nothing was read, so nothing was downloaded. */
+class NothingRead extends Data.TaggedError("NothingRead") {}
 
 export const DownloadTokensLive = Layer.effect(
   DownloadTokens,
@@ -47,11 +58,26 @@ export const DownloadTokensLive = Layer.effect(
             VALUES (${hashDownloadToken(token)}, ${jobId}, ${expiresAt}, ${new Date(now)})`
           return { token, expiresAt }
         }).pipe(Effect.orDie),
-      redeem: (token) =>
+      redeem: <A, R>(token: string, read: (jobId: string) => Effect.Effect<Option.Option<A>, never, R>) =>
         DOWNLOAD_TOKEN_PATTERN.test(token)
-          ? Effect.flatMap(Clock.currentTimeMillis, (now) =>
-              takeDownload({ tokenHash: hashDownloadToken(token), now: new Date(now) })
-            ).pipe(Effect.map(Option.map((row) => row.job_id)), Effect.orDie)
+          ? sql
+              .withTransaction(
+                Effect.gen(function* () {
+                  const now = yield* Clock.currentTimeMillis
+                  const taken = yield* takeDownload({ tokenHash: hashDownloadToken(token), now: new Date(now) })
+                  if (Option.isNone(taken)) return Option.none<A>()
+                  const served = yield* read(taken.value.job_id)
+                  if (Option.isNone(served)) return yield* new NothingRead()
+                  return served
+                })
+              )
+              .pipe(
+                Effect.catchTags({
+                  NothingRead: () => Effect.succeedNone,
+                  SqlError: Effect.die,
+                  ParseError: Effect.die
+                })
+              )
           : Effect.succeedNone
     }
   })

@@ -1,6 +1,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Context, Effect, Layer, Option, Schema } from "effect"
-import type { InsufficientCredits, TenantNotFound } from "../../domain/Errors.js"
+import { type InsufficientCredits, type TenantNotFound, WatchlistNotFound } from "../../domain/Errors.js"
 import { JobRetrySchedule } from "../../domain/Retries.js"
 import {
   REPORT_CREDIT_COST,
@@ -54,14 +54,17 @@ type HeldRow = typeof HeldRow.Type
 export class ReportJobsRepo extends Context.Tag("ReportJobsRepo")<
   ReportJobsRepo,
   {
-    /** Holds the report's credits and queues its job; fails with the balance when it is short. */
+    /**
+     * Holds the report's credits and queues its job; fails with the balance when it is short, and
+     * with WatchlistNotFound when `params.watchlist_id` is not (or no longer) a live watchlist of the company.
+     */
     readonly create: (input: {
       readonly tenantId: string
       readonly companyId: string
       readonly params: ReportParams
     }) => Effect.Effect<
       { readonly id: string; readonly remaining: number; readonly periodEndsAt: string },
-      InsufficientCredits | TenantNotFound
+      InsufficientCredits | TenantNotFound | WatchlistNotFound
     >
     readonly find: (tenantId: string, jobId: string) => Effect.Effect<Option.Option<ReportJobView>>
     readonly findById: (jobId: string) => Effect.Effect<Option.Option<ReportJobView>>
@@ -125,10 +128,27 @@ export const ReportJobsRepoLive = Layer.effect(
         RETURNING id`
     })
 
+    // FOR SHARE, not KEY SHARE: a deletion is an UPDATE of `deleted_at`, which must wait for the report.
+    const lockWatchlist = SqlSchema.findOne({
+      Request: Schema.Struct({ companyId: Schema.String, watchlistId: Schema.String }),
+      Result: IdRow,
+      execute: (input) => sql`
+        SELECT id FROM watchlists
+        WHERE id = ${input.watchlistId} AND company_id = ${input.companyId} AND deleted_at IS NULL
+        FOR SHARE`
+    })
+
     const create = (input: { readonly tenantId: string; readonly companyId: string; readonly params: ReportParams }) =>
       sql
         .withTransaction(
           Effect.gen(function* () {
+            // The watchlist is checked under a lock held until the report is queued: a deletion (or a
+            // move to another company) either waits for it or came first, and then nothing is held.
+            const watchlistId = input.params.watchlist_id
+            if (watchlistId !== null) {
+              const watchlist = yield* lockWatchlist({ companyId: input.companyId, watchlistId })
+              if (Option.isNone(watchlist)) return yield* new WatchlistNotFound({ id: watchlistId })
+            }
             const now = yield* clockNow
             const report = yield* insertReport({
               tenantId: input.tenantId,
