@@ -6,8 +6,8 @@ import { CompanyDescription, CompanyName } from "../http/companies/CompaniesApi.
 import { CompaniesRepo } from "../infra/accounts/CompaniesRepo.js"
 import { CliFailure, missingSubcommand, printJson, schemaOption, uuidOption } from "./CliSupport.js"
 
-// The account API's rules (name 1-200 characters, trimmed; description up to 10,000; both composed to
-// NFC, no NUL): the CLI writes the same rows. A description is trimmed too, as the CLI always did.
+// The account API's rules (name 1-200 characters, trimmed, one line; description up to 10,000; both
+// composed to NFC, no NUL): the CLI writes the same rows. A description is trimmed too, as the CLI always did.
 const nameOption = schemaOption("name", CompanyName)
 const descriptionOption = schemaOption("description", Schema.compose(Schema.Trim, CompanyDescription))
 

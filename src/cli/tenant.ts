@@ -6,8 +6,8 @@ import { TenantsRepo } from "../infra/accounts/TenantsRepo.js"
 import { choiceOption, missingSubcommand, printJson, schemaOption } from "./CliSupport.js"
 
 // A tenant is a firm, and no API names one: its name follows the company name's rule (1-200
-// characters once trimmed, composed to NFC, no NUL) rather than one of its own (the column only
-// refuses a blank name).
+// characters once trimmed, composed to NFC, one line: no line break or other control character)
+// rather than one of its own (the column only refuses a blank name).
 const create = Command.make(
   "create",
   { name: schemaOption("name", CompanyName), plan: choiceOption("plan", Plan.literals) },

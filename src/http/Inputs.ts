@@ -67,6 +67,29 @@ export const atMostCharacters =
 export const NonEmptyText = (max: number) =>
   TrimmedText.pipe(Schema.minLength(1, { message: () => "must not be empty" }), atMostCharacters(max))
 
+/** C0 and C1 controls (line feed, carriage return, tab, NUL, DEL, NEL…) and the Unicode line and paragraph separators. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
+const LINE_BREAKING = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/
+
+/**
+ * Text that stays on one line: the rule of every name and label people type (company, tenant,
+ * watchlist and API-key names, watchlist keywords). They are written into one-line outputs (the
+ * digest's plain text, CSV cells, log lines, the PDF's headings), where a line break typed in a name
+ * added lines that read as the output's own. Checked after the trim, so a name pasted with a
+ * trailing line break is simply trimmed. Not for free text (a company's description), where line
+ * breaks are the writer's.
+ */
+export const oneLine = <A extends string, I, R>(self: Schema.Schema<A, I, R>) =>
+  self.pipe(
+    Schema.filter((text) => !LINE_BREAKING.test(text), {
+      message: () => "must not contain line breaks, tabs or other control characters",
+      jsonSchema: { pattern: "^[^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]*$" }
+    })
+  )
+
+/** A name or label people type: trimmed, composed, 1 to `max` characters, on one line. */
+export const NameText = (max: number) => oneLine(NonEmptyText(max))
+
 /**
  * `YYYY-MM-DD` naming a day that exists (no 2026-02-30) in years 0001-9999: PostgreSQL has no year
  * 0000, which JavaScript's Date accepts.

@@ -317,6 +317,7 @@ export const t = {
       tooShort: (n: number) => `cel puțin ${formatCount(n, "caractere")}`,
       tooMany: (n: number) => `cel mult ${formatCount(n, "valori")}`,
       nul: "conține un caracter nepermis (U+0000)",
+      oneLine: "scrieți totul pe un singur rând, fără Enter sau Tab",
       negative: "cel puțin 0",
       number: "introduceți un număr",
       tooLarge: "numărul este prea mare",

@@ -130,3 +130,75 @@ describe("text typed with combining marks (NFD) is stored composed (NFC)", () =>
     expect(stored).toEqual({ anchors: [keywordAnchor("întreținere drumuri")], keys: ["drumu", "intre"] })
   })
 })
+
+describe("names and labels are one line (they are written into the digest, CSV cells, logs, the PDF)", () => {
+  let server: TestServer
+  let account: SeededAccount
+  let api: ReturnType<typeof client>
+  let watchlistId: string
+  beforeAll(async () => {
+    server = await startTestServer()
+    account = await seedAccount(server, "consultant")
+    api = client(server, (await signIn(server, account)).accessToken)
+    watchlistId = (await api.post("/api/v1/watchlists", { name: "Roads" })).body.data.id
+  })
+  afterAll(() => server.close())
+
+  const ONE_LINE = "must not contain line breaks, tabs or other control characters"
+  const NUL = "must not contain NUL characters (U+0000)"
+
+  it("a line break, a tab, a C1 control or U+2028 inside a name or keyword is 400 VALIDATION_ERROR naming the field; nothing is stored", async () => {
+    const fields = (text: string) =>
+      [
+        ["post", "/api/v1/watchlists", { name: text }, "name"],
+        ["post", "/api/v1/watchlists", { name: "Ok", keywords: ["asfalt", text] }, "keywords.1"],
+        ["patch", `/api/v1/watchlists/${watchlistId}`, { name: text }, "name"],
+        ["patch", `/api/v1/watchlists/${watchlistId}`, { keywords: [text] }, "keywords.0"],
+        ["post", "/api/v1/companies", { name: text }, "name"],
+        ["patch", `/api/v1/companies/${account.companyId}`, { name: text }, "name"],
+        ["post", "/api/v1/settings/api-keys", { name: text }, "name"]
+      ] as const
+    for (const [text, message] of [
+      ["Alfa\nBeta", ONE_LINE],
+      ["Alfa\r\n== Beta ==", ONE_LINE],
+      ["Alfa\tBeta", ONE_LINE],
+      ["Alfa\u0085Beta", ONE_LINE],
+      ["Alfa\u2028Beta", ONE_LINE],
+      ["Alfa\u2029Beta", ONE_LINE],
+      ["Alfa\u001bBeta", ONE_LINE],
+      ["Alfa\u0000Beta", NUL]
+    ] as const) {
+      for (const [method, url, body, path] of fields(text)) {
+        const response = await api[method](url, body)
+        const label = `${method} ${url} ${path} ${JSON.stringify(text)}`
+        expect(response.status, label).toBe(400)
+        expect(response.body, label).toMatchObject({ statusCode: 400, code: "VALIDATION_ERROR" })
+        expect(response.body.details, label).toEqual([{ path, message }])
+      }
+    }
+    const [counts] = await query<{ watchlists: number; keys: number; companies: number }>(
+      server,
+      `SELECT (SELECT count(*)::int FROM watchlists WHERE tenant_id = $1) AS watchlists,
+              (SELECT count(*)::int FROM api_keys WHERE tenant_id = $1) AS keys,
+              (SELECT count(*)::int FROM companies WHERE tenant_id = $1) AS companies`,
+      [account.tenantId]
+    )
+    expect(counts).toEqual({ watchlists: 1, keys: 0, companies: 1 })
+  })
+
+  it("a name with diacritics, punctuation and emoji passes; a line break around it is trimmed; a description keeps its line breaks", async () => {
+    const name = "Școala Gimnazială „Ion Creangă” Târgu-Neamț — lot 2 ✓"
+    const watchlist = await api.post("/api/v1/watchlists", { name: `${name}\n`, keywords: ["întreținere drumuri"] })
+    expect(watchlist.status).toBe(201)
+    expect(watchlist.body.data).toMatchObject({ name, keywords: ["întreținere drumuri"] })
+    const company = await api.post("/api/v1/companies", {
+      name: `\r\n${name}`,
+      description: "Rânduri:\n- drumuri\n- poduri"
+    })
+    expect(company.status).toBe(201)
+    expect(company.body.data).toMatchObject({ name, description: "Rânduri:\n- drumuri\n- poduri" })
+    const key = await api.post("/api/v1/settings/api-keys", { name: "Integrare ERP (producție)" })
+    expect(key.status).toBe(201)
+    expect(key.body.data.name).toBe("Integrare ERP (producție)")
+  })
+})

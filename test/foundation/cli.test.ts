@@ -43,13 +43,14 @@ describe("ops CLI", () => {
     expect(expectOneLineFailure(noName)).toContain("--name")
   })
 
-  it("tenant create stores the name trimmed and composed (NFC), as company names are; a blank or too long name is a one-line error", async () => {
+  it("tenant create stores the name trimmed and composed (NFC), as company names are; a blank, too long or multi-line name is a one-line error", async () => {
     // "Ș" and "ă" typed decomposed: "S" + U+0326, "a" + U+0306.
     const decomposed = " S\u0326tefa\u0306nescu Consult "
-    const [ok, blank, long] = await Promise.all([
+    const [ok, blank, long, twoLines] = await Promise.all([
       cli("tenant", "create", "--name", decomposed, "--plan", "free"),
       cli("tenant", "create", "--name", "   ", "--plan", "free"),
-      cli("tenant", "create", "--name", "n".repeat(201), "--plan", "free")
+      cli("tenant", "create", "--name", "n".repeat(201), "--plan", "free"),
+      cli("tenant", "create", "--name", "Acme\n== Alt client ==", "--plan", "free")
     ])
     const { tenantId } = expectJson(ok)
     expect(await query((sql) => sql`SELECT name FROM tenants WHERE id = ${tenantId}`)).toEqual([
@@ -57,7 +58,8 @@ describe("ops CLI", () => {
     ])
     for (const [result, line] of [
       [blank, "--name must not be empty"],
-      [long, "--name must be at most 200 characters"]
+      [long, "--name must be at most 200 characters"],
+      [twoLines, "--name must not contain line breaks, tabs or other control characters"]
     ] as const) {
       expect(expectOneLineFailure(result)).toBe(line)
       expect(result.code).toBe(1)

@@ -160,6 +160,56 @@ layer(TestDatabaseLive, { timeout: 120_000 })("tenders import (CLI, child proces
   )
 
   it.effect(
+    'keeps a notice\'s source_url only when it is an absolute http(s) URL; any other link is stored as "" and the notice is taken in',
+    () =>
+      Effect.gen(function* () {
+        const url = yield* TestDatabaseUrl
+        const sql = yield* SqlClient.SqlClient
+        const links = [
+          ["javascript:alert(1)", ""],
+          ["JavaScript:alert(document.cookie)//https://e-licitatie.ro/", ""],
+          ["file:///etc/passwd", ""],
+          ["data:text/html,<script>alert(1)</script>", ""],
+          ["//evil.example/notice", ""],
+          ["/pub/notice/view/1", ""],
+          ["http:example.ro", ""],
+          ["https://", ""],
+          ["https://e-licitatie.ro/pub/notice/1\nsecond line", ""],
+          [
+            "  https://e-licitatie.ro/pub/notice/c-notice/view/100224  ",
+            "https://e-licitatie.ro/pub/notice/c-notice/view/100224"
+          ],
+          [
+            "HTTP://ted.europa.eu/udl?uri=TED:NOTICE:566234-2020:TEXT:DA:HTML",
+            "HTTP://ted.europa.eu/udl?uri=TED:NOTICE:566234-2020:TEXT:DA:HTML"
+          ]
+        ] as const
+        const dir = mkdtempSync(join(tmpdir(), "tss-import-"))
+        const file = join(dir, "links.jsonl")
+        const notice = (i: number, link: string) =>
+          JSON.stringify({
+            source: "demo",
+            source_id: `LINK-${i}`,
+            title: `Reparații drumuri comunale, lotul ${i}`,
+            cpv_codes: ["45233142-6"],
+            contracting_authority: { name: "Comuna Florești", county: "Cluj" },
+            publish_date: "2026-11-20T08:00:00Z",
+            source_url: link
+          })
+        writeFileSync(file, `${links.map(([link], i) => notice(i, link)).join("\n")}\n`)
+        const run = yield* importTenders(url, [file])
+        rmSync(dir, { recursive: true, force: true })
+        expect(run.code).toBe(0)
+        expect(summaryOf(run)).toMatchObject({ imported: links.length, skipped: 0 })
+        const stored = yield* sql<{ source_notice_id: string; source_url: string }>`
+          SELECT source_notice_id, source_url FROM tenders WHERE source = 'demo' AND source_notice_id LIKE 'LINK-%'`
+        const byId = new Map(stored.map((row) => [row.source_notice_id, row.source_url]))
+        expect(links.map((_, i) => byId.get(`LINK-${i}`))).toEqual(links.map(([, kept]) => kept))
+      }),
+    CLI_TIMEOUT
+  )
+
+  it.effect(
     "imports TED XML, eForms and SICAP files, auto-detected or named",
     () =>
       Effect.gen(function* () {

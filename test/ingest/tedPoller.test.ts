@@ -1,3 +1,4 @@
+import * as fs from "node:fs"
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Duration, Effect, Fiber } from "effect"
@@ -153,6 +154,24 @@ describe("TED poller", () => {
             yield* sql`SELECT tender_id FROM ingested_notices WHERE notice_ref = ${change2.publicationNumber}`
           expect(seen).toEqual([{ tender_id: before!.id }])
         })
+    )
+
+    it.effect("a notice whose own link is no http(s) URL gets its TED page as source_url instead", () =>
+      Effect.gen(function* () {
+        const ted = yield* Ted
+        const poller = yield* TedPoller
+        const sql = yield* SqlClient.SqlClient
+        // A TED R2.0.9 notice (its link is its URI_DOC), carrying a script instead of a link.
+        const xml = fs
+          .readFileSync(new URL("../fixtures/ted-xml/ro-f03-award.synthetic.xml", import.meta.url), "utf8")
+          .replace(/<URI_DOC LG="RO">[^<]*<\/URI_DOC>/, '<URI_DOC LG="RO">javascript:alert(1)</URI_DOC>')
+          .replaceAll("612345-2021", "698765-2026")
+        ted.publish({ publicationNumber: "00698765-2026", publicationDate: today(), xml })
+        yield* poller.poll
+        const stored = yield* sql<{ source_url: string }>`
+          SELECT source_url FROM tenders WHERE source = 'ted' AND source_notice_id = '698765-2026'`
+        expect(stored).toEqual([{ source_url: "https://ted.europa.eu/en/notice/-/detail/00698765-2026" }])
+      })
     )
 
     it.effect("a notice whose XML fails is retried on its own; a malformed one is skipped with its reason", () =>

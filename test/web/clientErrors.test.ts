@@ -85,7 +85,9 @@ describe("the browser app's API client", () => {
         runApi(api.companies.create({ payload: { name: "X", description: "", fiscalCode: "abc", counties: [] } })),
         runApi(api.companies.update({ path: { id: companyId }, payload: { name: "   " } })),
         runApi(api.watchlists.create({ payload: { name: "X", minValue: 10, maxValue: 5, companyId } })),
-        runApi(api.watchlists.create({ payload: { name: "X", cpvCodes: ["99999999"], companyId } }))
+        runApi(api.watchlists.create({ payload: { name: "X", cpvCodes: ["99999999"], companyId } })),
+        // A line break inside a name (the client's schema is the server's: refused before sending).
+        runApi(api.watchlists.create({ payload: { name: "Drumuri\nPoduri", companyId } }))
       ].map(failure)
     )
     expect(refused.map((error) => error.message)).toEqual([
@@ -99,7 +101,8 @@ describe("the browser app's API client", () => {
       "Datele trimise nu sunt valide. Cod fiscal: un cod fiscal are 2-10 cifre, eventual precedate de RO.",
       "Datele trimise nu sunt valide. Denumire: completați câmpul.",
       "Datele trimise nu sunt valide. Valoare minimă: nu poate depăși valoarea maximă.",
-      "Datele trimise nu sunt valide. Coduri CPV: codul 99999999 nu există în nomenclatorul CPV."
+      "Datele trimise nu sunt valide. Coduri CPV: codul 99999999 nu există în nomenclatorul CPV.",
+      "Datele trimise nu sunt valide. Denumire: scrieți totul pe un singur rând, fără Enter sau Tab."
     ])
   })
 

@@ -4,6 +4,7 @@ import { canonicalCounty } from "./CountyDistance.js"
 import { type CpvCatalog, normalizeCpvCode } from "./Cpv.js"
 import { romanianFiscalCodeOfNotice } from "./FiscalCode.js"
 import { normalizeAuthorityName, normalizeRomanianText } from "./RomanianText.js"
+import { storedSourceUrl } from "./SourceUrl.js"
 
 /** Far below numeric(18, 2)'s limit even after conversion to RON; no real tender comes near it. */
 const MAX_VALUE = 1e15
@@ -42,6 +43,7 @@ export const TenderRecord = Schema.Struct({
    * change that names this version, not the original, still finds the tender by it.
    */
   version_id: Schema.optional(Schema.NullOr(Schema.String)),
+  /** Kept when it is an absolute http(s) URL, else stored as "" (SourceUrl.ts). */
   source_url: Schema.optional(Schema.NullOr(Schema.String)),
   /** Award notices: the winners' fiscal codes. */
   winner_fiscal_codes: Schema.optional(Schema.Array(Schema.String))
@@ -105,7 +107,8 @@ const formatParseError = (error: ParseResult.ParseError): string =>
 /**
  * Validates a native record and normalises it for storage: Romanian text, CPV codes by catalog
  * lookup (main first, duplicates removed; any invalid code rejects the record), fiscal codes (digits
- * only; unreadable ones dropped), the missing currency value. Left is the reason the record is skipped.
+ * only; unreadable ones dropped), the missing currency value, the link (only an http(s) URL is kept).
+ * Left is the reason the record is skipped.
  */
 export const normalizeTenderRecord = (catalog: CpvCatalog, input: unknown): Either.Either<Tender, string> =>
   Either.flatMap(
@@ -149,7 +152,7 @@ export const normalizeTenderRecord = (catalog: CpvCatalog, input: unknown): Eith
         publishDate: record.publish_date,
         issuedAt: record.issued_at ?? null,
         versionId: record.version_id?.trim() || null,
-        sourceUrl: record.source_url?.trim() ?? "",
+        sourceUrl: storedSourceUrl(record.source_url),
         winnerFiscalCodes: winners
       })
     }

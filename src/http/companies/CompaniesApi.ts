@@ -4,7 +4,7 @@ import * as ApiError from "../../domain/ApiErrors.js"
 import { DateTime } from "../../domain/Timestamps.js"
 import { normalizeFiscalCode } from "../../domain/tenders/FiscalCode.js"
 import { AccessTokenAuth } from "../AccessTokenAuth.js"
-import { atMostCharacters, CountiesInput, composed, NonEmptyText, StrictBody, Text } from "../Inputs.js"
+import { atMostCharacters, CountiesInput, composed, NameText, StrictBody, Text } from "../Inputs.js"
 import { errors } from "../WireErrors.js"
 import { WorkspaceReaderAuth } from "../WorkspaceReaderAuth.js"
 
@@ -67,8 +67,11 @@ export const FiscalCodeInput = Schema.transformOrFail(Text.pipe(Schema.maxLength
   }
 })
 
-/** A company's name and description as every writer takes them: this API and the ops CLI (cli/company.ts). */
-export const CompanyName = NonEmptyText(200)
+/**
+ * A company's name and description as every writer takes them: this API and the ops CLI (cli/company.ts,
+ * and cli/tenant.ts for a tenant's name). The name is one line; the description is free text, line breaks included.
+ */
+export const CompanyName = NameText(200)
 export const CompanyDescription = composed(Text.pipe(atMostCharacters(10_000)))
 
 export const CreateCompany = Schema.Struct({

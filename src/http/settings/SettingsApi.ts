@@ -3,7 +3,7 @@ import { Schema } from "effect"
 import * as ApiError from "../../domain/ApiErrors.js"
 import { DateTime } from "../../domain/Timestamps.js"
 import { AccessTokenAuth } from "../AccessTokenAuth.js"
-import { atMostCharacters, StrictBody, TrimmedText } from "../Inputs.js"
+import { atMostCharacters, oneLine, StrictBody, TrimmedText } from "../Inputs.js"
 import { errors } from "../WireErrors.js"
 
 export const ApiKeySummary = Schema.Struct({
@@ -20,8 +20,8 @@ export const CreatedApiKey = Schema.Struct({
   key: Schema.String.annotations({ description: "The full key; shown in this response only" })
 })
 
-/** A key's name: trimmed, composed (NFC), at most 100 characters (the API's and the CLI's rule). */
-export const ApiKeyName = TrimmedText.pipe(atMostCharacters(100))
+/** A key's name: trimmed, composed (NFC), at most 100 characters, one line (the API's and the CLI's rule); may be empty. */
+export const ApiKeyName = oneLine(TrimmedText.pipe(atMostCharacters(100)))
 
 export const CreateApiKey = Schema.Struct({
   name: Schema.optionalWith(ApiKeyName, { exact: true })

@@ -3,7 +3,7 @@ import { Schema } from "effect"
 import * as ApiError from "../../domain/ApiErrors.js"
 import { DateTime } from "../../domain/Timestamps.js"
 import { AccessTokenAuth } from "../AccessTokenAuth.js"
-import { CountiesInput, NonEmptyText, StrictBody } from "../Inputs.js"
+import { CountiesInput, NameText, StrictBody } from "../Inputs.js"
 import { errors } from "../WireErrors.js"
 
 export const Watchlist = Schema.Struct({
@@ -24,12 +24,12 @@ export const Watchlist = Schema.Struct({
   createdAt: DateTime
 })
 
-const Name = NonEmptyText(200)
+const Name = NameText(200)
 const CpvCode = Schema.String.pipe(
   Schema.pattern(/^[0-9]{8}(-[0-9])?$/, { message: () => "must be a CPV code, NNNNNNNN or NNNNNNNN-D" })
 )
 const CpvCodes = Schema.Array(CpvCode).pipe(Schema.maxItems(100))
-const Keyword = NonEmptyText(100)
+const Keyword = NameText(100)
 const Keywords = Schema.Array(Keyword).pipe(Schema.maxItems(50))
 const Ron = Schema.Number.pipe(
   Schema.finite({ message: () => "must be a finite number" }),

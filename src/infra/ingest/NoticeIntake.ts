@@ -3,6 +3,7 @@ import { Clock, Context, Effect, Either, Layer, Option } from "effect"
 import { sameProcedure } from "../../domain/ingest/SameProcedure.js"
 import type { SourceName } from "../../domain/ingest/SourceFailure.js"
 import type { ParsedItem } from "../../domain/tenders/formats/ParsedItem.js"
+import { isWebUrl } from "../../domain/tenders/SourceUrl.js"
 import { normalizeTenderRecord, type Tender } from "../../domain/tenders/TenderRecord.js"
 import { JobQueue } from "../queue/JobQueue.js"
 import { ScoreTenders } from "../scoring/ScoringJobKinds.js"
@@ -16,7 +17,7 @@ export interface PolledNotice {
   readonly version: number
   /** The procedure's TED publication number, normalised, when the notice gives it. */
   readonly tedRef: string | null
-  /** The notice's public page: its `source_url` when the notice itself names none. */
+  /** The notice's public page: its `source_url` when the notice itself names none, or no http(s) URL. */
   readonly pageUrl: string
   readonly item: ParsedItem
   /** The source says the procedure was cancelled: its tender is closed. */
@@ -191,7 +192,7 @@ export const NoticeIntakeLive = Layer.effect(
                 continue
               }
               const record = notice.item.record as { source_url?: unknown }
-              const withPage = record.source_url ? record : { ...record, source_url: notice.pageUrl }
+              const withPage = isWebUrl(record.source_url) ? record : { ...record, source_url: notice.pageUrl }
               const tender = normalizeTenderRecord(cpv, withPage)
               if (Either.isLeft(tender)) skip(notice, tender.left)
               else normalized.push({ notice, tender: tender.right })

@@ -53,12 +53,36 @@ export const logFormat = Config.string("LOG_FORMAT").pipe(
   Config.map((value): "json" | "text" => (value === "text" ? "text" : "json"))
 )
 
-/** Effect's pretty lines, with the request id among the annotations inside a request. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is escaped
+const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g
+const ESCAPES: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" }
+
+/**
+ * A logged text on one line: control characters written as escapes (a line feed as the two
+ * characters `\n`, others as `\u001b`). A value from outside (a notice's authority name in a skip
+ * reason) with a line break would otherwise add lines that read as the logger's own: a header
+ * (`[12:00:00.000] ERROR …`) or an annotation (`  tenant_id: …`).
+ */
+const escapeControls = (text: string): string =>
+  text.replace(CONTROLS, (c) => ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
+
+const escapedText = (value: unknown): unknown => (typeof value === "string" ? escapeControls(value) : value)
+
+/**
+ * Effect's pretty lines, with the request id among the annotations inside a request: a header line
+ * with the message, then one indented line per further message part and annotation. Text messages
+ * and annotation values are escaped (`escapeControls`), so each stays on its line; others (objects,
+ * errors) are printed by Node's inspector, which quotes their strings, and a cause keeps its stack's lines.
+ */
 const textLogger = Logger.mapInputOptions(Logger.prettyLoggerDefault, (options) => {
   const requestId = requestIdIn(options.context)
-  return requestId === undefined
-    ? options
-    : { ...options, annotations: HashMap.set(options.annotations, "request_id", requestId as unknown) }
+  const annotations =
+    requestId === undefined ? options.annotations : HashMap.set(options.annotations, "request_id", requestId as unknown)
+  return {
+    ...options,
+    message: Array.isArray(options.message) ? options.message.map(escapedText) : escapedText(options.message),
+    annotations: HashMap.map(annotations, escapedText)
+  }
 })
 
 /** The process's logger for a format: replaces Effect's default logger. */

@@ -46,6 +46,7 @@ const reasons: ReadonlyArray<readonly [RegExp, (match: RegExpMatchArray) => stri
   [/at least (\d+) character/, (m) => reason.tooShort(Number(m[1]))],
   [/array of at most (\d+) item|must list at most (\d+)/, (m) => reason.tooMany(Number(m[1] ?? m[2]))],
   [/NUL character/, () => reason.nul],
+  [/must not contain line breaks/, () => reason.oneLine],
   [/must not be negative/, () => reason.negative],
   [/finite number|^Expected a number/, () => reason.number],
   [/below 10\^16/, () => reason.tooLarge],
