@@ -2,6 +2,7 @@ import * as fs from "node:fs/promises"
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Either } from "effect"
 import { IMPORT_FORMATS, readImport } from "../domain/tenders/formats/ImportFormat.js"
+import { escapeControls } from "../infra/observability/JsonLogger.js"
 import { JobQueue } from "../infra/queue/JobQueue.js"
 import { ScoreTenders } from "../infra/scoring/ScoringJobKinds.js"
 import { SCORING_BATCH_SIZE, ScoringService } from "../infra/scoring/ScoringService.js"
@@ -80,9 +81,10 @@ const importCommand = Command.make(
       }
       progress.finish()
 
-      for (const skip of skips) yield* Console.error(`skipped ${skip.ref}: ${skip.reason}`)
+      // One line per skip: a reason quotes the file's values, which may hold line breaks.
+      for (const skip of skips) yield* Console.error(escapeControls(`skipped ${skip.ref}: ${skip.reason}`))
       for (const { tender, reason } of stored.failed) {
-        yield* Console.error(`skipped notice ${tender.source}/${tender.sourceNoticeId}: ${reason}`)
+        yield* Console.error(escapeControls(`skipped notice ${tender.source}/${tender.sourceNoticeId}: ${reason}`))
       }
 
       // Scored once everything is stored, so corpus-wide statistics see the whole file.

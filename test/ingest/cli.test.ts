@@ -313,11 +313,24 @@ layer(TestDatabaseLive, { timeout: 120_000 })("tenders import (CLI, child proces
     () =>
       Effect.gen(function* () {
         const url = yield* TestDatabaseUrl
-        const run = yield* importTenders(url, ["-"], JSON.stringify([{ source: "x" }, { title: "no id" }]))
+        // The third's CPV code carries a line break and a would-be line of the CLI's own into its reason.
+        const forged = {
+          source: "x",
+          source_id: "forged",
+          title: "Lucrări",
+          cpv_codes: ["45000000-8\nskipped record 9: made up"],
+          contracting_authority: { name: "Primăria" },
+          publish_date: "2026-11-20T08:00:00Z"
+        }
+        const run = yield* importTenders(url, ["-"], JSON.stringify([{ source: "x" }, { title: "no id" }, forged]))
         expect(run.code).toBe(0)
-        expect(summaryOf(run)).toEqual({ imported: 0, updated: 0, skipped: 2, scored: 0 })
+        expect(summaryOf(run)).toEqual({ imported: 0, updated: 0, skipped: 3, scored: 0 })
         expect(run.stderr).toMatch(/^skipped record 1: /m)
         expect(run.stderr).toMatch(/^skipped record 2: /m)
+        // One line per skip: the reason's line break is written as "\n".
+        const lines = run.stderr.split("\n").filter((line) => line.startsWith("skipped "))
+        expect(lines).toHaveLength(3)
+        expect(lines[2]).toMatch(/^skipped record 3: .*45000000-8\\nskipped record 9: made up/)
       }),
     CLI_TIMEOUT
   )

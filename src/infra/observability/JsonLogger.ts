@@ -63,7 +63,7 @@ const ESCAPES: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" 
  * reason) with a line break would otherwise add lines that read as the logger's own: a header
  * (`[12:00:00.000] ERROR …`) or an annotation (`  tenant_id: …`).
  */
-const escapeControls = (text: string): string =>
+export const escapeControls = (text: string): string =>
   text.replace(CONTROLS, (c) => ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
 
 const escapedText = (value: unknown): unknown => (typeof value === "string" ? escapeControls(value) : value)
