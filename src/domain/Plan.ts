@@ -21,3 +21,6 @@ export const planRules: Record<Plan, PlanRules> = {
   activ: { apiAccess: false, monthlyCredits: 0, watchlistLimit: 20, multiClientWorkspace: false },
   consultant: { apiAccess: true, monthlyCredits: 1500, watchlistLimit: 100, multiClientWorkspace: true }
 }
+
+/** The plans with the key API and so webhooks (spec 1.1, 8.2), for checks written in SQL. */
+export const apiAccessPlans: ReadonlyArray<Plan> = Plan.literals.filter((plan) => planRules[plan].apiAccess)

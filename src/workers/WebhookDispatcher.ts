@@ -45,9 +45,22 @@ export const deliveryHeaders = (deliveryId: string, secret: string, timestampSec
 })
 
 /**
+ * Ends a delivery that was not sent because it may not be (its webhook deleted, or its tenant's plan
+ * without webhooks since a downgrade); the latter is logged, as nothing else says why it failed.
+ */
+const endUnsent = (deliveryId: string) =>
+  Effect.flatMap(Deliveries, (deliveries) => deliveries.endIfUndeliverable(deliveryId)).pipe(
+    Effect.tap((ended) =>
+      Option.contains(ended, "failed")
+        ? Effect.logInfo(`Webhook delivery ${deliveryId}: not sent, its tenant's plan no longer has webhooks (failed)`)
+        : Effect.void
+    )
+  )
+
+/**
  * A `webhook.deliver` job: one signed attempt of its delivery, its outcome recorded with the job's
  * settlement (retried on the delivery's own schedule). A delivery that ended meanwhile (its webhook
- * deleted) is not sent.
+ * deleted) or may no longer be sent (its tenant downgraded below Consultant) is not sent.
  */
 export const deliverWebhookJob = handleStarted(DeliverWebhook, {
   // The deliveries of one claim are started (marked `delivering` and read) in the claim's statement.
@@ -56,9 +69,9 @@ export const deliverWebhookJob = handleStarted(DeliverWebhook, {
     Effect.gen(function* () {
       const deliveries = yield* Deliveries
       // Not started: the delivery ended meanwhile, or its webhook was deleted (a delivery the
-      // DELETE could not see yet ends here as the others did).
+      // DELETE could not see yet ends here as the others did), or its tenant's plan lost webhooks.
       if (Option.isNone(started)) {
-        yield* deliveries.endIfWebhookDeleted(payload.deliveryId)
+        yield* endUnsent(payload.deliveryId)
         return "completed" as const
       }
       const delivery = startedDelivery(started.value)
@@ -72,7 +85,7 @@ export const deliverWebhookJob = handleStarted(DeliverWebhook, {
             headers: deliveryHeaders(delivery.id, secret, timestamp, delivery.body),
             body: delivery.body,
             // Checked again before the first byte when the connection was slow to open: the webhook may
-            // have been deleted since the claim.
+            // have been deleted (or the tenant downgraded) since the claim.
             stillDeliverable: deliveries.stillDeliverable(delivery.id)
           })
           .pipe(
@@ -98,9 +111,10 @@ export const deliverWebhookJob = handleStarted(DeliverWebhook, {
               })
         )
       )
-      // Its webhook deleted between the claim and the first byte: nothing was sent, nothing to record.
+      // Its webhook deleted (or its tenant downgraded) between the claim and the first byte: nothing
+      // was sent, no attempt to record.
       if (result === "withdrawn") {
-        yield* deliveries.endIfWebhookDeleted(payload.deliveryId)
+        yield* endUnsent(payload.deliveryId)
         return "completed" as const
       }
       const finished = yield* deliveries.finish(job, delivery, startedAt, result)

@@ -223,12 +223,19 @@ describe("webhook dashboard (access token)", () => {
     expect(malformed.body.code).toBe("VALIDATION_ERROR")
   })
 
-  it("plans below Consultant get 403 PLAN_UPGRADE_REQUIRED; no token is 401", async () => {
+  it("plans below Consultant get 403 PLAN_UPGRADE_REQUIRED to register or retry, not to list or delete; no token is 401", async () => {
     const starter = await seedAccount(server, "starter")
     const { accessToken } = await signIn(server, starter)
-    const list = await client(server, accessToken).get("/api/v1/settings/webhooks")
-    expect(list.status).toBe(403)
-    expect(list.body.code).toBe("PLAN_UPGRADE_REQUIRED")
+    const created = await client(server, accessToken).post("/api/v1/settings/webhooks", {
+      url: "https://hooks.example.com/",
+      secret: "0123456789abcdef0123456789abcdef",
+      events: ["tender.matched"]
+    })
+    expect(created.status).toBe(403)
+    expect(created.body.code).toBe("PLAN_UPGRADE_REQUIRED")
+    // Listing and deleting work on every plan (webhooks made before a downgrade: planDowngrade.test).
+    expect((await client(server, accessToken).get("/api/v1/settings/webhooks")).body).toEqual({ data: [] })
+    expect((await client(server, accessToken).delete(`/api/v1/settings/webhooks/${randomUUID()}`)).status).toBe(404)
     const res = await client(server, accessToken).post(`/api/v1/settings/webhooks/deliveries/${randomUUID()}/retry`)
     expect(res.status).toBe(403)
     expect(res.body.code).toBe("PLAN_UPGRADE_REQUIRED")

@@ -107,6 +107,10 @@ describe("each route's error codes in the served OpenAPI document", () => {
     expect(codesOf("/api/v1/watchlists", "post", 403)).toEqual(["WATCHLIST_LIMIT_REACHED"])
     expect(codesOf("/api/v1/companies", "get", 403)).toEqual(["PLAN_UPGRADE_REQUIRED"])
     expect(codesOf("/api/v1/settings/api-keys", "post", 422)).toEqual(["API_KEY_LIMIT_EXCEEDED"])
+    expect(codesOf("/api/v1/settings/api-keys", "post", 403)).toEqual(["PLAN_UPGRADE_REQUIRED"])
+    // Listing and revoking work on every plan (a key must stay revocable after a downgrade).
+    expect(codesOf("/api/v1/settings/api-keys", "get", 403)).toEqual([])
+    expect(codesOf("/api/v1/settings/api-keys/{id}", "delete", 403)).toEqual([])
     expect(codesOf("/ready", "get", 503)).toEqual(["SERVICE_UNAVAILABLE"])
   })
 
@@ -144,6 +148,10 @@ describe("each route's error codes in the served OpenAPI document", () => {
     expect(codesOf(...retry, 409)).toEqual(["DELIVERY_NOT_RETRYABLE"])
     expect(codesOf(...retry, 404)).toContain("NOT_FOUND")
     expect(codesOf(...retry, 403)).toEqual(["PLAN_UPGRADE_REQUIRED"])
+    expect(codesOf("/api/v1/settings/webhooks", "post", 403)).toEqual(["PLAN_UPGRADE_REQUIRED"])
+    // Listing and deleting work on every plan (after a downgrade too).
+    expect(codesOf("/api/v1/settings/webhooks", "get", 403)).toEqual([])
+    expect(codesOf("/api/v1/settings/webhooks/{id}", "delete", 403)).toEqual([])
     expect(codesOf("/api/v1/settings/webhooks", "get", 401)).toContain("ACCESS_TOKEN_MISSING")
   })
 

@@ -48,7 +48,7 @@ export class AuthApi extends HttpApiGroup.make("auth")
       )
       .annotate(
         OpenApi.Description,
-        "Rotates the refresh token: a new pair each time. 401 REFRESH_TOKEN_INVALID / REFRESH_TOKEN_EXPIRED / REFRESH_TOKEN_REUSED (a rotated token replayed after the 10 s grace window: the session is revoked) / SESSION_REVOKED. Within the grace window a second refresh of the same token returns the same pair."
+        "Rotates the refresh token: a new pair each time. 401 REFRESH_TOKEN_INVALID / REFRESH_TOKEN_EXPIRED / REFRESH_TOKEN_REUSED (a rotated token replayed after the 10 s grace window, or after its successor was itself refreshed: the session is revoked) / SESSION_REVOKED. Within the grace window, while its successor is unused, a second refresh of the same token returns the same pair."
       )
   )
   .add(

@@ -27,20 +27,27 @@ export const CreateApiKey = Schema.Struct({
   name: Schema.optionalWith(ApiKeyName, { exact: true })
 })
 
-/** API-key settings of the account (spec 5.3; Consultant plan), under /api/v1/settings/api-keys. */
+/**
+ * API-key settings of the account (spec 5.3), under /api/v1/settings/api-keys: creation needs the
+ * Consultant plan; listing and revoking work on every plan (a key must stay revocable after a downgrade).
+ */
 export class SettingsApi extends HttpApiGroup.make("settings")
   .add(
     HttpApiEndpoint.post("createApiKey", "/api-keys")
       .annotate(OpenApi.Summary, "Create an API key; the full key is shown once")
       .setPayload(StrictBody(CreateApiKey))
       .addSuccess(Schema.Struct({ data: CreatedApiKey }), { status: 201 })
-      .addError(errors(ApiError.ApiKeyLimitExceeded))
-      .annotate(OpenApi.Description, "422 API_KEY_LIMIT_EXCEEDED when 3 keys are already active.")
+      .addError(errors(ApiError.ApiKeyLimitExceeded, ApiError.PlanUpgradeRequired))
+      .annotate(
+        OpenApi.Description,
+        "Consultant plan only; others get 403 PLAN_UPGRADE_REQUIRED. 422 API_KEY_LIMIT_EXCEEDED when 3 keys are already active."
+      )
   )
   .add(
     HttpApiEndpoint.get("listApiKeys", "/api-keys")
       .annotate(OpenApi.Summary, "API keys of the account, masked")
       .addSuccess(Schema.Struct({ data: Schema.Array(ApiKeySummary) }))
+      .annotate(OpenApi.Description, "Every plan: a tenant below Consultant still sees the keys it made before.")
   )
   .add(
     HttpApiEndpoint.del("revokeApiKey", "/api-keys/:id")
@@ -49,11 +56,10 @@ export class SettingsApi extends HttpApiGroup.make("settings")
       .addSuccess(Schema.Struct({ data: ApiKeySummary }))
       .annotate(
         OpenApi.Description,
-        "Revokes at once (the next request with the key gets 401 API_KEY_REVOKED). Idempotent."
+        "Revokes at once (the next request with the key gets 401 API_KEY_REVOKED). Idempotent. Every plan: a key made on the Consultant plan stays revocable after a downgrade (it would work again after an upgrade)."
       )
   )
-  .addError(errors(ApiError.PlanUpgradeRequired))
   .middleware(AccessTokenAuth)
   .prefix("/api/v1/settings")
-  .annotate(OpenApi.Description, "Consultant plan only; others get 403 PLAN_UPGRADE_REQUIRED.")
+  .annotate(OpenApi.Description, "Creating a key needs the Consultant plan; listing and revoking work on every plan.")
   .annotate(OpenApi.Title, "Account: API-key settings") {}

@@ -14,6 +14,13 @@ const consultantTenant = Effect.flatMap(CurrentAccount, (account) =>
     : Effect.fail(new ApiError.PlanUpgradeRequired({ message: "API keys are part of the Consultant plan" }))
 )
 
+/**
+ * The tenant of the access token on any plan: listing and revoking keys are security actions, so a
+ * tenant that left the Consultant plan can still find and kill a leaked key (it would work again
+ * after an upgrade). Only creation needs the plan.
+ */
+const anyPlanTenant = Effect.map(CurrentAccount, (account) => account.tenantId)
+
 const toWire = (summary: ApiKeySummary) => ({
   id: summary.id,
   name: summary.name,
@@ -43,13 +50,13 @@ export const SettingsHttpLive = HttpApiBuilder.group(Api, "settings", (handlers)
         )
       )
       .handle("listApiKeys", () =>
-        consultantTenant.pipe(
+        anyPlanTenant.pipe(
           Effect.flatMap(keys.list),
           Effect.map((summaries) => ({ data: summaries.map(toWire) }))
         )
       )
       .handle("revokeApiKey", ({ path }) =>
-        consultantTenant.pipe(
+        anyPlanTenant.pipe(
           Effect.flatMap((tenantId) => keys.revoke({ keyId: path.id, tenantId })),
           Effect.map((summary) => ({ data: toWire(summary) })),
           Effect.catchTag("ApiKeyNotFound", () => Effect.fail(new ApiError.NotFound({ message: "No such API key" })))

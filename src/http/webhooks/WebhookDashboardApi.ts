@@ -28,22 +28,29 @@ export const DashboardWebhook = Schema.Struct({
   deliveries: Schema.Array(DeliverySummary).annotations({ description: "The last 10 deliveries, newest first" })
 })
 
-/** The application dashboard's view of webhooks (access token, Consultant plan), under /api/v1/settings. */
+/**
+ * The application dashboard's view of webhooks (access token), under /api/v1/settings: registering
+ * and retrying need the Consultant plan; listing and deleting work on every plan (after a downgrade).
+ */
 export class WebhookDashboardApi extends HttpApiGroup.make("webhookDashboard")
   .add(
     HttpApiEndpoint.get("listWebhooks", "/webhooks")
       .annotate(OpenApi.Summary, "Active webhooks of the account with their last 10 deliveries")
       .addSuccess(Schema.Struct({ data: Schema.Array(DashboardWebhook) }))
+      .annotate(
+        OpenApi.Description,
+        "Every plan: a tenant below Consultant still sees the webhooks it registered before."
+      )
   )
   .add(
     HttpApiEndpoint.post("createWebhook", "/webhooks")
       .annotate(OpenApi.Summary, "Register a webhook from the app")
       .setPayload(StrictBody(CreateWebhook))
       .addSuccess(Schema.Struct({ data: DashboardWebhook }), { status: 201 })
-      .addError(errors(ApiError.WebhookLimitExceeded))
+      .addError(errors(ApiError.WebhookLimitExceeded, ApiError.PlanUpgradeRequired))
       .annotate(
         OpenApi.Description,
-        "The same rules as POST /api/v1/webhooks (key API): `url` an https:// URL, `secret` 32-1,024 characters (write-only, never returned), `events` from [tender.matched]; 400 for a host that is, or resolves to, a special-purpose address or does not resolve; 422 WEBHOOK_LIMIT_EXCEEDED for a sixth active webhook. Answered with `Cache-Control: no-store`."
+        "Consultant plan only; others get 403 PLAN_UPGRADE_REQUIRED. The same rules as POST /api/v1/webhooks (key API): `url` an https:// URL, `secret` 32-1,024 characters (write-only, never returned), `events` from [tender.matched]; 400 for a host that is, or resolves to, a special-purpose address or does not resolve; 422 WEBHOOK_LIMIT_EXCEEDED for a sixth active webhook. Answered with `Cache-Control: no-store`."
       )
   )
   .add(
@@ -58,7 +65,7 @@ export class WebhookDashboardApi extends HttpApiGroup.make("webhookDashboard")
       .addError(errors(ApiError.NotFound))
       .annotate(
         OpenApi.Description,
-        "As DELETE /api/v1/webhooks/:id: pending deliveries end as `webhook_deleted`. Another account's, an unknown or an already deleted webhook is 404."
+        "As DELETE /api/v1/webhooks/:id: pending deliveries end as `webhook_deleted`. Every plan: a webhook registered on the Consultant plan stays deletable after a downgrade. Another account's, an unknown or an already deleted webhook is 404."
       )
   )
   .add(
@@ -66,14 +73,16 @@ export class WebhookDashboardApi extends HttpApiGroup.make("webhookDashboard")
       .annotate(OpenApi.Summary, "Retry a failed delivery once, now")
       .setPath(Schema.Struct({ deliveryId: Schema.UUID }))
       .addSuccess(Schema.Struct({ data: DeliverySummary }), { status: 202 })
-      .addError(errors(ApiError.NotFound, ApiError.DeliveryNotRetryable))
+      .addError(errors(ApiError.NotFound, ApiError.DeliveryNotRetryable, ApiError.PlanUpgradeRequired))
       .annotate(
         OpenApi.Description,
-        "Spec 6.3.5: the delivery becomes pending and one more attempt is made at once, with the same delivery id and body; its outcome is recorded as for any attempt. Only a `failed` delivery can be retried (else 409 DELIVERY_NOT_RETRYABLE); another account's or an unknown delivery is 404."
+        "Consultant plan only; others get 403 PLAN_UPGRADE_REQUIRED. Spec 6.3.5: the delivery becomes pending and one more attempt is made at once, with the same delivery id and body; its outcome is recorded as for any attempt. Only a `failed` delivery can be retried (else 409 DELIVERY_NOT_RETRYABLE); another account's or an unknown delivery is 404."
       )
   )
-  .addError(errors(ApiError.PlanUpgradeRequired))
   .middleware(AccessTokenAuth)
   .prefix("/api/v1/settings")
-  .annotate(OpenApi.Description, "Consultant plan only; others get 403 PLAN_UPGRADE_REQUIRED.")
+  .annotate(
+    OpenApi.Description,
+    "Registering a webhook and retrying a delivery need the Consultant plan; listing and deleting work on every plan."
+  )
   .annotate(OpenApi.Title, "Account: webhook dashboard") {}

@@ -18,6 +18,13 @@ const consultantTenant = Effect.flatMap(CurrentAccount, (account) =>
     : Effect.fail(new ApiError.PlanUpgradeRequired({ message: "Webhooks are part of the Consultant plan" }))
 )
 
+/**
+ * The tenant of the access token on any plan: a tenant below Consultant must still see and delete
+ * the webhooks it registered before a downgrade (deleting one is a security action). Registering
+ * one and retrying a delivery (which sends) need the plan.
+ */
+const anyPlanTenant = Effect.map(CurrentAccount, (account) => account.tenantId)
+
 /** The statuses the delivery table's CHECK admits. */
 const toWire = (delivery: DeliverySummary) => ({
   ...delivery,
@@ -30,7 +37,7 @@ export const WebhookDashboardHttpLive = HttpApiBuilder.group(Api, "webhookDashbo
     const box = yield* SecretBox
     return handlers
       .handle("listWebhooks", () =>
-        consultantTenant.pipe(
+        anyPlanTenant.pipe(
           Effect.flatMap(repo.dashboard),
           Effect.map((webhooks) => ({
             data: webhooks.map((webhook) => ({
@@ -78,7 +85,7 @@ export const WebhookDashboardHttpLive = HttpApiBuilder.group(Api, "webhookDashbo
         )
       )
       .handle("deleteWebhook", ({ path }) =>
-        consultantTenant.pipe(
+        anyPlanTenant.pipe(
           Effect.flatMap((tenantId) => repo.remove({ tenantId, id: path.id.toLowerCase() })),
           Effect.map((webhook) => ({
             data: { id: webhook.id, active: false as const, deletedAt: webhook.deletedAt ?? new Date(0) }

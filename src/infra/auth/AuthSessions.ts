@@ -44,6 +44,9 @@ export interface Account {
  * first and then sees the token rotated. Within REFRESH_GRACE_WINDOW it gets the same pair: the
  * successor refresh token is derived from the presented one (HMAC, `successorOf`) and the access
  * token is minted for the rotation instant, so both are reproducible without storing any raw token.
+ * The grace ends early once that successor has itself been rotated: the client evidently received
+ * it, so the older token is a replay. Rows are locked oldest first (presented token, then its
+ * successor), the order every rotation of the family takes them in.
  */
 export class AuthSessions extends Context.Tag("AuthSessions")<
   AuthSessions,
@@ -68,6 +71,7 @@ const PresentedTokenRow = Schema.Struct({
   tenant_id: Schema.String,
   expires_at: Schema.DateFromSelf,
   rotated_at: Schema.NullOr(Schema.DateFromSelf),
+  successor_id: Schema.NullOr(Schema.String),
   session_revoked: Schema.Boolean
 })
 
@@ -119,13 +123,21 @@ export const AuthSessionsLive = Layer.effect(
       Request: Schema.Uint8ArrayFromSelf,
       Result: PresentedTokenRow,
       execute: (tokenHash) => sql`
-        SELECT rt.id, rt.session_id, s.user_id, u.tenant_id, rt.expires_at, rt.rotated_at,
+        SELECT rt.id, rt.session_id, s.user_id, u.tenant_id, rt.expires_at, rt.rotated_at, rt.successor_id,
                s.revoked_at IS NOT NULL AS session_revoked
         FROM refresh_tokens rt
         JOIN auth_sessions s ON s.id = rt.session_id
         JOIN users u ON u.id = s.user_id
         WHERE rt.token_hash = ${tokenHash}
         FOR UPDATE OF rt`
+    })
+    // FOR SHARE: a rotation of the successor in flight is waited for (it holds the row FOR UPDATE), and
+    // one that has not begun waits until this refresh has answered with the successor.
+    const successorRotated = SqlSchema.single({
+      Request: Schema.String,
+      Result: Schema.Struct({ rotated: Schema.Boolean }),
+      execute: (successorId) => sql`
+        SELECT rotated_at IS NOT NULL AS rotated FROM refresh_tokens WHERE id = ${successorId} FOR SHARE`
     })
     const sessionAccount = SqlSchema.findOne({
       Request: Schema.Struct({ sessionId: Schema.String, userId: Schema.String }),
@@ -171,9 +183,14 @@ export const AuthSessionsLive = Layer.effect(
         const successor = successorOf(successorKey, token)
         if (row.rotated_at !== null) {
           const rotatedAt = row.rotated_at.getTime()
-          // A concurrent (or retried) refresh of the same token: the same successor pair.
-          if (now - rotatedAt <= graceMs) return issued(pair(subject, rotatedAt, successor))
-          // A replay after the grace window: the token leaked, so the whole family dies.
+          // A concurrent (or retried) refresh of the same token: the same successor pair, unless the
+          // successor has been redeemed already (then the client had it and this is a replay).
+          const inGrace = now - rotatedAt <= graceMs
+          const successorRedeemed =
+            inGrace && row.successor_id !== null && (yield* successorRotated(row.successor_id)).rotated
+          if (inGrace && !successorRedeemed) return issued(pair(subject, rotatedAt, successor))
+          // A replay after the grace window or after the successor's own rotation: the token leaked,
+          // so the whole family dies.
           yield* sql`
             UPDATE auth_sessions SET revoked_at = ${new Date(now)}, revoked_reason = 'refresh_token_reuse'
             WHERE id = ${row.session_id} AND revoked_at IS NULL`

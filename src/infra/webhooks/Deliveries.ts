@@ -1,5 +1,6 @@
 import { SqlClient, type Statement } from "@effect/sql"
-import { Context, Duration, Effect, Layer, Schema } from "effect"
+import { Context, Duration, Effect, Layer, Option, Schema } from "effect"
+import { apiAccessPlans } from "../../domain/Plan.js"
 import type { TenderMatch } from "../../domain/scoring/MatchEvent.js"
 import {
   DeliveryRetrySchedule,
@@ -77,6 +78,9 @@ export const failureMessage = (
 const describe = (result: AttemptResult) =>
   result._tag === "response" ? `HTTP ${result.status} response` : result.message
 
+/** How a delivery that may not be sent ends: its webhook deleted, or its tenant's plan without webhooks. */
+export type UndeliverableEnd = "webhook_deleted" | "failed"
+
 /** A delivery id as the job's payload should carry it (checked before it reaches a uuid column). */
 const isUuid = Schema.is(Schema.UUID)
 
@@ -86,6 +90,10 @@ const isUuid = Schema.is(Schema.UUID)
  * start and outcome. Every status change after the start is conditional on the delivery still being
  * `delivering` and its job still held, so a delivery that DELETE /webhooks/:id set to
  * `webhook_deleted` stays as it is.
+ *
+ * Webhooks are the key API's, so the Consultant plan's (spec 1.1, 8.2): deliveries are queued only
+ * for tenants on a plan with API access, and one queued before a downgrade is not sent after it (it
+ * ends `failed`, with no attempt and no e-mail; retryable from the dashboard after an upgrade).
  */
 export class Deliveries extends Context.Tag("Deliveries")<
   Deliveries,
@@ -109,16 +117,21 @@ export class Deliveries extends Context.Tag("Deliveries")<
       startedAt: number,
       result: AttemptResult
     ) => Effect.Effect<FinishResult>
-    /** Whether a claimed delivery is still `delivering` and its webhook active (not deleted since the claim). */
+    /**
+     * Whether a claimed delivery is still `delivering`, its webhook active (not deleted since the
+     * claim) and its tenant's plan one with webhooks (not downgraded since).
+     */
     readonly stillDeliverable: (deliveryId: string) => Effect.Effect<boolean>
     /** The dead letter of a delivery whose job ran out of claims. */
     readonly recordDead: (deliveryId: string) => Effect.Effect<void>
     /**
-     * Ends a delivery that is still pending or delivering while its webhook is deleted, as
-     * `webhook_deleted`: one written by a scoring transaction that committed after the DELETE,
-     * which the DELETE's own update could not see. True when it did.
+     * Ends a delivery that is still pending or delivering but may not be sent: as `webhook_deleted`
+     * when its webhook is deleted (one written by a scoring transaction that committed after the
+     * DELETE, which the DELETE's own update could not see), as `failed` when its tenant's plan no
+     * longer has webhooks (queued before a downgrade). No attempt is recorded and no e-mail sent.
+     * The status it ended with, if it did.
      */
-    readonly endIfWebhookDeleted: (deliveryId: string) => Effect.Effect<boolean>
+    readonly endIfUndeliverable: (deliveryId: string) => Effect.Effect<Option.Option<UndeliverableEnd>>
   }
 >() {}
 
@@ -154,8 +167,9 @@ export const DeliveriesLive = Layer.effect(
         const now = yield* clockNow
         const names = yield* namesOf(matches)
         // The new events, and for each one delivery per active webhook of the tenant subscribed to
-        // tender.matched (spec 6.1, with our name extensions). The delivery body is the JSON text
-        // built here, fixed once: every attempt sends and signs these bytes.
+        // tender.matched, if the tenant's plan has webhooks (spec 1.1, 6.1, with our name
+        // extensions). The delivery body is the JSON text built here, fixed once: every attempt
+        // sends and signs these bytes. The plan is one more join by primary key (tenants is small).
         const payloads = matches.map((match) => JSON.stringify(tenderMatchedBody(match.event, names(match))))
         const rows = yield* sql<{ id: string; webhook_id: string | null; events: number }>`
           WITH input AS (
@@ -175,6 +189,7 @@ export const DeliveriesLive = Layer.effect(
             FROM inserted i
             JOIN input ON input.company_id = i.company_id AND input.tender_id = i.tender_id
             JOIN webhooks w ON w.tenant_id = i.tenant_id AND w.active AND ${TENDER_MATCHED} = ANY(w.events)
+            JOIN tenants t ON t.id = i.tenant_id AND t.plan = ANY(${apiAccessPlans}::text[])
             RETURNING id, webhook_id
           )
           SELECT d.id::text, d.webhook_id::text, (SELECT count(*) FROM inserted)::int AS events
@@ -194,13 +209,16 @@ export const DeliveriesLive = Layer.effect(
       CASE WHEN c.payload->>'deliveryId' ~* '^[0-9a-f]{8}-([0-9a-f]{4}-){3}[0-9a-f]{12}$'
            THEN (c.payload->>'deliveryId')::uuid END`
 
+    /** The delivery's tenant `t` is on a plan with webhooks: one queued before a downgrade is not sent. */
+    const planHasWebhooks = sql`t.id = d.tenant_id AND t.plan = ANY(${apiAccessPlans}::text[])`
+
     const startClaimed = Effect.map(
       clockNow,
       (now) => sql`
         UPDATE webhook_deliveries d SET status = 'delivering', updated_at = ${now}
-        FROM claimed c, webhooks w
+        FROM claimed c, webhooks w, tenants t
         WHERE c.kind = ${DeliverWebhook.name} AND d.id = ${claimedDeliveryId}
-          AND d.status IN ('pending', 'delivering') AND w.id = d.webhook_id AND w.active
+          AND d.status IN ('pending', 'delivering') AND w.id = d.webhook_id AND w.active AND ${planHasWebhooks}
         RETURNING c.id AS job_id,
           json_build_object('id', d.id, 'tenantId', d.tenant_id, 'webhookId', d.webhook_id, 'url', w.url,
                             'secretCiphertext', encode(w.secret_ciphertext, 'base64'), 'body', d.body,
@@ -263,7 +281,7 @@ export const DeliveriesLive = Layer.effect(
 
     const stillDeliverable = (deliveryId: string) =>
       sql`
-        SELECT 1 FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+        SELECT 1 FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id JOIN tenants t ON ${planHasWebhooks}
         WHERE d.id = ${deliveryId} AND d.status = 'delivering' AND w.active`.pipe(
         Effect.map((rows) => rows.length > 0),
         Effect.orDie
@@ -276,19 +294,20 @@ export const DeliveriesLive = Layer.effect(
         Effect.map((rows) => rows.length > 0)
       )
 
-    const endIfWebhookDeleted = (deliveryId: string) =>
+    const endIfUndeliverable = (deliveryId: string) =>
       !isUuid(deliveryId)
-        ? Effect.succeed(false)
+        ? Effect.succeedNone
         : Effect.flatMap(
             clockNow,
-            (now) => sql`
-              UPDATE webhook_deliveries d SET status = 'webhook_deleted', updated_at = ${now}
-              FROM webhooks w
+            (now) => sql<{ status: UndeliverableEnd }>`
+              UPDATE webhook_deliveries d
+              SET status = CASE WHEN w.active THEN 'failed' ELSE 'webhook_deleted' END, updated_at = ${now}
+              FROM webhooks w, tenants t
               WHERE d.id = ${deliveryId} AND d.status IN ('pending', 'delivering') AND w.id = d.webhook_id
-                AND NOT w.active
-              RETURNING d.id`
+                AND t.id = d.tenant_id AND (NOT w.active OR NOT t.plan = ANY(${apiAccessPlans}::text[]))
+              RETURNING d.status`
           ).pipe(
-            Effect.map((rows) => rows.length > 0),
+            Effect.map((rows) => Option.fromNullable(rows[0]?.status)),
             Effect.orDie
           )
 
@@ -299,8 +318,9 @@ export const DeliveriesLive = Layer.effect(
         .withTransaction(
           Effect.gen(function* () {
             const now = yield* clockNow
-            // Its webhook deleted meanwhile: it ends as the DELETE ends the others, with no e-mail.
-            if (yield* endIfWebhookDeleted(deliveryId)) return
+            // Its webhook deleted meanwhile (or its tenant downgraded): it ends as the DELETE ends the
+            // others (or as a downgrade does), with no e-mail.
+            if (Option.isSome(yield* endIfUndeliverable(deliveryId))) return
             const [dead] = yield* sql<{ tenant_id: string; webhook_id: string; url: string; attempt_count: number }>`
               UPDATE webhook_deliveries d SET status = 'failed', updated_at = ${now}
               FROM webhooks w
@@ -318,6 +338,6 @@ export const DeliveriesLive = Layer.effect(
         )
         .pipe(Effect.orDie)
 
-    return { recordMatches, startClaimed, finish, stillDeliverable, recordDead, endIfWebhookDeleted }
+    return { recordMatches, startClaimed, finish, stillDeliverable, recordDead, endIfUndeliverable }
   })
 ).pipe(Layer.provide(Layer.merge(JobQueueLive, EmailOutboxLive)))
