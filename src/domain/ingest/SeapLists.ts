@@ -69,17 +69,31 @@ export const seapCancelled = (item: unknown): boolean => {
   return typeof state?.text === "string" && /^anulat/i.test(state.text.normalize("NFD").replace(/\p{M}+/gu, ""))
 }
 
+/** The longest notice number taken (SEAP's are about 10 characters; an index entry holds about 2.7 kB). */
+const MAX_REF = 100
+
+/** The highest erratum number taken (SEAP's notices have a handful; a version must fit an integer column). */
+const MAX_ERRATA = 10_000
+
 /**
  * The notice number an item is known by (CN…, CAN…, DA…) and its version: two per erratum, plus one
  * once its procedure is cancelled, so that an erratum or a cancellation reads a seen notice again.
+ * A reason instead when the item cannot be keyed: no notice number, or one or an `errataNo` no
+ * notice has (the page's statements would fail on them, and with them every later poll of the page).
  */
-export const seapItemRef = (list: SeapList, item: unknown): { ref: string; version: number } | undefined => {
-  if (typeof item !== "object" || item === null) return undefined
+export const seapItemRef = (list: SeapList, item: unknown): { ref: string; version: number } | string => {
+  if (typeof item !== "object" || item === null) return "a list item without a notice number"
   const json = item as Json
-  const ref = list === "da" ? json.uniqueIdentificationCode : json.noticeNo
-  if (typeof ref !== "string" || ref.trim() === "") return undefined
-  const errata = typeof json.errataNo === "number" ? json.errataNo : 0
-  return { ref: ref.trim(), version: errata * 2 + (seapCancelled(item) ? 1 : 0) }
+  const raw = list === "da" ? json.uniqueIdentificationCode : json.noticeNo
+  if (typeof raw !== "string" || raw.trim() === "") return "a list item without a notice number"
+  const ref = raw.trim()
+  if (ref.length > MAX_REF)
+    return `a notice number of ${ref.length} characters (at most ${MAX_REF}): ${ref.slice(0, 20)}…`
+  const errata = json.errataNo ?? 0
+  if (typeof errata !== "number" || !Number.isInteger(errata) || errata < 0 || errata > MAX_ERRATA) {
+    return `${ref}: errataNo ${JSON.stringify(errata).slice(0, 40)} is not a whole number from 0 to ${MAX_ERRATA}`
+  }
+  return { ref, version: errata * 2 + (seapCancelled(item) ? 1 : 0) }
 }
 
 /** The same-site Referer SEAP requires on every api-pub call (403 without it). */

@@ -11,7 +11,7 @@ import {
   seapReferer
 } from "../../domain/ingest/SeapLists.js"
 import { NOTICE_RETRY, SourceFailure } from "../../domain/ingest/SourceFailure.js"
-import { parsed, skipped } from "../../domain/tenders/formats/ParsedItem.js"
+import { errorMessage, parsed, skipped } from "../../domain/tenders/formats/ParsedItem.js"
 import { sicapRecord, sicapTedPublicationNumber } from "../../domain/tenders/formats/Sicap.js"
 import { jobKind } from "../queue/JobKind.js"
 import { JobQueue } from "../queue/JobQueue.js"
@@ -38,6 +38,9 @@ const decodeContracts = Schema.decodeUnknownOption(Contracts)
 
 /** SEAP's largest page of an award's contracts (`take`). */
 const CONTRACTS_PAGE = 200
+
+/** The most notices SEAP lists under one query (it cuts there, `searchTooLong`): paging a list without a `total` stops there. */
+const LIST_CAP = 3000
 
 /** "ingest.seap-notice": a listed notice whose detail could not be read during its poll (NOTICE_RETRY). */
 export const ReadSeapNotice = jobKind(
@@ -88,10 +91,14 @@ const makeSeapPoller = Effect.gen(function* () {
       }
     })
 
-  /** A listed notice with its detail, as a notice for the intake. */
-  const readNotice = (list: SeapList, item: unknown) =>
-    Effect.gen(function* () {
-      const { ref, version } = seapItemRef(list, item) ?? { ref: "?", version: 0 }
+  /**
+   * A listed notice with its detail, as a notice for the intake. A crash while reading it (a detail
+   * no reader foresaw) skips that notice with the reason, as a malformed one is: never its page.
+   */
+  const readNotice = (list: SeapList, item: unknown) => {
+    const key = seapItemRef(list, item)
+    const { ref, version } = typeof key === "string" ? { ref: "?", version: 0 } : key
+    return Effect.gen(function* () {
       const detail =
         list === "can"
           ? yield* client.getJson(`${base}/api-pub/C_PUBLIC_CANotice/get/${idOf(item, "caNoticeId")}`, 1)
@@ -111,7 +118,18 @@ const makeSeapPoller = Effect.gen(function* () {
         item: typeof record === "string" ? skipped(ref, record) : parsed(ref, record),
         cancelled: seapCancelled(item)
       } satisfies PolledNotice
-    })
+    }).pipe(
+      Effect.catchAllDefect((defect) =>
+        Effect.succeed<PolledNotice>({
+          ref,
+          version,
+          tedRef: null,
+          pageUrl: "",
+          item: skipped(ref, `could not be read: ${errorMessage(defect).slice(0, 200)}`)
+        })
+      )
+    )
+  }
 
   const listPage = (list: SeapList, day: string, pageIndex: number) =>
     client.postJson(`${base}${seapListPath[list]}`, seapListBody(list, day, pageIndex, config.pageSize)).pipe(
@@ -136,24 +154,24 @@ const makeSeapPoller = Effect.gen(function* () {
     Effect.gen(function* () {
       const listed = items.map((item, index) => ({ item, key: seapItemRef(list, item), index }))
       const malformed: Array<PolledNotice> = listed.flatMap(({ key, index }) =>
-        key === undefined
+        typeof key === "string"
           ? [
               {
                 ref: `${list}:${next.day}:${next.pageIndex}:${index}`,
                 version: 0,
                 tedRef: null,
                 pageUrl: "",
-                item: skipped(`${list} item ${index + 1}`, "a list item without a notice number")
+                item: skipped(`${list} item ${index + 1}`, key)
               }
             ]
           : []
       )
-      const known = listed.filter((entry) => entry.key !== undefined)
+      const known = listed.flatMap(({ item, key }) => (typeof key === "string" ? [] : [{ item, key }]))
       const seen = yield* state.seenVersions(
         "seap",
-        known.map((entry) => entry.key!.ref)
+        known.map((entry) => entry.key.ref)
       )
-      const unread = known.filter((entry) => (seen.get(entry.key!.ref) ?? -1) < entry.key!.version)
+      const unread = known.filter((entry) => (seen.get(entry.key.ref) ?? -1) < entry.key.version)
       const results = yield* Effect.forEach(unread, ({ item }) => Effect.either(readNotice(list, item)))
       const read: Array<PolledNotice> = []
       const failed: Array<(typeof unread)[number]> = []
@@ -165,7 +183,7 @@ const makeSeapPoller = Effect.gen(function* () {
         // One retry job per notice version: the next poll may list it again.
         yield* queue.enqueueAll(
           ReadSeapNotice,
-          failed.map(({ item, key }) => ({ payload: { list, item }, groupKey: `seap:${key!.ref}:${key!.version}` })),
+          failed.map(({ item, key }) => ({ payload: { list, item }, groupKey: `seap:${key.ref}:${key.version}` })),
           { unlessPending: true }
         )
         yield* Effect.logWarning(`seap: ${failed.length} ${list} notice detail(s) failed; each is retried on its own`)
@@ -181,9 +199,15 @@ const makeSeapPoller = Effect.gen(function* () {
       : { day, list: following, pageIndex: 0 }
   }
 
-  /** The pages of `list` on `day` from `firstPage`; the paging state is saved with each unless revisiting. */
+  /**
+   * The pages of `list` on `day` from `firstPage`; the paging state is saved with each unless
+   * revisiting. True when the list shifted while it was paged (its `total` changed from page to
+   * page: a notice that left or joined it slid the rest, maybe onto a page already read).
+   */
   const pollList = (day: string, list: SeapList, firstPage: number, saveCursor = true) =>
     Effect.gen(function* () {
+      let firstTotal: number | null | undefined
+      let shifted = false
       for (let pageIndex = firstPage; ; pageIndex++) {
         const page = yield* listPage(list, day, pageIndex)
         if (page.searchTooLong === true && pageIndex === firstPage) {
@@ -191,7 +215,11 @@ const makeSeapPoller = Effect.gen(function* () {
             `seap: the ${list} list of ${day} is cut at ${page.total ?? "?"} notices (searchTooLong); the rest is not reachable by paging`
           )
         }
-        const total = page.total ?? 0
+        if (pageIndex === firstPage) firstTotal = page.total
+        else if (typeof page.total === "number" && typeof firstTotal === "number" && page.total !== firstTotal)
+          shifted = true
+        // Without a `total` nothing says this page is the last: a short page is (or SEAP's cap).
+        const total = typeof page.total === "number" ? page.total : LIST_CAP
         const last = page.items.length < config.pageSize || (pageIndex + 1) * config.pageSize >= total
         yield* takePage(
           list,
@@ -199,7 +227,10 @@ const makeSeapPoller = Effect.gen(function* () {
           last ? afterList(day, list) : { day, list, pageIndex: pageIndex + 1 },
           saveCursor
         )
-        if (last) return
+        if (last) {
+          if (shifted) yield* Effect.logWarning(`seap: the ${list} list of ${day} changed while it was paged`)
+          return shifted
+        }
       }
     })
 
@@ -223,15 +254,21 @@ const makeSeapPoller = Effect.gen(function* () {
     const source = yield* state.open("seap", addDays(today, -1), true)
     const resumed = decodeCursor(source.cursor)
     const start = Option.match(resumed, { onNone: () => source.watermark, onSome: (c) => c.day })
+    // A day whose list shifted while paged is asked again by the next poll: the watermark stays on
+    // it (today's always is). Only yesterday's: a list that keeps shifting then costs at most one
+    // more day of lists per poll, until midnight (an older day's is logged, not asked again).
+    const yesterday = addDays(today, -1)
+    let shiftedDay: string | undefined
     for (const day of daysUntil(start, now)) {
       for (const list of SEAP_LISTS) {
         const at = Option.filter(resumed, (c) => c.day === day)
         if (Option.isSome(at) && SEAP_LISTS.indexOf(list) < SEAP_LISTS.indexOf(at.value.list)) continue
         const firstPage = Option.isSome(at) && at.value.list === list ? at.value.pageIndex : 0
-        yield* pollList(day, list, firstPage)
+        const shifted = yield* pollList(day, list, firstPage)
+        if (shifted && day >= yesterday && shiftedDay === undefined) shiftedDay = day
       }
     }
-    yield* state.finishPoll("seap", today)
+    yield* state.finishPoll("seap", shiftedDay ?? today)
     if (config.seapRevisitDays > 0 && (source.revisited_on ?? "") < today) yield* revisit(today, start)
   })
 

@@ -108,7 +108,9 @@ const fromNotice = (notice: Json, contracts: ReadonlyArray<Json>): TenderRecordI
   const editKey = Object.keys(notice).find((key) => /NoticeEdit/i.test(key) && isObject(notice[key]))
   const edit: Json = editKey === undefined ? {} : notice[editKey]
   const section2: Json = edit.section2_New?.section2_1_New ?? {}
-  const lots: Array<Json> = edit.section2_New?.section2_2_New?.descriptionList ?? []
+  // Only lots that are objects: SEAP has answered `descriptionList: [null]`.
+  const listed: unknown = edit.section2_New?.section2_2_New?.descriptionList
+  const lots: Array<Json> = Array.isArray(listed) ? listed.filter(isObject) : []
   const address: Json = edit.section1_New?.section1_1?.caAddress ?? {}
   const noticeNo = str(notice.noticeNumber) ?? str(edit.publicationDetailsModel?.noticeNo) ?? ""
   const type = noticeTypeOf(noticeNo, notice.sysNoticeType?.id)
