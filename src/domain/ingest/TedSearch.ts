@@ -57,14 +57,39 @@ export interface TedNoticeRef {
 export const tedNoticePage = (publicationNumber: string) =>
   `https://ted.europa.eu/en/notice/-/detail/${publicationNumber}`
 
+/**
+ * A publication number as TED writes it: `<number>-<year>`, the number sometimes zero-padded to 8
+ * digits (../shared/sources/README.md). Anything else is not TED's, and is neither fetched nor
+ * stored (a 4 kB one would not even fit the read-marks index).
+ */
+const PUBLICATION_NUMBER = /^\d{1,10}-\d{4}$/
+
+/** TED's own hosts, where its notices' XML links point (`https://ted.europa.eu/en/notice/{n}/xml`). */
+export const isTedHost = (url: URL) =>
+  url.protocol === "https:" && (url.hostname === "ted.europa.eu" || url.hostname.endsWith(".ted.europa.eu"))
+
+/** A value quoted in a skip reason or used as a reference in the log, cut short. */
+const shortened = (text: string) => (text.length > 40 ? `${text.slice(0, 40)}…` : text)
+
 const decodeNotice = Schema.decodeUnknownEither(TedSearchNotice)
 
-/** A search result as a notice to read, or why it cannot be read (a malformed item is skipped, not fatal). */
-export const tedNoticeRef = (item: unknown): TedNoticeRef | { readonly skip: string; readonly ref: string } => {
-  const ref =
-    typeof (item as { "publication-number"?: unknown })?.["publication-number"] === "string"
-      ? (item as { "publication-number": string })["publication-number"]
-      : "?"
+/**
+ * A search result as a notice to read, or why it cannot be read (a malformed item is skipped, not
+ * fatal). `isOwnHost`: whether a URL is on the source's own hosts; an XML link elsewhere is not
+ * fetched (whatever it answers would be imported as TED's).
+ */
+export const tedNoticeRef = (
+  item: unknown,
+  isOwnHost: (url: URL) => boolean
+): TedNoticeRef | { readonly skip: string; readonly ref: string } => {
+  const number = (item as { "publication-number"?: unknown })?.["publication-number"]
+  if (typeof number === "string" && !PUBLICATION_NUMBER.test(number)) {
+    return {
+      ref: shortened(number),
+      skip: `malformed publication number (${number.length} characters, not <number>-<year>)`
+    }
+  }
+  const ref = typeof number === "string" ? number : "?"
   const decoded = decodeNotice(item)
   if (decoded._tag === "Left") return { ref, skip: "search result without a publication number, date or links" }
   const notice = decoded.right
@@ -73,6 +98,9 @@ export const tedNoticeRef = (item: unknown): TedNoticeRef | { readonly skip: str
   const xmlUrl = notice.links.xml?.MUL ?? Object.values(notice.links.xml ?? {})[0]
   if (publicationDay === undefined) return { ref, skip: `unreadable publication date ${JSON.stringify(date)}` }
   if (xmlUrl === undefined) return { ref, skip: "no XML link (links.xml.MUL)" }
+  if (!URL.canParse(xmlUrl)) return { ref, skip: `XML link ${JSON.stringify(shortened(xmlUrl))} is no URL` }
+  const link = new URL(xmlUrl)
+  if (!isOwnHost(link)) return { ref, skip: `XML link on another host (${shortened(link.host)}): not fetched` }
   return {
     publicationNumber: notice["publication-number"],
     publicationDay,

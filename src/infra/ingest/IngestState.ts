@@ -200,26 +200,52 @@ export const IngestStateLive = Layer.effect(
             Effect.orDie
           )
 
+    const insertSeen = (notices: ReadonlyArray<SeenNotice>) =>
+      Effect.flatMap(
+        clockNow,
+        (now) =>
+          sql`
+            INSERT INTO ingested_notices
+              (source, notice_ref, version, tender_id, skip_reason, ted_ref, source_notice_id, seen_at)
+            SELECT * FROM unnest(${notices.map((n) => n.source)}::text[], ${notices.map((n) => n.ref)}::text[],
+                                 ${notices.map((n) => n.version)}::int[], ${notices.map((n) => n.tenderId)}::uuid[],
+                                 ${notices.map((n) => n.skipReason)}::text[], ${notices.map((n) => n.tedRef)}::text[],
+                                 ${notices.map((n) => n.sourceNoticeId)}::text[],
+                                 ${notices.map(() => now.toISOString())}::timestamptz[])
+            ON CONFLICT (source, notice_ref) DO UPDATE SET
+              version = EXCLUDED.version, tender_id = coalesce(EXCLUDED.tender_id, ingested_notices.tender_id),
+              skip_reason = EXCLUDED.skip_reason, ted_ref = coalesce(EXCLUDED.ted_ref, ingested_notices.ted_ref),
+              source_notice_id = coalesce(EXCLUDED.source_notice_id, ingested_notices.source_notice_id),
+              seen_at = EXCLUDED.seen_at`
+      )
+
     // One row per notice: a page listing a notice twice would otherwise fail the statement ("cannot
     // affect row a second time") and, with it, every later poll of that page. The last reading counts.
+    // A mark the database refuses (a value its index or column cannot hold) would undo the page's
+    // transaction, and every later poll's: the marks go under a savepoint, and if refused, one by one,
+    // a refused one logged and left out (its notice is read again by the next poll that lists it).
     const markSeen = (all: ReadonlyArray<SeenNotice>) => {
       const notices = [...new Map(all.map((n) => [`${n.source}\u0000${n.ref}`, n])).values()]
       return notices.length === 0
         ? Effect.void
-        : Effect.flatMap(clockNow, (now) =>
-            sql`
-              INSERT INTO ingested_notices
-                (source, notice_ref, version, tender_id, skip_reason, ted_ref, source_notice_id, seen_at)
-              SELECT * FROM unnest(${notices.map((n) => n.source)}::text[], ${notices.map((n) => n.ref)}::text[],
-                                   ${notices.map((n) => n.version)}::int[], ${notices.map((n) => n.tenderId)}::uuid[],
-                                   ${notices.map((n) => n.skipReason)}::text[], ${notices.map((n) => n.tedRef)}::text[],
-                                   ${notices.map((n) => n.sourceNoticeId)}::text[],
-                                   ${notices.map(() => now.toISOString())}::timestamptz[])
-              ON CONFLICT (source, notice_ref) DO UPDATE SET
-                version = EXCLUDED.version, tender_id = coalesce(EXCLUDED.tender_id, ingested_notices.tender_id),
-                skip_reason = EXCLUDED.skip_reason, ted_ref = coalesce(EXCLUDED.ted_ref, ingested_notices.ted_ref),
-                source_notice_id = coalesce(EXCLUDED.source_notice_id, ingested_notices.source_notice_id),
-                seen_at = EXCLUDED.seen_at`.pipe(Effect.asVoid, Effect.orDie)
+        : sql.withTransaction(insertSeen(notices)).pipe(
+            Effect.catchTag("SqlError", () =>
+              Effect.forEach(
+                notices,
+                (notice) =>
+                  sql
+                    .withTransaction(insertSeen([notice]))
+                    .pipe(
+                      Effect.catchTag("SqlError", (error) =>
+                        Effect.logWarning(
+                          `${notice.source} notice ${notice.ref.slice(0, 40)}: its read mark was refused (${String((error.cause as { message?: unknown } | undefined)?.message ?? error.message).slice(0, 200)})`
+                        )
+                      )
+                    ),
+                { discard: true }
+              )
+            ),
+            Effect.orDie
           )
     }
 

@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Clock, Context, Effect, Either, Layer, Option } from "effect"
+import { bucharestDate } from "../../domain/BucharestTime.js"
 import { sameProcedure } from "../../domain/ingest/SameProcedure.js"
 import type { SourceName } from "../../domain/ingest/SourceFailure.js"
 import type { ParsedItem } from "../../domain/tenders/formats/ParsedItem.js"
@@ -22,6 +23,12 @@ export interface PolledNotice {
   readonly item: ParsedItem
   /** The source says the procedure was cancelled: its tender is closed. */
   readonly cancelled?: boolean
+  /**
+   * Skipped for what the source's list said of it (no link, a malformed number), not for the notice
+   * itself, which was never read: counted and logged, but not marked read, so that a list naming it
+   * whole later reads it.
+   */
+  readonly unread?: boolean
 }
 
 export interface IntakeResult {
@@ -36,7 +43,7 @@ export interface IntakeResult {
  * Where polled notices enter the service. In one transaction per batch: each notice becomes or
  * updates its tender (upsert by source and notice id, so a notice seen again is an update and a
  * change notice updates the tender it changes), or joins the tender of the same procedure already
- * known from the other source; every notice is marked read, with its skip reason if it was skipped;
+ * known from the other source; every notice read is marked read, with its skip reason if it was skipped;
  * one `tenders.score` job scores the batch, where tenders new to the service may alert and tenders a
  * change updated alert only where their verdict rose; and the
  * poller's paging state advances. A crash anywhere leaves all of it undone, so the page is read again.
@@ -55,6 +62,13 @@ export class NoticeIntake extends Context.Tag("NoticeIntake")<
 
 /** The advisory lock of page intake (see `intake`); other locks of the service: Migrator, ScorePartitions. */
 const INTAKE_LOCK = 7_246_835
+
+/**
+ * How far ahead of the service's clock a publication date is believed: a source's day may begin
+ * before ours (time zones), but a notice published years ahead (9999-12-31) is a typo or a forgery,
+ * and as a tender it would sort first, stay "new" and sit in a far partition for good.
+ */
+const PUBLISHED_AHEAD_AT_MOST = 86_400_000
 
 const keyOf = (tender: Tender) => `${tender.source}\u0000${tender.sourceNoticeId}`
 
@@ -173,9 +187,11 @@ export const NoticeIntakeLive = Layer.effect(
         .withTransaction(
           Effect.gen(function* () {
             const cpv = yield* catalog
+            const now = yield* Clock.currentTimeMillis
             const seen: Array<SeenNotice> = []
+            const unread = new Set<SeenNotice>()
             const skip = (notice: PolledNotice, reason: string) => {
-              seen.push({
+              const entry = {
                 source,
                 ref: notice.ref,
                 version: notice.version,
@@ -183,7 +199,9 @@ export const NoticeIntakeLive = Layer.effect(
                 skipReason: reason,
                 tedRef: notice.tedRef,
                 sourceNoticeId: null
-              })
+              }
+              seen.push(entry)
+              if (notice.unread === true) unread.add(entry)
             }
             const normalized: Array<{ notice: PolledNotice; tender: Tender }> = []
             for (const notice of notices) {
@@ -195,7 +213,9 @@ export const NoticeIntakeLive = Layer.effect(
               const withPage = isWebUrl(record.source_url) ? record : { ...record, source_url: notice.pageUrl }
               const tender = normalizeTenderRecord(cpv, withPage)
               if (Either.isLeft(tender)) skip(notice, tender.left)
-              else normalized.push({ notice, tender: tender.right })
+              else if (tender.right.publishDate.getTime() > now + PUBLISHED_AHEAD_AT_MOST) {
+                skip(notice, `publication date ${bucharestDate(tender.right.publishDate.getTime())} is in the future`)
+              } else normalized.push({ notice, tender: tender.right })
             }
             // A notice whose own tender exists updates it; a later version of one that joined the other
             // source's tender updates that one; a new one may be a procedure the other source already
@@ -251,7 +271,7 @@ export const NoticeIntakeLive = Layer.effect(
                   sourceNoticeId: tender.sourceNoticeId
                 })
             }
-            yield* state.markSeen(seen)
+            yield* state.markSeen(seen.filter((notice) => !unread.has(notice)))
             const cancelled = [
               ...toStore.filter(({ notice }) => notice.cancelled === true).map(({ tender }) => ids.get(keyOf(tender))),
               ...joinedIds.filter(({ notice }) => notice.cancelled === true).map(({ tenderId }) => tenderId)

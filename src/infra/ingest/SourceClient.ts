@@ -1,5 +1,11 @@
-import { HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
-import { Clock, Duration, Effect } from "effect"
+import {
+  FetchHttpClient,
+  HttpClient,
+  type HttpClientError,
+  HttpClientRequest,
+  type HttpClientResponse
+} from "@effect/platform"
+import { Clock, Duration, Effect, Option } from "effect"
 import {
   LONGEST_WAIT_IN_REQUEST,
   parseRetryAfter,
@@ -19,6 +25,12 @@ export interface SourceClientOptions {
   /** Headers every request carries (SEAP's mandatory same-site Referer). */
   readonly headers?: Readonly<Record<string, string>>
   readonly timeout?: Duration.DurationInput
+  /**
+   * Whether a URL is on the source's own hosts: a request there is sent, a redirect there followed;
+   * anything else is refused unsent (what another host answers would be imported as the source's).
+   * Default: the host each request names, and its `www.` twin.
+   */
+  readonly isOwnHost?: (url: URL) => boolean
 }
 
 /** What a request expects back; anything else (SEAP's 200 HTML maintenance page) is not imported. */
@@ -26,6 +38,17 @@ type Expected = "json" | "xml"
 
 const contentTypeMatches = (expected: Expected, contentType: string) =>
   expected === "json" ? /\bjson\b/i.test(contentType) : /\bxml\b/i.test(contentType)
+
+/** Redirects followed within one request, as browsers and fetch allow (20) but fewer: a source redirects once, if at all. */
+const MAX_REDIRECTS = 5
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308])
+
+/** The request's own host, or its `www.` twin (e-licitatie.ro, www.e-licitatie.ro), never from https down to http. */
+const sameHost = (from: URL, to: URL) =>
+  (to.protocol === from.protocol || to.protocol === "https:") &&
+  to.port === from.port &&
+  to.hostname.replace(/^www\./, "") === from.hostname.replace(/^www\./, "")
 
 /** Why a request never got an answer: fetch's "fetch failed" names the network error in its cause. */
 const networkReason = (cause: unknown): string | undefined => {
@@ -118,17 +141,83 @@ export const makeSourceClient = (options: SourceClientOptions) =>
         )
       })
 
+    /** Where a redirect leads, when the source's own host: fetch does not follow redirects itself (`manual`). */
+    const redirectTarget = (
+      request: HttpClientRequest.HttpClientRequest,
+      response: HttpClientResponse.HttpClientResponse
+    ) =>
+      Effect.gen(function* () {
+        const from = new URL(request.url)
+        const where = `${options.source} ${from.pathname}`
+        const location = response.headers.location
+        if (location === undefined || !URL.canParse(location, from.href)) {
+          return yield* failure(
+            "invalid",
+            `${where} answered ${response.status} without a usable Location`,
+            response.status
+          )
+        }
+        const to = new URL(location, from)
+        const own = options.isOwnHost?.(to) ?? sameHost(from, to)
+        if (!own || !["http:", "https:"].includes(to.protocol)) {
+          return yield* failure(
+            "refused",
+            `${where} answered ${response.status} to another host (${to.host.slice(0, 100)}): not followed`,
+            response.status
+          )
+        }
+        // 303, and 301/302 after a POST, are asked again with GET (as fetch does); 307/308 as they were.
+        const again =
+          response.status === 303 || ((response.status === 301 || response.status === 302) && request.method !== "GET")
+        return again
+          ? HttpClientRequest.get(to.href).pipe(HttpClientRequest.setHeaders(request.headers))
+          : HttpClientRequest.setUrl(request, to.href)
+      })
+
+    type Answer = { readonly text: string } | { readonly next: HttpClientRequest.HttpClientRequest }
+
+    /** The answer's text, following redirects within the source's own hosts, each hop spaced like any request. */
+    const exchange = (
+      request: HttpClientRequest.HttpClientRequest,
+      expected: Expected,
+      hops: number
+    ): Effect.Effect<string, SourceFailure | HttpClientError.HttpClientError> =>
+      Effect.gen(function* () {
+        const init = Option.getOrElse(yield* Effect.serviceOption(FetchHttpClient.RequestInit), () => ({}))
+        const answer = yield* awaitTurn(client.execute(request)).pipe(
+          Effect.provideService(FetchHttpClient.RequestInit, { ...init, redirect: "manual" }),
+          Effect.flatMap((response) =>
+            REDIRECTS.has(response.status)
+              ? Effect.map(redirectTarget(request, response), (next): Answer => ({ next }))
+              : Effect.map(checked(request.url, expected)(response), (text): Answer => ({ text }))
+          ),
+          Effect.scoped
+        )
+        if ("text" in answer) return answer.text
+        if (hops >= MAX_REDIRECTS) {
+          return yield* failure(
+            "invalid",
+            `${options.source} ${new URL(request.url).pathname}: more than ${MAX_REDIRECTS} redirects`
+          )
+        }
+        return yield* exchange(answer.next, expected, hops + 1)
+      })
+
     const send = (request: HttpClientRequest.HttpClientRequest, expected: Expected) =>
-      awaitTurn(
-        client.execute(
+      Effect.suspend(() => {
+        const url = new URL(request.url)
+        if (options.isOwnHost !== undefined && !options.isOwnHost(url)) {
+          return failure("refused", `${options.source}: ${url.host.slice(0, 100)} is not the source's host; not asked`)
+        }
+        return exchange(
           request.pipe(
             HttpClientRequest.setHeaders({ "user-agent": options.userAgent, ...options.headers }),
             HttpClientRequest.accept(expected === "json" ? "application/json" : "application/xml")
-          )
+          ),
+          expected,
+          0
         )
-      ).pipe(
-        Effect.flatMap(checked(request.url, expected)),
-        Effect.scoped,
+      }).pipe(
         Effect.timeoutFail({
           duration: timeout,
           onTimeout: () => failure("timeout", `${options.source} did not answer within ${Duration.format(timeout)}`)

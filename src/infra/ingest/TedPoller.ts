@@ -2,7 +2,14 @@ import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
 import { bucharestDate } from "../../domain/BucharestTime.js"
 import { addDays, laterDay } from "../../domain/ingest/PublicationDays.js"
 import { NOTICE_RETRY, SourceFailure } from "../../domain/ingest/SourceFailure.js"
-import { type TedNoticeRef, TedSearchResponse, tedNoticeRef, tedSearchRequest } from "../../domain/ingest/TedSearch.js"
+import {
+  isTedHost,
+  TED_PAGE_LIMIT,
+  type TedNoticeRef,
+  TedSearchResponse,
+  tedNoticeRef,
+  tedSearchRequest
+} from "../../domain/ingest/TedSearch.js"
 import { parseInput } from "../../domain/tenders/formats/ImportFormat.js"
 import { errorMessage, type ParsedItem, skipped } from "../../domain/tenders/formats/ParsedItem.js"
 import { normalizeTedPublicationNumber } from "../../domain/tenders/formats/Sicap.js"
@@ -12,12 +19,19 @@ import { handle } from "../queue/JobRunner.js"
 import { IngestConfig } from "./IngestConfig.js"
 import { IngestState } from "./IngestState.js"
 import { NoticeIntake, type PolledNotice } from "./NoticeIntake.js"
+import { withPollLease } from "./PollLease.js"
 import { makeSourceClient } from "./SourceClient.js"
 
 /** Paging in progress: the day the query started from, and the token of the next page. */
 const TedCursor = Schema.Struct({ day: Schema.String, token: Schema.NullOr(Schema.String) })
 const decodeCursor = Schema.decodeUnknownOption(TedCursor)
 const decodeSearch = Schema.decodeUnknown(TedSearchResponse)
+
+/**
+ * Pages one poll may read beyond what TED's `totalNoticeCount` needs (notices published while it
+ * pages add a few); past them the iteration is taken for a loop.
+ */
+const EXTRA_PAGES = 10
 
 /** "ingest.ted-notice": a notice whose XML could not be read during its poll (NOTICE_RETRY). */
 export const ReadTedNotice = jobKind(
@@ -55,14 +69,23 @@ const polled = (ref: TedNoticeRef, item: ParsedItem): PolledNotice => ({
  * `iterationNextToken` to the end, reads each notice not read before from its XML link and hands
  * each page to the intake with the paging state, so a restart resumes at the page it stopped in.
  * A token TED no longer accepts restarts the query from the watermark (notices already read are
- * not read again). A notice whose XML fails becomes an `ingest.ted-notice` job.
+ * not read again). A notice whose XML fails becomes an `ingest.ted-notice` job. One poll of TED at
+ * a time (PollLease); an iteration that does not end fails the poll.
  */
 const makeTedPoller = Effect.gen(function* () {
   const config = yield* IngestConfig
   const state = yield* IngestState
   const intake = yield* NoticeIntake
   const queue = yield* JobQueue
-  const client = yield* makeSourceClient({ source: "ted", spacing: config.spacing.ted, userAgent: config.userAgent })
+  // TED's own hosts: the configured API's, and ted.europa.eu's, where the notices' XML links point.
+  const apiHost = new URL(config.tedApiUrl).host
+  const isOwnHost = (url: URL) => url.host === apiHost || isTedHost(url)
+  const client = yield* makeSourceClient({
+    source: "ted",
+    spacing: config.spacing.ted,
+    userAgent: config.userAgent,
+    isOwnHost
+  })
   const searchUrl = `${config.tedApiUrl}/v3/notices/search`
 
   /**
@@ -101,10 +124,15 @@ const makeTedPoller = Effect.gen(function* () {
       )
     )
 
-  /** One page: the notices not read before, read and taken in with the paging state that follows it. */
+  /**
+   * One page: the notices not read before, read and taken in with the paging state that follows it.
+   * A result the listing gives unreadable (no link, a malformed number, a link to another host) is
+   * skipped but not marked read: the notice itself was never read, and a later listing that gives
+   * it whole reads it.
+   */
   const takePage = (notices: ReadonlyArray<unknown>, cursor: typeof TedCursor.Type) =>
     Effect.gen(function* () {
-      const refs = notices.map(tedNoticeRef)
+      const refs = notices.map((notice) => tedNoticeRef(notice, isOwnHost))
       const readable = refs.filter((ref): ref is TedNoticeRef => !("skip" in ref))
       const malformed = refs.flatMap((ref) =>
         "skip" in ref
@@ -114,7 +142,8 @@ const makeTedPoller = Effect.gen(function* () {
                 version: 0,
                 tedRef: null,
                 pageUrl: "",
-                item: skipped(ref.ref, ref.skip)
+                item: skipped(ref.ref, ref.skip),
+                unread: true
               }
             ]
           : []
@@ -148,31 +177,64 @@ const makeTedPoller = Effect.gen(function* () {
       return readable.reduce((latest, ref) => laterDay(latest, ref.publicationDay), cursor.day)
     })
 
-  const poll = Effect.gen(function* () {
-    const today = bucharestDate(yield* Clock.currentTimeMillis)
-    const source = yield* state.open("ted", addDays(today, -1), true)
-    const resumed = decodeCursor(source.cursor)
-    const day = Option.match(resumed, { onNone: () => source.watermark, onSome: (c) => c.day })
-    let token = Option.match(resumed, { onNone: () => null, onSome: (c) => c.token })
-    let latest = day
-    while (true) {
-      const response = yield* search(day, token).pipe(
-        Effect.catchIf(
-          (failure) => failure.reason === "refused" && token !== null,
-          (failure) =>
-            Effect.logWarning(`ted: the saved iteration token was refused (${failure.message}); starting again`).pipe(
-              Effect.zipRight(search(day, null))
-            )
+  /** A loop in TED's iteration: the poll fails, and the next one starts again from the watermark. */
+  const endless = (message: string) =>
+    state.saveCursor("ted", null).pipe(
+      Effect.zipRight(
+        Effect.fail(
+          new SourceFailure({
+            source: "ted",
+            reason: "invalid",
+            status: 200,
+            retryAfter: undefined,
+            message: `TED's iteration does not end (${message}); the next poll starts again from the watermark`
+          })
         )
       )
-      const next = response.iterationNextToken ?? null
-      const end = next === null || response.notices.length === 0
-      latest = laterDay(latest, yield* takePage(response.notices, { day, token: end ? null : next }))
-      if (end) break
-      token = next
-    }
-    yield* state.finishPoll("ted", latest > today ? today : latest)
-  })
+    )
+
+  /** One poll, under the source's poll lease (another poll of TED running: this one is skipped). */
+  const poll = withPollLease(
+    "ted",
+    Effect.gen(function* () {
+      const today = bucharestDate(yield* Clock.currentTimeMillis)
+      const source = yield* state.open("ted", addDays(today, -1), true)
+      const resumed = decodeCursor(source.cursor)
+      const day = Option.match(resumed, { onNone: () => source.watermark, onSome: (c) => c.day })
+      let token = Option.match(resumed, { onNone: () => null, onSome: (c) => c.token })
+      let latest = day
+      // The tokens this poll asked with, and its pages: a token again, or pages far past what TED
+      // counts, is a loop that would otherwise page for ever (the same page again and again).
+      const asked = new Set<string>()
+      let pages = 0
+      let total: number | undefined
+      while (true) {
+        if (token !== null) asked.add(token)
+        const response = yield* search(day, token).pipe(
+          Effect.catchIf(
+            (failure) => failure.reason === "refused" && token !== null,
+            (failure) =>
+              Effect.logWarning(`ted: the saved iteration token was refused (${failure.message}); starting again`).pipe(
+                Effect.zipRight(search(day, null))
+              )
+          )
+        )
+        pages++
+        if (response.totalNoticeCount !== undefined) total = Math.max(total ?? 0, response.totalNoticeCount)
+        const next = response.iterationNextToken ?? null
+        const end = next === null || response.notices.length === 0
+        if (!end && asked.has(next))
+          return yield* endless(`it named the token ${JSON.stringify(next.slice(0, 40))} again`)
+        if (total !== undefined && pages > Math.ceil(total / Math.min(config.pageSize, TED_PAGE_LIMIT)) + EXTRA_PAGES) {
+          return yield* endless(`${pages} pages for ${total} notices`)
+        }
+        latest = laterDay(latest, yield* takePage(response.notices, { day, token: end ? null : next }))
+        if (end) break
+        token = next
+      }
+      yield* state.finishPoll("ted", latest > today ? today : latest)
+    })
+  )
 
   return { poll, readNotice }
 })
