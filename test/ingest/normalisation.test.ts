@@ -10,7 +10,7 @@ import {
   normalizeAuthorityName,
   normalizeRomanianText
 } from "../../src/domain/tenders/RomanianText.js"
-import { completeValues, normalizeTenderRecord } from "../../src/domain/tenders/TenderRecord.js"
+import { completeValues, MAX_CPV_CODES, normalizeTenderRecord } from "../../src/domain/tenders/TenderRecord.js"
 import { cpvCatalog } from "./support.js"
 
 describe("Romanian text", () => {
@@ -167,6 +167,17 @@ describe("the native record", () => {
     expect(countyOf("Ilfov (Sector agricol)")).toBe("Ilfov (Sector agricol)")
     expect(countyOf("")).toBeNull()
     expect(countyOf(null)).toBeNull()
+  })
+
+  it("keeps the main CPV code and the next 99 distinct ones a notice lists, in order", () => {
+    const listed = [...cpvCatalog.values()]
+    expect(listed.length).toBeGreaterThan(MAX_CPV_CODES)
+    const tender = Either.getOrThrow(normalizeTenderRecord(cpvCatalog, { ...base, cpv_codes: [listed[5]!, ...listed] }))
+    expect(tender.mainCpv).toBe(listed[5])
+    expect([tender.mainCpv, ...tender.additionalCpvs]).toEqual([
+      listed[5],
+      ...listed.filter((code) => code !== listed[5]).slice(0, MAX_CPV_CODES - 1)
+    ])
   })
 
   it("is an award notice when it names winners; winners are normalised and deduplicated", () => {

@@ -6,6 +6,13 @@ import { romanianFiscalCodeOfNotice } from "./FiscalCode.js"
 import { normalizeAuthorityName, normalizeRomanianText } from "./RomanianText.js"
 import { storedSourceUrl } from "./SourceUrl.js"
 
+/**
+ * The most CPV codes a tender keeps (the main one and 99 more, as listed). Real notices list a few
+ * (the sample files at most 12); a notice listing the whole table would be a candidate of every
+ * company and score a row for each.
+ */
+export const MAX_CPV_CODES = 100
+
 /** Far below numeric(18, 2)'s limit even after conversion to RON; no real tender comes near it. */
 const MAX_VALUE = 1e15
 
@@ -106,7 +113,8 @@ const formatParseError = (error: ParseResult.ParseError): string =>
 
 /**
  * Validates a native record and normalises it for storage: Romanian text, CPV codes by catalog
- * lookup (main first, duplicates removed; any invalid code rejects the record), fiscal codes (digits
+ * lookup (main first, duplicates removed, the first MAX_CPV_CODES kept; any invalid code rejects the
+ * record), fiscal codes (digits
  * only; unreadable ones dropped), the missing currency value, the link (only an http(s) URL is kept).
  * Left is the reason the record is skipped.
  */
@@ -114,12 +122,13 @@ export const normalizeTenderRecord = (catalog: CpvCatalog, input: unknown): Eith
   Either.flatMap(
     Either.mapLeft(Schema.decodeUnknownEither(TenderRecord)(input, { errors: "all" }), formatParseError),
     (record) => {
-      const cpvs: Array<string> = []
+      const kept = new Set<string>()
       for (const raw of record.cpv_codes) {
         const code = normalizeCpvCode(catalog, raw)
         if (Either.isLeft(code)) return Either.left(`cpv_codes: ${code.left}`)
-        if (!cpvs.includes(code.right)) cpvs.push(code.right)
+        if (kept.size < MAX_CPV_CODES) kept.add(code.right)
       }
+      const cpvs = [...kept]
       const authority = record.contracting_authority
       // Identifiers that are not Romanian fiscal codes (EU bodies, foreign national ids, "not available",
       // registry numbers) are dropped rather than the record: the authority is then deduplicated by name.
