@@ -1,20 +1,18 @@
 import { Command, Options } from "@effect/cli"
 import { Effect } from "effect"
+import { EmailAddress } from "../domain/EmailAddress.js"
 import { UsersRepo } from "../infra/accounts/UsersRepo.js"
-import { CliFailure, missingSubcommand, nonEmptyText, printJson, uuidOption } from "./CliSupport.js"
-
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
+import { CliFailure, missingSubcommand, printJson, schemaOption, uuidOption } from "./CliSupport.js"
 
 const create = Command.make(
   "create",
   {
     tenant: uuidOption("tenant"),
-    email: nonEmptyText("email"),
+    email: schemaOption("email", EmailAddress),
     password: Options.text("password")
   },
   ({ tenant, email, password }) =>
     Effect.gen(function* () {
-      if (!EMAIL.test(email)) return yield* new CliFailure({ message: `--email is not an e-mail address: "${email}"` })
       if (password.length < 8) return yield* new CliFailure({ message: "--password must have at least 8 characters" })
       const users = yield* UsersRepo
       const user = yield* users.create({ tenantId: tenant, email, password }).pipe(

@@ -3,20 +3,20 @@ import { Duration, Effect, type Layer, Option } from "effect"
 import { EmailOutbox, SendEmail } from "../infra/mail/EmailOutbox.js"
 import { Mailer } from "../infra/mail/Mailer.js"
 import type { JobQueue } from "../infra/queue/JobQueue.js"
-import { drainDueJobs, handle, JobRunnerLive, type RunnerOptions } from "../infra/queue/JobRunner.js"
+import { drainDueJobs, handle, JobRunnerLive, PermanentFailure, type RunnerOptions } from "../infra/queue/JobRunner.js"
 
 export interface MailSenderOptions {
   /** Messages sent at once by this process. */
   readonly concurrency?: number
   readonly pollEvery?: Duration.DurationInput
-  /** Longer than a send can take with the SMTP timeouts (10 s connect, 10 s greeting, 30 s idle). */
+  /** Longer than a send can take: the SMTP mailer gives a send up at MAIL_SEND_DEADLINE (60 s). */
   readonly lease?: Duration.DurationInput
 }
 
 /**
  * A `mail.send` job: hands its message to the SMTP server and records the outcome with the job's
- * completion. A failed send is retried by the queue after MailRetrySchedule's delay; the dead
- * letter marks the message `failed`.
+ * completion. A failed send is retried by the queue after MailRetrySchedule's delay, unless the
+ * server refused the message for good (5xx); the dead letter marks the message `failed`.
  */
 export const sendEmailJob = handle(
   SendEmail,
@@ -27,8 +27,10 @@ export const sendEmailJob = handle(
       if (Option.isNone(message)) return "completed" as const
       const { toAddress, subject, bodyText, bodyHtml } = message.value
       const outcome = yield* (yield* Mailer)
-        .send({ to: toAddress, subject, text: bodyText, ...(bodyHtml === null ? {} : { html: bodyHtml }) })
-        .pipe(Effect.mapError((error) => error.reason))
+        .send({ id: emailId, to: toAddress, subject, text: bodyText, ...(bodyHtml === null ? {} : { html: bodyHtml }) })
+        .pipe(
+          Effect.mapError((error) => (error.permanent ? new PermanentFailure({ reason: error.reason }) : error.reason))
+        )
       yield* outbox.recordSent(job, emailId, outcome)
       return "settled" as const
     }),

@@ -124,6 +124,45 @@ describe("ops CLI", () => {
     expect(expectOneLineFailure(malformed)).toMatch(/^--tenant must be a UUID/)
   })
 
+  it("user create takes one e-mail address: a list, a display name, spaces or control characters are refused", async () => {
+    const tenantId = await newTenant()
+    // Each would be a send to more than one address (nodemailer reads an address list), or a header line.
+    const refused = [
+      "victim,evil@x.ro",
+      "victim@firma.ro evil@x.ro",
+      "Victim <evil@x.ro>",
+      "victim;evil@x.ro",
+      "victim@firma.ro\nBcc: evil@x.ro",
+      "victim\u0001@firma.ro",
+      "ana@firma"
+    ]
+    const results = await Promise.all(
+      refused.map((email) =>
+        cli("user", "create", "--tenant", tenantId, "--email", email, "--password", "parola-lunga")
+      )
+    )
+    for (const result of results) {
+      expect(expectOneLineFailure(result)).toBe(
+        "--email must be one e-mail address (name@domain.ro), without spaces, commas, angle brackets or control characters"
+      )
+    }
+    const { userId } = expectJson(
+      await cli(
+        "user",
+        "create",
+        "--tenant",
+        tenantId,
+        "--email",
+        " Ion.Pop+licitatii@mail.firma.ro ",
+        "--password",
+        "parola-lunga"
+      )
+    )
+    expect(await query((sql) => sql`SELECT id, email FROM users WHERE tenant_id = ${tenantId}`)).toEqual([
+      { id: userId, email: "ion.pop+licitatii@mail.firma.ro" }
+    ])
+  })
+
   it("company create stores the normalised fiscal code; an invalid CUI is a one-line error", async () => {
     const tenantId = await newTenant()
     const [withCode, bare, badCode] = await Promise.all([

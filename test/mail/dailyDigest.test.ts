@@ -2,7 +2,13 @@ import { randomBytes } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Chunk, Context, Duration, Effect, Fiber, Layer, Option, Queue, Redacted, TestClock } from "effect"
-import { renderDigest, romanianCount } from "../../src/domain/digest/DigestEmail.js"
+import {
+  DIGEST_AUTHORITY_MAX,
+  DIGEST_TITLE_MAX,
+  type DigestTender,
+  renderDigest,
+  romanianCount
+} from "../../src/domain/digest/DigestEmail.js"
 import { digestSlot, untilNextHour } from "../../src/domain/digest/DigestSchedule.js"
 import { AppConfig } from "../../src/infra/config/AppConfig.js"
 import { PgLive } from "../../src/infra/db/PgPool.js"
@@ -205,6 +211,75 @@ describe("the digest's clock", () => {
     expect(romanianCount(20, "alertă", "alerte")).toBe("20 de alerte")
     expect(romanianCount(105, "alertă", "alerte")).toBe("105 alerte")
     expect(romanianCount(1200, "alertă", "alerte")).toBe("1.200 de alerte")
+  })
+
+  it("the subject counts in Romanian, its verbs agreeing: 1 se închide, 3 se închid", () => {
+    const tender: DigestTender = {
+      title: "Pod peste Mureș",
+      authority: "Primăria Alba Iulia",
+      verdict: "GO",
+      score: 80,
+      deadline: at("2026-11-22T06:00:00Z"),
+      estimatedValueRon: null
+    }
+    const subjectWith = (newGo: number, closing: number, unreadAlerts: number) =>
+      renderDigest({
+        now: at("2026-11-20T06:00:00Z"),
+        appUrl: APP_URL,
+        unreadAlerts,
+        companies: [
+          {
+            companyName: "Drumuri Vest SRL",
+            newGo: { tenders: newGo > 0 ? [tender] : [], total: newGo },
+            closingSoon: { tenders: closing > 0 ? [tender] : [], total: closing }
+          }
+        ]
+      }).subject
+    expect(subjectWith(0, 1, 0)).toBe("Rezumatul zilei 20.11.2026: 1 se închide curând")
+    expect(subjectWith(0, 3, 0)).toBe("Rezumatul zilei 20.11.2026: 3 se închid curând")
+    expect(subjectWith(1, 1, 1)).toBe(
+      "Rezumatul zilei 20.11.2026: 1 licitație nouă care merită, 1 se închide curând, 1 alertă necitită"
+    )
+    expect(subjectWith(20, 21, 2)).toBe(
+      "Rezumatul zilei 20.11.2026: 20 de licitații noi care merită, 21 se închid curând, 2 alerte necitite"
+    )
+  })
+
+  it("titles and authority names of thousands of characters are cut at a word with '…': a full digest stays far below Gmail's 102 KB", () => {
+    const endless = (start: string, times: number) => `${start} ${"drum comunal și podețe ".repeat(times)}etapa a doua`
+    const tenders = Array.from(
+      { length: 10 },
+      (_, i): DigestTender => ({
+        title: endless(`Reabilitare ${i}`, 400),
+        authority: endless(`Unitatea Administrativ Teritorială ${i}`, 200),
+        verdict: "GO",
+        score: 80,
+        deadline: null,
+        estimatedValueRon: null
+      })
+    )
+    const { text, html } = renderDigest({
+      now: at("2026-11-20T06:00:00Z"),
+      appUrl: APP_URL,
+      unreadAlerts: 0,
+      companies: [{ companyName: "Firma SRL", newGo: { tenders, total: 10 }, closingSoon: { tenders, total: 10 } }]
+    })
+    const lines = text.split("\n")
+    const titles = lines.filter((line) => line.startsWith("  • ")).map((line) => line.replace(/^ {2}• (\[.*?\] )?/, ""))
+    const authorities = lines.filter((line) => line.startsWith("    ")).map((line) => line.trim().split("; ")[0]!)
+    expect(titles).toHaveLength(20)
+    expect(authorities).toHaveLength(20)
+    for (const [shown, max] of [
+      ...titles.map((title) => [title, DIGEST_TITLE_MAX] as const),
+      ...authorities.map((authority) => [authority, DIGEST_AUTHORITY_MAX] as const)
+    ]) {
+      expect(shown).toMatch(/ (drum|comunal|și|podețe)…$/)
+      expect([...shown].length).toBeGreaterThan(max / 2)
+      expect([...shown].length).toBeLessThanOrEqual(max)
+      expect(html).toContain(`>${shown}`)
+    }
+    expect(text + html).not.toContain("etapa a doua")
+    expect(Buffer.byteLength(text) + Buffer.byteLength(html)).toBeLessThan(40_000)
   })
 
   it("the HTML part escapes every value; the rest of a long section is counted", () => {

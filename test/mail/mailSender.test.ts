@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto"
+import * as net from "node:net"
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it, layer } from "@effect/vitest"
 import {
@@ -197,6 +198,59 @@ describe("e-mail outbox sender", () => {
         expect(receiver.received).toHaveLength(0)
       }).pipe(Effect.scoped)
     )
+
+    // The socket timeout (30 s) restarts with every byte: without a deadline, a server that answers
+    // EHLO one line at a time held the send, its lease renewed and its slot taken, for good.
+    it.scoped(
+      "a server that trickles its answer: the send is given up at its deadline, its connection closed, and retried",
+      () =>
+        Effect.gen(function* () {
+          let connectionClosed = () => {}
+          const closed = new Promise<void>((resolve) => {
+            connectionClosed = resolve
+          })
+          const sockets = new Set<net.Socket>()
+          const server = net.createServer((socket) => {
+            sockets.add(socket)
+            socket.on("error", () => {})
+            socket.on("close", () => connectionClosed())
+            socket.write("220 slow.example ESMTP\r\n")
+            socket.once("data", () => {
+              socket.write("250-slow.example\r\n")
+              const timer = setInterval(() => socket.write("250-STILL-THINKING\r\n"), 200)
+              socket.on("close", () => clearInterval(timer))
+            })
+          })
+          yield* Effect.acquireRelease(
+            Effect.promise(() => new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))),
+            () =>
+              Effect.promise(() => {
+                for (const socket of sockets) socket.destroy()
+                return new Promise<void>((resolve) => server.close(() => resolve()))
+              })
+          )
+          const { port } = server.address() as net.AddressInfo
+          const { tenantId } = yield* tenantWithUsers("slow")
+          yield* enqueue(tenantId, "s", "b")
+          const started = Date.now()
+          const mailer = SmtpMailer({
+            url: Redacted.make(`smtp://127.0.0.1:${port}`),
+            from: FROM,
+            deadline: "2 seconds"
+          })
+          const outcome = yield* sendDueMail().pipe(
+            Effect.provide(mailer),
+            Effect.timeoutTo({ duration: "15 seconds", onTimeout: () => "still sending", onSuccess: String })
+          )
+          expect(outcome).toBe("1")
+          expect(Date.now() - started).toBeGreaterThanOrEqual(1_900)
+          expect(Date.now() - started).toBeLessThan(10_000)
+          const [row] = yield* outboxOf(tenantId)
+          expect([row!.status, row!.attempts]).toEqual(["pending", 1])
+          expect(row!.last_error).toBe("The SMTP server did not take the message within 2s")
+          yield* Effect.promise(() => closed).pipe(Effect.timeout("2 seconds"))
+        })
+    )
   })
 
   // Retry times come from Effect's Clock: the TestClock (shared by this block) moves them.
@@ -234,6 +288,77 @@ describe("e-mail outbox sender", () => {
         expect(receiver.attempts()).toBe(5)
         yield* TestClock.adjust("1 day")
         expect(yield* send).toBe(0)
+      })
+    )
+
+    // RFC 5321 4.2.1: a 5yz reply is permanent; sending the message again cannot change it.
+    it.scoped("a permanent refusal (550 No such user): `failed` after its one attempt, never sent again", () =>
+      Effect.gen(function* () {
+        const receiver = yield* Effect.acquireRelease(
+          Effect.promise(() => startSmtpReceiver({ answer: () => ({ code: 550, message: "No such user here" }) })),
+          (r) => Effect.promise(() => r.close())
+        )
+        const send = sendDueMail().pipe(Effect.provide(smtp(receiver.url)))
+        const { tenantId } = yield* tenantWithUsers("unknown")
+        yield* enqueue(tenantId, "s", "b")
+        expect(yield* send).toBe(1)
+        const [row] = yield* outboxOf(tenantId)
+        expect([row!.status, row!.attempts]).toEqual(["failed", 1])
+        expect(row!.last_error).toContain("550 No such user here")
+        yield* TestClock.adjust("1 hour")
+        expect(yield* send).toBe(0)
+        expect(receiver.attempts()).toBe(1)
+      })
+    )
+
+    it.scoped("a refused login (535) is the server settings' fault, not the message's: retried", () =>
+      Effect.gen(function* () {
+        const receiver = yield* Effect.acquireRelease(
+          Effect.promise(() => startSmtpReceiver({ auth: { user: "mailer", pass: "right" } })),
+          (r) => Effect.promise(() => r.close())
+        )
+        const { tenantId } = yield* tenantWithUsers("login")
+        yield* enqueue(tenantId, "s", "b")
+        expect(yield* sendDueMail().pipe(Effect.provide(smtp(`smtp://mailer:wrong@127.0.0.1:${receiver.port}`)))).toBe(
+          1
+        )
+        const [row] = yield* outboxOf(tenantId)
+        expect([row!.status, row!.attempts]).toEqual(["pending", 1])
+        expect(row!.last_error).toContain("535")
+        // The password set right, the retry sends it.
+        yield* TestClock.adjust(yield* delayMillis(1))
+        expect(yield* sendDueMail().pipe(Effect.provide(smtp(receiver.url)))).toBe(1)
+        const [sent] = yield* outboxOf(tenantId)
+        expect([sent!.status, sent!.attempts]).toEqual(["sent", 2])
+      })
+    )
+
+    // Sending is at least once: a connection cut after the server took the message sends it again.
+    it.scoped("a message sent again keeps its Message-ID, made from its outbox row; each message has its own", () =>
+      Effect.gen(function* () {
+        const receiver = yield* Effect.acquireRelease(
+          Effect.promise(() => startSmtpReceiver({ answer: (n) => (n === 0 ? "drop" : "accept") })),
+          (r) => Effect.promise(() => r.close())
+        )
+        const send = sendDueMail().pipe(Effect.provide(smtp(receiver.url)))
+        const { tenantId } = yield* tenantWithUsers("ana", "bogdan")
+        yield* enqueue(tenantId, "s", "b")
+        expect(yield* send).toBe(2)
+        expect((yield* outboxOf(tenantId)).map((r) => r.status).sort()).toEqual(["pending", "sent"])
+        yield* TestClock.adjust(yield* delayMillis(1))
+        expect(yield* send).toBe(1)
+        expect((yield* outboxOf(tenantId)).map((r) => r.status)).toEqual(["sent", "sent"])
+
+        const sql = yield* SqlClient.SqlClient
+        const rows = yield* sql<{ id: string; to_address: string }>`
+          SELECT id::text, to_address FROM email_outbox WHERE tenant_id = ${tenantId}`
+        const idOf = new Map(rows.map((row) => [row.to_address, row.id]))
+        const received = receiver.received
+        expect(received).toHaveLength(3)
+        for (const message of received) {
+          expect(message.headers["message-id"]).toBe(`<${idOf.get(message.envelopeTo[0]!)}@scoring.example>`)
+        }
+        expect(new Set(received.map((m) => m.headers["message-id"])).size).toBe(2)
       })
     )
 

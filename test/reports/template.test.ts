@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
+import { clipped } from "../../src/domain/ClippedText.js"
 import type { ReportData } from "../../src/domain/reports/ReportData.js"
 import {
-  clipped,
   deadlinePassed,
   REPORT_AUTHORITY_MAX,
   REPORT_TITLE_MAX,

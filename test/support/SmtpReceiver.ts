@@ -1,4 +1,4 @@
-import type { AddressInfo } from "node:net"
+import type { AddressInfo, Socket } from "node:net"
 import { SMTPServer } from "smtp-server"
 
 /** A message as the SMTP server received it: the envelope, the raw data and the decoded text part. */
@@ -14,8 +14,12 @@ export interface ReceivedMail {
   readonly html?: string
 }
 
-/** What the server answers to the n-th DATA (0-based): accept, or refuse with an SMTP code. */
-export type SmtpAnswer = (index: number) => "accept" | { readonly code: number; readonly message: string }
+/**
+ * What the server answers to the n-th DATA (0-based): accept, refuse with an SMTP code, or `drop`:
+ * take the message (it is in `received`) and cut the connection before answering, so the client
+ * cannot tell that it arrived.
+ */
+export type SmtpAnswer = (index: number) => "accept" | "drop" | { readonly code: number; readonly message: string }
 
 export interface SmtpReceiver {
   /** `smtp://[user:pass@]127.0.0.1:<port>` (or smtps:// with `tls`). */
@@ -107,7 +111,7 @@ export const startSmtpReceiver = async (
       stream.on("data", (chunk: Buffer) => chunks.push(chunk))
       stream.on("end", () => {
         const verdict = (options.answer ?? (() => "accept"))(attempts++)
-        if (verdict !== "accept") {
+        if (typeof verdict === "object") {
           return callback(Object.assign(new Error(verdict.message), { responseCode: verdict.code }))
         }
         received.push({
@@ -117,12 +121,22 @@ export const startSmtpReceiver = async (
           ...parseMessage(Buffer.concat(chunks).toString("utf8"))
         })
         for (const wake of waiters.splice(0)) wake()
+        if (verdict === "drop") {
+          for (const socket of sockets) if (socket.remotePort === session.remotePort) socket.destroy()
+          return
+        }
         callback()
       })
     }
   })
   // A client that gives up (e.g. refuses the certificate) is an expected event here, not a crash.
   server.on("error", () => {})
+  // The clients' connections, for `drop`.
+  const sockets = new Set<Socket>()
+  server.server.on("connection", (socket: Socket) => {
+    sockets.add(socket)
+    socket.on("close", () => sockets.delete(socket))
+  })
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   const port = (server.server.address() as AddressInfo).port
   const credentials = options.auth

@@ -1,5 +1,6 @@
 import { Duration } from "effect"
 import { BUCHAREST_TIME_ZONE, bucharestDate } from "../BucharestTime.js"
+import { clipped } from "../ClippedText.js"
 import { escapeHtml } from "../reports/ReportTemplate.js"
 import type { Verdict } from "../scoring/Verdict.js"
 import { DIGEST_CLOSING_WITHIN } from "./DigestSchedule.js"
@@ -117,7 +118,7 @@ const subjectOf = (content: DigestContent) => {
   const closing = content.companies.reduce((n, c) => n + c.closingSoon.total, 0)
   const parts = [
     ...(newGo > 0 ? [`${romanianCount(newGo, "licitație nouă", "licitații noi")} care merită`] : []),
-    ...(closing > 0 ? [`${formatInteger(closing)} se închid curând`] : []),
+    ...(closing > 0 ? [`${closing === 1 ? "1 se închide" : `${formatInteger(closing)} se închid`} curând`] : []),
     ...(content.unreadAlerts > 0 ? [romanianCount(content.unreadAlerts, "alertă necitită", "alerte necitite")] : [])
   ]
   return `Rezumatul zilei ${romanianDate(content.now)}: ${parts.join(", ")}`
@@ -131,6 +132,18 @@ const FOOTER = "Primiți acest e-mail pentru că ați activat rezumatul zilnic. 
  */
 const oneLine = (text: string) => text.replace(/\s+/g, " ").trim()
 
+/**
+ * The longest title and authority name a digest prints (characters), cut at a word with "…" as the
+ * PDF report does: 20 lines of notices with titles of thousands of characters would take the e-mail
+ * past Gmail's 102 KB, where it hides the rest (the footer with how to turn the digest off).
+ */
+export const DIGEST_TITLE_MAX = 300
+export const DIGEST_AUTHORITY_MAX = 150
+
+/** A tender's title and authority as the digest prints them: on one line, clipped. */
+const titleOf = (tender: DigestTender) => clipped(oneLine(tender.title), DIGEST_TITLE_MAX)
+const authorityOf = (tender: DigestTender) => clipped(oneLine(tender.authority), DIGEST_AUTHORITY_MAX)
+
 const textOf = (content: DigestContent) => {
   const lines = [`Bună ziua,`, "", `Rezumatul licitațiilor pentru ${romanianDate(content.now)}.`, ""]
   lines.push(`Alerte necitite: ${formatInteger(content.unreadAlerts)}`)
@@ -143,8 +156,8 @@ const textOf = (content: DigestContent) => {
       for (const tender of section.tenders) {
         const verdict = key === "closingSoon" ? `[${VERDICT_LABELS[tender.verdict]}] ` : ""
         lines.push(
-          `  • ${verdict}${oneLine(tender.title)}`,
-          `    ${oneLine(tender.authority)}; ${facts(tender, content.now).join("; ")}`
+          `  • ${verdict}${titleOf(tender)}`,
+          `    ${authorityOf(tender)}; ${facts(tender, content.now).join("; ")}`
         )
       }
       const rest = more(section)
@@ -165,9 +178,9 @@ const htmlOf = (content: DigestContent) => {
         const items = section.tenders
           .map(
             (tender) =>
-              `<li style="margin:0 0 8px"><strong>${e(tender.title)}</strong>` +
+              `<li style="margin:0 0 8px"><strong>${e(titleOf(tender))}</strong>` +
               (key === "closingSoon" ? ` <span style="color:#555">[${e(VERDICT_LABELS[tender.verdict])}]</span>` : "") +
-              `<br><span style="color:#555">${e(tender.authority)}; ${e(facts(tender, content.now).join("; "))}</span></li>`
+              `<br><span style="color:#555">${e(authorityOf(tender))}; ${e(facts(tender, content.now).join("; "))}</span></li>`
           )
           .join("")
         const rest = more(section)

@@ -1,4 +1,5 @@
 import { bucharestIso } from "../BucharestTime.js"
+import { clipped } from "../ClippedText.js"
 import { formatRoCalendarDate, formatRoDateTime, formatRoNumber } from "../RomanianFormat.js"
 import type { FactorName } from "../scoring/Model.js"
 import { FACTOR_LABELS_RO, VERDICT_LABELS_RO } from "../scoring/RomanianLabels.js"
@@ -18,22 +19,13 @@ const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;"
 
 export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => ESCAPES[c]!)
 
-/** The longest title and authority name a report prints (characters); the API keeps them whole. */
+/**
+ * The longest title and authority name a report prints (characters, `clipped`); the API keeps them
+ * whole. A notice title of thousands of characters could keep a 500-row report from rendering in its
+ * time budget.
+ */
 export const REPORT_TITLE_MAX = 300
 export const REPORT_AUTHORITY_MAX = 150
-
-/**
- * `text` cut to at most `max` characters at a word boundary, with "…": a notice title of thousands of
- * characters would fill pages of a report row by itself and could keep a 500-row report from
- * rendering in its time budget.
- */
-export const clipped = (text: string, max: number): string => {
-  const chars = [...text]
-  if (chars.length <= max) return text
-  const cut = chars.slice(0, max - 1).join("")
-  const lastSpace = cut.lastIndexOf(" ")
-  return `${(lastSpace > max / 2 ? cut.slice(0, lastSpace) : cut).trimEnd()}…`
-}
 
 const VERDICT_COLOURS: Record<Verdict, string> = { GO: "#1b7f3b", RESEARCH: "#c98a00", SKIP: "#9aa0a6" }
 const VERDICTS: ReadonlyArray<Verdict> = ["GO", "RESEARCH", "SKIP"]

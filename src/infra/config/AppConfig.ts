@@ -12,6 +12,7 @@ import {
   Option,
   Redacted
 } from "effect"
+import { ADDRESS_PATTERN } from "../../domain/EmailAddress.js"
 import { parseTrustProxy, type TrustProxy, trustNone } from "../../domain/TrustProxy.js"
 import { projectFile } from "./ProjectFiles.js"
 
@@ -152,10 +153,11 @@ const corsOriginsConfig = optionalString("CORS_ORIGINS").pipe(
 
 /**
  * One mailbox, bare or with a display name (quoted when it holds a comma or semicolon, which would
- * otherwise start a second address); no line breaks (they would inject headers).
+ * otherwise start a second address); no line breaks (they would inject headers). The address is
+ * checked as a user's (EmailAddress), less the dot a user's domain needs.
  */
-const isMailbox = (value: string) =>
-  /^(?:(?:"[^"\r\n]*"|[^<>\r\n",;]*)\s*<[^\s<>@,;]+@[^\s<>@,;]+>|[^\s<>@,;]+@[^\s<>@,;]+)$/.test(value.trim())
+const MAILBOX = new RegExp(`^(?:(?:"[^"\\r\\n]*"|[^<>\\r\\n",;]*)\\s*<${ADDRESS_PATTERN}>|${ADDRESS_PATTERN})$`)
+const isMailbox = (value: string) => MAILBOX.test(value.trim())
 
 /** `no-reply` at the public host; an IP address becomes an address literal (`no-reply@[127.0.0.1]`). */
 const defaultMailFrom = (publicBaseUrl: string) => {

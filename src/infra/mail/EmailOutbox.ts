@@ -23,7 +23,8 @@ export interface PendingMessage {
 
 /**
  * "mail.send": one outbox message to hand to the SMTP server. Five attempts, at 0, +1, +3, +9 and
- * +27 minutes (MailRetrySchedule); then the message is `failed`.
+ * +27 minutes (MailRetrySchedule), for 4xx replies and failed connections; then the message is
+ * `failed`. A permanent (5xx) refusal of the message makes it `failed` at once (MailSender).
  */
 export const SendEmail = jobKind("mail.send", Schema.Struct({ emailId: Schema.String }), {
   maxAttempts: 5,

@@ -1,7 +1,14 @@
-import { Context, Data, Effect, Layer, Option, Redacted } from "effect"
+import * as net from "node:net"
+import { Context, Data, Duration, Effect, Layer, Option, Redacted } from "effect"
+import type SMTPTransport from "nodemailer/lib/smtp-transport/index.js"
 import { AppConfig } from "../config/AppConfig.js"
 
 export interface MailMessage {
+  /**
+   * The outbox row's id. The Message-ID is made from it, so a message sent again (sending is at
+   * least once) is the same message to the recipient's client and relays, which can drop the copy.
+   */
+  readonly id: string
   readonly to: string
   readonly subject: string
   readonly text: string
@@ -13,7 +20,17 @@ export interface MailMessage {
 export type MailOutcome = "sent" | "logged"
 
 /** The SMTP server could not be reached or did not accept the message; `reason` holds no credentials. */
-export class MailSendFailed extends Data.TaggedError("MailSendFailed")<{ readonly reason: string }> {}
+export class MailSendFailed extends Data.TaggedError("MailSendFailed")<{
+  readonly reason: string
+  /** The server's reply code (nodemailer's `responseCode`); none when no reply caused the failure. */
+  readonly responseCode?: number
+  /**
+   * The server refused this message with a 5xx reply to MAIL FROM, RCPT TO or DATA ("550 No such
+   * user"): permanent (RFC 5321 4.2.1), sending it again cannot change it. A 5xx to the greeting or
+   * the login is about our server settings, and is retried like a 4xx.
+   */
+  readonly permanent: boolean
+}> {}
 
 /** Hands one message to the outside world. The outbox sender decides about retries. */
 export class Mailer extends Context.Tag("Mailer")<
@@ -22,34 +39,87 @@ export class Mailer extends Context.Tag("Mailer")<
 >() {}
 
 /**
+ * How long one send may take in all. The socket timeout restarts with every byte the server sends,
+ * so a server trickling its answer would otherwise hold the send (and one of the sender's slots)
+ * for good; the job's lease (2 minutes, MailSender) outlasts this deadline.
+ */
+export const MAIL_SEND_DEADLINE = Duration.seconds(60)
+
+/** The commands whose refusal is a refusal of the message itself. */
+const MESSAGE_COMMANDS = new Set(["MAIL FROM", "RCPT TO", "DATA"])
+
+const sendFailed = (error: unknown) => {
+  const { responseCode, command }: { responseCode?: unknown; command?: unknown } =
+    typeof error === "object" && error !== null ? error : {}
+  const code = typeof responseCode === "number" ? responseCode : undefined
+  return new MailSendFailed({
+    reason: error instanceof Error ? error.message : String(error),
+    ...(code === undefined ? {} : { responseCode: code }),
+    permanent: code !== undefined && code >= 500 && code < 600 && MESSAGE_COMMANDS.has(String(command))
+  })
+}
+
+/** The domain of the From address (`no-reply@scoring.example` → `scoring.example`): the right side of our Message-IDs. */
+const domainOf = (from: string) => /@([^@<>\s]+)>?\s*$/.exec(from)?.[1] ?? "localhost"
+
+/**
  * nodemailer over SMTP_URL. `smtps://` is TLS from the first byte (port 465 by default);
  * `smtp://` upgrades with STARTTLS whenever the server offers it (`?requireTLS=true` insists on it).
  * Certificates are checked against the system CAs plus NODE_EXTRA_CA_CERTS. The timeouts keep a
- * silent server from holding a send for nodemailer's default minutes. nodemailer is imported only
- * here, so a process without SMTP_URL (`npm start`) never loads it.
+ * silent server from holding a send for nodemailer's default minutes, the deadline a slow one.
+ * nodemailer is imported only here, so a process without SMTP_URL (`npm start`) never loads it.
  */
-export const SmtpMailer = (options: { readonly url: Redacted.Redacted; readonly from: string }) =>
-  Layer.scoped(
+export const SmtpMailer = (options: {
+  readonly url: Redacted.Redacted
+  readonly from: string
+  /** MAIL_SEND_DEADLINE unless given (tests shorten it). */
+  readonly deadline?: Duration.DurationInput
+}) =>
+  Layer.effect(
     Mailer,
     Effect.gen(function* () {
-      const { default: nodemailer } = yield* Effect.promise(() => import("nodemailer"))
-      const transport = yield* Effect.acquireRelease(
-        Effect.sync(() =>
-          nodemailer.createTransport({
+      const [{ default: nodemailer }, { default: SmtpTransport }] = yield* Effect.promise(() =>
+        Promise.all([import("nodemailer"), import("nodemailer/lib/smtp-transport/index.js")])
+      )
+      const deadline = Duration.decode(options.deadline ?? MAIL_SEND_DEADLINE)
+      const messageDomain = domainOf(options.from)
+      return {
+        send: ({ id, ...message }) => {
+          // The TCP connection is ours (nodemailer's getSocket, made for proxies; TLS and STARTTLS
+          // stay nodemailer's), one transport per send: a send past its deadline is cut there.
+          let socket: net.Socket | undefined
+          const settings: SMTPTransport.Options = {
             url: Redacted.value(options.url),
             connectionTimeout: 10_000,
             greetingTimeout: 10_000,
-            socketTimeout: 30_000
-          })
-        ),
-        (transport) => Effect.sync(() => transport.close())
-      )
-      return {
-        send: (message) =>
-          Effect.tryPromise({
-            try: () => transport.sendMail({ from: options.from, ...message }),
-            catch: (error) => new MailSendFailed({ reason: error instanceof Error ? error.message : String(error) })
-          }).pipe(Effect.as("sent" as const))
+            socketTimeout: 30_000,
+            getSocket: (smtp, callback) => {
+              socket = net.connect({
+                host: smtp.host ?? "localhost",
+                port: Number(smtp.port) || (smtp.secure ? 465 : 587)
+              })
+              socket.on("error", () => {}) // nodemailer reports it (its own listener)
+              callback(null, { connection: socket })
+            }
+          }
+          // Built directly: given a `url`, createTransport would drop every other option.
+          const transport = nodemailer.createTransport(new SmtpTransport(settings))
+          return Effect.tryPromise({
+            try: () => transport.sendMail({ from: options.from, messageId: `<${id}@${messageDomain}>`, ...message }),
+            catch: sendFailed
+          }).pipe(
+            Effect.onInterrupt(() => Effect.sync(() => socket?.destroy())),
+            Effect.timeoutFail({
+              duration: deadline,
+              onTimeout: () =>
+                new MailSendFailed({
+                  reason: `The SMTP server did not take the message within ${Duration.format(deadline)}`,
+                  permanent: false
+                })
+            }),
+            Effect.as("sent" as const)
+          )
+        }
       }
     })
   )

@@ -1,6 +1,20 @@
 import { randomUUID } from "node:crypto"
 import { SqlClient, type Statement } from "@effect/sql"
-import { Cause, Clock, Duration, Effect, FiberRef, Layer, Option, Queue, Ref, Schedule, Schema, Stream } from "effect"
+import {
+  Cause,
+  Clock,
+  Data,
+  Duration,
+  Effect,
+  FiberRef,
+  Layer,
+  Option,
+  Queue,
+  Ref,
+  Schedule,
+  Schema,
+  Stream
+} from "effect"
 import { Metrics } from "../metrics/Metrics.js"
 import { currentRequest } from "../observability/RequestTrail.js"
 import { parentFromTraceparent, tracingOn } from "../observability/Tracing.js"
@@ -70,6 +84,12 @@ export const handleStarted = <A, I, R = never, R2 = never, R3 = never>(
 class UndecodablePayload extends Schema.TaggedError<UndecodablePayload>()("UndecodablePayload", {
   message: Schema.String
 }) {}
+
+/**
+ * A failure no retry can mend (a mail server's permanent refusal): the job is dead-lettered at once,
+ * whatever attempts it has left, with `reason` as its error.
+ */
+export class PermanentFailure extends Data.TaggedError("PermanentFailure")<{ readonly reason: string }> {}
 
 export interface RunnerOptions {
   /** Names the runner in its logs. */
@@ -145,9 +165,13 @@ const observeJob =
 
 /** What went wrong, short enough to store as `last_error`: a failure's text, or the cause's first line. */
 const describe = (cause: Cause.Cause<unknown>) => {
-  const failure = Cause.failureOption(cause)
+  const failure = Option.getOrUndefined(Cause.failureOption(cause))
   const text =
-    Option.isSome(failure) && typeof failure.value === "string" ? failure.value : Cause.pretty(cause).split("\n")[0]!
+    typeof failure === "string"
+      ? failure
+      : failure instanceof PermanentFailure
+        ? failure.reason
+        : Cause.pretty(cause).split("\n")[0]!
   return text.slice(0, 500)
 }
 
@@ -217,8 +241,10 @@ export const makeJobRunner = <R>(handlers: ReadonlyArray<JobHandler<R>>, options
     const fail = (handler: JobHandler<R>, job: Job, cause: Cause.Cause<unknown>) =>
       Effect.gen(function* () {
         const error = describe(cause)
-        const undecodable = Cause.failureOption(cause).pipe(Option.exists((e) => e instanceof UndecodablePayload))
-        const next = undecodable ? { _tag: "dead" as const, error } : yield* queue.failureOf(handler.kind, job, error)
+        const permanent = Cause.failureOption(cause).pipe(
+          Option.exists((e) => e instanceof UndecodablePayload || e instanceof PermanentFailure)
+        )
+        const next = permanent ? { _tag: "dead" as const, error } : yield* queue.failureOf(handler.kind, job, error)
         const outcome =
           next._tag === "dead"
             ? yield* bury(handler, job, error)
