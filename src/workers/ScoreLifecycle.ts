@@ -1,5 +1,6 @@
-import { Clock, Duration, Effect, Layer, Schedule } from "effect"
+import { Clock, Duration, Effect, Layer, Option, Schedule } from "effect"
 import { AppConfig } from "../infra/config/AppConfig.js"
+import { withLifecycleLease } from "../infra/scoring/LifecycleLease.js"
 import { makeScorePartitions } from "../infra/scoring/ScorePartitions.js"
 import { makeScoreRetention } from "../infra/scoring/ScoreRetention.js"
 import { makeDeliveryRetention } from "../infra/webhooks/DeliveryRetention.js"
@@ -12,7 +13,7 @@ export const SCORE_LIFECYCLE_EVERY = Duration.hours(6)
  * partitions of the coming months exist (and strays in the default partitions move to theirs), then
  * the scores, alerts and match events past retention go, then the webhook deliveries past theirs.
  */
-export const scoreLifecycleRound = Effect.gen(function* () {
+const round = Effect.gen(function* () {
   const { scoreRetentionDays, deliveryRetentionDays } = yield* AppConfig
   const partitions = yield* makeScorePartitions
   const retention = yield* makeScoreRetention
@@ -31,9 +32,22 @@ export const scoreLifecycleRound = Effect.gen(function* () {
   return { created, partitionsDropped, rowsDeleted, deliveriesDeleted }
 })
 
+/** The round, or nothing done (all zero) while another worker's round runs (LifecycleLease). */
+export const scoreLifecycleRound = withLifecycleLease(round).pipe(
+  Effect.map(
+    Option.getOrElse(() => ({
+      created: 0,
+      partitionsDropped: [] as ReadonlyArray<string>,
+      rowsDeleted: 0,
+      deliveriesDeleted: 0
+    }))
+  )
+)
+
 /**
- * Runs the round at start and every SCORE_LIFECYCLE_EVERY. Every worker runs it: partition creation
- * is idempotent (CREATE under the parent's lock, skipped when present) and deletes only repeat work.
+ * Runs the round at start and every SCORE_LIFECYCLE_EVERY. Every worker runs it; one round runs at a
+ * time (a worker that finds another's round running skips its own), and a round that finds the tables
+ * busy leaves what it could not lock to the next one (MaintenanceLocks).
  */
 export const ScoreLifecycleLive = Layer.scopedDiscard(
   scoreLifecycleRound.pipe(

@@ -1,8 +1,9 @@
 import { describe, expect, layer } from "@effect/vitest"
-import { Chunk, Effect, Fiber, Layer, TestClock } from "effect"
+import { Cause, Chunk, Effect, Exit, Fiber, Layer, TestClock } from "effect"
 import pg from "pg"
 import { AppConfig } from "../../src/infra/config/AppConfig.js"
 import { ScoringLive } from "../../src/infra/Repositories.js"
+import { MAINTENANCE_LOCK_RETRIES, MAINTENANCE_LOCK_SPACING } from "../../src/infra/scoring/MaintenanceLocks.js"
 import { StoredScoreFloor } from "../../src/infra/scoring/ScoreWriter.js"
 import { ScoringService } from "../../src/infra/scoring/ScoringService.js"
 import { SCORE_LIFECYCLE_EVERY, ScoreLifecycleLive, scoreLifecycleRound } from "../../src/workers/ScoreLifecycle.js"
@@ -184,19 +185,84 @@ describe("score retention", () => {
         )
         yield* TestClock.setTime(Date.parse("2026-08-01T00:00:00Z"))
         const round = yield* Effect.fork(scoreLifecycleRound)
-        // The round found the month expired and waits for the writer's lock: the writer commits.
-        yield* eventually(
-          f.sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity
-                               WHERE datname = current_database() AND wait_event_type = 'Lock'`.pipe(
-            Effect.map((rows) => rows[0]!.n > 0)
-          )
-        )
+        // The round found the month expired, waited briefly for the writer's lock and gave way until
+        // its next attempt (it sleeps on the Clock); the writer commits, then that attempt comes.
+        yield* eventually(Effect.map(TestClock.sleeps(), (sleeps) => Chunk.size(sleeps) > 0))
         yield* Effect.promise(() => writer.query("COMMIT"))
         yield* Effect.promise(() => writer.end())
+        yield* TestClock.adjust(MAINTENANCE_LOCK_SPACING)
         const result = yield* Fiber.join(round)
         expect(result.partitionsDropped).not.toContain("tender_scores_p2025_03")
         expect(yield* f.storedScore(company, open)).toBe(80)
         expect(yield* f.storedScore(company, closed)).toBeUndefined()
+      })
+    )
+
+    it.effect("a month whose table stays busy is left to the next round, which drops it", () =>
+      Effect.gen(function* () {
+        const f = yield* scoringFixtures
+        const company = yield* f.company("Drumuri SA", "Reabilitare drumuri și asfaltare")
+        yield* f.watchlist(company, { cpv: ["45233000-9"] })
+        const closed = yield* f.tender({
+          title: "Reabilitare drumuri comunale",
+          cpv: "45233142-6",
+          publishDate: "2024-01-05T08:00:00Z",
+          deadline: "2024-02-01T12:00:00Z"
+        })
+        yield* (yield* ScoringService).scoreTenders([closed], { isNew: [] })
+        yield* f.sql`SELECT score_partitions_ensure('2024-01-01', '2024-01-01')`
+        // A transaction reading the scores (an export page, say) stays open through the whole round.
+        const reader = new pg.Client({ connectionString: yield* TestDatabaseUrl })
+        yield* Effect.promise(() => reader.connect())
+        yield* Effect.promise(() => reader.query("BEGIN"))
+        yield* Effect.promise(() => reader.query("SELECT count(*) FROM tender_scores"))
+        yield* TestClock.setTime(Date.parse("2026-08-01T00:00:00Z"))
+        const round = yield* Effect.fork(scoreLifecycleRound)
+        // Each attempt waits briefly for the lock, then the round sleeps until the next one.
+        for (let i = 0; i < MAINTENANCE_LOCK_RETRIES; i++) {
+          yield* eventually(Effect.map(TestClock.sleeps(), (sleeps) => Chunk.size(sleeps) > 0))
+          yield* TestClock.adjust(MAINTENANCE_LOCK_SPACING)
+        }
+        const busy = yield* Fiber.join(round)
+        yield* Effect.promise(() => reader.query("COMMIT"))
+        yield* Effect.promise(() => reader.end())
+        // The other tables' month went; the scores' month stays (its row went by DELETE, which reads do not block).
+        expect(busy.partitionsDropped).toContain("alerts_p2024_01")
+        expect(busy.partitionsDropped).not.toContain("tender_scores_p2024_01")
+        expect(yield* f.storedScore(company, closed)).toBeUndefined()
+        const next = yield* scoreLifecycleRound
+        expect(next.partitionsDropped).toEqual(["tender_scores_p2024_01"])
+      })
+    )
+
+    it.effect("two workers' rounds at once: both succeed, the expired month is dropped once", () =>
+      Effect.gen(function* () {
+        const f = yield* scoringFixtures
+        const company = yield* f.company("Drumuri SA", "Reabilitare drumuri și asfaltare")
+        yield* f.watchlist(company, { cpv: ["45233000-9"] })
+        const tender = (publishDate: string, deadline: string) =>
+          f.tender({ title: "Reabilitare drumuri comunale", cpv: "45233142-6", publishDate, deadline })
+        const closed = [
+          yield* tender("2024-03-05T08:00:00Z", "2024-04-01T12:00:00Z"),
+          yield* tender("2024-04-05T08:00:00Z", "2024-05-01T12:00:00Z")
+        ]
+        yield* (yield* ScoringService).scoreTenders(closed, { isNew: [] })
+        yield* f.sql`SELECT score_partitions_ensure('2024-03-01', '2024-04-01')`
+        yield* f.sql`SELECT score_partitions_ensure('2026-06-01', '2026-12-01')`
+        yield* TestClock.setTime(Date.parse("2026-08-01T00:00:00Z"))
+        // Every worker runs a round at start, and a deployment starts them together.
+        const rounds = yield* Effect.all([Effect.exit(scoreLifecycleRound), Effect.exit(scoreLifecycleRound)], {
+          concurrency: 2
+        })
+        // PostgreSQL's own reason, if any (e.g. `relation "alerts_p2024_03" does not exist`, 42P01).
+        const failures = rounds.filter(Exit.isFailure).map((exit) => {
+          const error = Cause.squash(exit.cause) as { cause?: { message?: string; code?: string } }
+          return `${error.cause?.code}: ${error.cause?.message}`
+        })
+        expect(failures, failures.join("\n")).toEqual([])
+        const dropped = rounds.flatMap((exit) => (Exit.isSuccess(exit) ? exit.value.partitionsDropped : []))
+        expect(dropped.filter((name) => name === "tender_scores_p2024_03")).toHaveLength(1)
+        for (const id of closed) expect(yield* f.storedScore(company, id)).toBeUndefined()
       })
     )
 

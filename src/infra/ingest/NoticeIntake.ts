@@ -60,7 +60,7 @@ export class NoticeIntake extends Context.Tag("NoticeIntake")<
   }
 >() {}
 
-/** The advisory lock of page intake (see `intake`); other locks of the service: Migrator, ScorePartitions. */
+/** The advisory lock of page intake (see `intake`); other locks of the service: Migrator, ScorePartitions, PollLease, LifecycleLease. */
 const INTAKE_LOCK = 7_246_835
 
 /**

@@ -1,5 +1,6 @@
 import { SqlClient, type SqlError } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
+import { withShortLockWaits } from "./MaintenanceLocks.js"
 
 /** Tenders whose rows one retention transaction removes (a few hundred rows each, in the bench's data). */
 const TENDERS_PER_BATCH = 100
@@ -13,11 +14,9 @@ const MONTHLY_TABLES = ["tender_scores", "tender_score_history", "alerts", "matc
 /** A monthly partition of one of MONTHLY_TABLES, by name (`…_pYYYY_MM`). */
 const MONTHLY_PARTITION = new RegExp(`^(${MONTHLY_TABLES.join("|")})_p(\\d{4})_(\\d{2})$`)
 
-/** A lock wait over `lock_timeout` (55P03) or a deadlock (40P01): the drop is left to the next round. */
-const isLockConflict = (error: SqlError.SqlError) => {
-  const code = (error.cause as { readonly code?: unknown } | undefined)?.code
-  return code === "55P03" || code === "40P01"
-}
+/** A partition gone since it was listed (42P01, undefined_table): dropped by someone else, nothing left to do. */
+const isAlreadyGone = (error: SqlError.SqlError) =>
+  (error.cause as { readonly code?: unknown } | undefined)?.code === "42P01"
 
 /** The tables retention deletes from row by row, a closed tender's rows at a time (versions are pruned by age). */
 const PER_TENDER_TABLES = ["tender_scores", "alerts", "match_events"] as const
@@ -93,22 +92,25 @@ export const makeScoreRetention = Effect.gen(function* () {
    * Drops an expired partition, checked again under its lock: a scoring transaction in flight when it
    * was found expired (an old notice imported late, an erratum reopening a tender) may have written a
    * row to keep, and commits before the lock is granted. Dropping a partition locks its parent, so the
-   * parent is locked first (a writer holds the parent before the partition); a wait over 5 s (list
-   * pages in flight) or a deadlock leaves it to the next round. Returns whether it was dropped.
+   * parent is locked first (a writer holds the parent before the partition). The lock waits are short
+   * (MaintenanceLocks): a queued ACCESS EXCLUSIVE request holds every later list page. Tables still
+   * busy leave it to the next round. (`DETACH PARTITION … CONCURRENTLY` would need no such lock, but
+   * PostgreSQL refuses it on a table with a default partition.) Returns whether it was dropped.
    */
   const dropIfExpired = (partition: string, parent: string, cutoff: string) =>
-    sql
-      .withTransaction(
-        Effect.gen(function* () {
-          yield* sql`SET LOCAL lock_timeout = '5s'`
-          yield* sql`LOCK TABLE ONLY ${sql(parent)} IN ACCESS EXCLUSIVE MODE`
-          yield* sql`LOCK TABLE ${sql(partition)} IN ACCESS EXCLUSIVE MODE`
-          if (yield* holdsRowsToKeep(partition, cutoff)) return false
-          yield* sql`DROP TABLE ${sql(partition)}`
-          return true
-        })
-      )
-      .pipe(Effect.catchIf(isLockConflict, () => Effect.succeed(false)))
+    withShortLockWaits(
+      `Dropping ${partition}`,
+      Effect.gen(function* () {
+        yield* sql`LOCK TABLE ONLY ${sql(parent)} IN ACCESS EXCLUSIVE MODE`
+        yield* sql`LOCK TABLE ${sql(partition)} IN ACCESS EXCLUSIVE MODE`
+        if (yield* holdsRowsToKeep(partition, cutoff)) return false
+        yield* sql`DROP TABLE ${sql(partition)}`
+        return true
+      })
+    ).pipe(
+      Effect.map(Option.getOrElse(() => false)),
+      Effect.catchIf(isAlreadyGone, () => Effect.succeed(false))
+    )
 
   /** Applies the policy at `now` for a retention of `days` days. */
   const run = (now: Date, days: number) =>
