@@ -13,9 +13,16 @@ export interface WorkerOptions<R> {
 }
 
 /**
+ * How long a stopping worker (SIGTERM) lets its scoring jobs in hand finish: a job of 250 tenders
+ * takes 13-40 s at country scale, and supervisors kill after 30 s (Kubernetes' default) or more;
+ * what is still running then is handed back to the queue for another worker.
+ */
+export const SCORING_SHUTDOWN_WAIT = Duration.seconds(25)
+
+/**
  * The scoring runner of a worker process (scoring, rescoring, backfill jobs) on the one queue
- * (infra/queue/JobRunner). On shutdown (SIGTERM) it finishes the jobs in hand, recorded, instead of
- * leaving them to the reaper; no new claim starts once shutdown has begun.
+ * (infra/queue/JobRunner). On shutdown (SIGTERM) it finishes the jobs in hand, recorded, for up to
+ * SCORING_SHUTDOWN_WAIT, and hands back the rest; no new claim starts once shutdown has begun.
  */
 export const WorkerLive = <R = never>(
   options: WorkerOptions<R>
@@ -25,7 +32,7 @@ export const WorkerLive = <R = never>(
     concurrency: options.concurrency ?? 4,
     lease: options.lease ?? Duration.minutes(5),
     pollEvery: options.pollEvery ?? Duration.seconds(2),
-    finishOnShutdown: true
+    finishOnShutdown: SCORING_SHUTDOWN_WAIT
   })
 
 /**

@@ -5,7 +5,16 @@ import { ApiKeysRepo } from "../../src/infra/auth/ApiKeysRepo.js"
 import { addScoredTenders, ledgerState } from "../api/fixtures.js"
 import { request } from "../support/http.js"
 import { startTestServer, type TestServer } from "../support/TestServer.js"
-import { client, PASSWORD, query, rescoreJobs, type SeededAccount, seedAccount, signIn } from "./fixtures.js"
+import {
+  client,
+  PASSWORD,
+  query,
+  rescoreJobs,
+  runRescores,
+  type SeededAccount,
+  seedAccount,
+  signIn
+} from "./fixtures.js"
 
 /**
  * The account routes the browser app needs beyond spec 4.5-4.8: company create/deactivate, a
@@ -91,6 +100,7 @@ describe("companies: create, edit, deactivate", () => {
   it("PATCH sets or clears the fiscal code and the active flag; DELETE deactivates, idempotently", async () => {
     const { account, api } = await session()
     const path = `/api/v1/companies/${account.companyId}`
+    await runRescores(server, account.companyId)
     const jobs = await rescoreJobs(server, account.companyId)
     const coded = await api.patch(path, { fiscalCode: "RO16445706" })
     expect(coded.status).toBe(200)
@@ -105,6 +115,7 @@ describe("companies: create, edit, deactivate", () => {
     expect((await api.delete(path)).body.data.active).toBe(false)
     expect((await api.get("/api/v1/companies")).body.data[0].active).toBe(false)
 
+    await runRescores(server, account.companyId)
     const before = await rescoreJobs(server, account.companyId)
     const reactivated = await api.patch(path, { active: true })
     expect(reactivated.body.data.active).toBe(true)

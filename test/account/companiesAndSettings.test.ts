@@ -1,6 +1,15 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { startTestServer, type TestServer } from "../support/TestServer.js"
-import { addCompany, client, query, rescoreJobs, type SeededAccount, seedAccount, signIn } from "./fixtures.js"
+import {
+  addCompany,
+  client,
+  query,
+  rescoreJobs,
+  runRescores,
+  type SeededAccount,
+  seedAccount,
+  signIn
+} from "./fixtures.js"
 
 describe("companies (spec 2.9, 4.7)", () => {
   let server: TestServer
@@ -59,6 +68,7 @@ describe("companies (spec 2.9, 4.7)", () => {
 
   it("PATCH /api/v1/companies/:id changes the description (re-scoring the company) and the name", async () => {
     await api.post("/api/v1/watchlists", { name: "A1" })
+    await runRescores(server, account.companyId)
     const before = await rescoreJobs(server, account.companyId)
     const { status, body } = await api.patch(`/api/v1/companies/${account.companyId}`, {
       description: "Lucrări de drumuri și poduri"
@@ -68,6 +78,7 @@ describe("companies (spec 2.9, 4.7)", () => {
     expect(body.data.watchlists).toHaveLength(1)
     expect(await rescoreJobs(server, account.companyId)).toBe(before + 1)
     // Same description again, or only the name: no new rescore job.
+    await runRescores(server, account.companyId)
     await api.patch(`/api/v1/companies/${account.companyId}`, { description: "Lucrări de drumuri și poduri" })
     const renamed = await api.patch(`/api/v1/companies/${account.companyId}`, { name: "  Alfa SRL " })
     expect(renamed.body.data.name).toBe("Alfa SRL")

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { startTestServer, type TestServer } from "../support/TestServer.js"
-import { client, query, rescoreJobs, type SeededAccount, seedAccount, signIn } from "./fixtures.js"
+import { client, query, rescoreJobs, runRescores, type SeededAccount, seedAccount, signIn } from "./fixtures.js"
 
 /** Place (issue 21): a company's counties and a watchlist's county filter, extension fields of the account API. */
 describe("counties of companies and watchlists (extension)", () => {
@@ -19,6 +19,7 @@ describe("counties of companies and watchlists (extension)", () => {
   const patch = (body: unknown) => api.patch(`/api/v1/companies/${account.companyId}`, body)
 
   it("PATCH counties round trip: stored in Romanian spelling, deduplicated, read back, [] clears; a change rescores", async () => {
+    await runRescores(server, account.companyId)
     const before = await rescoreJobs(server, account.companyId)
     const { status, body } = await patch({ counties: ["gorj", "Județul Vâlcea", "GORJ", "Municipiul Bucuresti"] })
     expect(status).toBe(200)
@@ -33,6 +34,7 @@ describe("counties of companies and watchlists (extension)", () => {
     const listed = (await api.get("/api/v1/companies")).body.data.find((c: any) => c.id === account.companyId)
     expect(listed.counties).toEqual(["Gorj", "Vâlcea", "București"])
     // The same counties again: nothing to rescore; another field leaves them as they are.
+    await runRescores(server, account.companyId)
     await patch({ counties: ["Gorj", "Vâlcea", "București"] })
     expect((await patch({ name: "Alfa SRL" })).body.data.counties).toEqual(["Gorj", "Vâlcea", "București"])
     expect(await rescoreJobs(server, account.companyId)).toBe(before + 1)

@@ -6,6 +6,7 @@ import {
   client,
   query,
   rescoreJobs,
+  runRescores,
   type SeededAccount,
   seedAccount,
   signIn
@@ -26,6 +27,7 @@ describe("watchlists (spec 2.7, 4.6)", () => {
 
   it("POST creates a watchlist: 201, canonical CPV codes, defaults, the tenant's first company, a rescore job", async () => {
     const authorityId = await addAuthority(server)
+    await runRescores(server, account.companyId)
     const before = await rescoreJobs(server, account.companyId)
     const { status, body } = await create({
       name: "  Drumuri judetene ",
@@ -73,7 +75,8 @@ describe("watchlists (spec 2.7, 4.6)", () => {
 
   it("companyId and minScore extensions: another company of the tenant, threshold 75", async () => {
     const second = await addCompany(server, account.tenantId)
-    const queued = await rescoreJobs(server, second.id) // its creation queues one (issue 11)
+    await runRescores(server, second.id) // its creation queued one (issue 11)
+    const queued = await rescoreJobs(server, second.id)
     const { status, body } = await create({ name: "IT", companyId: second.id, minScore: 75 })
     expect(status).toBe(201)
     expect(body.data.companyId).toBe(second.id)
@@ -126,6 +129,7 @@ describe("watchlists (spec 2.7, 4.6)", () => {
   })
 
   it("a field the endpoint does not take is a 400 naming it, POST and PATCH alike; nothing written, no rescore", async () => {
+    await runRescores(server, account.companyId)
     const jobsBefore = await rescoreJobs(server, account.companyId)
     const typo = await create({ name: "Typo", cpvcodes: ["45233140-2"] })
     expect(typo.status).toBe(400)
@@ -134,6 +138,7 @@ describe("watchlists (spec 2.7, 4.6)", () => {
     const created = await create({ name: "Strict" })
     expect(created.status).toBe(201)
     const afterCreate = await rescoreJobs(server, account.companyId)
+    await runRescores(server, account.companyId)
     // `active` is not a create field (spec 4.6: PATCH takes a subset of them): refused, not ignored.
     const patched = await api.patch(`/api/v1/watchlists/${created.body.data.id}`, { active: false, name: "Renamed" })
     expect(patched.status).toBe(400)
@@ -191,6 +196,7 @@ describe("watchlists (spec 2.7, 4.6)", () => {
         authorityId
       })
     ).body.data
+    await runRescores(server, account.companyId)
     const jobsBefore = await rescoreJobs(server, account.companyId)
     const renamed = await api.patch(`/api/v1/watchlists/${created.id}`, { name: "Patched", minScore: 60 })
     expect(renamed.status).toBe(200)
@@ -205,6 +211,7 @@ describe("watchlists (spec 2.7, 4.6)", () => {
       minScore: 60,
       createdAt: created.createdAt
     })
+    await runRescores(server, account.companyId)
     const cleared = await api.patch(`/api/v1/watchlists/${created.id}`, {
       minValue: null,
       maxValue: null,
@@ -245,6 +252,7 @@ describe("watchlists (spec 2.7, 4.6)", () => {
 
   it("DELETE soft-deletes: 204, gone from the list, row kept with active false, later PATCH/DELETE 404", async () => {
     const created = (await create({ name: "Short-lived" })).body.data
+    await runRescores(server, account.companyId)
     const jobsBefore = await rescoreJobs(server, account.companyId)
     const removed = await api.delete(`/api/v1/watchlists/${created.id}`)
     expect(removed.status).toBe(204)

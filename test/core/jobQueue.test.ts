@@ -57,6 +57,8 @@ const Failing = untypedJobKind("test.fail", { maxAttempts: 3 })
 const Crash = untypedJobKind("test.crash")
 const Flaky = untypedJobKind("test.flaky")
 const Long = untypedJobKind("test.long")
+const Hangs = untypedJobKind("test.hangs", { maxAttempts: 2, timeout: "5 minutes" })
+const Other = untypedJobKind("test.other")
 
 const millis = (delay: Option.Option<Duration.Duration>) => Option.map(delay, Duration.toMillis)
 
@@ -176,6 +178,63 @@ describe("job queue", () => {
     )
 
     it.effect(
+      "unlessQueued: a job of the group still queued stands for later ones (two at once too); a claimed one does not",
+      () =>
+        Effect.gen(function* () {
+          const queue = yield* JobQueue
+          const sql = yield* SqlClient.SqlClient
+          const Subject = untypedJobKind("test.subject")
+          const once = (group: string) => ({ groupKey: group, unlessQueued: true }) as const
+          const queued = (group: string) =>
+            sql<{ n: number }>`
+              SELECT count(*)::int AS n FROM jobs WHERE kind = ${Subject.name} AND group_key = ${group} AND status = 'queued'`.pipe(
+              Effect.map(([row]) => row!.n)
+            )
+          const first = yield* queue.enqueue(Subject, {}, once("a"))
+          expect(yield* queue.enqueue(Subject, {}, once("a"))).toBe(first)
+          expect(yield* queue.enqueue(Subject, {}, once("b"))).not.toBe(first)
+          expect(yield* queued("a")).toBe(1)
+
+          // Two transactions at once: the second waits for the first's job and takes it.
+          const both = yield* Effect.all(
+            ["c", "c"].map((group) =>
+              sql.withTransaction(Effect.zipLeft(queue.enqueue(Subject, {}, once(group)), Effect.sleep("200 millis")))
+            ),
+            { concurrency: 2 }
+          )
+          expect(both[0]).toBe(both[1])
+          expect(yield* queued("c")).toBe(1)
+
+          // While the enqueuing transaction is open, its queued job is locked: a claim skips it, so
+          // the run starts after the change it stands for has committed.
+          const inTransaction = yield* Deferred.make<void>()
+          const claimer = yield* Deferred.await(inTransaction).pipe(
+            Effect.zipRight(queue.claim({ kinds: [Subject.name], workerId: "w", limit: 10, lease: "1 minute" })),
+            Effect.fork
+          )
+          const claimedMeanwhile = yield* sql.withTransaction(
+            queue
+              .enqueue(Subject, {}, once("a"))
+              .pipe(Effect.zipRight(Deferred.succeed(inTransaction, undefined)), Effect.zipRight(Fiber.join(claimer)))
+          )
+          expect(claimedMeanwhile.jobs.map((job) => job.groupKey).sort()).toEqual(["b", "c"])
+
+          // Claimed (running), it no longer stands for later ones: it may have read its subject already.
+          const { jobs } = yield* queue.claim({ kinds: [Subject.name], workerId: "w", limit: 10, lease: "1 minute" })
+          expect(jobs.map((job) => job.id)).toEqual([first])
+          const next = yield* queue.enqueue(Subject, {}, once("a"))
+          expect(next).not.toBe(first)
+          // Back in the queue (a retry), beside the new one: both queued, no collision.
+          yield* queue.settle(jobs[0]!, { _tag: "retry", at: new Date(), error: "boom" })
+          expect(yield* queued("a")).toBe(2)
+          expect(yield* queue.enqueue(Subject, {}, once("a"))).toBe(next)
+          // Without the option, a job is always added.
+          yield* queue.enqueue(Subject, {}, { groupKey: "a" })
+          expect(yield* queued("a")).toBe(3)
+        })
+    )
+
+    it.effect(
       "the dead letter: after the last attempt the job is dead and its onDead runs in the same transaction",
       () =>
         Effect.gen(function* () {
@@ -199,16 +258,28 @@ describe("job queue", () => {
           }>`SELECT status, last_error FROM jobs WHERE id = ${id}`
           expect(row).toEqual({ status: "dead", last_error: "always" })
 
-          // An onDead that fails rolls the burial back: the job stays to be buried again.
+          // An onDead that fails is rolled back (its writes too), but the job is dead all the same, with
+          // why in its last error: left running, it was reaped and buried again at every lease, for ever.
           const id2 = yield* queue.enqueue(Doomed, {})
           const failing = handle(
             Doomed,
             () => Effect.fail("always"),
-            () => Effect.fail("cannot undo")
+            () =>
+              sql`UPDATE jobs SET payload = '{"undone": true}' WHERE id = ${id2}`.pipe(
+                Effect.zipRight(Effect.fail("cannot undo"))
+              )
           )
           yield* drainDueJobs([failing], { name: "t", concurrency: 2, lease: "1 minute", pollEvery: "1 minute" })
-          const [kept] = yield* sql<{ status: string }>`SELECT status FROM jobs WHERE id = ${id2}`
-          expect(kept!.status).toBe("running")
+          const [buriedAlone] = yield* sql<{
+            status: string
+            last_error: string
+            payload: unknown
+          }>`SELECT status, last_error, payload FROM jobs WHERE id = ${id2}`
+          expect(buriedAlone).toEqual({
+            status: "dead",
+            last_error: "always; dead-letter step failed: cannot undo",
+            payload: {}
+          })
         })
     )
 
@@ -322,12 +393,17 @@ describe("job queue", () => {
         Effect.gen(function* () {
           const queue = yield* JobQueue
           const started = yield* Deferred.make<void>()
-          // Not finishing its jobs on shutdown: interrupting it below is a worker that died mid-job.
+          // A worker that dies mid-job hands nothing back: its release is switched off, so interrupting
+          // the runner below stops it as a kill would.
+          const Dies = Layer.effect(
+            JobQueue,
+            Effect.map(JobQueue, (real) => ({ ...real, release: () => Effect.succeed(0) }))
+          )
           const runner = yield* Layer.launch(
             JobRunnerLive(
               [handle(Long, () => Deferred.succeed(started, undefined).pipe(Effect.zipRight(Effect.never)))],
               { name: "t", concurrency: 1, lease: "30 seconds", pollEvery: "1 hour" }
-            )
+            ).pipe(Layer.provide(Dies))
           ).pipe(Effect.forkScoped)
           const id = yield* queue.enqueue(Long, {})
           yield* Deferred.await(started).pipe(Effect.timeout("10 seconds"), TestServices.provideLive)
@@ -345,6 +421,49 @@ describe("job queue", () => {
           yield* queue.reap
           expect(yield* statusOf(id)).toEqual({ status: "queued", attempts: 1 })
         }).pipe(Effect.scoped)
+    )
+
+    it.effect("a run past its kind's timeout fails like any other (retried, then dead) and frees its slot", () =>
+      Effect.gen(function* () {
+        const queue = yield* JobQueue
+        const otherRan = yield* Deferred.make<void>()
+        // One slot: while the hung run holds it, no other kind of this runner runs.
+        yield* Layer.launch(
+          JobRunnerLive(
+            [handle(Hangs, () => Effect.never), handle(Other, () => Deferred.succeed(otherRan, undefined))],
+            { name: "t", concurrency: 1, lease: "1 minute", pollEvery: "10 seconds" }
+          )
+        ).pipe(Effect.forkScoped)
+        const hung = yield* queue.enqueue(Hangs, {})
+        yield* statusOf(hung).pipe(
+          Effect.filterOrFail((row) => row.status === "running"),
+          Effect.retry(Schedule.spaced("20 millis").pipe(Schedule.upTo("10 seconds"))),
+          TestServices.provideLive
+        )
+        yield* queue.enqueue(Other, {})
+        /** The clock moved 10 s at a time, with real time between for the runner to act on each step. */
+        const advance = (steps: number) =>
+          Effect.forEach(
+            Array.from({ length: steps }),
+            () =>
+              TestClock.adjust("10 seconds").pipe(
+                Effect.zipRight(Effect.sleep("50 millis").pipe(TestServices.provideLive))
+              ),
+            { discard: true }
+          )
+        // Four minutes fifty: its lease renewed all along, the slot still taken.
+        yield* advance(29)
+        expect(yield* statusOf(hung)).toEqual({ status: "running", attempts: 1 })
+        expect(yield* Deferred.isDone(otherRan)).toBe(false)
+        // Five minutes: failed and due again (2 s later); the other kind runs in the freed slot.
+        yield* advance(1)
+        yield* Deferred.await(otherRan).pipe(Effect.timeout("10 seconds"), TestServices.provideLive)
+        // Its second and last attempt hangs too: dead, with the reason.
+        yield* advance(32)
+        const [row] = yield* (yield* SqlClient.SqlClient)<{ status: string; attempts: number; last_error: string }>`
+          SELECT status, attempts, last_error FROM jobs WHERE id = ${hung}`
+        expect(row).toEqual({ status: "dead", attempts: 2, last_error: "timed out after 5m" })
+      }).pipe(Effect.scoped)
     )
 
     it.effect("the worker loop retries a failing job when the clock passes its retry time", () =>

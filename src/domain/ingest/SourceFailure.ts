@@ -64,13 +64,15 @@ export const sourceRetrySchedule = (retries: number): Schedule.Schedule<SourceFa
  * minutes later, then every 2 hours, 90 attempts in all (about a week), so it delays none of the
  * other notices of its page. The job is the notice's only way in: the poll's watermark has moved past
  * its day, so a source's outage longer than the job lived (TED's maintenance, SEAP down for days)
- * would lose it. A notice still unread after a week is dead-lettered (a warning in the log).
+ * would lose it. A notice still unread after a week is dead-lettered (a warning in the log). An
+ * attempt is a few spaced requests of 30 s at most each: 10 minutes fails only a hung one.
  */
 export const NOTICE_RETRY = {
   maxAttempts: 90,
   retry: Schedule.exponential("1 minute", 2).pipe(
     Schedule.modifyDelay((_, delay) => Duration.min(delay, Duration.hours(2)))
-  )
+  ),
+  timeout: Duration.minutes(10)
 }
 
 /** What one poll of a source reports to the schedule that spaces the polls. */

@@ -2,7 +2,7 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import { Context, Effect, Layer, Schema } from "effect"
 import { CompanyNotFound, TenantNotFound } from "../../domain/Errors.js"
 import { JobQueue, JobQueueLive } from "../queue/JobQueue.js"
-import { RescoreCompany } from "../scoring/ScoringJobKinds.js"
+import { RescoreCompany, rescoreOnce } from "../scoring/ScoringJobKinds.js"
 
 export interface Company {
   readonly id: string
@@ -113,7 +113,7 @@ export const CompaniesRepoLive = Layer.effect(
               const tenant = yield* sql`SELECT 1 FROM tenants WHERE id = ${input.tenantId}`
               if (tenant.length === 0) return yield* new TenantNotFound({ tenantId: input.tenantId })
               const [row] = yield* insertCompany(input)
-              yield* jobs.enqueue(RescoreCompany, { companyId: row!.id })
+              yield* jobs.enqueue(RescoreCompany, { companyId: row!.id }, rescoreOnce(row!.id))
               return toCompany(row!)
             })
           )
@@ -138,7 +138,7 @@ export const CompaniesRepoLive = Layer.effect(
                 next.fiscalCode !== before.fiscal_code ||
                 String(next.counties) !== String(before.counties)
               ) {
-                yield* jobs.enqueue(RescoreCompany, { companyId: input.id })
+                yield* jobs.enqueue(RescoreCompany, { companyId: input.id }, rescoreOnce(input.id))
               }
               return toCompany(row!)
             })

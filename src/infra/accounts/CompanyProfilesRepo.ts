@@ -4,7 +4,7 @@ import { CompanyNotFound } from "../../domain/Errors.js"
 import { inferCounties } from "../../domain/scoring/Place.js"
 import { canonicalCounty } from "../../domain/tenders/CountyDistance.js"
 import { JobQueue, JobQueueLive } from "../queue/JobQueue.js"
-import { RescoreCompany } from "../scoring/ScoringJobKinds.js"
+import { RescoreCompany, rescoreOnce } from "../scoring/ScoringJobKinds.js"
 
 /** Companies as the browser app shows and edits them (the multi-client workspace). */
 
@@ -223,7 +223,7 @@ export const CompanyProfilesRepoLive = Layer.effect(
             // Stored NULL when empty: "not set", so scoring infers them from the award history.
             const counties = input.counties === undefined || input.counties.length === 0 ? null : input.counties
             const [row] = yield* insertCompany({ ...input, counties })
-            yield* jobs.enqueue(RescoreCompany, { companyId: row!.id })
+            yield* jobs.enqueue(RescoreCompany, { companyId: row!.id }, rescoreOnce(row!.id))
             // Its awards may be imported already: the detail infers its counties from them.
             return yield* detail(row!)
           })
@@ -254,7 +254,7 @@ export const CompanyProfilesRepoLive = Layer.effect(
                 row!.fiscal_code !== before.fiscal_code ||
                 String(row!.counties) !== String(before.counties) ||
                 !before.active)
-            if (rescore) yield* jobs.enqueue(RescoreCompany, { companyId: input.id })
+            if (rescore) yield* jobs.enqueue(RescoreCompany, { companyId: input.id }, rescoreOnce(input.id))
             return yield* detail(row!)
           })
         )

@@ -87,7 +87,8 @@ const SCAN_FACTOR = 4
  * - `enqueue` joins the caller's transaction, so a job exists exactly when the data it refers to
  *   commits, and wakes the workers of its kind with NOTIFY (payload: the kind);
  * - `claim` takes due jobs with FOR UPDATE SKIP LOCKED under a lease, bounded per group;
- * - `extend` is the heartbeat of a runner's jobs in hand; `reap` returns the jobs of dead workers to the queue;
+ * - `extend` is the heartbeat of a runner's jobs in hand; `reap` returns the jobs of dead workers to the queue,
+ *   `release` those of a runner that stops;
  * - every settlement (`done`, `retry` at a time, `dead`: the dead letter) is conditional on the
  *   worker still holding the lease, and `settlement` gives it as a statement a capability can
  *   compose with its own rows in one round trip.
@@ -97,10 +98,22 @@ const SCAN_FACTOR = 4
 export class JobQueue extends Context.Tag("JobQueue")<
   JobQueue,
   {
+    /**
+     * One job; its id. With `unlessQueued` (and a `groupKey`), a job of the kind and group still queued
+     * since it was enqueued this way (never claimed yet) stands for this one: its id is returned, it
+     * is due no later than this one would be, and it stays locked until the caller's transaction
+     * ends, so no worker starts it before the change that enqueued this one commits. For work that
+     * reads its subject when it starts (a company's rescore): a running job does not count, since
+     * it may have read the subject before the change. Concurrent callers leave one job
+     * (`jobs_unless_queued_idx`).
+     */
     readonly enqueue: <A, I>(
       kind: JobKind<A, I>,
       payload: A,
-      options?: { readonly delay?: Duration.DurationInput; readonly groupKey?: string }
+      options?: { readonly delay?: Duration.DurationInput } & (
+        | { readonly groupKey?: string; readonly unlessQueued?: false }
+        | { readonly groupKey: string; readonly unlessQueued: true }
+      )
     ) => Effect.Effect<string>
     /**
      * Many jobs of one kind in one statement (one per payload, with its group). With `unlessPending`,
@@ -124,6 +137,12 @@ export class JobQueue extends Context.Tag("JobQueue")<
      * over all its jobs in hand.
      */
     readonly extend: (jobs: ReadonlyArray<Job>, lease: Duration.DurationInput) => Effect.Effect<void>
+    /**
+     * Hands back jobs a stopping worker still holds, in one statement: queued and due now, the
+     * interrupted attempt not counted. A job whose lease passed to another worker is left alone.
+     * Returns how many it released.
+     */
+    readonly release: (jobs: ReadonlyArray<Job>) => Effect.Effect<number>
     /** The settlement as one UPDATE returning the job's id when it was still held (for a CTE). */
     readonly settlement: (job: Job, settlement: Settlement) => Effect.Effect<Statement.Statement<{ id: string }>>
     /** Settles a held job; false when the lease had been lost (reaped, taken by another worker). */
@@ -242,7 +261,7 @@ export const JobQueueLive = Layer.scoped(
             SELECT id FROM jobs WHERE id IN (SELECT id FROM ranked) AND status = 'queued'
             FOR UPDATE SKIP LOCKED
           ), claimed AS (
-            UPDATE jobs j SET status = 'running', attempts = attempts + 1, locked_by = ${workerId},
+            UPDATE jobs j SET status = 'running', attempts = attempts + 1, unless_queued = false, locked_by = ${workerId},
                    lease_until = ${after(now, lease)}, updated_at = ${now}
             FROM chosen WHERE j.id = chosen.id
             RETURNING j.id, j.kind, j.payload, j.attempts, j.max_attempts, j.group_key, j.last_error,
@@ -303,13 +322,25 @@ export const JobQueueLive = Layer.scoped(
         maxAttempts: Schema.Number,
         now: Schema.DateFromSelf,
         requestId: Schema.NullOr(Schema.String),
-        traceparent: Schema.NullOr(Schema.String)
+        traceparent: Schema.NullOr(Schema.String),
+        unlessQueued: Schema.Boolean
       }),
       Result: IdRow,
+      // With `unlessQueued`, the job of the group still queued is updated instead (which locks it: the
+      // claim skips locked rows); an insert racing another waits on its index entry, then updates
+      // the other's job, or inserts when the other rolled back or was claimed meanwhile.
       execute: (job) => sql`
-        INSERT INTO jobs (kind, payload, group_key, run_at, max_attempts, created_at, updated_at, request_id, traceparent)
+        INSERT INTO jobs (kind, payload, group_key, run_at, max_attempts, created_at, updated_at, request_id, traceparent,
+                          unless_queued)
         VALUES (${job.kind}, ${job.payload}::jsonb, ${job.groupKey},
-                ${job.runAt}, ${job.maxAttempts}, ${job.now}, ${job.now}, ${job.requestId}, ${job.traceparent})
+                ${job.runAt}, ${job.maxAttempts}, ${job.now}, ${job.now}, ${job.requestId}, ${job.traceparent},
+                ${job.unlessQueued})
+        ${
+          job.unlessQueued
+            ? sql`ON CONFLICT (kind, group_key) WHERE status = 'queued' AND unless_queued
+                  DO UPDATE SET run_at = least(jobs.run_at, excluded.run_at), updated_at = excluded.updated_at`
+            : sql``
+        }
         RETURNING id::text`
     })
 
@@ -334,7 +365,8 @@ export const JobQueueLive = Layer.scoped(
             runAt: after(now, options?.delay ?? 0),
             maxAttempts: kind.maxAttempts,
             now,
-            ...(yield* trail)
+            ...(yield* trail),
+            unlessQueued: options?.unlessQueued === true
           })
           // Delivered on commit: inside the caller's transaction, no worker wakes for a rolled-back job.
           yield* sql`SELECT pg_notify(${JOBS_CHANNEL}, ${kind.name})`
@@ -383,6 +415,22 @@ export const JobQueueLive = Layer.scoped(
                   AS held(id, worker_id)
                 WHERE j.id = held.id AND j.status = 'running' AND j.locked_by = held.worker_id`
             ).pipe(Effect.asVoid, Effect.orDie),
+      release: (jobs) =>
+        jobs.length === 0
+          ? Effect.succeed(0)
+          : Effect.flatMap(
+              clockNow,
+              (now) => sql`
+                UPDATE jobs j SET status = 'queued', run_at = ${now}, attempts = greatest(j.attempts - 1, 0),
+                       locked_by = NULL, lease_until = NULL, updated_at = ${now}
+                FROM unnest(${jobs.map((job) => job.id)}::bigint[], ${jobs.map((job) => job.workerId)}::text[])
+                  AS held(id, worker_id)
+                WHERE j.id = held.id AND j.status = 'running' AND j.locked_by = held.worker_id
+                RETURNING 1`
+            ).pipe(
+              Effect.map((rows) => rows.length),
+              Effect.orDie
+            ),
       settlement,
       settle,
       complete: (job) => settle(job, { _tag: "done" }),

@@ -6,7 +6,9 @@ import {
   Data,
   Duration,
   Effect,
+  Fiber,
   FiberRef,
+  FiberSet,
   Layer,
   Option,
   Queue,
@@ -37,7 +39,11 @@ export interface JobHandler<R> {
    * instead of one more round trip per claim. A runner has at most one handler with a start.
    */
   readonly start: Option.Option<Effect.Effect<Statement.Fragment, never, R>>
-  /** Runs in the transaction that dead-letters the job. */
+  /**
+   * Runs in the transaction that dead-letters the job. When it fails, that transaction is rolled back
+   * and the job is dead-lettered without it (its error added to `last_error`, logged as an error):
+   * a job whose undo keeps failing must not be claimed again for ever.
+   */
   readonly onDead: (job: Job, error: string) => Effect.Effect<void, unknown, R>
 }
 
@@ -91,6 +97,11 @@ class UndecodablePayload extends Schema.TaggedError<UndecodablePayload>()("Undec
  */
 export class PermanentFailure extends Data.TaggedError("PermanentFailure")<{ readonly reason: string }> {}
 
+/** A handler's `onDead` failed: the burial it ran in is rolled back and done again without it. */
+class DeadLetterStepFailed extends Data.TaggedError("DeadLetterStepFailed")<{
+  readonly failure: Cause.Cause<unknown>
+}> {}
+
 export interface RunnerOptions {
   /** Names the runner in its logs. */
   readonly name: string
@@ -103,8 +114,12 @@ export interface RunnerOptions {
    * job runs, so it runs out only when the worker stopped (then the reaper hands the job on).
    */
   readonly lease: Duration.DurationInput
-  /** Finish the jobs in hand before the runner stops (SIGTERM) instead of leaving them to the reaper. */
-  readonly finishOnShutdown?: boolean
+  /**
+   * How long a stopping runner (SIGTERM) waits for its jobs in hand to finish and be recorded. The
+   * runs still going then (all of them when unset) are interrupted and their jobs handed back to
+   * the queue at once, due now and the attempt not counted, instead of waiting out their leases.
+   */
+  readonly finishOnShutdown?: Duration.DurationInput
   /** The safety net when no NOTIFY arrives; a retry that falls due is woken by its own timer. */
   readonly pollEvery: Duration.DurationInput
   readonly reapEvery?: Duration.DurationInput
@@ -177,10 +192,11 @@ const describe = (cause: Cause.Cause<unknown>) => {
 
 /**
  * The consumer loop of the queue, one per capability in a worker process: claims due jobs of its
- * kinds while it has room (bounded in all and per group), runs each in its own fiber, and settles
- * it: done, retried after the kind's Schedule, or dead-lettered with the handler's `onDead` in the
- * same transaction. It is woken by NOTIFY for its kinds, by a finishing job and by the timer of
- * the next due retry, with polling as the safety net; a reaper returns the jobs of dead workers.
+ * kinds while it has room (bounded in all and per group), runs each in its own fiber for at most
+ * its kind's `timeout`, and settles it: done, retried after the kind's Schedule, or dead-lettered
+ * with the handler's `onDead` in the same transaction. It is woken by NOTIFY for its kinds, by a
+ * finishing job and by the timer of the next due retry, with polling as the safety net; a reaper
+ * returns the jobs of dead workers, and a stopping runner hands back its own (`finishOnShutdown`).
  * A job claimed more often than its kind allows (its workers kept dying) is dead-lettered unrun.
  */
 export const makeJobRunner = <R>(handlers: ReadonlyArray<JobHandler<R>>, options: RunnerOptions) =>
@@ -208,6 +224,8 @@ export const makeJobRunner = <R>(handlers: ReadonlyArray<JobHandler<R>>, options
     const ended = yield* Queue.sliding<void>(1)
     /** When the pump last looked for due jobs: anything due by then was claimable or bounded. */
     const lastClaimAt = yield* Ref.make(0)
+    /** The fibers of the jobs in hand, for shutdown (see `stop`). */
+    const running = yield* FiberSet.make<unknown>()
 
     /** Completes once no job is in flight. */
     const idle: Effect.Effect<void> = Effect.flatMap(Ref.get(inFlight), (m) =>
@@ -230,13 +248,30 @@ export const makeJobRunner = <R>(handlers: ReadonlyArray<JobHandler<R>>, options
     }
 
     const bury = (handler: JobHandler<R>, job: Job, error: string) =>
-      sql.withTransaction(
-        Effect.gen(function* () {
-          if (!(yield* queue.settle(job, { _tag: "dead", error }))) return "lost" as const
-          yield* handler.onDead(job, error)
-          return "dead" as const
-        })
-      )
+      sql
+        .withTransaction(
+          Effect.gen(function* () {
+            if (!(yield* queue.settle(job, { _tag: "dead", error }))) return "lost" as const
+            yield* handler
+              .onDead(job, error)
+              .pipe(Effect.catchAllCause((failure) => new DeadLetterStepFailed({ failure })))
+            return "dead" as const
+          })
+        )
+        .pipe(
+          // Rolled back with its undo: dead-lettered alone, or the job would be reaped and buried again
+          // at every lease, for ever.
+          Effect.catchTag("DeadLetterStepFailed", ({ failure }) =>
+            Effect.gen(function* () {
+              yield* Effect.logError(`Job ${job.kind} #${job.id}: its dead-letter step failed`, failure)
+              const buried = yield* queue.settle(job, {
+                _tag: "dead",
+                error: `${error}; dead-letter step failed: ${describe(failure)}`
+              })
+              return buried ? ("dead" as const) : ("lost" as const)
+            })
+          )
+        )
 
     const fail = (handler: JobHandler<R>, job: Job, cause: Cause.Cause<unknown>) =>
       Effect.gen(function* () {
@@ -261,6 +296,12 @@ export const makeJobRunner = <R>(handlers: ReadonlyArray<JobHandler<R>>, options
         job.attempts > handler.kind.maxAttempts
           ? bury(handler, job, job.lastError ?? "attempts used up")
           : handler.run(job, started).pipe(
+              // A hung run fails like any other (retried, then dead) and frees its slot: its heartbeat
+              // would renew its lease for ever. On the Effect clock (tests move it with TestClock).
+              Effect.timeoutFail({
+                duration: handler.kind.timeout,
+                onTimeout: () => `timed out after ${Duration.format(handler.kind.timeout)}`
+              }),
               Effect.flatMap(
                 (result): Effect.Effect<JobOutcome> =>
                   result === "settled"
@@ -328,10 +369,12 @@ export const makeJobRunner = <R>(handlers: ReadonlyArray<JobHandler<R>>, options
           )
           for (const job of claimed.jobs) {
             yield* take(job)
-            // Interruptible inside (a job's own races and timeouts need it); on shutdown a job is either
-            // interrupted with the runner or, with `finishOnShutdown`, awaited (see `idle` below).
-            const run = Effect.interruptible(runOne(job, Option.fromNullable(claimed.started.get(job.id))))
-            yield* options.finishOnShutdown ? Effect.forkDaemon(run) : Effect.forkIn(run, scope)
+            // Interruptible inside (a job's own races and timeouts need it); shutdown awaits or
+            // interrupts it (see `stop` below).
+            yield* FiberSet.run(
+              running,
+              Effect.interruptible(runOne(job, Option.fromNullable(claimed.started.get(job.id))))
+            )
           }
           // Claim again only when the scan may have stopped short of due jobs.
           return claimed.jobs.length > 0 && (claimed.more || claimed.jobs.length === room)
@@ -380,11 +423,37 @@ export const makeJobRunner = <R>(handlers: ReadonlyArray<JobHandler<R>>, options
       }
     })
 
+    /**
+     * Shutdown, once no claim starts any more: with `finishOnShutdown` the jobs in hand may finish and
+     * be recorded for that long; the runs still going are then interrupted and their jobs handed back
+     * at once (due now, the attempt not counted), not left `running` until their leases run out.
+     */
+    const stop = Effect.gen(function* () {
+      if (options.finishOnShutdown !== undefined) {
+        // In a fiber of its own: a finalizer is uninterruptible, so the timeout could not stop the wait.
+        yield* idle.pipe(
+          Effect.timeout(options.finishOnShutdown),
+          Effect.ignore,
+          Effect.interruptible,
+          Effect.forkDaemon,
+          Effect.flatMap(Fiber.join)
+        )
+      }
+      const inHand = [...held.values()]
+      if (inHand.length === 0) return
+      yield* Fiber.interruptAll(Array.from(running))
+      // Conditional on the lease: a job that ended meanwhile, or went to another worker, is left alone.
+      const released = yield* queue.release(inHand)
+      if (released > 0) yield* Effect.logInfo(`${options.name} runner: handed back ${released} job(s) in hand`)
+    }).pipe(
+      Effect.catchAllCause((cause) => Effect.logError(`${options.name} runner: handing back its jobs failed`, cause))
+    )
+
     const start = Effect.gen(function* () {
       if (kinds.length === 0) return
-      // Registered first, so it runs last: once the loops below are stopped (no new claim), shutdown
-      // waits for the jobs in hand to finish and be recorded instead of leaving them to the reaper.
-      if (options.finishOnShutdown) yield* Effect.addFinalizer(() => idle)
+      // Registered first, so it runs last: once the loops below are stopped (no new claim). The
+      // heartbeat, started before, still renews the leases meanwhile.
+      yield* Effect.addFinalizer(() => stop)
       yield* queue.wakeups(kinds).pipe(
         Stream.runForEach(() => Queue.offer(wake, undefined)),
         Effect.forkIn(scope)

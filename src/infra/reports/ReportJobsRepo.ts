@@ -1,5 +1,5 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { Context, Effect, Layer, Option, Schema } from "effect"
+import { Context, Duration, Effect, Layer, Option, Schema } from "effect"
 import { type InsufficientCredits, type TenantNotFound, WatchlistNotFound } from "../../domain/Errors.js"
 import { JobRetrySchedule } from "../../domain/Retries.js"
 import {
@@ -14,10 +14,15 @@ import { jobKind } from "../queue/JobKind.js"
 import { type Job, JobQueue, JobQueueLive } from "../queue/JobQueue.js"
 import { ReportStorage } from "./ReportStorage.js"
 
-/** "report.render": one report's PDF; 3 attempts (a worker that dies mid-render used one). */
+/**
+ * "report.render": one report's PDF; 3 attempts (a worker that dies mid-render used one). An attempt
+ * may run 10 minutes: the renderer's cold start (up to 2 minutes), a wait for one of its 2 pages and
+ * a 30 s print fit well inside.
+ */
 export const RenderReport = jobKind("report.render", Schema.Struct({ reportId: Schema.String }), {
   maxAttempts: REPORT_MAX_ATTEMPTS,
-  retry: JobRetrySchedule
+  retry: JobRetrySchedule,
+  timeout: Duration.minutes(10)
 })
 
 export interface ReportJobView {

@@ -1,10 +1,11 @@
-import { Schema } from "effect"
+import { Duration, Schema } from "effect"
 import { jobKind } from "../queue/JobKind.js"
 
 /**
  * "tenders.score": tenders to score; those in isNew may raise alerts and events, those in changed
  * (updated by a change notice) only where their verdict rose. Queued by `tenders import --queue`
- * (stored now, scored by a worker) and by the ingestion of polled notices.
+ * (stored now, scored by a worker) and by the ingestion of polled notices. A job holds at most 250
+ * tenders (13-40 s at country scale): the default 30 minutes an attempt may run is ample.
  */
 export const ScoreTenders = jobKind(
   "tenders.score",
@@ -18,5 +19,17 @@ export const ScoreTenders = jobKind(
 /** "company.rescore", queued when a company's description, profile or watchlists change. */
 export const RescoreCompany = jobKind("company.rescore", Schema.Struct({ companyId: Schema.String }))
 
-/** "scores.backfill": rescores every pair from an older model version (queued by a migration). */
-export const BackfillScores = jobKind("scores.backfill", Schema.Struct({}))
+/**
+ * How a change queues its company's rescore: grouped by the company, and not again while one is still
+ * queued: a rescore reads the company when it starts, so the queued one covers this change too (three
+ * saves in a row are one rescore). A running one does not count: it may have read the company before.
+ */
+export const rescoreOnce = (companyId: string) => ({ groupKey: companyId, unlessQueued: true }) as const
+
+/**
+ * "scores.backfill": rescores every pair from an older model version (queued by a migration). It
+ * scores every open tender of the country in one job (hundreds of `tenders.score` batches, tens of
+ * minutes at scale), so its attempt may run for hours where the other kinds' 30 minutes would fail
+ * it again and again.
+ */
+export const BackfillScores = jobKind("scores.backfill", Schema.Struct({}), { timeout: Duration.hours(6) })

@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer, Option } from "effect"
 import { FeedbackTargetNotFound } from "../../domain/Errors.js"
 import { JobQueue, JobQueueLive } from "../queue/JobQueue.js"
-import { RescoreCompany } from "./ScoringJobKinds.js"
+import { RescoreCompany, rescoreOnce } from "./ScoringJobKinds.js"
 
 /**
  * Feedback marks (issue 21): a user says a tender scored for one of the account's companies is
@@ -64,7 +64,7 @@ export const makeTenderFeedback = Effect.gen(function* () {
   // A deactivated company is not scored (its scores are kept as they are): its marks apply when it
   // is reactivated, which queues its rescore.
   const rescoreIfActive = (companyId: string, active: boolean) =>
-    active ? jobs.enqueue(RescoreCompany, { companyId }) : Effect.void
+    active ? jobs.enqueue(RescoreCompany, { companyId }, rescoreOnce(companyId)) : Effect.void
 
   const mark: TenderFeedback["Type"]["mark"] = (input) =>
     sql

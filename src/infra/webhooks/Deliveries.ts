@@ -18,11 +18,13 @@ import { type Job, JobQueue, JobQueueLive, type Settlement } from "../queue/JobQ
  * "webhook.deliver": one attempt at a delivery, grouped by webhook (the runner bounds the attempts
  * in flight per webhook). The delivery's own schedule (spec 6.3: 0, +30 s, +5 min, +30 min) is
  * applied by `finish`, which settles the job itself; the kind's claims (20) only bound a delivery
- * whose workers keep dying.
+ * whose workers keep dying. An attempt is one request (its own 30 s timeout): 5 minutes fails only a
+ * hung one.
  */
 export const DeliverWebhook = jobKind("webhook.deliver", Schema.Struct({ deliveryId: Schema.String }), {
   maxAttempts: 20,
-  retry: DeliveryRetrySchedule
+  retry: DeliveryRetrySchedule,
+  timeout: Duration.minutes(5)
 })
 
 /** A delivery taken for one attempt. */
