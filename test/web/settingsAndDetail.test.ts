@@ -123,24 +123,23 @@ describe("settings and the tender detail in the browser app", () => {
     const companyId = server.demo.companyIds[0]!
     const tenantId = server.demo.tenantId
     const tenderId = server.demo.tenderIds[0]!
-    const [hook] = await server.sql(
-      (q) => q<{ id: string }>`
-        INSERT INTO webhooks (tenant_id, url, secret_ciphertext, events)
-        VALUES (${tenantId}, 'https://hooks.invalid/tss', '\\x00'::bytea, ARRAY['tender.matched'])
-        RETURNING id`
-    )
-    const [event] = await server.sql(
-      (q) => q<{ id: string }>`
-        INSERT INTO match_events (tenant_id, company_id, tender_id, payload, tender_publish_date)
-        VALUES (${tenantId}, ${companyId}, ${tenderId}, '{}', (SELECT publish_date FROM tenders WHERE id = ${tenderId}))
-        -- The demo's scoring may have raised this very event already: then it is the one used.
-        ON CONFLICT (company_id, tender_id, tender_publish_date) DO UPDATE SET payload = match_events.payload
-        RETURNING id`
-    )
+    // One statement: the webhook, its event and a failed delivery commit together. The demo's own
+    // scoring may raise this very event meanwhile; it then either committed first (the event is
+    // reused, and it saw no webhook to deliver to) or waits for this statement and adds nothing.
     await server.sql(
       (q) => q`
+        WITH hook AS (
+          INSERT INTO webhooks (tenant_id, url, secret_ciphertext, events)
+          VALUES (${tenantId}, 'https://hooks.invalid/tss', '\\x00'::bytea, ARRAY['tender.matched'])
+          RETURNING id
+        ), event AS (
+          INSERT INTO match_events (tenant_id, company_id, tender_id, payload, tender_publish_date)
+          VALUES (${tenantId}, ${companyId}, ${tenderId}, '{}', (SELECT publish_date FROM tenders WHERE id = ${tenderId}))
+          ON CONFLICT (company_id, tender_id, tender_publish_date) DO UPDATE SET payload = match_events.payload
+          RETURNING id
+        )
         INSERT INTO webhook_deliveries (webhook_id, event_id, tenant_id, body, status, attempt_count, last_status_code)
-        VALUES (${hook!.id}, ${event!.id}, ${tenantId}, '{"event":"tender.matched"}', 'failed', 4, 500)`
+        SELECT hook.id, event.id, ${tenantId}, '{"event":"tender.matched"}', 'failed', 4, 500 FROM hook, event`
     )
     const { page, close } = await openPage(browser)
     await logIn(page, server.baseUrl, server.demo.email, server.demo.password)

@@ -18,7 +18,10 @@ export const withSessionLock = <A, E, R>(
   return Effect.scoped(
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
-      const connection = yield* sql.reserve.pipe(Effect.orDie)
+      // Uninterruptible: the pool's connect cannot be called off, and a connection it hands over
+      // after the wait was interrupted would never go back, keeping the pool from closing (a worker
+      // stopped by a bad setting during its first round then never exited).
+      const connection = yield* Effect.uninterruptible(sql.reserve).pipe(Effect.orDie)
       const taken = yield* Effect.acquireRelease(
         connection.execute(`SELECT pg_try_advisory_lock(${args}) AS taken`, key, undefined).pipe(
           Effect.map((rows) => (rows[0] as { taken?: unknown } | undefined)?.taken === true),
