@@ -66,7 +66,7 @@ const companyLines = (companies: ReadonlyArray<BannerCompany>) =>
 const ingestionLine = (ingest: Pick<IngestConfigShape, "sources" | "pollEvery">) =>
   ingest.sources.length === 0
     ? "    Ingestion: off (INGEST_SOURCES=ted,seap polls TED and SEAP for new notices; see README)"
-    : `    Ingestion: ${ingest.sources.join(", ")}, every ${Duration.format(ingest.pollEvery)} (npm run cli -- sources status)`
+    : `    Ingestion: ${ingest.sources.join(", ")}, every ${Duration.format(ingest.pollEvery)} (npm run -s cli -- sources status)`
 
 const banner = (
   baseUrl: string,
@@ -83,8 +83,8 @@ const banner = (
       onSome: ({ apiKey }) => `    API key:   ${apiKey}   (shown only now; keep it)`,
       onNone: () =>
         "    API key:   shown at the first start; create another with\n" +
-        "               npm run cli -- apikey create --tenant <tenantId>\n" +
-        "               (the tenant ids: npm run cli -- tenant list)"
+        "               npm run -s cli -- apikey create --tenant <tenantId>\n" +
+        "               (the tenant ids: npm run -s cli -- tenant list)"
     }),
     ...companyLines(companies),
     ...Option.toArray(Option.map(ingest, ingestionLine)),

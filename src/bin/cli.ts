@@ -1,9 +1,11 @@
 import { Command, ValidationError } from "@effect/cli"
+import { defaultTeardown } from "@effect/platform/Runtime"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { SqlError } from "@effect/sql"
-import { Cause, Console, Effect, Layer, Logger, LogLevel, Option } from "effect"
+import { Cause, Console, Effect, Exit, Layer, Logger, LogLevel, Option, Ref } from "effect"
 import { apikeyCommand } from "../cli/apikey.js"
-import { CliFailure } from "../cli/CliSupport.js"
+import { CliDatabaseLive } from "../cli/CliDatabase.js"
+import { CliFailure, InterruptionNote } from "../cli/CliSupport.js"
 import { companyCommand } from "../cli/company.js"
 import { creditsCommand } from "../cli/credits.js"
 import { demoCommand } from "../cli/demo.js"
@@ -13,11 +15,8 @@ import { sourcesCommand } from "../cli/sources.js"
 import { tenantCommand } from "../cli/tenant.js"
 import { tendersCommand } from "../cli/tenders.js"
 import { userCommand } from "../cli/user.js"
-import { AppConfig, AppConfigLive, environmentConfig } from "../infra/config/AppConfig.js"
+import { AppConfigLive, environmentConfig } from "../infra/config/AppConfig.js"
 import { migrate } from "../infra/DatabaseSetup.js"
-import { DatabaseLive, EMBEDDED_DATABASE } from "../infra/db/Database.js"
-import { runningEmbeddedPostgres } from "../infra/db/EmbeddedPostgres.js"
-import { PgLive } from "../infra/db/PgPool.js"
 import { sqlFailureLine } from "../infra/db/SqlFailure.js"
 import { RepositoriesLive } from "../infra/Repositories.js"
 
@@ -26,8 +25,9 @@ const schemaFirst = <Name extends string, R, E, A>(command: Command.Command<Name
   Command.transformHandler(command, (effect) => Effect.zipRight(migrate, effect))
 
 /**
- * The ops CLI (`npm run cli -- <command>`). Each command prints exactly one JSON object on stdout;
- * a failure prints one line on stderr and exits 1. Add a command group by adding it to `commands`.
+ * The ops CLI (`npm run -s cli -- <command>`: `-s` keeps npm's own lines off stdout). Each command prints
+ * exactly one JSON object on stdout; a failure prints one line on stderr and exits 1, an interruption
+ * (Ctrl-C) one line and exits 130. Add a command group by adding it to `commands`.
  */
 const commands = [
   migrateCommand,
@@ -41,26 +41,6 @@ const commands = [
   schemaFirst(sourcesCommand),
   schemaFirst(keysCommand)
 ] as const
-
-/**
- * The database of the processes: DATABASE_URL, else the embedded cluster under DATA_DIR. When
- * `npm start` already runs that cluster, the CLI connects to it instead of starting a second one.
- */
-const CliDatabaseLive = Layer.unwrapEffect(
-  Effect.gen(function* () {
-    const config = yield* AppConfig
-    if (Option.isSome(config.databaseUrl)) return DatabaseLive
-    const running = yield* runningEmbeddedPostgres({
-      dataDir: config.dataDir,
-      port: config.embeddedPgPort,
-      database: EMBEDDED_DATABASE
-    })
-    return Option.match(running, {
-      onNone: () => DatabaseLive,
-      onSome: (url) => PgLive({ url, maxConnections: 4, applicationName: "tender-scoring-cli" })
-    })
-  })
-)
 
 /** Built only when a command runs (so `--help` needs no database). */
 const CliServicesLive = RepositoriesLive.pipe(Layer.provideMerge(CliDatabaseLive), Layer.provideMerge(AppConfigLive))
@@ -85,6 +65,8 @@ const describeFailure = (cause: Cause.Cause<unknown>): Option.Option<string> => 
     return Option.some(`Failed: ${JSON.stringify(error)}`)
   }
   const defect = Cause.squash(cause)
+  // The repositories turn a SqlError into a defect (orDie); PostgreSQL's reason is what the operator acts on.
+  if (defect instanceof SqlError.SqlError) return Option.some(`Database error: ${sqlFailureLine(defect)}`)
   return Option.some(`Unexpected error: ${defect instanceof Error ? defect.message : String(defect)}`)
 }
 
@@ -118,7 +100,19 @@ const plainWhereNoTerminal = Effect.map(Console.consoleWith(Effect.succeed), (co
   }
 })
 
-Effect.flatMap(plainWhereNoTerminal, (console) => Effect.withConsole(cli(process.argv), console)).pipe(
+/** A command interrupted by Ctrl-C (or SIGTERM) exits as a shell reports a Ctrl-C (128 + SIGINT's 2): never 0. */
+const INTERRUPTED_EXIT_CODE = 130
+
+Effect.gen(function* () {
+  const console = yield* plainWhereNoTerminal
+  const interruption = yield* Ref.make("interrupted")
+  return yield* cli(process.argv).pipe(
+    Effect.provideService(InterruptionNote, interruption),
+    Effect.withConsole(console),
+    // One line, so an interrupted command never looks like one that finished (nothing on stdout).
+    Effect.onInterrupt(() => Effect.flatMap(Ref.get(interruption), (line) => Console.error(line)))
+  )
+}).pipe(
   Effect.tapErrorCause((cause) =>
     Cause.isInterruptedOnly(cause)
       ? Effect.void
@@ -132,5 +126,11 @@ Effect.flatMap(plainWhereNoTerminal, (console) => Effect.withConsole(cli(process
   Effect.provide(Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.stringLogger))),
   Effect.provide(NodeContext.layer),
   Effect.withConfigProvider(environmentConfig()),
-  NodeRuntime.runMain({ disableErrorReporting: true })
+  NodeRuntime.runMain({
+    disableErrorReporting: true,
+    teardown: (exit, onExit) =>
+      Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause)
+        ? onExit(INTERRUPTED_EXIT_CODE)
+        : defaultTeardown(exit, onExit)
+  })
 )

@@ -1,8 +1,15 @@
 import { HelpDoc, Options, ValidationError } from "@effect/cli"
-import { Console, Data, Effect, ParseResult, Schema } from "effect"
+import { Console, Context, Data, Effect, ParseResult, type Ref, Schema } from "effect"
 
 /** A failure of an ops command, worded for the operator: printed as one line on stderr. */
 export class CliFailure extends Data.TaggedError("CliFailure")<{ readonly message: string }> {}
+
+/**
+ * The line the CLI prints on stderr when Ctrl-C (or SIGTERM) interrupts a command, before it exits
+ * 130: "interrupted", unless the command has said what its interruption leaves behind (tenders
+ * import: how many tenders it stored, and that their scoring is queued).
+ */
+export class InterruptionNote extends Context.Tag("InterruptionNote")<InterruptionNote, Ref.Ref<string>>() {}
 
 /** The one JSON object a successful command prints on stdout. */
 export const printJson = (value: object) => Console.log(JSON.stringify(value))

@@ -1,6 +1,8 @@
 import { Command, Options } from "@effect/cli"
 import { Effect } from "effect"
+import { apiAccessPlans, planRules } from "../domain/Plan.js"
 import { ApiKeyName } from "../http/settings/SettingsApi.js"
+import { TenantsRepo } from "../infra/accounts/TenantsRepo.js"
 import { ApiKeysRepo } from "../infra/auth/ApiKeysRepo.js"
 import { CliFailure, missingSubcommand, printJson, schemaOption, uuidOption } from "./CliSupport.js"
 
@@ -9,7 +11,16 @@ const create = Command.make(
   // The name follows the API's rule (POST /api/v1/settings/api-keys).
   { tenant: uuidOption("tenant"), name: schemaOption("name", ApiKeyName).pipe(Options.withDefault("")) },
   ({ tenant, name }) =>
-    Effect.flatMap(ApiKeysRepo, (keys) => keys.create({ tenantId: tenant, name })).pipe(
+    Effect.gen(function* () {
+      // The settings API's rule: a key the key API would refuse must not take one of the tenant's slots.
+      const { plan } = yield* (yield* TenantsRepo).get(tenant)
+      if (!planRules[plan].apiAccess) {
+        return yield* new CliFailure({
+          message: `API keys are part of the ${apiAccessPlans.join(" or ")} plan; the tenant is on the ${plan} plan`
+        })
+      }
+      return yield* (yield* ApiKeysRepo).create({ tenantId: tenant, name })
+    }).pipe(
       Effect.catchTags({
         TenantNotFound: (e) => new CliFailure({ message: `No tenant with id ${e.tenantId}` }),
         ApiKeyLimitExceeded: (e) =>

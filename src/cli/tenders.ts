@@ -1,13 +1,15 @@
 import * as fs from "node:fs/promises"
 import { Args, Command, Options } from "@effect/cli"
-import { Console, Effect, Either } from "effect"
+import { SqlError } from "@effect/sql"
+import { Cause, Console, Effect, Either, Exit, Ref } from "effect"
 import { IMPORT_FORMATS, readImport } from "../domain/tenders/formats/ImportFormat.js"
+import { sqlFailureLine } from "../infra/db/SqlFailure.js"
 import { escapeControls } from "../infra/observability/JsonLogger.js"
 import { JobQueue } from "../infra/queue/JobQueue.js"
 import { ScoreTenders } from "../infra/scoring/ScoringJobKinds.js"
 import { SCORING_BATCH_SIZE, ScoringService } from "../infra/scoring/ScoringService.js"
 import { TENDER_CHUNK_SIZE, TenderStore, type UpsertResult } from "../infra/tenders/TenderStore.js"
-import { CliFailure, missingSubcommand, printJson } from "./CliSupport.js"
+import { CliFailure, InterruptionNote, missingSubcommand, printJson } from "./CliSupport.js"
 
 const readStdin = async (): Promise<string> => {
   const chunks: Array<Buffer> = []
@@ -24,7 +26,7 @@ const readInput = (file: string) =>
 
 /** A one-line progress bar on stderr, redrawn in place; only when stderr is a terminal and the input is large. */
 const progressBar = (total: number) => {
-  const enabled = process.stderr.isTTY === true && total > TENDER_CHUNK_SIZE
+  let enabled = process.stderr.isTTY === true && total > TENDER_CHUNK_SIZE
   return {
     update: (done: number, label: string) => {
       if (!enabled) return
@@ -32,10 +34,31 @@ const progressBar = (total: number) => {
       const filled = Math.round((done / total) * width)
       process.stderr.write(`\r[${"#".repeat(filled)}${".".repeat(width - filled)}] ${done}/${total} ${label}`)
     },
+    /** Ends the bar's line (once: an interruption finishes it too). */
     finish: () => {
       if (enabled) process.stderr.write("\n")
+      enabled = false
     }
   }
+}
+
+/**
+ * The tenders.score jobs that score `ids` (those in `inserted` as new: they may alert): one per scoring
+ * batch, so several workers share a large file (each claims its own).
+ */
+const scoringJobs = (ids: ReadonlyArray<string>, inserted: ReadonlyArray<string>) => {
+  const isNew = new Set(inserted)
+  return Array.from({ length: Math.ceil(ids.length / SCORING_BATCH_SIZE) }, (_, i) => {
+    const tenderIds = ids.slice(i * SCORING_BATCH_SIZE, (i + 1) * SCORING_BATCH_SIZE)
+    return { payload: { tenderIds, isNew: tenderIds.filter((id) => isNew.has(id)) } }
+  })
+}
+
+/** One line on why the database refused (no stack trace). */
+const reasonOf = (cause: Cause.Cause<unknown>) => {
+  const error = Cause.squash(cause)
+  if (error instanceof SqlError.SqlError) return sqlFailureLine(error)
+  return error instanceof Error ? error.message : String(error)
 }
 
 const importCommand = Command.make(
@@ -72,40 +95,78 @@ const importCommand = Command.make(
       const progress = progressBar(tenders.length)
       const stored: { inserted: Array<string>; updated: Array<string>; failed: Array<UpsertResult["failed"][number]> } =
         { inserted: [], updated: [], failed: [] }
-      for (let start = 0; start < tenders.length; start += TENDER_CHUNK_SIZE) {
-        const result = yield* store.upsert(tenders.slice(start, start + TENDER_CHUNK_SIZE))
-        stored.inserted.push(...result.inserted)
-        stored.updated.push(...result.updated)
-        stored.failed.push(...result.failed)
-        progress.update(Math.min(start + TENDER_CHUNK_SIZE, tenders.length), "tenders stored")
-      }
-      progress.finish()
+      const storedIds = () => [...new Set([...stored.inserted, ...stored.updated])]
+      const jobQueue = yield* JobQueue
+      const queueScoring = (ids: ReadonlyArray<string>) =>
+        jobQueue.enqueueAll(ScoreTenders, scoringJobs(ids, stored.inserted))
+      // An interruption before the stored tenders are scored (or their scoring queued) queues their
+      // scoring, so they are scored and the new ones alert all the same: a re-run finds them stored
+      // and counts them as updated, which never alert.
+      let scoringOfStored: "pending" | "queued" | "done" = "pending"
+      const interruption = yield* InterruptionNote
 
-      // One line per skip: a reason quotes the file's values, which may hold line breaks.
-      for (const skip of skips) yield* Console.error(escapeControls(`skipped ${skip.ref}: ${skip.reason}`))
-      for (const { tender, reason } of stored.failed) {
-        yield* Console.error(escapeControls(`skipped notice ${tender.source}/${tender.sourceNoticeId}: ${reason}`))
-      }
+      return yield* Effect.gen(function* () {
+        for (let start = 0; start < tenders.length; start += TENDER_CHUNK_SIZE) {
+          // A chunk in flight is finished and counted before an interruption takes effect (below a second).
+          yield* store.upsert(tenders.slice(start, start + TENDER_CHUNK_SIZE)).pipe(
+            Effect.tap((result) => {
+              stored.inserted.push(...result.inserted)
+              stored.updated.push(...result.updated)
+              stored.failed.push(...result.failed)
+            }),
+            Effect.uninterruptible
+          )
+          progress.update(Math.min(start + TENDER_CHUNK_SIZE, tenders.length), "tenders stored")
+        }
+        progress.finish()
 
-      // Scored once everything is stored, so corpus-wide statistics see the whole file.
-      const ids = [...new Set([...stored.inserted, ...stored.updated])]
-      const counts = {
-        imported: stored.inserted.length,
-        updated: stored.updated.length,
-        skipped: skips.length + stored.failed.length
-      }
-      if (queue) {
-        // One job per scoring batch, so several workers share a large file (each claims its own).
-        const isNew = new Set(stored.inserted)
-        const jobs = Array.from({ length: Math.ceil(ids.length / SCORING_BATCH_SIZE) }, (_, i) => {
-          const tenderIds = ids.slice(i * SCORING_BATCH_SIZE, (i + 1) * SCORING_BATCH_SIZE)
-          return { payload: { tenderIds, isNew: tenderIds.filter((id) => isNew.has(id)) } }
-        })
-        yield* (yield* JobQueue).enqueueAll(ScoreTenders, jobs)
-        return yield* printJson({ ...counts, scored: 0, queued: ids.length })
-      }
-      const { scored } = ids.length === 0 ? { scored: 0 } : yield* scoring.scoreTenders(ids, { isNew: stored.inserted })
-      yield* printJson({ ...counts, scored })
+        // One line per skip: a reason quotes the file's values, which may hold line breaks.
+        for (const skip of skips) yield* Console.error(escapeControls(`skipped ${skip.ref}: ${skip.reason}`))
+        for (const { tender, reason } of stored.failed) {
+          yield* Console.error(escapeControls(`skipped notice ${tender.source}/${tender.sourceNoticeId}: ${reason}`))
+        }
+
+        // Scored once everything is stored, so corpus-wide statistics see the whole file.
+        const ids = storedIds()
+        const counts = {
+          imported: stored.inserted.length,
+          updated: stored.updated.length,
+          skipped: skips.length + stored.failed.length
+        }
+        if (queue) {
+          yield* queueScoring(ids).pipe(
+            Effect.tap(() => {
+              scoringOfStored = "queued"
+            }),
+            Effect.uninterruptible
+          )
+          return yield* printJson({ ...counts, scored: 0, queued: ids.length })
+        }
+        const { scored } =
+          ids.length === 0 ? { scored: 0 } : yield* scoring.scoreTenders(ids, { isNew: stored.inserted })
+        scoringOfStored = "done"
+        yield* printJson({ ...counts, scored })
+      }).pipe(
+        Effect.onInterrupt(() =>
+          Effect.gen(function* () {
+            progress.finish()
+            const ids = storedIds()
+            const done = `interrupted: ${ids.length} of ${tenders.length} tenders stored`
+            if (ids.length === 0 || scoringOfStored === "done") return yield* Ref.set(interruption, done)
+            // Scoring them here would hold the operator's Ctrl-C for minutes: the workers score them.
+            const queued =
+              scoringOfStored === "queued" ? Exit.void : yield* Effect.exit(Effect.asVoid(queueScoring(ids)))
+            yield* Ref.set(
+              interruption,
+              Exit.match(queued, {
+                onSuccess: () => `${done}; their scoring is queued for the workers`,
+                onFailure: (cause) =>
+                  `${done}; queueing their scoring failed, so they are not scored: ${reasonOf(cause)}`
+              })
+            )
+          })
+        )
+      )
     })
 ).pipe(
   Command.withDescription(

@@ -1,6 +1,7 @@
-import { Command, Options } from "@effect/cli"
+import { Command } from "@effect/cli"
 import { Effect } from "effect"
 import { EmailAddress } from "../domain/EmailAddress.js"
+import { NewPassword } from "../domain/Password.js"
 import { UsersRepo } from "../infra/accounts/UsersRepo.js"
 import { CliFailure, missingSubcommand, printJson, schemaOption, uuidOption } from "./CliSupport.js"
 
@@ -9,11 +10,11 @@ const create = Command.make(
   {
     tenant: uuidOption("tenant"),
     email: schemaOption("email", EmailAddress),
-    password: Options.text("password")
+    // Login's limit too: a password it refused would lock the user out.
+    password: schemaOption("password", NewPassword)
   },
   ({ tenant, email, password }) =>
     Effect.gen(function* () {
-      if (password.length < 8) return yield* new CliFailure({ message: "--password must have at least 8 characters" })
       const users = yield* UsersRepo
       const user = yield* users.create({ tenantId: tenant, email, password }).pipe(
         Effect.catchTags({

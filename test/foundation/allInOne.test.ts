@@ -122,7 +122,7 @@ describe("npm start (all-in-one)", () => {
     expect(second.stdout).toContain("shown at the first start")
     expect(second.stdout).not.toMatch(/svc_[0-9a-f]{64}/)
     // Later starts: how to find the tenant id, and the same companies, read from the database.
-    expect(second.stdout).toContain("npm run cli -- tenant list")
+    expect(second.stdout).toContain("npm run -s cli -- tenant list")
     expect(bannerCompanies(second.stdout)).toEqual(companies)
 
     // Seeded once: one tenant, the demo tenders once.

@@ -1,13 +1,26 @@
+import { execFile } from "node:child_process"
+import { readdirSync, readFileSync } from "node:fs"
+import { join } from "node:path"
 import { SqlClient } from "@effect/sql"
-import { Effect, ManagedRuntime } from "effect"
+import { Duration, Effect, Layer, ManagedRuntime } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { CLI_LOCK_TIMEOUT, CliDatabaseLive } from "../../src/cli/CliDatabase.js"
 import { DEMO_COMPANIES, DEMO_EMAIL, DEMO_PASSWORD } from "../../src/demo/DemoData.js"
 import { readDemoNotices } from "../../src/demo/DemoNotices.js"
 import { hashApiKey } from "../../src/domain/ApiKey.js"
 import { contractKindOf } from "../../src/domain/scoring/CpvMatch.js"
 import { verifyPassword } from "../../src/infra/auth/PasswordHasher.js"
+import { type AppConfig, AppConfigLive, environmentConfig } from "../../src/infra/config/AppConfig.js"
+import { DatabaseLive } from "../../src/infra/db/Database.js"
 import { TestDatabaseLive, TestDatabaseUrl } from "../support/TestDatabase.js"
-import { expectJson, expectOneLineFailure, runCli, UUID_PATTERN } from "./processes.js"
+import {
+  expectJson,
+  expectOneLineFailure,
+  PROJECT_ROOT,
+  type ProcessResult,
+  runCli,
+  UUID_PATTERN
+} from "./processes.js"
 
 /** Every ops command, run as a real child process against this file's fresh database. */
 describe("ops CLI", () => {
@@ -96,7 +109,7 @@ describe("ops CLI", () => {
     expect(usage.stderr + usage.stdout).not.toContain("\u001b[")
   })
 
-  it("user create prints the user id; a taken e-mail, an unknown tenant and a malformed id are one-line errors", async () => {
+  it("user create prints the user id; a taken e-mail, an unknown tenant, a malformed id and a password login would refuse are one-line errors", async () => {
     const tenantId = await newTenant()
     const { userId } = expectJson(
       await cli("user", "create", "--tenant", tenantId, "--email", "Ana@Firma.ro", "--password", "parola-lunga")
@@ -105,7 +118,7 @@ describe("ops CLI", () => {
     expect(await query((sql) => sql`SELECT email, tenant_id FROM users WHERE id = ${userId}`)).toEqual([
       { email: "ana@firma.ro", tenant_id: tenantId }
     ])
-    const [taken, unknownTenant, malformed] = await Promise.all([
+    const [taken, unknownTenant, malformed, longPassword, blankPassword] = await Promise.all([
       cli("user", "create", "--tenant", tenantId, "--email", "ana@firma.ro", "--password", "alta-parola"),
       cli(
         "user",
@@ -117,11 +130,21 @@ describe("ops CLI", () => {
         "--password",
         "parola-lunga"
       ),
-      cli("user", "create", "--tenant", "1; DROP TABLE users", "--email", "b@c.ro", "--password", "parola-lunga")
+      cli("user", "create", "--tenant", "1; DROP TABLE users", "--email", "b@c.ro", "--password", "parola-lunga"),
+      // Login reads at most 1,024 characters (src/http/auth/AuthApi.ts): a longer password locks its user out.
+      cli("user", "create", "--tenant", tenantId, "--email", "lunga@firma.ro", "--password", "p".repeat(1025)),
+      cli("user", "create", "--tenant", tenantId, "--email", "goala@firma.ro", "--password", " ".repeat(12))
     ])
     expect(expectOneLineFailure(taken)).toBe("A user with the e-mail ana@firma.ro already exists")
     expect(expectOneLineFailure(unknownTenant)).toBe("No tenant with id 00000000-0000-4000-8000-000000000000")
     expect(expectOneLineFailure(malformed)).toMatch(/^--tenant must be a UUID/)
+    expect(expectOneLineFailure(longPassword)).toBe(
+      "--password must have at most 1024 characters (the longest login accepts)"
+    )
+    expect(expectOneLineFailure(blankPassword)).toBe("--password must not be blank")
+    expect(await query((sql) => sql`SELECT email FROM users WHERE tenant_id = ${tenantId}`)).toEqual([
+      { email: "ana@firma.ro" }
+    ])
   })
 
   it("user create takes one e-mail address: a list, a display name, spaces or control characters are refused", async () => {
@@ -309,6 +332,16 @@ describe("ops CLI", () => {
     )
   })
 
+  it("apikey create refuses a tenant whose plan has no key API (as the settings API does): one line naming the plan, no key stored", async () => {
+    const [tenant] = await query<{ id: string }>(
+      (sql) => sql`INSERT INTO tenants (name, plan) VALUES ('Starter SRL', 'starter') RETURNING id`
+    )
+    expect(expectOneLineFailure(await cli("apikey", "create", "--tenant", tenant!.id))).toBe(
+      "API keys are part of the consultant plan; the tenant is on the starter plan"
+    )
+    expect(await query((sql) => sql`SELECT id FROM api_keys WHERE tenant_id = ${tenant!.id}`)).toEqual([])
+  })
+
   it("apikey create --name follows the API's rule: trimmed, composed (NFC), at most 100 characters", async () => {
     const tenantId = await newTenant()
     const [ok, long] = await Promise.all([
@@ -451,6 +484,68 @@ describe("ops CLI", () => {
     const result = await cli("tenders")
     expect(expectOneLineFailure(result)).toBe("Missing subcommand: tenders import (see tenders --help)")
     expect(result.code).toBe(1)
+  })
+
+  it("the invocation README's CLI section gives (npm run -s cli -- …) prints the JSON alone on stdout, as every doc and the banner name it", async () => {
+    const readme = readFileSync(join(PROJECT_ROOT, "README.md"), "utf8")
+    const cliSection = readme.slice(readme.indexOf("\n## CLI\n"))
+    const invocation = /^`(npm run[^`]* cli --) <command>`/m.exec(cliSection)?.[1]
+    expect(invocation, "README's CLI section opens with its invocation").toBeDefined()
+    const [npm, ...npmArgs] = invocation!.split(" ")
+    const result = await new Promise<ProcessResult>((resolve) =>
+      execFile(
+        npm!,
+        [...npmArgs, "tenant", "list"],
+        { cwd: PROJECT_ROOT, env: { ...process.env, DATABASE_URL: databaseUrl }, timeout: 90_000 },
+        (error, stdout, stderr) =>
+          resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : 1, stdout, stderr })
+      )
+    )
+    // Plain `npm run cli` prints "> tender-scoring-service@0.1.0 cli" and the script line before the JSON.
+    expect(expectJson(result)).toHaveProperty("tenants")
+    // Every place that tells an operator how to run a command names the same form.
+    const docs = readdirSync(join(PROJECT_ROOT, "docs"))
+      .filter((name) => name.endsWith(".md"))
+      .map((name) => join("docs", name))
+    for (const file of ["README.md", ...docs, "src/bin/all-in-one.ts", "src/bin/cli.ts"]) {
+      const text = readFileSync(join(PROJECT_ROOT, file), "utf8")
+      expect(text.match(/npm run (?!-s cli --)[^\n]{0,3}cli\b/g), file).toBeNull()
+    }
+  })
+
+  it("a database error inside a command names PostgreSQL's reason in one line (a lock wait past the session's lock_timeout)", async () => {
+    const url = new URL(databaseUrl)
+    url.searchParams.set("lock_timeout", "1000")
+    const result = await runtime.runPromise(
+      Effect.flatMap(SqlClient.SqlClient, (sql) =>
+        sql.withTransaction(
+          Effect.zipRight(
+            sql`LOCK TABLE tenants IN ACCESS EXCLUSIVE MODE`,
+            Effect.promise(() => runCli(url.toString(), "tenant", "list"))
+          )
+        )
+      ).pipe(Effect.orDie)
+    )
+    expect(expectOneLineFailure(result)).toBe(
+      "Database error: Failed to execute statement: canceling statement due to lock timeout"
+    )
+  })
+
+  it(`the CLI's sessions wait at most ${Duration.format(CLI_LOCK_TIMEOUT)} for a lock; the API's and the worker's are not limited`, async () => {
+    const lockTimeoutOf = (database: Layer.Layer<SqlClient.SqlClient, unknown, AppConfig>) =>
+      Effect.runPromise(
+        Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ lock_timeout: string }>`SHOW lock_timeout`).pipe(
+          Effect.provide(
+            database.pipe(
+              Layer.provide(AppConfigLive),
+              Layer.provide(Layer.setConfigProvider(environmentConfig({ DATABASE_URL: databaseUrl })))
+            )
+          ),
+          Effect.scoped
+        )
+      )
+    expect(await lockTimeoutOf(CliDatabaseLive)).toEqual([{ lock_timeout: "30s" }])
+    expect(await lockTimeoutOf(DatabaseLive)).toEqual([{ lock_timeout: "0" }])
   })
 
   it("an unreachable database is a one-line error", async () => {

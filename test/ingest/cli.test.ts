@@ -1,11 +1,14 @@
-import { spawn } from "node:child_process"
+import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Layer, Schedule, TestServices } from "effect"
+import { RepositoriesLive } from "../../src/infra/Repositories.js"
 import { ScoreTenders } from "../../src/infra/scoring/ScoringJobKinds.js"
+import { jobHandlers } from "../../src/workers/handlers.js"
+import { WorkerLive } from "../../src/workers/Worker.js"
 import { TestDatabaseLive, TestDatabaseUrl } from "../support/TestDatabase.js"
 import { fixture, fixturePath } from "./support.js"
 
@@ -15,9 +18,17 @@ interface CliRun {
   readonly stderr: string
 }
 
-/** `npm run cli -- tenders import …` as a child process against this file's database. */
-const importTenders = (databaseUrl: string, args: ReadonlyArray<string>, stdin?: string) =>
-  Effect.async<CliRun>((resume) => {
+/**
+ * `npm run -s cli -- tenders import …` as a child process against this file's database; `whileRunning`
+ * gets the child (to signal it) and runs beside it.
+ */
+const importTenders = (
+  databaseUrl: string,
+  args: ReadonlyArray<string>,
+  stdin?: string,
+  whileRunning: (child: ChildProcess) => Effect.Effect<unknown, unknown, SqlClient.SqlClient> = () => Effect.void
+) =>
+  Effect.gen(function* () {
     const child = spawn(process.execPath, ["--import", "tsx", "src/bin/cli.ts", "tenders", "import", ...args], {
       env: { ...process.env, DATABASE_URL: databaseUrl },
       stdio: ["pipe", "pipe", "pipe"]
@@ -30,8 +41,10 @@ const importTenders = (databaseUrl: string, args: ReadonlyArray<string>, stdin?:
     child.stderr.on("data", (chunk) => {
       stderr += chunk
     })
-    child.on("close", (code) => resume(Effect.succeed({ code, stdout, stderr })))
+    const closed = new Promise<CliRun>((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })))
     child.stdin.end(stdin ?? "")
+    yield* Effect.orDie(whileRunning(child))
+    return yield* Effect.promise(() => closed)
   })
 
 /** Each child process takes ~3 s to start (tsx); more on a busy 2-core machine. */
@@ -378,5 +391,94 @@ layer(TestDatabaseLive, { timeout: 120_000 })("tenders import (CLI, child proces
         expect((yield* alertsOf)[0]!.n).toBe(3)
       }),
     CLI_TIMEOUT
+  )
+
+  it.effect(
+    "Ctrl-C half-way: exit 130 with one line, the stored tenders' scoring queued (new ones alert once a worker scores them), and a re-run leaves every tender alerted once",
+    () =>
+      // Live services: it waits in real time for the child's first chunk and for the worker.
+      TestServices.provideLive(
+        Effect.gen(function* () {
+          const url = yield* TestDatabaseUrl
+          const sql = yield* SqlClient.SqlClient
+          const [tenant] = yield* sql<{
+            id: string
+          }>`INSERT INTO tenants (name, plan) VALUES ('Ingest', 'activ') RETURNING id`
+          const [company] = yield* sql<{ id: string }>`
+          INSERT INTO companies (tenant_id, name, description)
+          VALUES (${tenant!.id}, 'Soft SRL', 'Mentenanță și dezvoltare software') RETURNING id`
+          const [watchlist] = yield* sql<{ id: string }>`
+          INSERT INTO watchlists (tenant_id, company_id, name, cpv_codes, keywords, min_score)
+          VALUES (${tenant!.id}, ${company!.id}, 'IT', ${["72260000-5"]}::char(10)[], ${["mentenanta"]}::text[], 0)
+          RETURNING id`
+          // Enough chunks of 500 that the signal lands while they are stored.
+          const total = 20_000
+          const dir = mkdtempSync(join(tmpdir(), "tss-import-"))
+          const file = join(dir, "large.jsonl")
+          const record = (i: number) =>
+            JSON.stringify({
+              source: "interrupted",
+              source_id: `INT-${i}`,
+              title: `Servicii de mentenanţă software ${i}`,
+              cpv_codes: ["72260000-5"],
+              contracting_authority: { name: "Primăria Municipiului Cluj-Napoca", fiscal_code: "4305857" },
+              estimated_value_ron: 100000,
+              publish_date: "2026-11-20T08:00:00Z"
+            })
+          writeFileSync(file, `${Array.from({ length: total }, (_, i) => record(i)).join("\n")}\n`)
+          const storedIds = Effect.map(
+            sql<{ id: string }>`SELECT id FROM tenders WHERE source = 'interrupted' ORDER BY id`,
+            (rows) => rows.map((row) => row.id)
+          )
+          const alerts = Effect.map(
+            sql<{ n: number }>`
+            SELECT count(*)::int AS n FROM alerts a JOIN tenders t ON t.id = a.tender_id
+            WHERE t.source = 'interrupted' AND a.watchlist_id = ${watchlist!.id}`,
+            (rows) => rows[0]!.n
+          )
+
+          // The operator's Ctrl-C once the first chunk is stored.
+          const interrupted = yield* importTenders(url, [file], undefined, (child) =>
+            storedIds.pipe(
+              Effect.repeat({ until: (ids) => ids.length > 0, schedule: Schedule.spaced("50 millis") }),
+              Effect.timeout("90 seconds"),
+              Effect.andThen(() => child.kill("SIGINT"))
+            )
+          )
+          const stored = yield* storedIds
+          expect(stored.length).toBeGreaterThan(0)
+          expect(stored.length).toBeLessThan(total)
+          expect(interrupted.code).toBe(130)
+          expect(interrupted.stdout, "no summary").toBe("")
+          expect(interrupted.stderr).toBe(
+            `interrupted: ${stored.length} of ${total} tenders stored; their scoring is queued for the workers\n`
+          )
+          // As --queue queues it: jobs of at most 250 tenders, every stored tender marked new.
+          const jobs = yield* sql<{ payload: { tenderIds: Array<string>; isNew: Array<string> } }>`
+          SELECT payload FROM jobs WHERE kind = ${ScoreTenders.name} AND status = 'queued'`
+          expect(Math.max(...jobs.map((job) => job.payload.tenderIds.length))).toBeLessThanOrEqual(250)
+          expect(jobs.flatMap((job) => job.payload.tenderIds).sort()).toEqual(stored)
+          expect(jobs.flatMap((job) => job.payload.isNew).sort()).toEqual(stored)
+          expect(yield* alerts).toBe(0)
+
+          // A worker scores them: each alerts, as a new tender of an uninterrupted import would.
+          yield* alerts.pipe(
+            Effect.repeat({ until: (n) => n === stored.length, schedule: Schedule.spaced("200 millis") }),
+            Effect.timeout("60 seconds"),
+            Effect.provide(
+              WorkerLive({ handlers: jobHandlers, pollEvery: "200 millis" }).pipe(Layer.provide(RepositoriesLive))
+            )
+          )
+
+          // The re-run stores the rest: the stored ones are updates and do not alert again.
+          const again = summaryOf(yield* importTenders(url, [file]))
+          rmSync(dir, { recursive: true, force: true })
+          expect(again).toMatchObject({ imported: total - stored.length, updated: stored.length, skipped: 0 })
+          expect(yield* alerts).toBe(total)
+          // Its watchlist would alert on the other tests' tenders.
+          yield* sql`DELETE FROM tenants WHERE id = ${tenant!.id}`
+        })
+      ),
+    2 * CLI_TIMEOUT
   )
 })

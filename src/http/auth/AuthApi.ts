@@ -1,6 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import * as ApiError from "../../domain/ApiErrors.js"
+import { PASSWORD_MAX_LENGTH } from "../../domain/Password.js"
 import { AccessTokenAuth } from "../AccessTokenAuth.js"
 import { StrictBody, Text } from "../Inputs.js"
 import { errors } from "../WireErrors.js"
@@ -15,7 +16,7 @@ export const TokenPair = Schema.Struct({
 
 export const LoginRequest = Schema.Struct({
   email: Text.pipe(Schema.maxLength(320)),
-  password: Text.pipe(Schema.maxLength(1024))
+  password: Text.pipe(Schema.maxLength(PASSWORD_MAX_LENGTH))
 })
 
 export const RefreshRequest = Schema.Struct({ refreshToken: Schema.String.pipe(Schema.maxLength(200)) })

@@ -1,6 +1,6 @@
 import { SqlError } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
-import { Context, Effect, Layer, Redacted } from "effect"
+import { Context, Duration, Effect, Layer, Redacted } from "effect"
 import pg from "pg"
 
 /** The `pg` pool under the process's PgClient; `PgLive` provides both, so they share the connections. */
@@ -17,6 +17,8 @@ const acquirePool = (options: {
   readonly url: Redacted.Redacted
   readonly maxConnections: number
   readonly applicationName?: string
+  /** The longest any statement of the pool waits for a lock (PostgreSQL's `lock_timeout`); unset: no limit. */
+  readonly lockTimeout?: Duration.Duration
   /** The variable the URL came from, named when the server cannot be reached. */
   readonly variable?: string
 }) =>
@@ -31,7 +33,8 @@ const acquirePool = (options: {
           // hung through a PostgreSQL restart in test/hardening/faults.test.ts); bounded, it is a
           // 503 the client may retry.
           connectionTimeoutMillis: 5_000,
-          keepAlive: true
+          keepAlive: true,
+          ...(options.lockTimeout === undefined ? {} : { lock_timeout: Duration.toMillis(options.lockTimeout) })
         })
         // An idle client's error (server restart) is reported on its next use, not here.
         pool.on("error", () => {})
@@ -66,6 +69,7 @@ export const PgLive = (options: {
   readonly url: Redacted.Redacted
   readonly maxConnections: number
   readonly applicationName?: string
+  readonly lockTimeout?: Duration.Duration
 }) =>
   Layer.unwrapScoped(
     Effect.map(acquirePool(options), (pool) =>
