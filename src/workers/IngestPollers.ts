@@ -14,7 +14,6 @@ import type { AppConfig } from "../infra/config/AppConfig.js"
 import { IngestConfig, IngestConfigLive } from "../infra/ingest/IngestConfig.js"
 import { IngestState } from "../infra/ingest/IngestState.js"
 import { type NoticeIntake, NoticeIntakeLive } from "../infra/ingest/NoticeIntake.js"
-import { withPollLease } from "../infra/ingest/PollLease.js"
 import { readSeapNoticeJob, SeapPoller, SeapPollerLive } from "../infra/ingest/SeapPoller.js"
 import { readTedNoticeJob, TedPoller, TedPollerLive } from "../infra/ingest/TedPoller.js"
 import { Metrics } from "../infra/metrics/Metrics.js"
@@ -37,8 +36,8 @@ const describe = (cause: Cause.Cause<{ readonly message: string }>) => {
 /**
  * One source's poller: polls now, then as `pollSchedule` spaces the polls (INGEST_POLL_SECONDS,
  * backing off while the source fails, waiting out a long `Retry-After`). A failed poll is one log line and the source's `lastError`;
- * it never stops the loop nor touches the other source's. Each poll holds the source's poll lease: one
- * that finds another worker's poll of the source running is skipped.
+ * it never stops the loop nor touches the other source's. Each poller's poll holds its source's poll
+ * lease (PollLease): one that finds another worker's poll of the source running is skipped.
  */
 export const runPoller = <R>(source: SourceName, poll: Effect.Effect<void, { readonly message: string }, R>) =>
   Effect.gen(function* () {
@@ -46,7 +45,7 @@ export const runPoller = <R>(source: SourceName, poll: Effect.Effect<void, { rea
     const state = yield* IngestState
     const metrics = yield* Metrics
     let failures = 0
-    const once = withPollLease(source, poll).pipe(
+    const once = poll.pipe(
       Effect.matchCauseEffect({
         onSuccess: () => {
           failures = 0

@@ -1,5 +1,5 @@
 import type { SqlClient } from "@effect/sql"
-import { Effect, FiberRef } from "effect"
+import { Effect } from "effect"
 import { SOURCE_NAMES, type SourceName } from "../../domain/ingest/SourceFailure.js"
 import { withSessionLock } from "../db/SessionLock.js"
 
@@ -10,27 +10,22 @@ import { withSessionLock } from "../db/SessionLock.js"
  */
 const POLL_LOCK = 7_246_836
 
-/** The sources whose poll lease this fiber (and the fibers it forks) holds. */
-const held = FiberRef.unsafeMake<ReadonlySet<SourceName>>(new Set())
-
 /**
  * Runs `poll` holding its source's poll lease, or skips it (logged, not an error) when another poll
  * of the source holds it: another worker with the source in INGEST_SOURCES, or this one's poll still
  * running. Two polls at once would each download every notice, and the later one would rescore them
  * as changes and count them twice. The lease is a PostgreSQL session advisory lock (SessionLock); a
- * process that dies loses its connections, and with them the lease. A poll already
- * inside its source's lease (runPoller's around the poller's own) does not ask again.
+ * process that dies loses its connections, and with them the lease. Each poller takes it around its
+ * own poll.
  */
 export const withPollLease = <E, R>(
   source: SourceName,
   poll: Effect.Effect<void, E, R>
 ): Effect.Effect<void, E, R | SqlClient.SqlClient> =>
-  Effect.gen(function* () {
-    const holding = yield* FiberRef.get(held)
-    if (holding.has(source)) return yield* poll
-    yield* withSessionLock(
+  Effect.asVoid(
+    withSessionLock(
       [POLL_LOCK, SOURCE_NAMES.indexOf(source)],
       `${source}: another poll of this source is running; this one is skipped`,
-      Effect.locally(poll, held, new Set([...holding, source]))
+      poll
     )
-  })
+  )

@@ -19,6 +19,7 @@ import { handle } from "../queue/JobRunner.js"
 import { IngestConfig } from "./IngestConfig.js"
 import { IngestState } from "./IngestState.js"
 import { NoticeIntake, type PolledNotice } from "./NoticeIntake.js"
+import { withPollLease } from "./PollLease.js"
 import { makeSourceClient } from "./SourceClient.js"
 
 /** Paging in progress: the day, the list and the next page to ask. */
@@ -248,29 +249,33 @@ const makeSeapPoller = Effect.gen(function* () {
       yield* state.markRevisited("seap", today)
     })
 
-  const poll = Effect.gen(function* () {
-    const now = yield* Clock.currentTimeMillis
-    const today = bucharestDate(now)
-    const source = yield* state.open("seap", addDays(today, -1), true)
-    const resumed = decodeCursor(source.cursor)
-    const start = Option.match(resumed, { onNone: () => source.watermark, onSome: (c) => c.day })
-    // A day whose list shifted while paged is asked again by the next poll: the watermark stays on
-    // it (today's always is). Only yesterday's: a list that keeps shifting then costs at most one
-    // more day of lists per poll, until midnight (an older day's is logged, not asked again).
-    const yesterday = addDays(today, -1)
-    let shiftedDay: string | undefined
-    for (const day of daysUntil(start, now)) {
-      for (const list of SEAP_LISTS) {
-        const at = Option.filter(resumed, (c) => c.day === day)
-        if (Option.isSome(at) && SEAP_LISTS.indexOf(list) < SEAP_LISTS.indexOf(at.value.list)) continue
-        const firstPage = Option.isSome(at) && at.value.list === list ? at.value.pageIndex : 0
-        const shifted = yield* pollList(day, list, firstPage)
-        if (shifted && day >= yesterday && shiftedDay === undefined) shiftedDay = day
+  /** One poll, under the source's poll lease (another poll of SEAP running: this one is skipped). */
+  const poll = withPollLease(
+    "seap",
+    Effect.gen(function* () {
+      const now = yield* Clock.currentTimeMillis
+      const today = bucharestDate(now)
+      const source = yield* state.open("seap", addDays(today, -1), true)
+      const resumed = decodeCursor(source.cursor)
+      const start = Option.match(resumed, { onNone: () => source.watermark, onSome: (c) => c.day })
+      // A day whose list shifted while paged is asked again by the next poll: the watermark stays on
+      // it (today's always is). Only yesterday's: a list that keeps shifting then costs at most one
+      // more day of lists per poll, until midnight (an older day's is logged, not asked again).
+      const yesterday = addDays(today, -1)
+      let shiftedDay: string | undefined
+      for (const day of daysUntil(start, now)) {
+        for (const list of SEAP_LISTS) {
+          const at = Option.filter(resumed, (c) => c.day === day)
+          if (Option.isSome(at) && SEAP_LISTS.indexOf(list) < SEAP_LISTS.indexOf(at.value.list)) continue
+          const firstPage = Option.isSome(at) && at.value.list === list ? at.value.pageIndex : 0
+          const shifted = yield* pollList(day, list, firstPage)
+          if (shifted && day >= yesterday && shiftedDay === undefined) shiftedDay = day
+        }
       }
-    }
-    yield* state.finishPoll("seap", shiftedDay ?? today)
-    if (config.seapRevisitDays > 0 && (source.revisited_on ?? "") < today) yield* revisit(today, start)
-  })
+      yield* state.finishPoll("seap", shiftedDay ?? today)
+      if (config.seapRevisitDays > 0 && (source.revisited_on ?? "") < today) yield* revisit(today, start)
+    })
+  )
 
   return { poll, readNotice }
 })
