@@ -1,12 +1,13 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Clock, Effect, Layer } from "effect"
 import { isCandidate } from "../../src/domain/scoring/Matching.js"
-import { JobQueueLive } from "../../src/infra/queue/JobQueue.js"
+import { JobQueue, JobQueueLive } from "../../src/infra/queue/JobQueue.js"
 import { ScoringLive } from "../../src/infra/Repositories.js"
 import { makeCorpusStatsCache } from "../../src/infra/scoring/CorpusStatsCache.js"
 import { makeCpvAffinityTable } from "../../src/infra/scoring/CpvAffinityTable.js"
 import { MatchSink } from "../../src/infra/scoring/MatchSink.js"
 import { makeScoreWriter, type ScoringPair } from "../../src/infra/scoring/ScoreWriter.js"
+import { RescoreCompany, rescoreOnce } from "../../src/infra/scoring/ScoringJobKinds.js"
 import { type LoadedCompany, type LoadedTender, makeScoringReads } from "../../src/infra/scoring/ScoringReads.js"
 import { ScoringService } from "../../src/infra/scoring/ScoringService.js"
 import { TestDatabaseLive } from "../support/TestDatabase.js"
@@ -76,6 +77,36 @@ describe("a company or tender that changes while a scoring job computes", () => 
         // The queued rescore removes the row written from the old profile.
         yield* scoring.rescoreCompany(company)
         expect(yield* f.storedScore(company, road)).toBeUndefined()
+      })
+    )
+
+    it.effect("a late write joins the company's rescore still queued instead of queueing another", () =>
+      Effect.gen(function* () {
+        const f = yield* scoringFixtures
+        const jobs = yield* JobQueue
+        const { reads, stats, affinity, writer, pairsOf } = yield* scoringSteps
+        const company = yield* f.company("Asfalt SA", "Asfaltare drumuri județene")
+        const watchlist = yield* f.watchlist(company, { cpv: ["45233000-9"], minScore: 0 })
+        const road = yield* f.tender({ title: "Asfaltare drum județean", cpv: "45233142-6" })
+        const tenders = yield* reads.contractTenders([road])
+        const profile = (yield* reads.companyProfiles([company])).get(company)!
+        const pairs = pairsOf(profile, tenders)
+        // The company changes while the tender job computes; its save queues a rescore, not yet claimed.
+        yield* f.sql`UPDATE watchlists SET cpv_codes = '{72000000-5}' WHERE id = ${watchlist}`
+        yield* f.sql`UPDATE companies SET description = 'Dezvoltare software' WHERE id = ${company}`
+        yield* jobs.enqueue(RescoreCompany, { companyId: company }, rescoreOnce(company))
+        yield* writer.scoreAndWrite(
+          pairs,
+          stats,
+          affinity,
+          new Set([road]),
+          { tenderIds: [] },
+          { tenders: tenders.map((t) => t.row), revisionAtStart: () => profile.revision },
+          new Set(),
+          [road]
+        )
+        const rescores = (yield* queuedJobs(f.sql, "company.rescore")).filter((p) => p.includes(company))
+        expect(rescores).toHaveLength(1)
       })
     )
 

@@ -11,7 +11,7 @@ import { Metrics } from "../metrics/Metrics.js"
 import { JobQueue } from "../queue/JobQueue.js"
 import { arrayLiteral } from "./ArrayLiteral.js"
 import { MatchSink } from "./MatchSink.js"
-import { RescoreCompany, ScoreTenders } from "./ScoringJobKinds.js"
+import { RescoreCompany, rescoreOnce, ScoreTenders } from "./ScoringJobKinds.js"
 import type { LoadedCompany, LoadedTender } from "./ScoringReads.js"
 
 /** The floor the writer applies: SCORE_FLOOR, unless a test provides another to pin a pair at it. */
@@ -316,10 +316,10 @@ export const makeScoreWriter = Effect.gen(function* () {
                                       ${arrayLiteral(tenders.map((t) => t.version))}::text[]) AS u(id, version)
               JOIN tenders t ON t.id = u.id
               WHERE t.xmin::text <> u.version`
-      yield* jobs.enqueueAll(
-        RescoreCompany,
-        companies.map(({ id }) => ({ payload: { companyId: id } }))
-      )
+      // One statement per company (rarely more than one): a rescore of it still queued stands for this one.
+      yield* Effect.forEach(companies, ({ id }) => jobs.enqueue(RescoreCompany, { companyId: id }, rescoreOnce(id)), {
+        discard: true
+      })
       if (changedTenders.length > 0) {
         yield* jobs.enqueue(ScoreTenders, { tenderIds: changedTenders.map(({ id }) => id), isNew: [] })
       }
