@@ -311,6 +311,22 @@ describe("e-mail outbox sender", () => {
       })
     )
 
+    it.scoped("a recipient stored before the one-address rule (a comma inside) is `failed` unsent", () =>
+      Effect.gen(function* () {
+        const receiver = yield* Effect.acquireRelease(
+          Effect.promise(() => startSmtpReceiver({})),
+          (r) => Effect.promise(() => r.close())
+        )
+        const { tenantId } = yield* tenantWithUsers("victim,evil")
+        yield* enqueue(tenantId, "s", "b")
+        expect(yield* sendDueMail().pipe(Effect.provide(smtp(receiver.url)))).toBe(1)
+        const [row] = yield* outboxOf(tenantId)
+        expect([row!.status, row!.attempts]).toEqual(["failed", 1])
+        expect(row!.last_error).toContain("not one e-mail address")
+        expect(receiver.attempts()).toBe(0)
+      })
+    )
+
     it.scoped("a refused login (535) is the server settings' fault, not the message's: retried", () =>
       Effect.gen(function* () {
         const receiver = yield* Effect.acquireRelease(

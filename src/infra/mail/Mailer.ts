@@ -1,6 +1,7 @@
 import * as net from "node:net"
-import { Context, Data, Duration, Effect, Layer, Option, Redacted } from "effect"
+import { Context, Data, Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
 import type SMTPTransport from "nodemailer/lib/smtp-transport/index.js"
+import { EmailAddress } from "../../domain/EmailAddress.js"
 import { AppConfig } from "../config/AppConfig.js"
 
 export interface MailMessage {
@@ -59,6 +60,8 @@ const sendFailed = (error: unknown) => {
   })
 }
 
+const isOneAddress = Schema.is(Schema.typeSchema(EmailAddress))
+
 /** The domain of the From address (`no-reply@scoring.example` → `scoring.example`): the right side of our Message-IDs. */
 const domainOf = (from: string) => /@([^@<>\s]+)>?\s*$/.exec(from)?.[1] ?? "localhost"
 
@@ -85,6 +88,13 @@ export const SmtpMailer = (options: {
       const messageDomain = domainOf(options.from)
       return {
         send: ({ id, ...message }) => {
+          // An address stored before the one-address rule (`victim,evil@x.ro`) would reach every
+          // address nodemailer reads in it: such a message is refused for good, unsent.
+          if (!isOneAddress(message.to)) {
+            return Effect.fail(
+              new MailSendFailed({ reason: `The recipient is not one e-mail address: ${message.to}`, permanent: true })
+            )
+          }
           // The TCP connection is ours (nodemailer's getSocket, made for proxies; TLS and STARTTLS
           // stay nodemailer's), one transport per send: a send past its deadline is cut there.
           let socket: net.Socket | undefined
