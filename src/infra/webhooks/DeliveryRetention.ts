@@ -17,10 +17,13 @@ export const makeDeliveryRetention = Effect.gen(function* () {
   const deleteBatch = (cutoff: Date) =>
     sql<{ n: number }>`
       WITH gone AS (
+        -- The outer condition again: a row the subquery chose but a manual retry made \`pending\`
+        -- meanwhile is re-checked as the retry left it (after waiting on its lock), and kept.
         DELETE FROM webhook_deliveries WHERE id IN (
           SELECT id FROM webhook_deliveries
           WHERE status IN ('succeeded', 'failed', 'webhook_deleted') AND updated_at < ${cutoff}
           LIMIT ${DELIVERIES_PER_BATCH})
+        AND status IN ('succeeded', 'failed', 'webhook_deleted') AND updated_at < ${cutoff}
         RETURNING 1
       )
       SELECT count(*)::int AS n FROM gone`.pipe(Effect.map((rows) => rows[0]?.n ?? 0))
