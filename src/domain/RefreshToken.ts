@@ -10,6 +10,16 @@ import { Duration } from "effect"
 
 export const REFRESH_TOKEN_TTL = Duration.days(7)
 
+/**
+ * A session (refresh-token family) is never refreshed past this many days from its login, however
+ * often it rotates (SESSION_MAX_DAYS; the spec names only the 7 days, which rotation renews for ever).
+ */
+export const DEFAULT_SESSION_MAX_DAYS = 30
+
+/** A refresh token's expiry: 7 days from its issue, but never past the end of its session. */
+export const refreshTokenExpiry = (issuedAt: number, sessionEndsAt: number): number =>
+  Math.min(issuedAt + Duration.toMillis(REFRESH_TOKEN_TTL), sessionEndsAt)
+
 /** How long after a rotation the old token still yields its (same) successor instead of counting as reuse. */
 export const REFRESH_GRACE_WINDOW = Duration.seconds(10)
 

@@ -151,6 +151,24 @@ describe("account auth: login, refresh rotation, logout, access-token errors", (
     expect(body.code).toBe("REFRESH_TOKEN_EXPIRED")
   })
 
+  it("a session 30 days after its login is 401 REFRESH_TOKEN_EXPIRED, its refresh token fresh or not", async () => {
+    const first = (await login()).body.data
+    // The login moved 30 days into the past; the token itself was issued just now (7 days to go).
+    await query(
+      server,
+      `UPDATE auth_sessions SET created_at = created_at - interval '30 days'
+       WHERE id = (SELECT session_id FROM refresh_tokens WHERE token_hash = sha256(convert_to($1, 'UTF8')))`,
+      [first.refreshToken]
+    )
+    const { status, body } = await refresh(first.refreshToken)
+    expect(status).toBe(401)
+    expect(body).toEqual({
+      statusCode: 401,
+      code: "REFRESH_TOKEN_EXPIRED",
+      message: "The refresh token has expired; log in"
+    })
+  })
+
   it("logout answers 204 and at once rejects the access token and the refresh family", async () => {
     const pair = (await login()).body.data
     const out = await client(server, pair.accessToken).post("/api/v1/auth/logout")

@@ -30,6 +30,7 @@ describe.concurrent("configuration errors", () => {
     ["METRICS_PORT", { METRICS_PORT: "70000" }],
     ["LOG_FORMAT", { LOG_FORMAT: "xml" }],
     ["MAX_BODY_BYTES", { MAX_BODY_BYTES: "0" }],
+    ["SESSION_MAX_DAYS", { SESSION_MAX_DAYS: "0" }],
     ["OTEL_EXPORTER_OTLP_ENDPOINT", { OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318" }]
   ]
 
@@ -99,12 +100,13 @@ describe("a DATA_DIR the process cannot use", () => {
 })
 
 describe("an empty or blank variable counts as unset", () => {
-  it("HOST, PORT, LOG_LEVEL, MAX_BODY_BYTES and the sources' spacing take their defaults", async () => {
+  it("HOST, PORT, LOG_LEVEL, MAX_BODY_BYTES, SESSION_MAX_DAYS and the sources' spacing take their defaults", async () => {
     const blank = {
       HOST: "",
       PORT: " ",
       LOG_LEVEL: "",
       MAX_BODY_BYTES: "",
+      SESSION_MAX_DAYS: " ",
       TED_REQUEST_SPACING_MS: "",
       SEAP_REQUEST_SPACING_MS: "\t",
       INGEST_POLL_SECONDS: ""
@@ -116,6 +118,7 @@ describe("an empty or blank variable counts as unset", () => {
     expect(app.host).toBe("127.0.0.1")
     expect(app.port).toBe(3000)
     expect(app.maxBodyBytes).toBe(1024 * 1024)
+    expect(app.sessionMaxDays).toBe(30)
     expect(Duration.toMillis(ingest.spacing.ted)).toBe(250)
     expect(Duration.toMillis(ingest.spacing.seap)).toBe(2000)
     expect(Duration.toSeconds(ingest.pollEvery)).toBe(300)

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto"
 import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer, Logger, LogLevel, ManagedRuntime, Option, Redacted } from "effect"
+import { DEFAULT_SESSION_MAX_DAYS } from "../../src/domain/RefreshToken.js"
 import { trustNone } from "../../src/domain/TrustProxy.js"
 import { createApiServer, ServeLive } from "../../src/http/Server.js"
 import { AppConfig, type AppConfigShape, DEFAULT_MAX_BODY_BYTES } from "../../src/infra/config/AppConfig.js"
@@ -39,6 +40,7 @@ export const testConfig = ({ rateLimits, ...overrides }: TestConfigOverrides = {
   maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
   scoreRetentionDays: 180,
   deliveryRetentionDays: 30,
+  sessionMaxDays: DEFAULT_SESSION_MAX_DAYS,
   webDir: projectFile("dist/web"),
   ...overrides,
   rateLimits: { generalPerMinute: 60, exportPerHour: 20, reportsPerHour: 10, ...rateLimits }

@@ -49,7 +49,7 @@ export class AuthApi extends HttpApiGroup.make("auth")
       )
       .annotate(
         OpenApi.Description,
-        "Rotates the refresh token: a new pair each time. 401 REFRESH_TOKEN_INVALID / REFRESH_TOKEN_EXPIRED / REFRESH_TOKEN_REUSED (a rotated token replayed after the 10 s grace window, or after its successor was itself refreshed: the session is revoked) / SESSION_REVOKED. Within the grace window, while its successor is unused, a second refresh of the same token returns the same pair."
+        "Rotates the refresh token: a new pair each time. 401 REFRESH_TOKEN_INVALID / REFRESH_TOKEN_EXPIRED (7 days after its issue, or the session is SESSION_MAX_DAYS, default 30, past its login: log in again) / REFRESH_TOKEN_REUSED (a rotated token replayed after the 10 s grace window, or after its successor was itself refreshed: the session is revoked) / SESSION_REVOKED. Within the grace window, while its successor is unused, a second refresh of the same token returns the same pair."
       )
   )
   .add(
@@ -62,6 +62,6 @@ export class AuthApi extends HttpApiGroup.make("auth")
   .prefix("/api/v1/auth")
   .annotate(
     OpenApi.Description,
-    "Login, token refresh and logout of the browser app. The access token (15 minutes) authorises the account API as `Authorization: Bearer <ACCESS_TOKEN>`; the refresh token (7 days) is rotated on every refresh."
+    "Login, token refresh and logout of the browser app. The access token (15 minutes) authorises the account API as `Authorization: Bearer <ACCESS_TOKEN>`; the refresh token (7 days) is rotated on every refresh, for at most SESSION_MAX_DAYS (default 30) days after the login."
   )
   .annotate(OpenApi.Title, "Account: authentication") {}

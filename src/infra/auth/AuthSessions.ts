@@ -14,9 +14,10 @@ import {
   hashRefreshToken,
   isWellFormedRefreshToken,
   REFRESH_GRACE_WINDOW,
-  REFRESH_TOKEN_TTL,
+  refreshTokenExpiry,
   successorOf
 } from "../../domain/RefreshToken.js"
+import { AppConfig } from "../config/AppConfig.js"
 import { Secrets } from "../config/LocalSecrets.js"
 
 export interface TokenPair {
@@ -38,7 +39,9 @@ export interface Account {
  * Login sessions. A session is one refresh-token family: login opens it with a random refresh
  * token, each refresh rotates the presented token (marks it rotated, links and stores the hash
  * of its successor), logout or a replay of a rotated token revokes it, and every access token
- * names its session so revocation rejects them at once.
+ * names its session so revocation rejects them at once. A session ends SESSION_MAX_DAYS after its
+ * login (auth_sessions.created_at): no token of it expires later, and a refresh after that instant is
+ * refused as expired even for a token stored before the limit existed.
  *
  * Concurrent refreshes: the token row is locked (FOR UPDATE), so the second refresh waits for the
  * first and then sees the token rotated. Within REFRESH_GRACE_WINDOW it gets the same pair: the
@@ -70,6 +73,7 @@ const PresentedTokenRow = Schema.Struct({
   user_id: Schema.String,
   tenant_id: Schema.String,
   expires_at: Schema.DateFromSelf,
+  session_started_at: Schema.DateFromSelf,
   rotated_at: Schema.NullOr(Schema.DateFromSelf),
   successor_id: Schema.NullOr(Schema.String),
   session_revoked: Schema.Boolean
@@ -91,7 +95,7 @@ export const AuthSessionsLive = Layer.effect(
     const secrets = yield* Secrets
     const accessKey = deriveKey(Redacted.value(secrets.masterKey), "tss access-token v1")
     const successorKey = deriveKey(Redacted.value(secrets.masterKey), "tss refresh-successor v1")
-    const refreshTtlMs = Duration.toMillis(REFRESH_TOKEN_TTL)
+    const sessionMaxMs = Duration.toMillis(Duration.days((yield* AppConfig).sessionMaxDays))
     const graceMs = Duration.toMillis(REFRESH_GRACE_WINDOW)
 
     const pair = (subject: Omit<AccessClaims, "expiresAt">, issuedAt: number, refreshToken: string): TokenPair => ({
@@ -123,8 +127,8 @@ export const AuthSessionsLive = Layer.effect(
       Request: Schema.Uint8ArrayFromSelf,
       Result: PresentedTokenRow,
       execute: (tokenHash) => sql`
-        SELECT rt.id, rt.session_id, s.user_id, u.tenant_id, rt.expires_at, rt.rotated_at, rt.successor_id,
-               s.revoked_at IS NOT NULL AS session_revoked
+        SELECT rt.id, rt.session_id, s.user_id, u.tenant_id, rt.expires_at, s.created_at AS session_started_at,
+               rt.rotated_at, rt.successor_id, s.revoked_at IS NOT NULL AS session_revoked
         FROM refresh_tokens rt
         JOIN auth_sessions s ON s.id = rt.session_id
         JOIN users u ON u.id = s.user_id
@@ -150,11 +154,13 @@ export const AuthSessionsLive = Layer.effect(
         WHERE s.id = ${input.sessionId} AND s.user_id = ${input.userId}`
     })
 
-    const storeRefreshToken = (sessionId: string, token: string, now: number) =>
+    const sessionEndsAt = (startedAt: number) => startedAt + sessionMaxMs
+
+    const storeRefreshToken = (sessionId: string, token: string, now: number, sessionStartedAt: number) =>
       insertRefreshToken({
         sessionId,
         tokenHash: hashRefreshToken(token),
-        expiresAt: new Date(now + refreshTtlMs),
+        expiresAt: new Date(refreshTokenExpiry(now, sessionEndsAt(sessionStartedAt))),
         createdAt: new Date(now)
       }).pipe(Effect.map((row) => row.id))
 
@@ -165,7 +171,7 @@ export const AuthSessionsLive = Layer.effect(
         const sessionId = yield* sql.withTransaction(
           Effect.gen(function* () {
             const session = yield* insertSession({ userId: user.id, createdAt: new Date(now) })
-            yield* storeRefreshToken(session.id, token, now)
+            yield* storeRefreshToken(session.id, token, now, now)
             return session.id
           })
         )
@@ -178,7 +184,9 @@ export const AuthSessionsLive = Layer.effect(
         if (Option.isNone(presented)) return rejected("invalid")
         const row = presented.value
         if (row.session_revoked) return rejected("revoked")
-        if (row.expires_at.getTime() <= now) return rejected("expired")
+        // The session's end is checked too: tokens stored before SESSION_MAX_DAYS existed carry a plain 7 days.
+        const startedAt = row.session_started_at.getTime()
+        if (Math.min(row.expires_at.getTime(), sessionEndsAt(startedAt)) <= now) return rejected("expired")
         const subject = { userId: row.user_id, tenantId: row.tenant_id, sessionId: row.session_id }
         const successor = successorOf(successorKey, token)
         if (row.rotated_at !== null) {
@@ -196,7 +204,7 @@ export const AuthSessionsLive = Layer.effect(
             WHERE id = ${row.session_id} AND revoked_at IS NULL`
           return rejected("reused")
         }
-        const successorId = yield* storeRefreshToken(row.session_id, successor, now)
+        const successorId = yield* storeRefreshToken(row.session_id, successor, now, startedAt)
         yield* sql`
           UPDATE refresh_tokens SET rotated_at = ${new Date(now)}, successor_id = ${successorId} WHERE id = ${row.id}`
         return issued(pair(subject, now, successor))

@@ -13,6 +13,7 @@ import {
   Redacted
 } from "effect"
 import { ADDRESS_PATTERN } from "../../domain/EmailAddress.js"
+import { DEFAULT_SESSION_MAX_DAYS } from "../../domain/RefreshToken.js"
 import { parseTrustProxy, type TrustProxy, trustNone } from "../../domain/TrustProxy.js"
 import { projectFile } from "./ProjectFiles.js"
 
@@ -56,6 +57,8 @@ export interface AppConfigShape {
   readonly scoreRetentionDays: number
   /** DELIVERY_RETENTION_DAYS: an ended webhook delivery is deleted this many days after it last changed. */
   readonly deliveryRetentionDays: number
+  /** SESSION_MAX_DAYS: a login session's refresh tokens are refused this many days after the login. */
+  readonly sessionMaxDays: number
   /** TRUST_PROXY: which hops may name the client in X-Forwarded-For (off by default). */
   readonly trustProxy: TrustProxy
   /** CORS_ORIGINS: origins allowed to call the API from a browser, exact `scheme://host[:port]`; empty = CORS off. */
@@ -193,6 +196,7 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
   webDir: optionalString("WEB_DIR").pipe(Config.map(Option.getOrElse(() => projectFile("dist/web")))),
   scoreRetentionDays: positiveInteger("SCORE_RETENTION_DAYS", 180),
   deliveryRetentionDays: positiveInteger("DELIVERY_RETENTION_DAYS", 30),
+  sessionMaxDays: positiveInteger("SESSION_MAX_DAYS", DEFAULT_SESSION_MAX_DAYS),
   rateLimits: Config.all({
     generalPerMinute: positiveInteger("RATE_LIMIT_GENERAL_PER_MINUTE", 60),
     exportPerHour: positiveInteger("RATE_LIMIT_EXPORT_PER_HOUR", 20),
