@@ -17,6 +17,19 @@ export const formatRoNumber = (value: number, decimals = 0): string => {
   return format.format(value)
 }
 
+/**
+ * A count with its noun, as Romanian agrees them: "1 licitație", "3 licitații", "101 licitații",
+ * "20 de licitații", "1.200 de licitații". "de" comes before the plural unless the number is 0 or
+ * ends in 01-19 (CLDR's ro plural rules). The one rule for the e-mails and the browser app (this
+ * module is pure, the web bundle imports it too).
+ */
+export const romanianCount = (n: number, one: string, many: string): string => {
+  if (n === 1) return `1 ${one}`
+  const lastTwo = n % 100
+  const de = n === 0 || (lastTwo >= 1 && lastTwo <= 19) ? "" : "de "
+  return `${formatRoNumber(n)} ${de}${many}`
+}
+
 const pad = (n: number) => String(n).padStart(2, "0")
 
 /** The Bucharest calendar day of an instant, `24.11.2026`. */

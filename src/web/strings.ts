@@ -1,3 +1,4 @@
+import { romanianCount } from "../domain/RomanianFormat.js"
 import { FACTOR_LABELS_RO, VERDICT_LABELS_RO } from "../domain/scoring/RomanianLabels.js"
 
 /**
@@ -23,7 +24,7 @@ export const t = {
     alerts: "Alerte",
     settings: "Setări",
     logout: "Ieșire",
-    unreadAlerts: (n: number) => (n === 1 ? "1 alertă necitită" : `${formatCount(n, "alerte")} necitite`),
+    unreadAlerts: (n: number) => romanianCount(n, "alertă necitită", "alerte necitite"),
     menu: "Meniu"
   },
 
@@ -51,7 +52,7 @@ export const t = {
       "Ce face compania, în cuvintele ei: lucrări, produse, servicii. Licitațiile sunt punctate după această descriere și după listele de urmărire.",
     active: "Activă",
     inactive: "Inactivă",
-    watchlists: (n: number) => (n === 1 ? "1 listă de urmărire" : `${formatCount(n, "liste")} de urmărire`),
+    watchlists: (n: number) => `${romanianCount(n, "listă", "liste")} de urmărire`,
     tenders: "Licitații",
     watchlistsLink: "Liste de urmărire",
     deactivate: "Dezactivează",
@@ -82,7 +83,7 @@ export const t = {
     statusAll: "Toate",
     statusOpen: "Deschise",
     statusClosed: "Închise",
-    total: (n: number) => (n === 1 ? "1 licitație" : formatCount(n, "licitații")),
+    total: (n: number) => romanianCount(n, "licitație", "licitații"),
     score: "Scor",
     authority: "Autoritate contractantă",
     county: "Județ",
@@ -191,7 +192,7 @@ export const t = {
     dateFrom: "De la data",
     markAllRead: "Marchează toate ca citite",
     markedAll: (n: number) =>
-      n === 1 ? "O alertă marcată ca citită." : `${formatCount(n, "alerte")} marcate ca citite.`,
+      n === 1 ? "O alertă marcată ca citită." : `${romanianCount(n, "alertă", "alerte")} marcate ca citite.`,
     markRead: "Marchează citită",
     markUnread: "Marchează necitită",
     unread: "necitită",
@@ -274,7 +275,7 @@ export const t = {
       error: "Eroarea",
       ingested: "Anunțuri preluate",
       skipped: "Anunțuri omise",
-      lost: (n: number) => (n === 1 ? "1 anunț pierdut" : `${formatCount(n, "anunțuri")} pierdute`),
+      lost: (n: number) => romanianCount(n, "anunț pierdut", "anunțuri pierdute"),
       never: "niciodată"
     }
   },
@@ -313,9 +314,9 @@ export const t = {
     reason: {
       invalid: "valoarea nu este acceptată",
       required: "completați câmpul",
-      tooLong: (n: number) => `cel mult ${formatCount(n, "caractere")}`,
-      tooShort: (n: number) => `cel puțin ${formatCount(n, "caractere")}`,
-      tooMany: (n: number) => `cel mult ${formatCount(n, "valori")}`,
+      tooLong: (n: number) => `cel mult ${romanianCount(n, "caracter", "caractere")}`,
+      tooShort: (n: number) => `cel puțin ${romanianCount(n, "caracter", "caractere")}`,
+      tooMany: (n: number) => `cel mult ${romanianCount(n, "valoare", "valori")}`,
       nul: "conține un caracter nepermis (U+0000)",
       oneLine: "scrieți totul pe un singur rând, fără Enter sau Tab",
       negative: "cel puțin 0",
@@ -398,19 +399,12 @@ export const t = {
  */
 export const fieldName = (path: string): string | undefined => t.fields[path.split(".")[0] ?? path]
 
-/**
- * A count and its plural noun as Romanian writes them: digits grouped, and "de" before 20 and more
- * unless the number ends in 01-19 ("25 de alerte", "1.234 de alerte", "101 alerte", "3 alerte").
- */
-export const formatCount = (n: number, plural: string) =>
-  `${formatNumber(n, 0)} ${n >= 20 && (n % 100 === 0 || n % 100 >= 20) ? "de " : ""}${plural}`
-
 /** "45 de secunde", "3 minute": the wait of a throttled request. */
 export const formatWait = (seconds: number) => {
   const s = Math.max(1, Math.ceil(seconds))
-  if (s < 60) return s === 1 ? "o secundă" : formatCount(s, "secunde")
+  if (s < 60) return s === 1 ? "o secundă" : romanianCount(s, "secundă", "secunde")
   const m = Math.ceil(s / 60)
-  return m === 1 ? "un minut" : formatCount(m, "minute")
+  return m === 1 ? "un minut" : romanianCount(m, "minut", "minute")
 }
 
 const numberFormats = new Map<number, Intl.NumberFormat>()

@@ -3,7 +3,8 @@ import {
   formatRoCalendarDate,
   formatRoDate,
   formatRoDateTime,
-  formatRoNumber
+  formatRoNumber,
+  romanianCount
 } from "../../src/domain/RomanianFormat.js"
 import { FACTOR_LABELS_RO, VERDICT_LABELS_RO } from "../../src/domain/scoring/RomanianLabels.js"
 import { t } from "../../src/web/strings.js"
@@ -38,6 +39,24 @@ describe("Romanian numbers and dates (the PDF report's formats)", () => {
     expect(formatRoDateTime(instant)).toBe(intl)
     expect(formatRoCalendarDate("2026-11-01")).toBe("01.11.2026")
     expect(formatRoCalendarDate("not a date")).toBe("not a date")
+  })
+
+  it("counts agree as Romanian does: 1 singular; 0 and numbers ending in 01-19 the plural; else 'de' + plural", () => {
+    const table: ReadonlyArray<readonly [number, string]> = [
+      [0, "0 licitații"],
+      [1, "1 licitație"],
+      [2, "2 licitații"],
+      [19, "19 licitații"],
+      [20, "20 de licitații"],
+      [21, "21 de licitații"],
+      [100, "100 de licitații"],
+      [101, "101 licitații"],
+      [119, "119 licitații"],
+      [120, "120 de licitații"],
+      [1000, "1.000 de licitații"],
+      [1001, "1.001 licitații"]
+    ]
+    for (const [n, expected] of table) expect(romanianCount(n, "licitație", "licitații")).toBe(expected)
   })
 
   it("the verdict and factor words are the app's: one source for the screens and the PDF", () => {

@@ -6,10 +6,10 @@ import {
   DIGEST_AUTHORITY_MAX,
   DIGEST_TITLE_MAX,
   type DigestTender,
-  renderDigest,
-  romanianCount
+  renderDigest
 } from "../../src/domain/digest/DigestEmail.js"
 import { digestSlot, untilNextHour } from "../../src/domain/digest/DigestSchedule.js"
+import { romanianCount } from "../../src/domain/RomanianFormat.js"
 import { AppConfig } from "../../src/infra/config/AppConfig.js"
 import { PgLive } from "../../src/infra/db/PgPool.js"
 import { DailyDigest, DailyDigestLive, type DigestPass } from "../../src/infra/digest/DailyDigest.js"
@@ -205,7 +205,7 @@ describe("the digest's clock", () => {
     expect(digestSlot(at("2026-11-24T22:30:00Z").getTime())).toEqual({ date: "2026-11-25", hour: 0 })
   })
 
-  it("counts in Romanian", () => {
+  it("counts in Romanian (the rule the browser app shares, RomanianFormat)", () => {
     expect(romanianCount(1, "licitație nouă", "licitații noi")).toBe("1 licitație nouă")
     expect(romanianCount(3, "licitație nouă", "licitații noi")).toBe("3 licitații noi")
     expect(romanianCount(20, "alertă", "alerte")).toBe("20 de alerte")

@@ -16,6 +16,7 @@ import {
   TestClock
 } from "effect"
 import { delayAfterFailure, MailRetrySchedule } from "../../src/domain/Retries.js"
+import { renderFailureEmail } from "../../src/domain/webhooks/FailureEmail.js"
 import { appConfig } from "../../src/infra/config/AppConfig.js"
 import { EmailOutbox, SendEmail } from "../../src/infra/mail/EmailOutbox.js"
 import { LoggingMailer, SmtpMailer } from "../../src/infra/mail/Mailer.js"
@@ -107,44 +108,55 @@ describe("MAIL_FROM", () => {
 
 describe("e-mail outbox sender", () => {
   layer(TestLayer, { excludeTestServices: true })((it) => {
-    it.scoped("a running sender wakes on commit and a real SMTP server receives one message per user", () =>
-      Effect.gen(function* () {
-        const receiver = yield* Effect.acquireRelease(
-          Effect.promise(() => startSmtpReceiver({ auth: { user: "mailer", pass: "p@ss:word" } })),
-          (r) => Effect.promise(() => r.close())
-        )
-        // Polling every 10 minutes: only the NOTIFY of the commit can wake it within the test.
-        yield* Layer.launch(MailSenderLive({ pollEvery: "10 minutes" }).pipe(Layer.provide(smtp(receiver.url)))).pipe(
-          Effect.forkScoped
-        )
-        yield* Effect.sleep("300 millis")
-        const { tenantId, emails } = yield* tenantWithUsers("ana", "bogdan")
-        const sql = yield* SqlClient.SqlClient
-        const subject = "Webhook delivery failed"
-        const body = "The delivery to https://hooks.example/x failed 4 times.\nÎncercați din nou din panou."
-        expect(yield* sql.withTransaction(enqueue(tenantId, subject, body))).toBe(2)
+    it.scoped(
+      "a running sender wakes on commit and a real SMTP server receives one message per user (the webhook failure e-mail, in Romanian)",
+      () =>
+        Effect.gen(function* () {
+          const receiver = yield* Effect.acquireRelease(
+            Effect.promise(() => startSmtpReceiver({ auth: { user: "mailer", pass: "p@ss:word" } })),
+            (r) => Effect.promise(() => r.close())
+          )
+          // Polling every 10 minutes: only the NOTIFY of the commit can wake it within the test.
+          yield* Layer.launch(MailSenderLive({ pollEvery: "10 minutes" }).pipe(Layer.provide(smtp(receiver.url)))).pipe(
+            Effect.forkScoped
+          )
+          yield* Effect.sleep("300 millis")
+          const { tenantId, emails } = yield* tenantWithUsers("ana", "bogdan")
+          const sql = yield* SqlClient.SqlClient
+          const { subject, bodyText: body } = renderFailureEmail({
+            id: "6f1c2b9e-0d4a-4c8e-9b1f-3a2d5e7c8b90",
+            webhookId: "0b7e9c3a-5f21-4d6b-8a4e-2c9f1d3b7a65",
+            url: "https://hooks.example/x?client=42&n=1",
+            attempts: 4,
+            failedAt: new Date("2026-11-20T12:05:00Z"),
+            lastFailure: { _tag: "response", status: 503 }
+          })
+          expect(yield* sql.withTransaction(enqueue(tenantId, subject, body))).toBe(2)
 
-        const received = yield* Effect.promise(() => receiver.waitFor(2))
-        expect(received.flatMap((m) => m.envelopeTo).sort()).toEqual([...emails].sort())
-        for (const message of received) {
-          expect(message.envelopeTo).toHaveLength(1)
-          expect(message.headers.to).toBe(message.envelopeTo[0])
-          expect(message.headers.subject).toBe(subject)
-          expect(message.headers.from).toBe(FROM)
-          expect(message.envelopeFrom).toBe("no-reply@scoring.example")
-          expect(message.user).toBe("mailer")
-          expect(message.text).toBe(body)
-        }
-        const rows = yield* outboxOf(tenantId).pipe(
-          Effect.filterOrFail((rows) => rows.every((r) => r.status === "sent")),
-          Effect.retry(Schedule.spaced("50 millis").pipe(Schedule.upTo("5 seconds")))
-        )
-        expect(rows.map((r) => [r.status, r.attempts, r.last_error])).toEqual([
-          ["sent", 1, null],
-          ["sent", 1, null]
-        ])
-        expect(rows.every((r) => r.sent_at !== null)).toBe(true)
-      })
+          const received = yield* Effect.promise(() => receiver.waitFor(2))
+          expect(received.flatMap((m) => m.envelopeTo).sort()).toEqual([...emails].sort())
+          for (const message of received) {
+            expect(message.envelopeTo).toHaveLength(1)
+            expect(message.headers.to).toBe(message.envelopeTo[0])
+            expect(message.headers.subject).toContain("=?UTF-8?") // encoded: Romanian letters
+            expect(message.subject).toBe("Livrare eșuată către webhook-ul https://hooks.example/x?client=42&n=1")
+            expect(message.headers.from).toBe(FROM)
+            expect(message.envelopeFrom).toBe("no-reply@scoring.example")
+            expect(message.user).toBe("mailer")
+            expect(message.text).toBe(body)
+            expect(message.text).toContain("Ultima eroare: răspuns HTTP 503")
+            expect(message.text).toContain("Id livrare:    6f1c2b9e-0d4a-4c8e-9b1f-3a2d5e7c8b90")
+          }
+          const rows = yield* outboxOf(tenantId).pipe(
+            Effect.filterOrFail((rows) => rows.every((r) => r.status === "sent")),
+            Effect.retry(Schedule.spaced("50 millis").pipe(Schedule.upTo("5 seconds")))
+          )
+          expect(rows.map((r) => [r.status, r.attempts, r.last_error])).toEqual([
+            ["sent", 1, null],
+            ["sent", 1, null]
+          ])
+          expect(rows.every((r) => r.sent_at !== null)).toBe(true)
+        })
     )
 
     it.effect("a rolled-back transaction leaves no message", () =>

@@ -8,6 +8,8 @@ export interface ReceivedMail {
   /** The authenticated user, when the client logged in. */
   readonly user: string | undefined
   readonly headers: Readonly<Record<string, string>>
+  /** The Subject header decoded (RFC 2047 encoded words, as a mail client shows it). */
+  readonly subject: string
   /** The text part (of a multipart/alternative message: its text/plain part). */
   readonly text: string
   /** The text/html part of a multipart/alternative message, if it has one. */
@@ -44,6 +46,19 @@ const decodeQuotedPrintable = (body: string) => {
   }
   return Buffer.from(bytes).toString("utf8")
 }
+
+/**
+ * RFC 2047 encoded words (`=?UTF-8?B?…?=`, `=?UTF-8?Q?…?=`) to text: the white space between two of
+ * them is dropped, as the RFC says, so a long subject split into several words reads as one.
+ */
+const decodeEncodedWords = (value: string) =>
+  value
+    .replace(/(\?=)\s+(?==\?)/g, "$1")
+    .replace(/=\?([^?]+)\?([BQ])\?([^?]*)\?=/gi, (_, _charset: string, encoding: string, text: string) =>
+      encoding.toUpperCase() === "B"
+        ? Buffer.from(text, "base64").toString("utf8")
+        : decodeQuotedPrintable(text.replace(/_/g, " "))
+    )
 
 /** Headers (unfolded, names lower-cased) and the decoded body of a single-part message. */
 const parsePart = (raw: string) => {
@@ -114,11 +129,13 @@ export const startSmtpReceiver = async (
         if (typeof verdict === "object") {
           return callback(Object.assign(new Error(verdict.message), { responseCode: verdict.code }))
         }
+        const message = parseMessage(Buffer.concat(chunks).toString("utf8"))
         received.push({
           envelopeFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : "",
           envelopeTo: session.envelope.rcptTo.map((r) => r.address),
           user: session.user as string | undefined,
-          ...parseMessage(Buffer.concat(chunks).toString("utf8"))
+          ...message,
+          subject: decodeEncodedWords(message.headers.subject ?? "")
         })
         for (const wake of waiters.splice(0)) wake()
         if (verdict === "drop") {

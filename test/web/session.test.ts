@@ -5,6 +5,7 @@ import {
   RateLimitExceeded,
   RefreshTokenReused
 } from "../../src/domain/ApiErrors.js"
+import { romanianCount } from "../../src/domain/RomanianFormat.js"
 import { AppError, toAppError } from "../../src/web/api/errors.js"
 import { bucharestDay, bucharestMidnight, daysLeft, formatTenderValue } from "../../src/web/format.js"
 import {
@@ -14,7 +15,7 @@ import {
   Session,
   type TokenPair
 } from "../../src/web/session/Session.js"
-import { formatCount, formatWait, t } from "../../src/web/strings.js"
+import { formatWait, t } from "../../src/web/strings.js"
 
 /**
  * The browser session's rules, with the auth calls, the storage and the timers replaced by
@@ -335,13 +336,22 @@ describe("API failures as readable messages", () => {
   })
 
   it("counts in Romanian: digits grouped, and 'de' from 20 on unless the number ends in 01-19", () => {
-    expect(formatCount(3, "alerte")).toBe("3 alerte")
-    expect(formatCount(101, "alerte")).toBe("101 alerte")
+    // The rule the digest e-mail shares (RomanianFormat).
+    expect(romanianCount(3, "alertă", "alerte")).toBe("3 alerte")
+    expect(romanianCount(101, "alertă", "alerte")).toBe("101 alerte")
     expect(t.alerts.markedAll(5)).toBe("5 alerte marcate ca citite.")
     expect(t.alerts.markedAll(25)).toBe("25 de alerte marcate ca citite.")
     expect(t.alerts.markedAll(1234)).toBe("1.234 de alerte marcate ca citite.")
     expect(t.nav.unreadAlerts(25)).toBe("25 de alerte necitite")
     expect(t.companies.watchlists(20)).toBe("20 de liste de urmărire")
+    expect(t.companies.watchlists(1)).toBe("1 listă de urmărire")
+    expect(t.nav.unreadAlerts(1)).toBe("1 alertă necitită")
+    expect(t.tenders.total(1)).toBe("1 licitație")
+    expect(t.tenders.total(120)).toBe("120 de licitații")
+    // A limit of one: the singular noun, not "1 caractere".
+    expect(t.errors.reason.tooLong(1)).toBe("cel mult 1 caracter")
+    expect(t.errors.reason.tooMany(1)).toBe("cel mult 1 valoare")
+    expect(t.errors.reason.tooLong(200)).toBe("cel mult 200 de caractere")
     expect(t.alerts.page(2, 1200)).toBe("Pagina 2 din 1.200")
   })
 

@@ -163,10 +163,12 @@ describe("webhook delivery on the TestClock", () => {
             WHERE tenant_id IN (${t.tenantId}, ${other.tenantId}) ORDER BY to_address`
           expect(mails.map((m) => m.to_address)).toEqual(t.emails)
           for (const mail of mails) {
-            expect(mail.subject).toContain(webhook.url)
-            expect(mail.body_text).toContain(final!.id)
-            expect(mail.body_text).toContain("tender.matched")
-            expect(mail.body_text).toContain("HTTP 500")
+            expect(mail.subject).toBe(`Livrare eșuată către webhook-ul ${webhook.url}`)
+            expect(mail.body_text).toContain(`Id livrare:    ${final!.id}`)
+            expect(mail.body_text).toContain(`Id webhook:    ${webhook.id}`)
+            expect(mail.body_text).toContain("Eveniment:     tender.matched")
+            expect(mail.body_text).toContain("a eșuat după 4 încercări")
+            expect(mail.body_text).toContain("Ultima eroare: răspuns HTTP 500")
           }
 
           // A manual retry as the dashboard makes it (WebhooksRepo.retryDelivery: one attempt more allowed,

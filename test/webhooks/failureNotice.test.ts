@@ -29,10 +29,10 @@ describe("the webhook failure e-mail, once per delivery", () => {
         const sent = yield* mails()
         expect(sent.map((m) => m.to_address)).toEqual(t.emails)
         for (const mail of sent) {
-          expect(mail.subject).toBe("Webhook delivery failed: https://hooks.example.test/dead")
+          expect(mail.subject).toBe("Livrare eșuată către webhook-ul https://hooks.example.test/dead")
           expect(mail.body_text).toContain(delivery!.id)
-          expect(mail.body_text).toContain("after 2 attempts")
-          expect(mail.body_text).toContain("dead-lettered")
+          expect(mail.body_text).toContain("a eșuat după 2 încercări")
+          expect(mail.body_text).toContain("înainte să se înregistreze un răspuns")
         }
         // Dead-lettered again (no longer pending or delivering): nothing changes, nothing is sent.
         yield* deliveries.recordDead(delivery!.id)

@@ -1,6 +1,7 @@
 import { Duration } from "effect"
 import { BUCHAREST_TIME_ZONE, bucharestDate } from "../BucharestTime.js"
 import { clipped } from "../ClippedText.js"
+import { romanianCount } from "../RomanianFormat.js"
 import { escapeHtml } from "../reports/ReportTemplate.js"
 import type { Verdict } from "../scoring/Verdict.js"
 import { DIGEST_CLOSING_WITHIN } from "./DigestSchedule.js"
@@ -53,16 +54,6 @@ const hasNews = (company: CompanyDigest) => company.newGo.total > 0 || company.c
 /** Nothing new, nothing closing, nothing unread: such a day sends no e-mail. */
 export const isEmptyDigest = (content: DigestContent): boolean =>
   content.unreadAlerts === 0 && !content.companies.some(hasNews)
-
-/**
- * A count with its noun in Romanian: "1 licitație", "3 licitații", "20 de licitații" (CLDR: "de"
- * once the last two digits are 20 or more, or zero above 100).
- */
-export const romanianCount = (n: number, one: string, many: string): string => {
-  if (n === 1) return `1 ${one}`
-  const lastTwo = n % 100
-  return n === 0 || (lastTwo >= 1 && lastTwo <= 19) ? `${formatInteger(n)} ${many}` : `${formatInteger(n)} de ${many}`
-}
 
 const integer = new Intl.NumberFormat("ro-RO", { maximumFractionDigits: 0 })
 const formatInteger = (n: number) => integer.format(n)

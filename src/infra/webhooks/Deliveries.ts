@@ -8,6 +8,7 @@ import {
   outcomeOf,
   TENDER_MATCHED
 } from "../../domain/webhooks/DeliverySchedule.js"
+import { renderFailureEmail } from "../../domain/webhooks/FailureEmail.js"
 import { type MatchNames, tenderMatchedBody } from "../../domain/webhooks/TenderMatchedBody.js"
 import { clockNow } from "../db/ClockNow.js"
 import { EmailOutbox, EmailOutboxLive } from "../mail/EmailOutbox.js"
@@ -57,25 +58,6 @@ export type AttemptResult =
 
 /** What `finish` did: the new status, or `lost` when the delivery was no longer ours (deleted, reaped). */
 export type FinishResult = "succeeded" | "pending" | "failed" | "lost"
-
-/** The failure e-mail (spec 3): names the webhook, the delivery, the event and the last error. */
-export const failureMessage = (
-  delivery: Pick<StartedDelivery, "id" | "webhookId" | "url" | "attemptNo">,
-  lastError: string
-) => ({
-  subject: `Webhook delivery failed: ${delivery.url}`,
-  bodyText: [
-    `A ${TENDER_MATCHED} delivery to your webhook could not be delivered after ${delivery.attemptNo} attempts.`,
-    "",
-    `Webhook URL: ${delivery.url}`,
-    `Webhook id:  ${delivery.webhookId}`,
-    `Delivery id: ${delivery.id}`,
-    `Event:       ${TENDER_MATCHED}`,
-    `Last error:  ${lastError}`,
-    "",
-    "You can retry the delivery from the dashboard."
-  ].join("\n")
-})
 
 const describe = (result: AttemptResult) =>
   result._tag === "response" ? `HTTP ${result.status} response` : result.message
@@ -274,7 +256,17 @@ export const DeliveriesLive = Layer.effect(
           Effect.gen(function* () {
             if (!(yield* record)) return "lost" as const
             if (yield* firstFailureNotice(delivery.id, now)) {
-              yield* outbox.enqueueForTenant(delivery.tenantId, failureMessage(delivery, describe(result)))
+              yield* outbox.enqueueForTenant(
+                delivery.tenantId,
+                renderFailureEmail({
+                  id: delivery.id,
+                  webhookId: delivery.webhookId,
+                  url: delivery.url,
+                  attempts: delivery.attemptNo,
+                  failedAt: now,
+                  lastFailure: result
+                })
+              )
             }
             return status
           })
@@ -331,10 +323,14 @@ export const DeliveriesLive = Layer.effect(
             if (dead === undefined || !(yield* firstFailureNotice(deliveryId, now))) return
             yield* outbox.enqueueForTenant(
               dead.tenant_id,
-              failureMessage(
-                { id: deliveryId, webhookId: dead.webhook_id, url: dead.url, attemptNo: dead.attempt_count },
-                "the delivery's job stopped before an answer was recorded (dead-lettered by the queue)"
-              )
+              renderFailureEmail({
+                id: deliveryId,
+                webhookId: dead.webhook_id,
+                url: dead.url,
+                attempts: dead.attempt_count,
+                failedAt: now,
+                lastFailure: { _tag: "stopped" }
+              })
             )
           })
         )
