@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { prepareCompany, prepareTender } from "../../src/domain/scoring/Inputs.js"
-import { isCandidate, knownByTextOnly } from "../../src/domain/scoring/Matching.js"
+import { isCandidate, knownMostlyByText } from "../../src/domain/scoring/Matching.js"
 import { scorePair } from "../../src/domain/scoring/Model.js"
 import { explainPair } from "../../src/domain/scoring/Reasons.js"
 import { buildCorpusStats } from "../../src/domain/scoring/Semantic.js"
@@ -76,7 +76,7 @@ describe("a watchlist of filters only keeps a description-only company on the le
       companyWith([watchlist({ minScore: 60, minValue: 100_000, maxValue: 5_000_000 })]),
       companyWith([watchlist({ counties: ["Cluj"] })])
     ]) {
-      expect(knownByTextOnly(company)).toBe(true)
+      expect(knownMostlyByText(company)).toBe(true)
       expect(isCandidate(company, tender, corpus)).toBe(true)
     }
   })
@@ -87,7 +87,7 @@ describe("a watchlist of filters only keeps a description-only company on the le
       companyWith([watchlist({ keywords: ["asfaltare"] })]),
       companyWith([watchlist({ authorityId: "a1" })])
     ]) {
-      expect(knownByTextOnly(company)).toBe(false)
+      expect(knownMostlyByText(company)).toBe(false)
       expect(isCandidate(company, tender, corpus)).toBe(false)
     }
   })

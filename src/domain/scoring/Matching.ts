@@ -32,25 +32,35 @@ export const TEXT_CANDIDATE_FLOOR = 1.2
 export const TEXT_CANDIDATE_COVERAGE = 0.25
 
 /**
- * When its words are all we know of a company (no watchlist, no award won), text is its only source
- * of candidates, and the rule asks what a search does: one shared word specific enough, i.e. one
- * that at most about √(N/2) of N tenders contain (specificity 0.5: ~13 of 358, ~100 of 20,000). Its
- * list is then ranked by the semantic factor. Companies with a watchlist or a history keep the
- * stricter floor: there the text only adds to what the other signals already find.
+ * When its words are nearly all we know of a company (no watchlist that draws candidates, at most one
+ * award won), text is its main source of candidates, and the rule asks what a search does: one
+ * shared word specific enough, i.e. one that at most about √(N/2) of N tenders contain (specificity
+ * 0.5: ~13 of 358, ~100 of 20,000). Its list is then ranked by the semantic factor. Companies with a
+ * watchlist or a longer history keep the stricter floor: there the text only adds to what the other
+ * signals already find.
  */
 export const TEXT_ONLY_CANDIDATE_FLOOR = 0.5
+
+/**
+ * One award won is one contract's title, about as much text as a description (tsm-1.10.0): the codes
+ * of that one contract are a narrow source of candidates, and the stricter floor left such a company
+ * without the next contract of its trade under another code ("consultanță depunere proiecte PNRR" won
+ * under 72224000, the next one under 79411000). From two awards on, history draws enough.
+ */
+export const THIN_HISTORY_AWARDS = 1
 
 /** A watchlist that brings candidates of its own: CPV codes, keywords or an authority (not only filters). */
 const drawsCandidates = (watchlist: PreparedWatchlist): boolean =>
   watchlist.watchlist.cpvCodes.length > 0 || watchlist.phrases.length > 0 || watchlist.watchlist.authorityId !== null
 
 /**
- * Whether the company's description is all we know of it: no award history, and no watchlist that
- * brings candidates (tsm-1.9.0: a watchlist set up only for its alert threshold, value range or
- * counties used to count, and raised the text floor of a company it gave no other candidates).
+ * Whether the company's words are nearly all we know of it: at most THIN_HISTORY_AWARDS awards won,
+ * and no watchlist that brings candidates (tsm-1.9.0: a watchlist set up only for its alert
+ * threshold, value range or counties used to count, and raised the text floor of a company it gave
+ * no other candidates).
  */
-export const knownByTextOnly = (company: PreparedCompany): boolean =>
-  company.company.history.length === 0 && !company.watchlists.some(drawsCandidates)
+export const knownMostlyByText = (company: PreparedCompany): boolean =>
+  company.company.history.length <= THIN_HISTORY_AWARDS && !company.watchlists.some(drawsCandidates)
 
 export interface TextEvidence {
   /** Specificity of the shared words. */
@@ -102,7 +112,7 @@ export const textEvidence = (company: PreparedCompany, tender: PreparedTender, s
 
 export const isTextCandidate = (company: PreparedCompany, tender: PreparedTender, stats: CorpusStats): boolean => {
   const { shared, total } = textEvidence(company, tender, stats)
-  const floor = knownByTextOnly(company) ? TEXT_ONLY_CANDIDATE_FLOOR : TEXT_CANDIDATE_FLOOR
+  const floor = knownMostlyByText(company) ? TEXT_ONLY_CANDIDATE_FLOOR : TEXT_CANDIDATE_FLOOR
   return shared > 0 && (shared >= floor || shared >= TEXT_CANDIDATE_COVERAGE * total)
 }
 

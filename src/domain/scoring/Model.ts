@@ -21,7 +21,7 @@ import { bestWonTitle, wonTitleMatches } from "./WonTitles.js"
  * The tender scoring model. Its version names everything that changes a score: weights,
  * thresholds, factor constants. Change any of them and bump the version (a test pins them).
  */
-export const MODEL_VERSION = "tsm-1.9.0"
+export const MODEL_VERSION = "tsm-1.10.0"
 
 export const WEIGHTS = {
   semantic: 0.25,
@@ -42,6 +42,8 @@ export type Weights = { readonly [name in FactorName]: number }
  */
 export const MODEL_WEIGHTS: { readonly [version: string]: Weights } = {
   [MODEL_VERSION]: WEIGHTS,
+  // tsm-1.9.0: same weights; a company with one award won had the stricter text floor.
+  "tsm-1.9.0": WEIGHTS,
   // tsm-1.8.0: same weights; its value fit merged the watchlists' ranges into one, and any watchlist
   // (even one of filters only) gave a company the stricter text floor.
   "tsm-1.8.0": WEIGHTS,
