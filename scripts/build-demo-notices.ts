@@ -15,6 +15,8 @@ import * as path from "node:path"
 import { parse } from "csv-parse/sync"
 import { makeCpvCatalog } from "../src/domain/tenders/Cpv.js"
 import { countyFromNuts } from "../src/domain/tenders/Counties.js"
+import { Either } from "effect"
+import { decodeFile } from "../src/domain/tenders/formats/FileEncoding.js"
 import { readTenders } from "../src/domain/tenders/formats/ImportFormat.js"
 import { foldForMatching } from "../src/domain/tenders/RomanianText.js"
 import type { Tender } from "../src/domain/tenders/TenderRecord.js"
@@ -73,7 +75,10 @@ const keep = (origin: DemoNotice["origin"], tender: Tender) => {
 }
 
 const read = (file: string, format: "sicap" | "ted-xml" | "eforms") => {
-  const { tenders, skips } = readTenders(fs.readFileSync(file, "utf8"), format, catalog)
+  // The CLI's decoding step: a sample that is not UTF-8 stops the build instead of storing U+FFFD.
+  const decoded = decodeFile(fs.readFileSync(file), undefined)
+  if (Either.isLeft(decoded)) throw new Error(`${file}: ${decoded.left}`)
+  const { tenders, skips } = readTenders(decoded.right.text, format, catalog)
   for (const skip of skips) console.error(`skipped ${path.basename(file)} ${skip.ref}: ${skip.reason}`)
   return tenders
 }

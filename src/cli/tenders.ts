@@ -1,7 +1,8 @@
 import * as fs from "node:fs/promises"
 import { Args, Command, Options } from "@effect/cli"
 import { SqlError } from "@effect/sql"
-import { Cause, Console, Effect, Either, Exit, Ref } from "effect"
+import { Cause, Console, Effect, Either, Exit, Option, Ref } from "effect"
+import { decodeFile, FILE_ENCODINGS, type FileEncoding } from "../domain/tenders/formats/FileEncoding.js"
 import { IMPORT_FORMATS, readImport } from "../domain/tenders/formats/ImportFormat.js"
 import { sqlFailureLine } from "../infra/db/SqlFailure.js"
 import { escapeControls } from "../infra/observability/JsonLogger.js"
@@ -9,20 +10,33 @@ import { JobQueue } from "../infra/queue/JobQueue.js"
 import { ScoreTenders } from "../infra/scoring/ScoringJobKinds.js"
 import { SCORING_BATCH_SIZE, ScoringService } from "../infra/scoring/ScoringService.js"
 import { TENDER_CHUNK_SIZE, TenderStore, type UpsertResult } from "../infra/tenders/TenderStore.js"
-import { CliFailure, InterruptionNote, missingSubcommand, printJson } from "./CliSupport.js"
+import { CliFailure, choiceOption, InterruptionNote, missingSubcommand, printJson } from "./CliSupport.js"
 
-const readStdin = async (): Promise<string> => {
+const readStdin = async (): Promise<Buffer> => {
   const chunks: Array<Buffer> = []
   for await (const chunk of process.stdin) chunks.push(Buffer.from(chunk))
-  return Buffer.concat(chunks).toString("utf8")
+  return Buffer.concat(chunks)
 }
 
-const readInput = (file: string) =>
+const inputName = (file: string) => (file === "-" ? "stdin" : file)
+
+/**
+ * The file's text: its bytes (stdin's too) go through the one decoding step every format shares, so a
+ * file that is not in its encoding is refused before anything is stored, never read with U+FFFD.
+ */
+const readInput = (file: string, encoding: Option.Option<FileEncoding>) =>
   Effect.tryPromise({
-    try: () => (file === "-" ? readStdin() : fs.readFile(file, "utf8")),
-    catch: (error) =>
-      new CliFailure({ message: `Cannot read ${file === "-" ? "stdin" : file}: ${(error as Error).message}` })
-  })
+    try: () => (file === "-" ? readStdin() : fs.readFile(file)),
+    catch: (error) => new CliFailure({ message: `Cannot read ${inputName(file)}: ${(error as Error).message}` })
+  }).pipe(
+    Effect.flatMap((bytes) =>
+      Either.match(decodeFile(bytes, Option.getOrUndefined(encoding)), {
+        onLeft: (reason) =>
+          Effect.fail(new CliFailure({ message: `Cannot import ${inputName(file)}: ${reason}; nothing was written` })),
+        onRight: ({ text }) => Effect.succeed(text)
+      })
+    )
+  )
 
 /** A one-line progress bar on stderr, redrawn in place; only when stderr is a terminal and the input is large. */
 const progressBar = (total: number) => {
@@ -69,25 +83,30 @@ const importCommand = Command.make(
       Options.withDefault("auto" as const),
       Options.withDescription("Input format; auto detects it from the content")
     ),
+    encoding: choiceOption("encoding", FILE_ENCODINGS).pipe(
+      Options.optional,
+      Options.withDescription(
+        "The file's character encoding (default: what an XML file declares, else utf-8); windows-1250 for a CSV saved by Excel on a Romanian Windows"
+      )
+    ),
     queue: Options.boolean("queue").pipe(
       Options.withDescription(
         "Store the tenders and queue their scoring for the workers (tenders.score jobs of at most 250 tenders each)"
       )
     )
   },
-  ({ file, format, queue }) =>
+  ({ encoding, file, format, queue }) =>
     Effect.gen(function* () {
       const store = yield* TenderStore
       const scoring = yield* ScoringService
-      const text = yield* readInput(file)
+      const text = yield* readInput(file, encoding)
       const catalog = yield* store.cpvCatalog
       // A file no format reads, or invalid as a whole, is refused before anything is stored.
       const read = readImport(text, format, catalog)
       if (Either.isLeft(read)) {
-        const name = file === "-" ? "stdin" : file
         const reason = read.left.reason.replace(/\s+/g, " ").slice(0, 500)
         return yield* new CliFailure({
-          message: `Cannot import ${name}: tried ${read.left.format}: ${reason}; nothing was written`
+          message: `Cannot import ${inputName(file)}: tried ${read.left.format}: ${reason}; nothing was written`
         })
       }
       const { tenders, skips } = read.right
@@ -174,7 +193,7 @@ const importCommand = Command.make(
   )
 )
 
-/** `tenders import FILE [--format auto|json|csv|ted-xml|eforms|sicap] [--queue]` */
+/** `tenders import FILE [--format auto|json|csv|ted-xml|eforms|sicap] [--encoding utf-8|windows-1250|iso-8859-2] [--queue]` */
 export const tendersCommand = Command.make("tenders", {}, missingSubcommand("tenders", ["import"])).pipe(
   Command.withSubcommands([importCommand])
 )

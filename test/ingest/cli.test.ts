@@ -10,7 +10,7 @@ import { ScoreTenders } from "../../src/infra/scoring/ScoringJobKinds.js"
 import { jobHandlers } from "../../src/workers/handlers.js"
 import { WorkerLive } from "../../src/workers/Worker.js"
 import { TestDatabaseLive, TestDatabaseUrl } from "../support/TestDatabase.js"
-import { fixture, fixturePath } from "./support.js"
+import { fixture, fixturePath, toWindows1250 } from "./support.js"
 
 interface CliRun {
   readonly code: number | null
@@ -482,3 +482,167 @@ layer(TestDatabaseLive, { timeout: 120_000 })("tenders import (CLI, child proces
     2 * CLI_TIMEOUT
   )
 })
+
+/** Files written for one test and removed after it. */
+const scratchFiles = Effect.acquireRelease(
+  Effect.sync(() => mkdtempSync(join(tmpdir(), "tss-encoding-"))),
+  (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+).pipe(
+  Effect.map((dir) => (name: string, bytes: Uint8Array) => {
+    const file = join(dir, name)
+    writeFileSync(file, bytes)
+    return file
+  })
+)
+
+/** The one line a refused run prints: exit 1, nothing on stdout. */
+const refusalLine = (run: CliRun) => {
+  expect(run.code).toBe(1)
+  expect(run.stdout).toBe("")
+  const lines = run.stderr.trim().split("\n")
+  expect(lines).toHaveLength(1)
+  return lines[0]!
+}
+
+const storedTenders = Effect.flatMap(
+  SqlClient.SqlClient,
+  (sql) => sql<{ source_notice_id: string; title: string; authority: string }>`
+    SELECT t.source_notice_id, t.title, a.name AS authority
+    FROM tenders t JOIN contracting_authorities a ON a.id = t.authority_id ORDER BY t.source_notice_id`
+)
+
+// A database of its own: "nothing stored" means no tender at all, and the SEAP row below is also in the
+// export the other tests import.
+layer(TestDatabaseLive, { timeout: 120_000 })(
+  "tenders import: the file's character encoding (CLI, child process)",
+  (it) => {
+    // A real row of SEAP's direct-awards export (DAN2055319: ș ț ă î â, cedilla Ş Ţ and „ ” quotes), saved
+    // as Excel on a Romanian Windows saves a CSV: Windows-1250, one byte a letter.
+    const seapExport = fixture("sicap/sicap_pnrr_direct_awards_until_2024-03.csv").split("\n")
+    const seapRow = `${seapExport[0]}\r\n${seapExport.find((line) => line.includes(",DAN2055319,"))}\r\n`
+    const windows1250Csv = toWindows1250(seapRow)
+    const seapTitle =
+      "Furnizare manual și licență scală de inteligență în cadrul proiectului: ”DOTAREA CU MOBILIER, MATERIALE DIDACTICE ȘI ECHIPAMENTE DIGITALE A LICEULUI TEHNOLOGIC „SFÂNTUL GHEORGHE”, DIN ORAȘUL SÂNGEORGIU DE PĂDURE, JUDEȚUL MUREȘ”, finanțat prin PNRR."
+
+    it.effect(
+      "a Windows-1250 SEAP CSV is refused as not UTF-8: one line naming the file, the first invalid byte's offset and --encoding windows-1250, exit 1, nothing stored",
+      () =>
+        Effect.gen(function* () {
+          const url = yield* TestDatabaseUrl
+          const file = (yield* scratchFiles)("seap-excel.csv", windows1250Csv)
+          const offset = windows1250Csv.findIndex((byte) => byte >= 0x80)
+          expect(windows1250Csv[offset]).toBe(0xba) // the "ș" of "manual și"
+          const runs = yield* Effect.all(
+            [importTenders(url, [file]), importTenders(url, ["--encoding", "utf-8", file])],
+            {
+              concurrency: 2
+            }
+          )
+          for (const run of runs) {
+            expect(refusalLine(run)).toBe(
+              `Cannot import ${file}: not UTF-8: byte 0xBA (byte offset ${offset}, line 2) is not valid UTF-8; if it is Windows-1250 (a SEAP CSV saved by Excel on a Romanian Windows) pass --encoding windows-1250, or convert it to UTF-8; nothing was written`
+            )
+          }
+          expect(yield* storedTenders).toEqual([])
+        }).pipe(Effect.scoped),
+      CLI_TIMEOUT
+    )
+
+    it.effect(
+      "the same file with --encoding windows-1250 imports with its Romanian letters (cedillas stored as comma-below)",
+      () =>
+        Effect.gen(function* () {
+          const url = yield* TestDatabaseUrl
+          const file = (yield* scratchFiles)("seap-excel.csv", windows1250Csv)
+          const run = yield* importTenders(url, ["--encoding", "windows-1250", file])
+          expect(run.code).toBe(0)
+          expect(summaryOf(run)).toMatchObject({ imported: 1, skipped: 0 })
+          expect(yield* storedTenders).toEqual([
+            { source_notice_id: "DAN2055319", title: seapTitle, authority: "Orasul Sângeorgiu de Padure" }
+          ])
+        }).pipe(Effect.scoped),
+      CLI_TIMEOUT
+    )
+
+    it.effect(
+      "an unknown --encoding is a usage error listing the accepted ones; one that contradicts the bytes is refused",
+      () =>
+        Effect.gen(function* () {
+          const url = yield* TestDatabaseUrl
+          const before = yield* storedTenders
+          const file = (yield* scratchFiles)("seap-excel.csv", windows1250Csv)
+          const utf8 = fixturePath("sicap/sicap_pnrr_direct_awards_until_2024-03.csv")
+          const [unknown, contradicted] = yield* Effect.all(
+            [
+              importTenders(url, ["--encoding", "latin1", file]),
+              importTenders(url, ["--encoding", "windows-1250", utf8])
+            ],
+            { concurrency: 2 }
+          )
+          expect(refusalLine(unknown)).toBe('--encoding must be one of utf-8, windows-1250, iso-8859-2, got "latin1"')
+          // SEAP's own export is UTF-8: read as Windows-1250 its "„" would be stored as "â€ž".
+          expect(refusalLine(contradicted)).toMatch(
+            /^Cannot import .*: not windows-1250: its non-ASCII text is valid UTF-8, so it is UTF-8 \(.*\): drop --encoding windows-1250; nothing was written$/
+          )
+          expect(yield* storedTenders).toEqual(before)
+        }).pipe(Effect.scoped),
+      CLI_TIMEOUT
+    )
+
+    it.effect(
+      "an XML file is read in the encoding its prolog declares; bytes that contradict the declaration are refused",
+      () =>
+        Effect.gen(function* () {
+          const url = yield* TestDatabaseUrl
+          const write = yield* scratchFiles
+          const tedXml = fixture("ted-xml/ro-f03-award.synthetic.xml")
+          const declared = write(
+            "ted-1250.xml",
+            toWindows1250(tedXml.replace('encoding="UTF-8"', 'encoding="windows-1250"'))
+          )
+          const mislabelled = write("ted-mislabelled.xml", toWindows1250(tedXml))
+          const [refused, imported] = yield* Effect.all(
+            [importTenders(url, [mislabelled]), importTenders(url, [declared])],
+            { concurrency: 2 }
+          )
+          expect(refusalLine(refused)).toMatch(
+            /^Cannot import .*ted-mislabelled\.xml: not UTF-8 as its XML declaration says: byte 0xBA \(byte offset \d+, line \d+\) is not valid UTF-8; .*; nothing was written$/
+          )
+          expect(summaryOf(imported)).toMatchObject({ imported: 1, skipped: 0 })
+          const [tender] = (yield* storedTenders).filter((t) => t.source_notice_id === "612345-2021")
+          expect(tender).toMatchObject({ authority: "Spitalul Clinic Județean de Urgență Timișoara" })
+          expect(tender!.title).toContain("secția ATI")
+        }).pipe(Effect.scoped),
+      CLI_TIMEOUT
+    )
+
+    it.effect(
+      "a UTF-8 byte order mark is skipped: a JSON document or JSON-lines file saved with one imports every record",
+      () =>
+        Effect.gen(function* () {
+          const url = yield* TestDatabaseUrl
+          const write = yield* scratchFiles
+          const record = (id: string) =>
+            JSON.stringify({
+              source: "demo",
+              source_id: id,
+              title: "Reparații drumuri comunale",
+              cpv_codes: ["45233142-6"],
+              contracting_authority: { name: "Comuna Florești", county: "Cluj" },
+              publish_date: "2026-11-20T08:00:00Z"
+            })
+          const bom = "\uFEFF"
+          const document = write("bom.json", Buffer.from(`${bom}[${record("BOM-1")}]`))
+          const lines = write("bom.jsonl", Buffer.from(`${bom}${record("BOM-2")}\n${record("BOM-3")}\n`))
+          const runs = yield* Effect.all([importTenders(url, [document]), importTenders(url, [lines])], {
+            concurrency: 2
+          })
+          expect(summaryOf(runs[0]!)).toMatchObject({ imported: 1, skipped: 0 })
+          expect(summaryOf(runs[1]!)).toMatchObject({ imported: 2, skipped: 0 })
+          const stored = (yield* storedTenders).filter((t) => t.source_notice_id.startsWith("BOM-"))
+          expect(stored.map((t) => t.source_notice_id)).toEqual(["BOM-1", "BOM-2", "BOM-3"])
+        }).pipe(Effect.scoped),
+      CLI_TIMEOUT
+    )
+  }
+)
