@@ -5,7 +5,7 @@ import { SqlError } from "@effect/sql"
 import { Cause, Console, Effect, Exit, Layer, Logger, LogLevel, Option, Ref } from "effect"
 import { apikeyCommand } from "../cli/apikey.js"
 import { CliDatabaseLive } from "../cli/CliDatabase.js"
-import { CliFailure, InterruptionNote } from "../cli/CliSupport.js"
+import { CliFailure, InterruptionNote, repeatedOption } from "../cli/CliSupport.js"
 import { companyCommand } from "../cli/company.js"
 import { creditsCommand } from "../cli/credits.js"
 import { demoCommand } from "../cli/demo.js"
@@ -106,6 +106,10 @@ const INTERRUPTED_EXIT_CODE = 130
 Effect.gen(function* () {
   const console = yield* plainWhereNoTerminal
   const interruption = yield* Ref.make("interrupted")
+  const repeated = repeatedOption(process.argv.slice(2))
+  if (repeated !== undefined) {
+    return yield* new CliFailure({ message: `${repeated} is given more than once: give it once` })
+  }
   return yield* cli(process.argv).pipe(
     Effect.provideService(InterruptionNote, interruption),
     Effect.withConsole(console),

@@ -11,6 +11,23 @@ export class CliFailure extends Data.TaggedError("CliFailure")<{ readonly messag
  */
 export class InterruptionNote extends Context.Tag("InterruptionNote")<InterruptionNote, Ref.Ref<string>>() {}
 
+/**
+ * The first option named twice on a command line (`--name a --name b`, `--plan=a --plan b`), before
+ * a `--`: none of our options repeats, and @effect/cli reports a repeated one as another option
+ * missing or unknown, or prints nothing at all.
+ */
+export const repeatedOption = (args: ReadonlyArray<string>): string | undefined => {
+  const seen = new Set<string>()
+  for (const arg of args) {
+    if (arg === "--") return undefined
+    const name = /^(--[A-Za-z][\w-]*)(?:=|$)/.exec(arg)?.[1]
+    if (name === undefined) continue
+    if (seen.has(name)) return name
+    seen.add(name)
+  }
+  return undefined
+}
+
 /** The one JSON object a successful command prints on stdout. */
 export const printJson = (value: object) => Console.log(JSON.stringify(value))
 

@@ -474,6 +474,17 @@ describe("ops CLI", () => {
     )
   })
 
+  it("an option given twice is a one-line error naming it, and nothing is written", async () => {
+    const before = await query((sql) => sql`SELECT count(*)::int AS n FROM tenants`)
+    const [twice, twiceWithEquals] = await Promise.all([
+      cli("tenant", "create", "--name", "A", "--name", "B", "--plan", "free"),
+      cli("tenant", "create", "--name", "A", "--plan=free", "--plan", "starter")
+    ])
+    expect(expectOneLineFailure(twice)).toBe("--name is given more than once: give it once")
+    expect(expectOneLineFailure(twiceWithEquals)).toBe("--plan is given more than once: give it once")
+    expect(await query((sql) => sql`SELECT count(*)::int AS n FROM tenants`)).toEqual(before)
+  })
+
   it("a command group without its subcommand, or no command, is a one-line error", async () => {
     const [group, none] = await Promise.all([cli("apikey"), cli()])
     expect(expectOneLineFailure(group)).toBe("Missing subcommand: apikey create|revoke (see apikey --help)")
