@@ -1,7 +1,7 @@
 import { Duration } from "effect"
 import { BUCHAREST_TIME_ZONE, bucharestDate } from "../BucharestTime.js"
 import { clipped } from "../ClippedText.js"
-import { romanianCount } from "../RomanianFormat.js"
+import { formatRoNumber, romanianCount } from "../RomanianFormat.js"
 import { escapeHtml } from "../reports/ReportTemplate.js"
 import type { Verdict } from "../scoring/Verdict.js"
 import { DIGEST_CLOSING_WITHIN } from "./DigestSchedule.js"
@@ -55,9 +55,6 @@ const hasNews = (company: CompanyDigest) => company.newGo.total > 0 || company.c
 export const isEmptyDigest = (content: DigestContent): boolean =>
   content.unreadAlerts === 0 && !content.companies.some(hasNews)
 
-const integer = new Intl.NumberFormat("ro-RO", { maximumFractionDigits: 0 })
-const formatInteger = (n: number) => integer.format(n)
-
 const dateTime = new Intl.DateTimeFormat("ro-RO", {
   timeZone: BUCHAREST_TIME_ZONE,
   day: "2-digit",
@@ -86,7 +83,7 @@ const whenDue = (deadline: Date, now: Date) => {
 /** The facts of one tender line, in reading order. */
 const facts = (tender: DigestTender, now: Date) => [
   `scor ${tender.score}`,
-  ...(tender.estimatedValueRon === null ? [] : [`valoare estimată ${formatInteger(tender.estimatedValueRon)} lei`]),
+  ...(tender.estimatedValueRon === null ? [] : [`valoare estimată ${formatRoNumber(tender.estimatedValueRon)} lei`]),
   tender.deadline === null
     ? "fără termen-limită"
     : `termen ${dateTime.format(tender.deadline)} (${whenDue(tender.deadline, now)})`
@@ -95,13 +92,13 @@ const facts = (tender: DigestTender, now: Date) => [
 const CLOSING_DAYS = Math.round(Duration.toMillis(DIGEST_CLOSING_WITHIN) / DAY_MS)
 
 const sectionTitles = {
-  newGo: (n: number) => `Licitații noi care merită (${formatInteger(n)})`,
-  closingSoon: (n: number) => `Se închid în următoarele ${CLOSING_DAYS} zile (${formatInteger(n)})`
+  newGo: (n: number) => `Licitații noi care merită (${formatRoNumber(n)})`,
+  closingSoon: (n: number) => `Se închid în următoarele ${CLOSING_DAYS} zile (${formatRoNumber(n)})`
 }
 
 const more = (section: DigestSection) =>
   section.total > section.tenders.length
-    ? `și încă ${formatInteger(section.total - section.tenders.length)}`
+    ? `și încă ${formatRoNumber(section.total - section.tenders.length)}`
     : undefined
 
 const subjectOf = (content: DigestContent) => {
@@ -109,7 +106,7 @@ const subjectOf = (content: DigestContent) => {
   const closing = content.companies.reduce((n, c) => n + c.closingSoon.total, 0)
   const parts = [
     ...(newGo > 0 ? [`${romanianCount(newGo, "licitație nouă", "licitații noi")} care merită`] : []),
-    ...(closing > 0 ? [`${closing === 1 ? "1 se închide" : `${formatInteger(closing)} se închid`} curând`] : []),
+    ...(closing > 0 ? [`${closing === 1 ? "1 se închide" : `${formatRoNumber(closing)} se închid`} curând`] : []),
     ...(content.unreadAlerts > 0 ? [romanianCount(content.unreadAlerts, "alertă necitită", "alerte necitite")] : [])
   ]
   return `Rezumatul zilei ${romanianDate(content.now)}: ${parts.join(", ")}`
@@ -137,7 +134,7 @@ const authorityOf = (tender: DigestTender) => clipped(oneLine(tender.authority),
 
 const textOf = (content: DigestContent) => {
   const lines = [`Bună ziua,`, "", `Rezumatul licitațiilor pentru ${romanianDate(content.now)}.`, ""]
-  lines.push(`Alerte necitite: ${formatInteger(content.unreadAlerts)}`)
+  lines.push(`Alerte necitite: ${formatRoNumber(content.unreadAlerts)}`)
   for (const company of content.companies.filter(hasNews)) {
     lines.push("", `== ${oneLine(company.companyName)} ==`)
     for (const key of ["newGo", "closingSoon"] as const) {
@@ -187,7 +184,7 @@ const htmlOf = (content: DigestContent) => {
     `<!doctype html><html lang="ro"><head><meta charset="utf-8"><title>${e(subjectOf(content))}</title></head>`,
     `<body style="font-family:Arial,Helvetica,sans-serif;color:#222;max-width:680px;margin:0 auto;padding:16px">`,
     `<p>Bună ziua,</p><p>Rezumatul licitațiilor pentru <strong>${e(romanianDate(content.now))}</strong>.</p>`,
-    `<p>Alerte necitite: <strong>${e(formatInteger(content.unreadAlerts))}</strong></p>`,
+    `<p>Alerte necitite: <strong>${e(formatRoNumber(content.unreadAlerts))}</strong></p>`,
     ...companies,
     `<p style="margin-top:24px"><a href="${e(content.appUrl)}/">Deschideți aplicația</a></p>`,
     `<p style="color:#777;font-size:12px">${e(FOOTER)}</p></body></html>`
