@@ -162,9 +162,22 @@ export const CountyInput = Schema.transformOrFail(Text.pipe(Schema.maxLength(60)
   jsonSchema: { type: "string", maxLength: 60, enum: [...ROMANIAN_COUNTIES] }
 })
 
+/**
+ * An array of at most `max` items, counted before its items are decoded: `Schema.maxItems` on
+ * `Schema.Array(item)` checks after every item is (trimmed, composed, measured), so a 1 MiB body of
+ * 100,000 keywords held the event loop ~0.4 s, every tenant's requests waiting, to be refused. The
+ * items' encoded side is checked first (a type test, a pattern), so the OpenAPI document is the same.
+ */
+export const boundedArray = <A, I, R>(item: Schema.Schema<A, I, R>, max: number, noun: string) =>
+  Schema.compose(
+    Schema.Array(Schema.encodedBoundSchema(item)).pipe(
+      Schema.maxItems(max, { message: () => `must list at most ${max} ${noun}` })
+    ),
+    Schema.Array(item)
+  )
+
 /** Distinct counties, at most the 42 there are (repeats are dropped, in the order first named). */
-export const CountiesInput = Schema.Array(CountyInput).pipe(
-  Schema.maxItems(42, { message: () => "must list at most 42 counties" }),
+export const CountiesInput = boundedArray(CountyInput, 42, "counties").pipe(
   Schema.transform(Schema.Array(Schema.String), {
     strict: true,
     decode: (counties) => [...new Set(counties)],

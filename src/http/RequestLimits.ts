@@ -33,6 +33,18 @@ export const MAX_HEADER_BYTES = 16 * 1024
  */
 export const PARSER_MAX_HEADER_SIZE = MAX_URL_LENGTH + MAX_HEADER_BYTES + 1024
 
+/**
+ * How long a client may take to send a request: its head, and the whole request with its body (1 MiB
+ * at ~35 KB/s). node's defaults (60 s and 5 minutes, checked every 30 s) let a client trickling bytes
+ * hold a socket, and up to a body's worth of memory, for minutes before any authentication; a few
+ * thousand such would use up the process's file descriptors. Checked every second; answered 408.
+ */
+export const REQUEST_ARRIVAL_LIMITS = {
+  headersTimeout: 10_000,
+  requestTimeout: 30_000,
+  connectionsCheckingInterval: 1_000
+} as const
+
 type Refusal =
   | ApiError.PayloadTooLarge
   | ApiError.UriTooLong

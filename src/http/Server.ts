@@ -17,7 +17,7 @@ import { ErrorMappingLive } from "./ErrorMapping.js"
 import { ExportLive } from "./export/ExportHttp.js"
 import { FeedbackHttpLive } from "./feedback/FeedbackHttp.js"
 import { OpenApiDocumentLive } from "./OpenApiDocument.js"
-import { limitRequests, PARSER_MAX_HEADER_SIZE, ROUTER_CONFIG } from "./RequestLimits.js"
+import { limitRequests, PARSER_MAX_HEADER_SIZE, REQUEST_ARRIVAL_LIMITS, ROUTER_CONFIG } from "./RequestLimits.js"
 import { observeRequests } from "./RequestObservability.js"
 import { RouteTemplatesLive } from "./RouteTemplates.js"
 import { ReportsLive } from "./reports/ReportsHttp.js"
@@ -68,9 +68,12 @@ export const RoutesLive = Layer.mergeAll(
 
 /** The node:http server the API runs on: requests over the limits are refused before the app sees them. */
 export const createApiServer = (config: Pick<AppConfigShape, "maxBodyBytes">) =>
-  limitRequests(createServerHoldingEarlyRequests({ maxHeaderSize: PARSER_MAX_HEADER_SIZE }), {
-    maxBodyBytes: config.maxBodyBytes
-  })
+  limitRequests(
+    createServerHoldingEarlyRequests({ maxHeaderSize: PARSER_MAX_HEADER_SIZE, ...REQUEST_ARRIVAL_LIMITS }),
+    {
+      maxBodyBytes: config.maxBodyBytes
+    }
+  )
 
 /**
  * The server's app: the API with its routes, behind the request middleware (id, metrics, log line,

@@ -3,7 +3,7 @@ import { Schema } from "effect"
 import * as ApiError from "../../domain/ApiErrors.js"
 import { DateTime } from "../../domain/Timestamps.js"
 import { AccessTokenAuth } from "../AccessTokenAuth.js"
-import { CountiesInput, NameText, StrictBody } from "../Inputs.js"
+import { boundedArray, CountiesInput, NameText, StrictBody } from "../Inputs.js"
 import { errors } from "../WireErrors.js"
 
 export const Watchlist = Schema.Struct({
@@ -28,9 +28,9 @@ const Name = NameText(200)
 const CpvCode = Schema.String.pipe(
   Schema.pattern(/^[0-9]{8}(-[0-9])?$/, { message: () => "must be a CPV code, NNNNNNNN or NNNNNNNN-D" })
 )
-const CpvCodes = Schema.Array(CpvCode).pipe(Schema.maxItems(100))
+const CpvCodes = boundedArray(CpvCode, 100, "CPV codes")
 const Keyword = NameText(100)
-const Keywords = Schema.Array(Keyword).pipe(Schema.maxItems(50))
+const Keywords = boundedArray(Keyword, 50, "keywords")
 const Ron = Schema.Number.pipe(
   Schema.finite({ message: () => "must be a finite number" }),
   Schema.nonNegative({ message: () => "must not be negative" }),

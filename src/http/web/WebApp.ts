@@ -42,13 +42,21 @@ const notBuilt = (webDir: string) =>
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 
-const isFile = (file: string) =>
-  Effect.promise(() =>
-    fs.stat(file).then(
-      (stats) => stats.isFile(),
-      () => false
-    )
-  )
+/**
+ * The real path of `file` when it is a regular file whose real path (links resolved) lies inside the
+ * real `root`: a symbolic link in WEB_DIR to a file outside it is not served (the checks on the
+ * request's path see only the link's own name).
+ */
+const fileWithin = (root: string, file: string) =>
+  Effect.promise(async (): Promise<Option.Option<string>> => {
+    try {
+      const [realRoot, realFile] = await Promise.all([fs.realpath(root), fs.realpath(file)])
+      const inside = realFile.startsWith(realRoot + path.sep) && (await fs.stat(realFile)).isFile()
+      return inside ? Option.some(realFile) : Option.none()
+    } catch {
+      return Option.none()
+    }
+  })
 
 /** The path of a request inside `root`, or none when it cannot name a file there (bad escape, dot segment, NUL). */
 const fileOf = (root: string, pathname: string): Option.Option<string> => {
@@ -73,9 +81,9 @@ export const WebAppLive = HttpApiBuilder.Router.use((router) =>
     const root = path.resolve(config.webDir)
     const index = path.join(root, "index.html")
 
-    const page = Effect.flatMap(isFile(index), (exists) =>
-      exists
-        ? HttpServerResponse.file(index, { headers: pageHeaders }).pipe(Effect.orDie)
+    const page = Effect.flatMap(fileWithin(root, index), (file) =>
+      Option.isSome(file)
+        ? HttpServerResponse.file(file.value, { headers: pageHeaders }).pipe(Effect.orDie)
         : Effect.succeed(notBuilt(config.webDir))
     )
 
@@ -92,7 +100,8 @@ export const WebAppLive = HttpApiBuilder.Router.use((router) =>
       if (Option.isNone(file)) return yield* notFound
       if (file.value === index) return yield* page
       if (path.extname(file.value) !== "") {
-        return (yield* isFile(file.value)) ? yield* asset(file.value) : yield* notFound
+        const served = yield* fileWithin(root, file.value)
+        return Option.isSome(served) ? yield* asset(served.value) : yield* notFound
       }
       return acceptsHtml(request) ? yield* page : yield* notFound
     })
