@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from "react"
 import { AppProvider, useServices, useSessionStatus } from "./AppContext.js"
-import { Loading } from "./components/ui.js"
+import { Loading, ScreenHeading } from "./components/ui.js"
 import { Link, matchRoute, paths, Redirect, useLocation } from "./router.js"
 import { AlertsScreen } from "./screens/Alerts.js"
 import { CompaniesScreen } from "./screens/Companies.js"
@@ -21,12 +21,28 @@ export const App = () => (
 const Root = () => {
   const { session } = useServices()
   const status = useSessionStatus()
+  // Whether the screens were shown in this page: a session that then ends (revoked elsewhere, past its
+  // last day) leaves them, and a form being filled, under the login form instead of throwing them away.
+  const [shown, setShown] = useState(false)
   useEffect(() => {
     session.restore()
   }, [session])
+  useEffect(() => {
+    if (status === "authenticated") setShown(true)
+  }, [status])
   if (status === "restoring") return <Loading />
-  if (status === "anonymous") return <LoginScreen />
-  return <Shell />
+  // A logout (no reason) closes the screens: the next one to log in here sees nothing of them.
+  const interrupted = status === "anonymous" && shown && session.endedReason !== undefined
+  if (status === "anonymous" && !interrupted) return <LoginScreen />
+  return (
+    <>
+      {interrupted && <LoginScreen overlay />}
+      <div inert={interrupted}>
+        {/* Another account logging in gets screens of its own, not the ones left by the last. */}
+        <Shell key={session.account ?? ""} />
+      </div>
+    </>
+  )
 }
 
 declare global {
@@ -52,6 +68,8 @@ const Shell = () => {
   const [menuOpen, setMenuOpen] = useState(false)
   const load = useCallback(
     (poll: boolean) => {
+      // Not while the session is over (the screens wait under the login form).
+      if (session.status !== "authenticated") return
       call((c) => c.alerts.list({ urlParams: { unread: true, limit: 1 } })).then(
         (page) => {
           const seen = `${page.meta.total} ${page.data[0]?.id ?? ""}`
@@ -63,7 +81,7 @@ const Shell = () => {
         () => {}
       )
     },
-    [call]
+    [call, session]
   )
   const refresh = useCallback(() => load(false), [load])
   useEffect(() => {
@@ -142,7 +160,7 @@ const Screen = ({ location }: { readonly location: string }) => {
     case "notFound":
       return (
         <section>
-          <p>{t.notFoundPage}</p>
+          <ScreenHeading title={t.notFoundPage} />
           <Link to={paths.companies()}>{t.toHome}</Link>
         </section>
       )

@@ -14,9 +14,11 @@ interface AppServices {
 const AppContext = createContext<AppServices | undefined>(undefined)
 
 const REFRESH_TOKEN_KEY = "tss.refreshToken"
+const ACCOUNT_KEY = "tss.account"
 
 /**
- * The refresh token lives in sessionStorage: it survives a reload of the tab (the session stays) but
+ * The refresh token lives in sessionStorage (beside it `tss.account`, the login's e-mail: see
+ * Session.account): it survives a reload of the tab (the session stays) but
  * not the tab itself, and tabs do not share it, so two tabs never race to rotate one token (a
  * replayed refresh token revokes the whole session). A duplicated tab starts with a copy of it: the
  * tab that rotates it tells the others (`tabChannel`). README, "Browser app".
@@ -61,6 +63,12 @@ export const makeServices = (): AppServices => {
     { setTimeout: (run, ms) => window.setTimeout(run, ms), clearTimeout: (h) => window.clearTimeout(h as number) },
     tabChannel()
   )
+  // The login's e-mail, kept over a reload like the refresh token, forgotten at logout (Session.account).
+  session.account = window.sessionStorage.getItem(ACCOUNT_KEY) ?? undefined
+  session.subscribe(() => {
+    if (session.account === undefined) window.sessionStorage.removeItem(ACCOUNT_KEY)
+    else window.sessionStorage.setItem(ACCOUNT_KEY, session.account)
+  })
   const call: CallApi = (request) => session.call(() => runApi(request(client)))
   return { session, call }
 }

@@ -52,6 +52,15 @@ export const daysLeft = (deadline: Date, now: Date) => {
 /** "1.250.000 RON"; amounts in the list are whole currency units. */
 export const formatMoney = (value: number, currency: "RON" | "EUR") => `${formatNumber(value, 0)} ${currency}`
 
+const centsFormat = new Intl.NumberFormat("ro-RO", { minimumFractionDigits: 2, maximumFractionDigits: 2 })
+
+/**
+ * An amount a consultant typed (a watchlist's value range), as saved: "1.000 RON", "999,50 RON".
+ * Rounded to whole units, 999,50 would read as 1.000 and a range 999,50 – 1.000,40 as empty.
+ */
+export const formatAmount = (value: number, currency: "RON" | "EUR") =>
+  `${Number.isInteger(value) ? formatNumber(value, 0) : centsFormat.format(value)} ${currency}`
+
 /** A tender's value in RON, and in EUR beside it when known ("0 EUR" would be a value it does not have). */
 export const formatTenderValue = (ron: number, eur: number | null) =>
   eur === null ? formatMoney(ron, "RON") : `${formatMoney(ron, "RON")} · ${formatMoney(eur, "EUR")}`

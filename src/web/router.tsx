@@ -5,7 +5,15 @@ import { type MouseEvent, type ReactNode, useEffect, useSyncExternalStore } from
  * answers any non-API path that asks for HTML with the app's page.
  */
 const listeners = new Set<() => void>()
+// The path of the screen shown; a move to another path (not a filter change in the query) hands the
+// focus to the new screen's heading, which ScreenHeading takes once it is shown.
+let shownPath = window.location.pathname
+let headingWantsFocus = false
 const notify = () => {
+  if (window.location.pathname !== shownPath) {
+    shownPath = window.location.pathname
+    headingWantsFocus = true
+  }
   for (const listener of listeners) listener()
 }
 window.addEventListener("popstate", notify)
@@ -15,6 +23,16 @@ export const navigate = (to: string, options: { replace?: boolean } = {}) => {
   else window.history.pushState(null, "", to)
   window.scrollTo(0, 0)
   notify()
+}
+
+/**
+ * True once after a move to another screen: the link that was followed is gone, so without a new
+ * focus a screen reader says nothing and the next Tab starts from the page's top.
+ */
+export const takeHeadingFocus = () => {
+  const take = headingWantsFocus
+  headingWantsFocus = false
+  return take
 }
 
 /** The current path and query, re-rendering on navigation. */

@@ -224,7 +224,7 @@ export const t = {
     creditsUsed: (n: number) => `${formatNumber(n, 0)} folosite`,
     periodEnds: (at: string) => `Perioada se încheie la ${at}`,
     dailyUse: "Consum zilnic",
-    dailyUseDay: (date: string, used: number) => `${date}: ${used} credite`,
+    dailyUseDay: (date: string, used: number) => `${date}: ${romanianCount(used, "credit", "credite")}`,
     webhooks: "Webhook-uri",
     webhooksIntro: "Adrese HTTPS care primesc licitațiile noi potrivite (evenimentul tender.matched).",
     webhookUrl: "URL (https://…)",
@@ -397,7 +397,11 @@ export const t = {
  * The label of a request field named in a validation error (`details[].path`; `cpvCodes.3` is the
  * CPV codes'), or undefined for one the app has no label for (never the API's English name).
  */
-export const fieldName = (path: string): string | undefined => t.fields[path.split(".")[0] ?? path]
+export const fieldName = (path: string): string | undefined => {
+  const field = path.split(".")[0] ?? path
+  // Own labels only: `constructor` is no field.
+  return Object.hasOwn(t.fields, field) ? t.fields[field] : undefined
+}
 
 /** "45 de secunde", "3 minute": the wait of a throttled request. */
 export const formatWait = (seconds: number) => {

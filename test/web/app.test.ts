@@ -56,9 +56,11 @@ describe("the browser app", () => {
       "Fonduri și Proiecte Consult SRL",
       "Proiect Expert Inginerie SRL"
     ])
-    // The access token stays in memory; only the refresh token is stored, in sessionStorage.
+    // The access token stays in memory; only the refresh token is stored, in sessionStorage, beside the
+    // login's e-mail (a login after a session that ended returns to the screens for the same account only).
     const stored = await page.evaluate(() => ({ ...window.sessionStorage }))
-    expect(Object.keys(stored)).toEqual(["tss.refreshToken"])
+    expect(Object.keys(stored).sort()).toEqual(["tss.account", "tss.refreshToken"])
+    expect(stored["tss.account"]).toBe(server.demo.email.toLowerCase())
     expect(await page.evaluate(() => JSON.stringify(window.localStorage))).toBe("{}")
     expectNoProblems(problems)
   })

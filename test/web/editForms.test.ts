@@ -2,6 +2,7 @@ import { Effect } from "effect"
 import type { Browser, Page } from "puppeteer-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { AuthSessions, AuthSessionsLive } from "../../src/infra/auth/AuthSessions.js"
+import { t } from "../../src/web/strings.js"
 import { request } from "../support/http.js"
 import {
   type AppServer,
@@ -16,7 +17,8 @@ import {
 /**
  * The app's edit forms and the alerts pager as a consultant uses them, in a real Chromium against
  * the real API over the demo data: a form edits the record it was opened for, sends only what was
- * changed in it, takes a name typed with a trailing space; the alerts pager survives alerts read.
+ * changed in it, takes a name typed with a trailing space, marks a refused field where it is, tells
+ * a proxy's error page from a refused input; the alerts pager survives alerts read.
  */
 describe("edit forms and the alerts pager in the browser app", () => {
   let server: AppServer
@@ -171,6 +173,127 @@ describe("edit forms and the alerts pager in the browser app", () => {
       (q) => q<{ min_score: number }>`SELECT min_score FROM watchlists WHERE id = ${w!.id}`
     )
     expect(stored!.min_score).toBe(w!.min_score)
+  })
+
+  /** A company of the demo account that has scored tenders. */
+  const scoredCompanyId = async () => {
+    const [row] = await server.sql(
+      (q) => q<{ id: string }>`
+        SELECT c.id FROM companies c WHERE c.tenant_id = ${server.demo.tenantId} AND c.active
+          AND EXISTS (SELECT 1 FROM tender_scores s WHERE s.company_id = c.id)
+        ORDER BY c.created_at, c.id LIMIT 1`
+    )
+    return row!.id
+  }
+
+  /** The new-watchlist form, opened on the Watchlists screen of a company with scored tenders. */
+  const openNewWatchlist = async () => {
+    await page.goto(`${server.baseUrl}/companies/${await scoredCompanyId()}/watchlists`)
+    await page.waitForSelector("[data-testid=add-watchlist]")
+    await clickUntilShown(page, "[data-testid=add-watchlist]", "[data-testid=watchlist-form]")
+  }
+
+  it("a refused watchlist field is marked at the field: aria-invalid and the Romanian reason beside it", async () => {
+    await openNewWatchlist()
+    const form = "[data-testid=watchlist-form]"
+    await page.type(`${form} input[name=name]`, "Interval greșit")
+    await page.type(`${form} input[name=minValue]`, "500000")
+    await page.type(`${form} input[name=maxValue]`, "1000")
+    await page.click("[data-testid=save-watchlist]")
+    await page.waitForSelector(`${form} [data-testid=error]`)
+    // The whole sentence under the form (worded as test/web/clientErrors.test.ts checks) ...
+    expect((await texts(page, `${form} [data-testid=error] span`))[0]).toContain(t.errors.reason.minAboveMax)
+    // ... and the reason beside the field it names, which is marked for assistive technology.
+    const field = await page.$eval(`${form} input[name=minValue]`, (input) => ({
+      ariaInvalid: input.getAttribute("aria-invalid"),
+      besideIt: input.closest(".field")?.textContent ?? "",
+      description: document.getElementById(input.getAttribute("aria-describedby") ?? "")?.textContent ?? ""
+    }))
+    expect(field.ariaInvalid).toBe("true")
+    expect(field.besideIt).toContain("nu poate depăși valoarea maximă")
+    expect(field.description).toBe(t.errors.reason.minAboveMax)
+    // A field not refused is not marked.
+    expect(await page.$eval(`${form} input[name=maxValue]`, (input) => input.getAttribute("aria-invalid"))).toBeNull()
+    // What was typed is kept.
+    expect(await inputValue(`${form} input[name=minValue]`)).toBe("500000")
+    await page.click(`${form} .actions button[type=button]`)
+  })
+
+  it("a watchlist's value range is shown as saved: 999,50 RON is not rounded to 1.000 RON", async () => {
+    await openNewWatchlist()
+    const form = "[data-testid=watchlist-form]"
+    await page.type(`${form} input[name=name]`, "Sub o mie")
+    await page.type(`${form} input[name=minValue]`, "999,50")
+    await page.type(`${form} input[name=maxValue]`, "1.000,40")
+    await page.click("[data-testid=save-watchlist]")
+    await page.waitForSelector(form, { hidden: true, timeout: 10_000 })
+    await page.waitForFunction(
+      () =>
+        [...document.querySelectorAll("[data-testid=watchlist]")].some((card) =>
+          card.textContent?.includes("Sub o mie")
+        ),
+      { timeout: 10_000 }
+    )
+    const [stored] = await server.sql(
+      (q) => q<{ min_value: string; max_value: string }>`
+        SELECT min_value::text, max_value::text FROM watchlists WHERE name = 'Sub o mie' AND deleted_at IS NULL`
+    )
+    expect(stored).toEqual({ min_value: "999.50", max_value: "1000.40" })
+    const card = await page.$$eval("[data-testid=watchlist]", (cards) =>
+      cards.map((c) => c.textContent ?? "").find((text) => text.includes("Sub o mie"))
+    )
+    // Rounded to whole units it read "1.000 RON – 1.000 RON", an empty-looking range.
+    expect(card).toContain("999,5")
+    expect(card).toContain("1.000,4")
+    expect(card).toContain("999,50 RON – 1.000,40 RON")
+  })
+
+  it("a save answered by a proxy's 503/500 page (not the API's JSON) says the server failed, not 'invalid data'", async () => {
+    // A page of its own: its requests are intercepted.
+    const own = await openPage(browser)
+    try {
+      await logIn(own.page, server.baseUrl, server.demo.email, server.demo.password)
+      const form = "[data-testid=company-form]"
+      await own.page.click("[data-testid=add-company]")
+      await own.page.waitForSelector(form)
+      await own.page.type(`${form} input[name=name]`, "Proxy Căzut SRL")
+      // What nginx or a load balancer answers while the API process restarts: its own page, not the API's body.
+      const answers = [
+        {
+          status: 503,
+          contentType: "text/html",
+          body: "<html><body><h1>503 Service Temporarily Unavailable</h1></body></html>"
+        },
+        { status: 500, contentType: "text/plain", body: "Internal Server Error" }
+      ]
+      const shown: Array<Array<string>> = []
+      await own.page.setRequestInterception(true)
+      let answer = answers[0]!
+      own.page.on("request", (request) => {
+        if (request.method() === "POST" && new URL(request.url()).pathname === "/api/v1/companies")
+          request.respond(answer)
+        else request.continue()
+      })
+      for (const next of answers) {
+        answer = next
+        const answered = own.page.waitForResponse(
+          (response) => response.request().method() === "POST" && response.url().endsWith("/api/v1/companies")
+        )
+        await own.page.click(`${form} button[type=submit]`)
+        await answered
+        await own.page.waitForFunction(
+          () =>
+            !document.querySelector("[data-testid=company-form] button[type=submit]")?.hasAttribute("disabled") &&
+            document.querySelector("[data-testid=company-form] [data-testid=error]") !== null
+        )
+        shown.push(await texts(own.page, `${form} [data-testid=error] span`))
+      }
+      // Not "Datele trimise nu sunt valide." (the typed client could not decode the body, and that
+      // was once read as a refused input): the consultant would hunt for a mistake in a form that has none.
+      expect(shown).toEqual([[t.errors.byCode.SERVICE_UNAVAILABLE], [t.errors.server]])
+    } finally {
+      await own.close()
+    }
   })
 
   it("a company name typed with a trailing space is saved trimmed", async () => {

@@ -1,13 +1,15 @@
 import { describe, expect, it } from "vitest"
 import {
   AccessTokenExpired,
+  AccessTokenMissing,
   InvalidCredentials,
   RateLimitExceeded,
-  RefreshTokenReused
+  RefreshTokenReused,
+  SessionRevoked
 } from "../../src/domain/ApiErrors.js"
 import { romanianCount } from "../../src/domain/RomanianFormat.js"
-import { AppError, toAppError } from "../../src/web/api/errors.js"
-import { bucharestDay, bucharestMidnight, daysLeft, formatTenderValue } from "../../src/web/format.js"
+import { AppError, toAppError, UnreadableAnswer } from "../../src/web/api/errors.js"
+import { bucharestDay, bucharestMidnight, daysLeft, formatAmount, formatTenderValue } from "../../src/web/format.js"
 import {
   type AuthCalls,
   REFRESH_AHEAD_SECONDS,
@@ -148,6 +150,31 @@ describe("the browser session", () => {
     expect(stored()).toBeNull()
     expect(session.currentAccessToken()).toBeUndefined()
   })
+
+  it("a session that ends keeps its account and reason for the next login; a logout forgets the account", async () => {
+    const { session } = setup()
+    await session.login(" Ana@Firma.RO ", "right")
+    expect(session.account).toBe("ana@firma.ro")
+    const revoked = () =>
+      session.call(async () => {
+        throw new SessionRevoked({ message: "revoked" })
+      })
+    await expect(revoked()).rejects.toMatchObject({ code: "SESSION_REVOKED" })
+    expect(session.status).toBe("anonymous")
+    expect(session.endedReason).toBe(t.errors.byCode.SESSION_REVOKED)
+    // A poll of the screen left under the login form, refused for want of a token: the reason stays.
+    await expect(
+      session.call(async () => {
+        throw new AccessTokenMissing({ message: "missing" })
+      })
+    ).rejects.toMatchObject({ code: "ACCESS_TOKEN_MISSING" })
+    expect(session.endedReason).toBe(t.errors.byCode.SESSION_REVOKED)
+    expect(session.account).toBe("ana@firma.ro")
+    await session.login("ana@firma.ro", "right")
+    expect(session.endedReason).toBeUndefined()
+    await session.logout()
+    expect(session.account).toBeUndefined()
+  })
 })
 
 /**
@@ -273,6 +300,12 @@ describe("API failures as readable messages", () => {
     expect(throttled.message).toContain("2 minute")
     expect(toAppError({ _tag: "RequestError", reason: "Transport" }).message).toMatch(/Serverul nu răspunde/)
     expect(toAppError({ _tag: "ResponseError", response: { status: 502 } }).message).toMatch(/Eroare pe server/)
+    // A proxy's own 503 page (api/client.ts fails it by its status): the service is unavailable.
+    expect(toAppError({ _tag: "ResponseError", response: { status: 503 } }).message).toBe(
+      t.errors.byCode.SERVICE_UNAVAILABLE
+    )
+    // An answer the client could not decode is no refused input.
+    expect(toAppError(new UnreadableAnswer())).toMatchObject({ code: "UnreadableAnswer", message: t.errors.unexpected })
     const invalid = toAppError({
       _tag: "HttpApiDecodeError",
       issues: [{ path: ["name"], message: "must not be empty" }],
@@ -280,6 +313,9 @@ describe("API failures as readable messages", () => {
     })
     expect(invalid.code).toBe("VALIDATION_ERROR")
     expect(invalid.message).toBe("Datele trimise nu sunt valide. Denumire: completați câmpul.")
+    // The same reason by field, for the form to show beside it.
+    expect(invalid.reasonsFor("name")).toEqual([t.errors.reason.required])
+    expect(invalid.reasonsFor("description")).toBeUndefined()
     // A code without a sentence here still says something: the server's message.
     expect(toAppError({ _tag: "SOME_NEW_CODE", message: "Something new" }).message).toBe("Something new")
     expect(toAppError(new Error("boom"))).toBeInstanceOf(AppError)
@@ -302,6 +338,21 @@ describe("API failures as readable messages", () => {
     expect(decoded([{ path: ["cpvCodes", "2"], message: "unknown CPV code 99999999" }])).toBe(
       "Datele trimise nu sunt valide. Coduri CPV: codul 99999999 nu există în nomenclatorul CPV."
     )
+    // Beside each field: its reasons, an item's under the list's field, the real one without "Expected null".
+    const byField = toAppError({
+      _tag: "HttpApiDecodeError",
+      issues: [
+        { path: ["cpvCodes", "2"], message: "unknown CPV code 99999999" },
+        { path: ["minValue"], message: "must not be negative" },
+        { path: ["minValue"], message: "Expected null, actual -1" },
+        { path: ["constructor"], message: "is unexpected" }
+      ],
+      message: "x"
+    })
+    expect([...byField.fields]).toEqual([
+      ["cpvCodes", ["codul 99999999 nu există în nomenclatorul CPV"]],
+      ["minValue", [t.errors.reason.negative]]
+    ])
     expect(decoded([{ path: ["counties", "0"], message: "must be one of Romania's 41 counties or București" }])).toBe(
       "Datele trimise nu sunt valide. Județe: alegeți unul dintre cele 41 de județe sau București."
     )
@@ -353,11 +404,22 @@ describe("API failures as readable messages", () => {
     expect(t.errors.reason.tooMany(1)).toBe("cel mult 1 valoare")
     expect(t.errors.reason.tooLong(200)).toBe("cel mult 200 de caractere")
     expect(t.alerts.page(2, 1200)).toBe("Pagina 2 din 1.200")
+    // The daily credit use (the Settings credits card's bars).
+    expect(t.settings.dailyUseDay("06.12", 1)).toBe("06.12: 1 credit")
+    expect(t.settings.dailyUseDay("06.12", 20)).toBe("06.12: 20 de credite")
+    expect(t.settings.dailyUseDay("06.12", 1500)).toBe("06.12: 1.500 de credite")
   })
 
   it("writes a tender's value in RON, with EUR beside it only when the EUR value is known", () => {
     expect(formatTenderValue(1_250_000, 251_000)).toBe("1.250.000 RON · 251.000 EUR")
     expect(formatTenderValue(1_250_000, null)).toBe("1.250.000 RON")
+  })
+
+  it("writes an amount a consultant typed (a watchlist's range) as saved: cents only when it has them", () => {
+    expect(formatAmount(999.5, "RON")).toBe("999,50 RON")
+    expect(formatAmount(1000.4, "RON")).toBe("1.000,40 RON")
+    expect(formatAmount(1_250_000, "RON")).toBe("1.250.000 RON")
+    expect(formatAmount(0.05, "RON")).toBe("0,05 RON")
   })
 
   it("counts the Bucharest calendar days left to a deadline", () => {

@@ -1,10 +1,11 @@
 import type { Browser, HTTPRequest, Page } from "puppeteer-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type AppServer, launchBrowser, logIn, openPage, startAppServer } from "./support/AppServer.js"
+import { type AppServer, clickUntilShown, launchBrowser, logIn, openPage, startAppServer } from "./support/AppServer.js"
 
 /**
- * The Settings screen's API keys, credits, reports and webhook deliveries, and the way back from a tender's
- * detail, in a real Chromium against the real API and worker over the demo data.
+ * The Settings screen's API keys, credits, reports and webhook deliveries, and the tender detail (its way
+ * back, also after a reload; a long link on a phone), in a real Chromium against the real API and
+ * worker over the demo data.
  */
 describe("settings and the tender detail in the browser app", () => {
   let server: AppServer
@@ -231,6 +232,101 @@ describe("settings and the tender detail in the browser app", () => {
     await page.waitForSelector("[data-testid=tender]")
     expect(new URL(page.url()).search).toBe("?minScore=20&sort=value")
     expect(await page.$eval("[data-testid=sort]", (s) => (s as HTMLSelectElement).value)).toBe("value")
+    await close()
+  })
+
+  /** A company of the demo account that has scored tenders. */
+  const scoredCompanyId = async () => {
+    const [row] = await server.sql(
+      (q) => q<{ id: string }>`
+        SELECT c.id FROM companies c WHERE c.tenant_id = ${server.demo.tenantId} AND c.active
+          AND EXISTS (SELECT 1 FROM tender_scores s WHERE s.company_id = c.id)
+        ORDER BY c.created_at, c.id LIMIT 1`
+    )
+    return row!.id
+  }
+
+  it("the tender detail's back link keeps the list's sort and filters after the detail is reloaded", async () => {
+    const { page, close } = await openPage(browser)
+    await logIn(page, server.baseUrl, server.demo.email, server.demo.password)
+    const companyId = await scoredCompanyId()
+    await page.goto(`${server.baseUrl}/companies/${companyId}/tenders`)
+    await page.waitForSelector("[data-testid=tender]")
+    await page.select("[data-testid=status]", "all")
+    await page.select("[data-testid=sort]", "value")
+    await page.waitForFunction(() => window.location.search.includes("sort=value"))
+    // The list reloads for the new sort: wait until it has shown its first page again.
+    await page.waitForFunction(
+      () => document.querySelector("[aria-busy=true]") === null && document.querySelector("[data-testid=tender-link]")
+    )
+    await clickUntilShown(page, "[data-testid=tender-link]", "[data-testid=tender-detail]")
+    // F5 on the detail (or the session restored after the laptop slept): the way back is in its address.
+    await page.reload()
+    await page.waitForSelector("[data-testid=tender-detail]")
+    await page.click("[data-testid=back]")
+    await page.waitForSelector("[data-testid=tender-filters]")
+    const search = await page.evaluate(() => window.location.search)
+    expect(search).toContain("sort=value")
+    expect(search).toContain("status=all")
+    expect(await page.$eval("[data-testid=sort]", (s) => (s as HTMLSelectElement).value)).toBe("value")
+    // Another company's list in `from` (a crafted link) is no way back from this company's tender.
+    const [other] = await server.sql(
+      (q) => q<{ id: string }>`
+        SELECT id FROM companies WHERE tenant_id = ${server.demo.tenantId} AND id <> ${companyId} LIMIT 1`
+    )
+    const [tender] = await server.sql(
+      (q) => q<{ id: string }>`SELECT tender_id AS id FROM tender_scores WHERE company_id = ${companyId} LIMIT 1`
+    )
+    await page.goto(
+      `${server.baseUrl}/companies/${companyId}/tenders/${tender!.id}?${new URLSearchParams({ from: `/companies/${other!.id}/tenders?sort=value` })}`
+    )
+    await page.waitForSelector("[data-testid=tender-detail]")
+    expect(await page.$eval("[data-testid=back]", (link) => link.getAttribute("href"))).toBe(
+      `/companies/${companyId}/tenders`
+    )
+    await close()
+  })
+
+  it("a PDF report's minimum score left empty is not sent as 0 (a report of every tender, 10 credits)", async () => {
+    const { page, close } = await openPage(browser)
+    await logIn(page, server.baseUrl, server.demo.email, server.demo.password)
+    await page.goto(`${server.baseUrl}/settings`)
+    await page.waitForSelector("[data-testid=reports] form select option")
+    const before = await server.sql(
+      (q) => q<{ n: number }>`SELECT count(*)::int AS n FROM report_jobs WHERE tenant_id = ${server.demo.tenantId}`
+    )
+    const minScore = "[data-testid=reports] input[type=number]"
+    await page.click(minScore, { clickCount: 3 })
+    await page.keyboard.press("Backspace")
+    await page.click("[data-testid=reports] button[type=submit]")
+    await new Promise((resolve) => setTimeout(resolve, 1500))
+    const requested = await server.sql(
+      (q) => q<{ min_score: number }>`
+        SELECT (params->>'min_score')::int AS min_score FROM report_jobs WHERE tenant_id = ${server.demo.tenantId}
+        ORDER BY created_at`
+    )
+    const invalid = await page.$eval(minScore, (input) => !(input as HTMLInputElement).validity.valid)
+    // Required, as the watchlist's alert threshold is (test/web/editForms.test.ts).
+    expect({ invalid, requested: requested.slice(before[0]!.n) }).toEqual({ invalid: true, requested: [] })
+    await close()
+  })
+
+  // Last: it rewrites a tender's description.
+  it("a tender whose description carries a notice link fits a 360 px phone (no sideways scrolling)", async () => {
+    const companyId = await scoredCompanyId()
+    const [tender] = await server.sql(
+      (q) => q<{ id: string }>`
+        UPDATE tenders SET description = ${"Documentația de atribuire se descarcă de la https://ted.europa.eu/ro/notice/detail/712345/2026?origin=SEARCH&lang=ro&tabId=1 începând cu data publicării."}
+        WHERE id = (SELECT tender_id FROM tender_scores WHERE company_id = ${companyId} ORDER BY tender_id LIMIT 1)
+        RETURNING id`
+    )
+    const { page, close } = await openPage(browser, { width: 360, height: 740 })
+    await logIn(page, server.baseUrl, server.demo.email, server.demo.password)
+    await page.goto(`${server.baseUrl}/companies/${companyId}/tenders/${tender!.id}`)
+    await page.waitForSelector("[data-testid=factor]")
+    await page.waitForFunction(() => document.querySelector(".prose")?.textContent?.includes("ted.europa.eu"))
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)
+    expect(overflow).toBeLessThanOrEqual(0)
     await close()
   })
 })

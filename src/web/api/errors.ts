@@ -1,20 +1,33 @@
-import { ParseResult } from "effect"
+import { Data, ParseResult } from "effect"
 import { fieldName, t } from "../strings.js"
 
 /**
- * A failed API call as the app shows it: one readable Romanian sentence, plus the API's code and,
- * for a 429, the seconds to wait. Every failure the client can produce (a declared API error, a
- * validation error, no connection, an unreadable answer) becomes one of these: no blank screens.
+ * A failed API call as the app shows it: one readable Romanian sentence, plus the API's code, for a
+ * 429 the seconds to wait, and for a refused input the reasons of each field (keyed by the request's
+ * field name, e.g. `minValue`), shown beside it. Every failure the client can produce (a declared API
+ * error, a validation error, no connection, an unreadable answer) becomes one of these: no blank screens.
  */
 export class AppError extends Error {
   constructor(
     message: string,
     readonly code: string | undefined,
-    readonly retryAfterSeconds?: number
+    readonly retryAfterSeconds?: number,
+    readonly fields: ReadonlyMap<string, ReadonlyArray<string>> = new Map()
   ) {
     super(message)
   }
+
+  /** Why the request field `name` was refused (Romanian reasons), or undefined when it was not. */
+  reasonsFor(name: string): ReadonlyArray<string> | undefined {
+    return this.fields.get(name)
+  }
 }
+
+/**
+ * An answer the typed client could not decode into what the endpoint declares (api/client.ts): a
+ * fault of the server or of something between, never of what the consultant typed.
+ */
+export class UnreadableAnswer extends Data.TaggedError("UnreadableAnswer") {}
 
 /** Codes that mean the session is over (the app then shows the login form). */
 export const SESSION_ENDED_CODES = new Set([
@@ -81,24 +94,30 @@ const reasonOf = (message: string) => {
 }
 
 /**
- * One sentence per field the app can name, its reasons in Romanian. A field refused twice says each
- * reason once; the generic one goes when there is a better (a nullable field's schema adds
- * "Expected null" to the real reason). A field the app has no label for is left to the lead sentence.
+ * One sentence per field the app can name, its reasons in Romanian, and the same reasons by field for
+ * the form to show beside each. A field refused twice says each reason once; the generic one goes
+ * when there is a better (a nullable field's schema adds "Expected null" to the real reason). A field
+ * the app has no label for is left to the lead sentence.
  */
 const invalidInput = (issues: ReadonlyArray<Issue>) => {
   const byField = new Map<string, Array<string>>()
   for (const issue of issues) {
-    const field = fieldName(issue.path.map(String).join("."))
-    if (field === undefined) continue
+    // `cpvCodes.3` is the CPV codes' field.
+    const field = String(issue.path[0] ?? "")
+    if (fieldName(field) === undefined) continue
     const said = byField.get(field) ?? []
     const text = reasonOf(issue.message)
     if (!said.includes(text)) said.push(text)
     byField.set(field, said)
   }
-  const fields = [...byField].map(([field, said]) =>
-    t.errors.field(field, said.length > 1 ? said.filter((text) => text !== reason.invalid) : said)
+  const fields = new Map(
+    [...byField].map(([field, said]) => [
+      field,
+      said.length > 1 ? said.filter((text) => text !== reason.invalid) : said
+    ])
   )
-  return new AppError([t.errors.invalidInput, ...fields].join(" "), "VALIDATION_ERROR")
+  const sentences = [...fields].map(([field, said]) => t.errors.field(fieldName(field)!, said))
+  return new AppError([t.errors.invalidInput, ...sentences].join(" "), "VALIDATION_ERROR", undefined, fields)
 }
 
 /** Turns whatever an API call failed with into an AppError. */
@@ -122,12 +141,15 @@ export const toAppError = (failure: unknown): AppError => {
     return invalidInput(details.map((d) => ({ path: d.path.split(".").filter(Boolean), message: d.message })))
   }
   // A value the typed client refused to send (an amount typed wrong, an id that is not one): told as
-  // the server's 400 would tell it, naming the field.
+  // the server's 400 would tell it, naming the field. An answer it could not read never lands here
+  // (api/client.ts tells it apart), so a proxy's error page is not taken for a mistake in the form.
   if (ParseResult.isParseError(failure)) return invalidInput(ParseResult.ArrayFormatter.formatErrorSync(failure))
   if (tag === "RequestError") return new AppError(t.errors.network, "NETWORK")
+  if (tag === "UnreadableAnswer") return new AppError(t.errors.unexpected, tag)
   if (tag === "ResponseError") {
     const status = Number(record(error?.response)?.status ?? 0)
     if (status === 404) return new AppError(t.errors.notFound, "NOT_FOUND")
+    if (status === 503) return new AppError(t.errors.byCode.SERVICE_UNAVAILABLE!, `HTTP_${status}`)
     return new AppError(status >= 500 ? t.errors.server : t.errors.unexpected, `HTTP_${status}`)
   }
   // A code this app has no sentence for: the server's own message is better than nothing.

@@ -1,6 +1,34 @@
-import type { ReactNode } from "react"
+import { cloneElement, type ReactElement, type ReactNode, useEffect, useId, useRef } from "react"
 import type { AppError } from "../api/errors.js"
+import { takeHeadingFocus } from "../router.js"
 import { t } from "../strings.js"
+
+/**
+ * The page title of a screen: the screen first, so a tab, a history entry and a screen reader name it
+ * (every screen sets its own). Undefined leaves the title as it is.
+ */
+export const useDocumentTitle = (screen: string | undefined) => {
+  useEffect(() => {
+    if (screen !== undefined) document.title = `${screen} — ${t.appName}`
+  }, [screen])
+}
+
+/**
+ * A screen's <h1>: it names the page title and, when the screen was just navigated to, takes the
+ * focus (tabIndex -1: focusable by the app, not a Tab stop), so a screen reader announces the screen.
+ */
+export const ScreenHeading = (props: { readonly title: string }) => {
+  const heading = useRef<HTMLHeadingElement>(null)
+  useDocumentTitle(props.title)
+  useEffect(() => {
+    if (takeHeadingFocus()) heading.current?.focus()
+  }, [])
+  return (
+    <h1 ref={heading} tabIndex={-1}>
+      {props.title}
+    </h1>
+  )
+}
 
 /** An API error as a sentence, with a retry when the screen can reload. */
 export const ErrorBox = ({
@@ -55,11 +83,36 @@ export const ScoreBadge = ({ score, verdict }: { readonly score: number; readonl
   </span>
 )
 
-export const Field = (props: { readonly label: string; readonly hint?: string; readonly children: ReactNode }) => (
-  // biome-ignore lint/a11y/noLabelWithoutControl: the control is the child.
-  <label className="field">
-    <span className="field-label">{props.label}</span>
-    {props.children}
-    {props.hint && <span className="hint">{props.hint}</span>}
-  </label>
-)
+/** Why the server refused a field, beside it (the whole sentence is also in the form's ErrorBox). */
+export const FieldReasons = (props: { readonly id?: string; readonly reasons: ReadonlyArray<string> | undefined }) =>
+  props.reasons === undefined ? null : (
+    <span className="field-error" id={props.id} data-testid="field-error">
+      {props.reasons.join("; ")}
+    </span>
+  )
+
+/**
+ * A labelled control. `reasons` (AppError.reasonsFor) marks the control refused: aria-invalid, and
+ * the reasons beside it as its description, so a screen reader says them on the field.
+ */
+export const Field = (props: {
+  readonly label: string
+  readonly hint?: string
+  readonly reasons?: ReadonlyArray<string> | undefined
+  readonly children: ReactElement<{ "aria-invalid"?: boolean; "aria-describedby"?: string }>
+}) => {
+  const reasonsId = useId()
+  const control =
+    props.reasons === undefined
+      ? props.children
+      : cloneElement(props.children, { "aria-invalid": true, "aria-describedby": reasonsId })
+  return (
+    // biome-ignore lint/a11y/noLabelWithoutControl: the control is the child.
+    <label className="field">
+      <span className="field-label">{props.label}</span>
+      {control}
+      <FieldReasons id={reasonsId} reasons={props.reasons} />
+      {props.hint && <span className="hint">{props.hint}</span>}
+    </label>
+  )
+}

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from "react"
 import { useServices } from "../AppContext.js"
-import { Empty, ErrorBox, Loading, Notice, ScoreBadge, VerdictBadge } from "../components/ui.js"
+import { Empty, ErrorBox, Loading, Notice, ScoreBadge, ScreenHeading, VerdictBadge } from "../components/ui.js"
 import { bucharestMidnight, formatDateTime } from "../format.js"
 import { useAction, useLoad } from "../hooks.js"
 import { ISO_DAY, isUuid, Link, navigate, paths, queryOf, useLocation } from "../router.js"
@@ -113,7 +113,7 @@ export const AlertsScreen = () => {
   return (
     <section>
       <div className="heading">
-        <h1>{t.alerts.title}</h1>
+        <ScreenHeading title={t.alerts.title} />
         <button type="button" onClick={markAll} disabled={action.pending} data-testid="mark-all-read">
           {t.alerts.markAllRead}
         </button>

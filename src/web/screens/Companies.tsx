@@ -1,6 +1,6 @@
 import { type FormEvent, useState } from "react"
 import { useServices } from "../AppContext.js"
-import { Empty, ErrorBox, Field, Loading, Notice } from "../components/ui.js"
+import { Empty, ErrorBox, Field, FieldReasons, Loading, Notice, ScreenHeading } from "../components/ui.js"
 import { changedFields } from "../FormInputs.js"
 import { useAction, useLoad } from "../hooks.js"
 import { Link, paths } from "../router.js"
@@ -45,7 +45,7 @@ export const CompaniesScreen = () => {
     <section>
       <div className="heading">
         <div>
-          <h1>{t.companies.title}</h1>
+          <ScreenHeading title={t.companies.title} />
           <p className="muted">{t.companies.intro}</p>
         </div>
         {editing === undefined && (
@@ -127,6 +127,8 @@ export const CompanyForm = (props: {
     counties: props.company?.counties ?? []
   })
   const action = useAction()
+  // The server's reasons for a refused field, shown beside it.
+  const refused = (field: string) => action.error?.reasonsFor(field)
   const set = (field: Exclude<keyof CompanyDraft, "counties">) => (value: string) =>
     setDraft((d) => ({ ...d, [field]: value }))
   // What scoring uses while no county is set: the counties of the awards the company won.
@@ -159,13 +161,13 @@ export const CompanyForm = (props: {
   return (
     <form className="card form" onSubmit={submit} data-testid="company-form">
       <h2>{props.company ? t.companies.editTitle(props.company.name) : t.companies.newTitle}</h2>
-      <Field label={t.companies.name}>
+      <Field label={t.companies.name} reasons={refused("name")}>
         <input name="name" required maxLength={200} value={draft.name} onChange={(e) => set("name")(e.target.value)} />
       </Field>
-      <Field label={t.companies.fiscalCode} hint={t.companies.fiscalCodeHint}>
+      <Field label={t.companies.fiscalCode} hint={t.companies.fiscalCodeHint} reasons={refused("fiscalCode")}>
         <input name="fiscalCode" value={draft.fiscalCode} onChange={(e) => set("fiscalCode")(e.target.value)} />
       </Field>
-      <Field label={t.companies.description} hint={t.companies.descriptionHint}>
+      <Field label={t.companies.description} hint={t.companies.descriptionHint} reasons={refused("description")}>
         <textarea
           name="description"
           rows={5}
@@ -181,6 +183,7 @@ export const CompanyForm = (props: {
           onChange={(counties) => setDraft((d) => ({ ...d, counties }))}
           testId="company-counties-picker"
         />
+        <FieldReasons reasons={refused("counties")} />
         <span className="hint">
           {t.companies.countiesHint}
           {draft.counties.length === 0 && (inferred.data?.length ?? 0) > 0 && (

@@ -43,7 +43,8 @@ export const Reports = ({ onCreditsChanged }: { readonly onCreditsChanged: () =>
   const request = async (event: FormEvent) => {
     event.preventDefault()
     const chosen = companyId || companies.data?.[0]?.id
-    if (chosen === undefined) return
+    // Empty would be sent as 0: a report of every tender (the field is required; this is its guard).
+    if (chosen === undefined || minScore.trim() === "") return
     const done = await action.run(() =>
       call((c) =>
         c.appReports.create({
@@ -76,14 +77,23 @@ export const Reports = ({ onCreditsChanged }: { readonly onCreditsChanged: () =>
             ))}
           </select>
         </Field>
-        <Field label={t.reports.dateFrom}>
+        <Field label={t.reports.dateFrom} reasons={action.error?.reasonsFor("date_from")}>
           <input type="date" required value={dateFrom} onChange={(e) => setDateFrom(e.target.value)} />
         </Field>
-        <Field label={t.reports.dateTo}>
+        <Field label={t.reports.dateTo} reasons={action.error?.reasonsFor("date_to")}>
           <input type="date" required value={dateTo} onChange={(e) => setDateTo(e.target.value)} />
         </Field>
-        <Field label={t.tenders.minScore}>
-          <input type="number" min={0} max={100} value={minScore} onChange={(e) => setMinScore(e.target.value)} />
+        <Field label={t.tenders.minScore} reasons={action.error?.reasonsFor("min_score")}>
+          <input
+            type="number"
+            // Empty would be read as 0: a report of every tender, for 10 credits.
+            required
+            min={0}
+            max={100}
+            step={1}
+            value={minScore}
+            onChange={(e) => setMinScore(e.target.value)}
+          />
         </Field>
         <button type="submit" className="primary" disabled={action.pending || !companies.data?.length}>
           {t.reports.request}

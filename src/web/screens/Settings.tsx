@@ -1,6 +1,6 @@
 import { type FormEvent, useCallback, useRef, useState } from "react"
 import { useServices } from "../AppContext.js"
-import { Empty, ErrorBox, Field, Loading, Notice } from "../components/ui.js"
+import { Empty, ErrorBox, Field, Loading, Notice, ScreenHeading } from "../components/ui.js"
 import { formatDate, formatDateTime, shortDay } from "../format.js"
 import { useAction, useLoad } from "../hooks.js"
 import { INGEST_SETTING, sourceRows } from "../sources.js"
@@ -13,7 +13,7 @@ export const SettingsScreen = () => {
   const creditsChanged = useCallback(() => setCreditsVersion((version) => version + 1), [])
   return (
     <section>
-      <h1>{t.settings.title}</h1>
+      <ScreenHeading title={t.settings.title} />
       <Digest />
       <ApiKeys />
       <Credits version={creditsVersion} />
@@ -149,7 +149,7 @@ const ApiKeys = () => {
         </div>
       )}
       <form className="inline-form" onSubmit={create}>
-        <Field label={t.settings.keyName}>
+        <Field label={t.settings.keyName} reasons={action.error?.reasonsFor("name")}>
           <input name="keyName" maxLength={100} value={name} onChange={(e) => setName(e.target.value)} />
         </Field>
         <button type="submit" className="primary" disabled={action.pending} data-testid="create-key">
@@ -267,10 +267,10 @@ const Webhooks = () => {
       <h2>{t.settings.webhooks}</h2>
       <p className="muted small">{t.settings.webhooksIntro}</p>
       <form className="inline-form" onSubmit={create}>
-        <Field label={t.settings.webhookUrl}>
+        <Field label={t.settings.webhookUrl} reasons={action.error?.reasonsFor("url")}>
           <input name="url" type="url" required value={url} onChange={(e) => setUrl(e.target.value)} />
         </Field>
-        <Field label={t.settings.webhookSecret}>
+        <Field label={t.settings.webhookSecret} reasons={action.error?.reasonsFor("secret")}>
           <input
             name="secret"
             type="password"

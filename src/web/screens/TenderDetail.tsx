@@ -1,11 +1,10 @@
 import { useServices } from "../AppContext.js"
-import { ErrorBox, Loading, ScoreBadge, VerdictBadge } from "../components/ui.js"
+import { ErrorBox, Loading, ScoreBadge, ScreenHeading, useDocumentTitle, VerdictBadge } from "../components/ui.js"
 import { daysLeft, formatDate, formatDateTime, formatTenderValue, percent } from "../format.js"
 import { useLoad } from "../hooks.js"
-import { backPath, Link, matchRoute, useLocation } from "../router.js"
+import { backPath, Link, matchRoute, paths, useLocation } from "../router.js"
 import { t } from "../strings.js"
 import { TenderFeedback } from "./TenderFeedback.js"
-import { tendersListPath } from "./Tenders.js"
 
 const FACTORS = ["semantic", "keyword", "cpv", "valueFit", "historical"] as const
 
@@ -60,15 +59,25 @@ export const TenderDetailScreen = (props: { readonly companyId: string; readonly
       ),
     [props.companyId, props.tenderId]
   )
-  // Back where it was opened from: the Alerts screen as it was (filters, page), else the company's list.
+  useDocumentTitle(tender.data?.title ?? t.loading)
+  // Back where it was opened from, as it was (`from`, an app path: filters, sort, page): the Alerts
+  // screen or this company's tender list; else the company's list unfiltered.
   const from = backPath(useLocation().split("?")[1] ?? "")
+  const fromRoute = from === undefined ? undefined : matchRoute(from.split("?")[0]!)
   const back =
-    from !== undefined && matchRoute(from.split("?")[0]!).name === "alerts" ? (
+    from !== undefined && fromRoute?.name === "alerts" ? (
       <Link to={from} testId="back">
         ← {t.alerts.back}
       </Link>
     ) : (
-      <Link to={tendersListPath(props.companyId)} testId="back">
+      <Link
+        to={
+          from !== undefined && fromRoute?.name === "tenders" && fromRoute.companyId === props.companyId
+            ? from
+            : paths.tenders(props.companyId)
+        }
+        testId="back"
+      >
         ← {t.tenders.back}
       </Link>
     )
@@ -87,7 +96,7 @@ export const TenderDetailScreen = (props: { readonly companyId: string; readonly
       <div className="detail-head">
         <ScoreBadge score={d.score} verdict={d.verdict} />
         <div>
-          <h1>{d.title}</h1>
+          <ScreenHeading title={d.title} />
           <VerdictBadge verdict={d.verdict} />
         </div>
       </div>

@@ -4,7 +4,7 @@ import { normalizeRomanianText } from "../../domain/tenders/RomanianText.js"
 import { useServices } from "../AppContext.js"
 import type { AppError } from "../api/errors.js"
 import { toAppError } from "../api/errors.js"
-import { Empty, ErrorBox, Loading, ScoreBadge, VerdictBadge } from "../components/ui.js"
+import { Empty, ErrorBox, Loading, ScoreBadge, ScreenHeading, VerdictBadge } from "../components/ui.js"
 import { daysLeft, formatDate, formatTenderValue } from "../format.js"
 import { useLoad } from "../hooks.js"
 import { ISO_DAY, Link, paths, queryOf } from "../router.js"
@@ -61,12 +61,6 @@ const filtersFromUrl = (search: string): Filters => {
 
 /** The query string of the filters that differ from the defaults. */
 const filtersToUrl = (filters: Filters): string => queryOf(filters, DEFAULT_FILTERS)
-
-/** Each company's list query as last shown in this tab, for the way back from a tender's detail. */
-const lastListQuery = new Map<string, string>()
-
-/** A company's tender list with the filters and sort it was last shown with. */
-export const tendersListPath = (companyId: string) => paths.tenders(companyId) + (lastListQuery.get(companyId) ?? "")
 
 /** The API's query of the filters (empty ones left out; a window with its ends swapped is put right). */
 const toUrlParams = (filters: Filters) => {
@@ -136,8 +130,7 @@ export const TendersScreen = ({ companyId }: { readonly companyId: string }) => 
   }, [search])
   useEffect(() => {
     window.history.replaceState(null, "", `${window.location.pathname}${filtersToUrl(filters)}`)
-    lastListQuery.set(companyId, filtersToUrl(filters))
-  }, [companyId, filters])
+  }, [filters])
   const cpvLabel = useLoad(
     () =>
       filters.cpv === ""
@@ -216,10 +209,13 @@ export const TendersScreen = ({ companyId }: { readonly companyId: string }) => 
 
   const now = new Date()
   const filtered = filtersToUrl(filters) !== ""
+  // A tender opened from here returns to this list as it is (`from` in its address: a reload of the
+  // detail, or a link to it shared, keeps the way back).
+  const listPath = paths.tenders(companyId) + filtersToUrl(filters)
   return (
     <section>
       <div className="heading">
-        <h1>{company.data ? t.tenders.title(company.data.name) : t.loading}</h1>
+        <ScreenHeading title={company.data ? t.tenders.title(company.data.name) : t.loading} />
         <Link to={paths.watchlists(companyId)}>{t.companies.watchlistsLink}</Link>
       </div>
       <ErrorBox error={company.error} onRetry={company.reload} />
@@ -367,7 +363,7 @@ export const TendersScreen = ({ companyId }: { readonly companyId: string }) => 
               <VerdictBadge verdict={tender.verdict} />
             </div>
             <div className="tender-body">
-              <Link to={paths.tender(companyId, tender.id)} className="title" testId="tender-link">
+              <Link to={paths.tender(companyId, tender.id, listPath)} className="title" testId="tender-link">
                 {tender.title}
               </Link>
               <p className="muted small">

@@ -1,8 +1,8 @@
 import { type FormEvent, useState } from "react"
 import { useServices } from "../AppContext.js"
-import { Empty, ErrorBox, Field, Loading, Notice } from "../components/ui.js"
+import { Empty, ErrorBox, Field, FieldReasons, Loading, Notice, ScreenHeading } from "../components/ui.js"
 import { amountInput, changedFields, keywordsInput, parseAmount, splitKeywords } from "../FormInputs.js"
-import { formatMoney } from "../format.js"
+import { formatAmount } from "../format.js"
 import { useAction, useLoad } from "../hooks.js"
 import { Link, paths } from "../router.js"
 import { t } from "../strings.js"
@@ -74,7 +74,7 @@ export const WatchlistsScreen = ({ companyId }: { readonly companyId: string }) 
     <section>
       <div className="heading">
         <div>
-          <h1>{company.data ? t.watchlists.title(company.data.name) : t.loading}</h1>
+          <ScreenHeading title={company.data ? t.watchlists.title(company.data.name) : t.loading} />
           <p className="muted">{t.watchlists.intro}</p>
         </div>
         {editing === undefined && (
@@ -146,8 +146,8 @@ export const WatchlistsScreen = ({ companyId }: { readonly companyId: string }) 
                 {w.minValue === null && w.maxValue === null
                   ? t.watchlists.anyValue
                   : t.watchlists.valueRange(
-                      w.minValue === null ? "0" : formatMoney(w.minValue, "RON"),
-                      w.maxValue === null ? "∞" : formatMoney(w.maxValue, "RON")
+                      w.minValue === null ? "0" : formatAmount(w.minValue, "RON"),
+                      w.maxValue === null ? "∞" : formatAmount(w.maxValue, "RON")
                     )}
               </p>
               <div className="actions">
@@ -183,6 +183,8 @@ const WatchlistForm = (props: {
   const [minScore, setMinScore] = useState(String(w?.minScore ?? 60))
   const [counties, setCounties] = useState<ReadonlyArray<string>>(w?.counties ?? [])
   const action = useAction()
+  // The server's reasons for a refused field, shown beside it.
+  const refused = (field: string) => action.error?.reasonsFor(field)
 
   const submit = async (event: FormEvent) => {
     event.preventDefault()
@@ -206,31 +208,33 @@ const WatchlistForm = (props: {
 
   return (
     <form className="card form" onSubmit={submit} data-testid="watchlist-form">
-      <Field label={t.watchlists.name}>
+      <Field label={t.watchlists.name} reasons={refused("name")}>
         <input name="name" required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} />
       </Field>
       <div className="field">
         <span className="field-label">{t.watchlists.cpv}</span>
         <CpvPicker value={cpvCodes} onChange={setCpvCodes} labels={props.labels} />
+        <FieldReasons reasons={refused("cpvCodes")} />
       </div>
       <div className="field">
         <span className="field-label">{t.watchlists.counties}</span>
         <CountyPicker value={counties} onChange={setCounties} testId="watchlist-counties-picker" />
+        <FieldReasons reasons={refused("counties")} />
         <span className="hint">{t.watchlists.countiesHint}</span>
       </div>
-      <Field label={t.watchlists.keywords} hint={t.watchlists.keywordsHint}>
+      <Field label={t.watchlists.keywords} hint={t.watchlists.keywordsHint} reasons={refused("keywords")}>
         <input name="keywords" value={keywords} onChange={(e) => setKeywords(e.target.value)} />
       </Field>
       <div className="row">
-        <Field label={t.watchlists.minValue}>
+        <Field label={t.watchlists.minValue} reasons={refused("minValue")}>
           <input name="minValue" inputMode="decimal" value={minValue} onChange={(e) => setMinValue(e.target.value)} />
         </Field>
-        <Field label={t.watchlists.maxValue}>
+        <Field label={t.watchlists.maxValue} reasons={refused("maxValue")}>
           <input name="maxValue" inputMode="decimal" value={maxValue} onChange={(e) => setMaxValue(e.target.value)} />
         </Field>
       </div>
       <div className="row">
-        <Field label={t.watchlists.minScore}>
+        <Field label={t.watchlists.minScore} reasons={refused("minScore")}>
           <input
             name="minScore"
             type="number"
@@ -243,7 +247,7 @@ const WatchlistForm = (props: {
             onChange={(e) => setMinScore(e.target.value)}
           />
         </Field>
-        <Field label={t.watchlists.authority}>
+        <Field label={t.watchlists.authority} reasons={refused("authorityId")}>
           <input name="authorityId" value={authorityId} onChange={(e) => setAuthorityId(e.target.value)} />
         </Field>
       </div>

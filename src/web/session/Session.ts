@@ -60,6 +60,12 @@ export class Session {
   status: SessionStatus = "restoring"
   /** Why the last session ended without a logout (shown above the login form). */
   endedReason: string | undefined
+  /**
+   * The e-mail of this tab's last login (lower-cased; the app keeps it over reloads), until a logout:
+   * after a session that ended, a login with the same one returns to the screens as they were,
+   * another starts afresh.
+   */
+  account: string | undefined
   private accessToken: string | undefined
   private refreshTimer: unknown
   private refreshing: Promise<void> | undefined
@@ -105,6 +111,7 @@ export class Session {
       throw toAppError(error)
     })
     this.endedReason = undefined
+    this.account = email.trim().toLowerCase()
     this.accept(pair)
   }
 
@@ -169,7 +176,10 @@ export class Session {
   }
 
   private checkEnded(error: AppError) {
-    if (error.code !== undefined && SESSION_ENDED_CODES.has(error.code)) this.end(error.message)
+    // A call answered after the session ended (a poll of the screen kept under the login form) leaves
+    // the reason it ended with as it is.
+    if (this.status === "authenticated" && error.code !== undefined && SESSION_ENDED_CODES.has(error.code))
+      this.end(error.message)
     return error
   }
 
@@ -190,6 +200,8 @@ export class Session {
     this.accessToken = undefined
     this.store.write(null)
     this.endedReason = reason
+    // A logout (here or in another tab) forgets the account; a session that ended keeps it for the next login.
+    if (reason === undefined) this.account = undefined
     this.setStatus("anonymous")
   }
 

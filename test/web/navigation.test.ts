@@ -1,0 +1,126 @@
+import type { Browser, Page } from "puppeteer-core"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { t } from "../../src/web/strings.js"
+import { type AppServer, launchBrowser, logIn, openPage, startAppServer } from "./support/AppServer.js"
+
+/**
+ * Moving between the app's screens, and a session that ends under an open screen, as a consultant
+ * (with a screen reader, or ten minutes into a form) meets them: a real Chromium against the real API
+ * and worker over the demo data.
+ */
+describe("moving between screens, and a session that ends, in the browser app", () => {
+  let server: AppServer
+  let browser: Browser
+  const closers: Array<() => Promise<void>> = []
+
+  beforeAll(async () => {
+    ;[server, browser] = await Promise.all([startAppServer(), launchBrowser()])
+  })
+  afterAll(async () => {
+    for (const close of closers) await close().catch(() => undefined)
+    await browser?.close()
+    await server?.close()
+  })
+
+  /** A fresh browser context, logged in through the form. */
+  const session = async (): Promise<Page> => {
+    const opened = await openPage(browser)
+    closers.push(opened.close)
+    await logIn(opened.page, server.baseUrl, server.demo.email, server.demo.password)
+    return opened.page
+  }
+
+  /** Where the focus is, and whether it is the screen's <h1>. */
+  const focus = (page: Page) =>
+    page.evaluate(() => {
+      const active = document.activeElement
+      return {
+        onBody: active === document.body || active === null,
+        insideMain: active !== null && document.querySelector("main")?.contains(active) === true,
+        onHeading: active !== null && active === document.querySelector("main h1")
+      }
+    })
+
+  it("following a link moves focus into the screen it opens and names it in the page title", async () => {
+    const page = await session()
+    const titleBefore = await page.title()
+    await page.click("[data-testid=company] [data-testid=company-tenders]")
+    await page.waitForFunction(() => document.querySelector("h1")?.textContent?.startsWith("Licitații pentru"))
+    await page.waitForFunction(() => document.title.startsWith("Licitații pentru"))
+    // Without it a screen reader user hears nothing after the click: focus falls back to <body> when
+    // the link is removed, and a <title> the same on every screen names none.
+    expect({ ...(await focus(page)), titleChanged: (await page.title()) !== titleBefore }).toEqual({
+      onBody: false,
+      insideMain: true,
+      onHeading: true,
+      titleChanged: true
+    })
+    const heading = await page.$eval("main h1", (h1) => h1.textContent ?? "")
+    expect(await page.title()).toBe(`${heading} — ${t.appName}`)
+    // The browser's Back button too.
+    await page.goBack()
+    await page.waitForFunction(
+      (title) => document.querySelector("main h1")?.textContent === title,
+      {},
+      t.companies.title
+    )
+    await page.waitForFunction(() => document.activeElement === document.querySelector("main h1"))
+    expect(await page.title()).toBe(`${t.companies.title} — ${t.appName}`)
+    // A filter change (a new address of the same screen) is no new screen: the focus stays in the filter.
+    await page.click("[data-testid=nav-alerts]")
+    await page.waitForSelector("[data-testid=alert]")
+    await page.focus(".filters select")
+    await page.select(".filters select", "true")
+    await page.waitForFunction(() => window.location.search.includes("unread=true"))
+    expect(await page.evaluate(() => document.activeElement === document.querySelector(".filters select"))).toBe(true)
+    expect(await page.title()).toBe(`${t.alerts.title} — ${t.appName}`)
+  })
+
+  it("a session ended while a form is being filled keeps what was typed once the consultant logs in again", async () => {
+    const page = await session()
+    const form = "[data-testid=company-form]"
+    await page.click("[data-testid=add-company]")
+    await page.waitForSelector(form)
+    const description = "Proiectare și execuție de rețele de apă și canalizare în mediul rural, stații de epurare."
+    await page.type(`${form} input[name=name]`, "Apă Canal Vest SRL")
+    await page.type(`${form} textarea[name=description]`, description)
+    // The session is closed elsewhere meanwhile (logout of a duplicated tab, a revocation).
+    await server.sql(
+      (q) => q`
+        UPDATE auth_sessions SET revoked_at = now(), revoked_reason = 'logout'
+        WHERE revoked_at IS NULL AND user_id IN (SELECT id FROM users WHERE email = ${server.demo.email})`
+    )
+    await page.click(`${form} button[type=submit]`)
+    await page.waitForSelector("[data-testid=login-form]")
+    // The form waits under the login form, out of reach until the login.
+    expect(await page.$eval("[data-testid=login-form]", (f) => f.closest("[role=dialog]") !== null)).toBe(true)
+    expect(await page.$eval(form, (f) => f.closest("[inert]") !== null)).toBe(true)
+    await page.type("input[name=email]", server.demo.email)
+    await page.type("input[name=password]", server.demo.password)
+    await page.click("button[type=submit]")
+    await page.waitForSelector("[data-testid=company]")
+    await page.waitForSelector("[data-testid=login-form]", { hidden: true })
+    // Back on the same address, with the form and what was typed in it.
+    const kept = await page
+      .$eval(`${form} textarea[name=description]`, (e) => (e as HTMLTextAreaElement).value)
+      .catch(() => null)
+    expect(kept).toBe(description)
+    // Saved now, with the new session.
+    await page.click(`${form} button[type=submit]`)
+    await page.waitForSelector(form, { hidden: true, timeout: 10_000 })
+    const stored = await server.sql(
+      (q) => q<{ description: string }>`
+        SELECT description FROM companies WHERE tenant_id = ${server.demo.tenantId} AND name = 'Apă Canal Vest SRL'`
+    )
+    expect(stored).toEqual([{ description }])
+  })
+
+  it("a logout closes the screens: the login form is the whole page, nothing of the account under it", async () => {
+    const page = await session()
+    await page.click("[data-testid=logout]")
+    await page.waitForSelector("[data-testid=login-form]")
+    expect(await page.$("[data-testid=company]")).toBeNull()
+    expect(await page.$("[role=dialog]")).toBeNull()
+    expect(await page.title()).toBe(`${t.login.title} — ${t.appName}`)
+  })
+})
