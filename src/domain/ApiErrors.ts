@@ -102,6 +102,12 @@ export class ReportNotReady extends declare<ReportNotReady>()("REPORT_NOT_READY"
   status: Schema.Literal("pending", "generating", "failed")
 }) {}
 
+/**
+ * 409: an `Idempotency-Key` already used, within its 24 hours, for another request (another company
+ * or body) of the tenant (ours; spec 4.3 has no idempotency).
+ */
+export class IdempotencyKeyReused extends declare<IdempotencyKeyReused>()("IDEMPOTENCY_KEY_REUSED", 409) {}
+
 /** 410, spec 7: a download token that expired, was used 3 times, or never existed. */
 export class DownloadTokenExpired extends declare<DownloadTokenExpired>()("DOWNLOAD_TOKEN_EXPIRED", 410) {}
 

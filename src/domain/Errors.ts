@@ -33,6 +33,15 @@ export class WatchlistLimitReached extends Data.TaggedError("WatchlistLimitReach
 
 export class WatchlistNotFound extends Data.TaggedError("WatchlistNotFound")<{ readonly id: string }> {}
 
+/**
+ * A report creation's idempotency key already stands for a job (created within the key's window,
+ * maybe by a concurrent request): the job and the fingerprint of the request that created it.
+ */
+export class IdempotencyKeyTaken extends Data.TaggedError("IdempotencyKeyTaken")<{
+  readonly jobId: string
+  readonly fingerprint: string
+}> {}
+
 export class AlertNotFound extends Data.TaggedError("AlertNotFound")<{ readonly id: string }> {}
 
 export class CompanyNotFound extends Data.TaggedError("CompanyNotFound")<{ readonly id: string }> {}

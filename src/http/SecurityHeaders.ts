@@ -67,7 +67,7 @@ export const HSTS = "max-age=31536000; includeSubDomains"
 
 /** Methods and request headers a browser may use across origins (what the API's routes accept). */
 const CORS_METHODS = "GET, POST, PATCH, DELETE"
-const CORS_REQUEST_HEADERS = "Authorization, Content-Type"
+const CORS_REQUEST_HEADERS = "Authorization, Content-Type, Idempotency-Key"
 /** Response headers a browser script may read: the API's own, beside the CORS-safelisted ones. */
 const CORS_EXPOSED_HEADERS = [
   "Retry-After",
@@ -77,7 +77,8 @@ const CORS_EXPOSED_HEADERS = [
   "X-Next-Cursor",
   "X-Has-More",
   "X-Export-Count",
-  "X-Exported-At"
+  "X-Exported-At",
+  "Idempotent-Replayed"
 ].join(", ")
 const CORS_MAX_AGE_SECONDS = "600"
 

@@ -304,6 +304,7 @@ export const t = {
       NOT_FOUND: "Nu există (sau nu mai există) ori nu aparține contului dumneavoastră.",
       INTERNAL_ERROR: "Eroare pe server. Încercați din nou peste câteva momente.",
       REPORT_NOT_READY: "Raportul nu este gata încă.",
+      IDEMPOTENCY_KEY_REUSED: "Cererea a fost trimisă deja cu alte date. Reîncărcați pagina și încercați din nou.",
       API_CREDITS_EXHAUSTED: "Nu mai aveți destule credite luna aceasta.",
       SERVICE_UNAVAILABLE: "Serviciul este temporar indisponibil. Încercați din nou peste câteva momente."
     } as Record<string, string>,

@@ -8,6 +8,7 @@ import type { JobQueue } from "../infra/queue/JobQueue.js"
 import { handle, JobRunnerLive } from "../infra/queue/JobRunner.js"
 import { PdfRenderer } from "../infra/reports/PdfRenderer.js"
 import { ReportContents, ReportContentsLive } from "../infra/reports/ReportContents.js"
+import { ReportIdempotencyKeys, ReportIdempotencyKeysLive } from "../infra/reports/ReportIdempotencyKeys.js"
 import { RenderReport, ReportJobsRepo, ReportJobsRepoLive } from "../infra/reports/ReportJobsRepo.js"
 import { DatabaseReportStorageLive } from "../infra/reports/ReportStorage.js"
 
@@ -66,15 +67,21 @@ export const renderReportJob = handle(
   ({ reportId }, _job, error) => Effect.flatMap(ReportJobsRepo, (repo) => repo.recordDead(reportId, error))
 )
 
-/** Removes reports REPORT_RETENTION after they finished, at start and every `sweepEvery`. */
+/**
+ * Removes reports REPORT_RETENTION after they finished, and creations' idempotency keys past their
+ * 24 hours, at start and every `sweepEvery`.
+ */
 const RetentionSweepLive = (sweepEvery: Duration.DurationInput) =>
   Layer.scopedDiscard(
     Effect.gen(function* () {
       const repo = yield* ReportJobsRepo
+      const idempotencyKeys = yield* ReportIdempotencyKeys
       yield* Effect.gen(function* () {
         const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
         const removed = yield* repo.sweep(new Date(now - Duration.toMillis(REPORT_RETENTION)))
         if (removed > 0) yield* Effect.logInfo(`Removed ${removed} report(s) past their retention`)
+        const expired = yield* idempotencyKeys.purgeExpired
+        if (expired > 0) yield* Effect.logInfo(`Removed ${expired} report idempotency key(s) past their 24 hours`)
       }).pipe(
         Effect.catchAllCause((cause) => Effect.logError("Report retention sweep failed", cause)),
         Effect.repeat(Schedule.spaced(sweepEvery)),
@@ -90,7 +97,11 @@ const RetentionSweepLive = (sweepEvery: Duration.DurationInput) =>
  */
 export const ReportDispatcherLive = (
   options: ReportDispatcherOptions = {}
-): Layer.Layer<never, never, ReportJobsRepo | ReportContents | PdfRenderer | JobQueue | SqlClient.SqlClient> => {
+): Layer.Layer<
+  never,
+  never,
+  ReportJobsRepo | ReportIdempotencyKeys | ReportContents | PdfRenderer | JobQueue | SqlClient.SqlClient
+> => {
   const lease = Duration.decode(options.lease ?? DEFAULT_REPORT_LEASE)
   return Layer.merge(
     JobRunnerLive([renderReportJob], {
@@ -117,7 +128,13 @@ export const reportLease = Config.integer("REPORT_JOB_LEASE_SECONDS").pipe(
 /** The report runner with its repositories; needs a PdfRenderer and the database. */
 export const ReportWorkLive = (options: ReportDispatcherOptions = {}) =>
   ReportDispatcherLive(options).pipe(
-    Layer.provide(Layer.merge(ReportJobsRepoLive.pipe(Layer.provide(DatabaseReportStorageLive)), ReportContentsLive))
+    Layer.provide(
+      Layer.mergeAll(
+        ReportJobsRepoLive.pipe(Layer.provide(DatabaseReportStorageLive)),
+        ReportIdempotencyKeysLive,
+        ReportContentsLive
+      )
+    )
   )
 
 /** The report runner as a worker process runs it, its lease read from the environment. */

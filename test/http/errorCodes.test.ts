@@ -161,6 +161,18 @@ describe("each route's error codes in the served OpenAPI document", () => {
     expect(codesOf(...create, 403).sort()).toEqual(["COMPANY_ACCESS_DENIED", "PLAN_UPGRADE_REQUIRED"])
     expect(codesOf(...create, 429)).toEqual(["RATE_LIMIT_EXCEEDED"])
     expect(codesOf(...create, 400)).toContain("VALIDATION_ERROR")
+    // The optional Idempotency-Key (ours): its header parameter, its 409 and the replay's header, on both creations.
+    for (const [path, method] of [create, ["/api/v1/app/companies/{companyId}/reports", "post"] as const]) {
+      expect(codesOf(path, method, 409)).toEqual(["IDEMPOTENCY_KEY_REUSED"])
+      const operation = spec.paths[path][method]
+      expect(operation.parameters.find((p: { in: string }) => p.in === "header")).toMatchObject({
+        name: "idempotency-key",
+        in: "header",
+        required: false,
+        schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[ -~]{1,255}$" }
+      })
+      expect(operation.responses["202"].headers["Idempotent-Replayed"]).toMatchObject({ required: false })
+    }
     expect(codesOf("/api/v1/reports/jobs/{jobId}/status", "get", 404)).toContain("NOT_FOUND")
     const downloadUrl = ["/api/v1/reports/jobs/{jobId}/download", "get"] as const
     expect(codesOf(...downloadUrl, 409)).toEqual(["REPORT_NOT_READY"])

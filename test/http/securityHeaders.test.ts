@@ -196,6 +196,7 @@ describe("CORS with CORS_ORIGINS listing origins", () => {
       expect(response.headers.get("access-control-allow-origin")).toBe(allowed)
       expect(response.headers.get("access-control-allow-credentials")).toBeNull()
       expect(response.headers.get("access-control-expose-headers")).toContain("X-API-Credits-Remaining")
+      expect(response.headers.get("access-control-expose-headers")).toContain("Idempotent-Replayed")
       expect(response.headers.get("vary")).toBe("Origin")
       expectBaseline(response, "cors")
     }
@@ -228,6 +229,8 @@ describe("CORS with CORS_ORIGINS listing origins", () => {
     expect(preflight.headers.get("access-control-allow-origin")).toBe(allowed)
     expect(preflight.headers.get("access-control-allow-methods")).toContain("POST")
     expect(preflight.headers.get("access-control-allow-headers")?.toLowerCase()).toContain("authorization")
+    // A report creation's Idempotency-Key may be sent from another origin.
+    expect(preflight.headers.get("access-control-allow-headers")?.toLowerCase()).toContain("idempotency-key")
     expect(preflight.headers.get("access-control-allow-credentials")).toBeNull()
     expect(Number(preflight.headers.get("access-control-max-age"))).toBeGreaterThan(0)
     expectBaseline(preflight, "preflight")

@@ -2,18 +2,20 @@ import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Duration, Effect, Layer, Option, TestClock } from "effect"
 import { DOWNLOAD_TOKEN_TTL, hashDownloadToken } from "../../src/domain/reports/DownloadToken.js"
+import { REPORT_IDEMPOTENCY_WINDOW } from "../../src/domain/reports/IdempotencyKeyRules.js"
 import { REPORT_RETENTION } from "../../src/domain/reports/ReportJob.js"
 import { CreditLedger } from "../../src/infra/billing/CreditLedger.js"
 import { type Job, JobQueue } from "../../src/infra/queue/JobQueue.js"
 import { drainDueJobs, handle } from "../../src/infra/queue/JobRunner.js"
 import { RepositoriesLive } from "../../src/infra/Repositories.js"
 import { DownloadTokens, DownloadTokensLive } from "../../src/infra/reports/DownloadTokens.js"
+import { ReportIdempotencyKeys, ReportIdempotencyKeysLive } from "../../src/infra/reports/ReportIdempotencyKeys.js"
 import { RenderReport, ReportJobsRepo, ReportJobsRepoLive } from "../../src/infra/reports/ReportJobsRepo.js"
 import { DatabaseReportStorageLive, ReportStorage } from "../../src/infra/reports/ReportStorage.js"
 import { TestDatabaseLive } from "../support/TestDatabase.js"
 
 /** The report queue, credits and download tokens on a real database, with times on the TestClock. */
-const TestLayer = Layer.mergeAll(ReportJobsRepoLive, DownloadTokensLive).pipe(
+const TestLayer = Layer.mergeAll(ReportJobsRepoLive, DownloadTokensLive, ReportIdempotencyKeysLive).pipe(
   Layer.provideMerge(DatabaseReportStorageLive),
   Layer.provideMerge(RepositoriesLive),
   Layer.provideMerge(TestDatabaseLive)
@@ -207,6 +209,45 @@ describe("report jobs: credits held, leases and retries on the clock", () => {
         expect(Option.isNone(yield* (yield* ReportStorage).get(job.id))).toBe(true)
         const sql = yield* SqlClient.SqlClient
         expect(yield* sql`SELECT 1 FROM download_tokens WHERE job_id = ${job.id}`).toHaveLength(0)
+      })
+    )
+
+    it.effect("an idempotency key stands for its job 24 hours on the clock; the sweep's purge then removes it", () =>
+      Effect.gen(function* () {
+        const repo = yield* ReportJobsRepo
+        const keys = yield* ReportIdempotencyKeys
+        const account = yield* tenantWithCredits(35)
+        const idempotency = { key: "order-1", fingerprint: "f1" }
+        const job = yield* repo.create({ ...account, params: PARAMS, idempotency })
+        expect(yield* keys.find(account.tenantId, "order-1")).toEqual(Option.some({ jobId: job.id, fingerprint: "f1" }))
+        // A repeat creates and holds nothing: it names the key's job and the fingerprint it was created with.
+        const repeat = yield* Effect.flip(
+          repo.create({ ...account, params: PARAMS, idempotency: { ...idempotency, fingerprint: "f2" } })
+        )
+        expect(repeat).toMatchObject({ _tag: "IdempotencyKeyTaken", jobId: job.id, fingerprint: "f1" })
+        expect((yield* (yield* CreditLedger).balance(account.tenantId)).remaining).toBe(25)
+
+        yield* TestClock.adjust(Duration.subtract(REPORT_IDEMPOTENCY_WINDOW, Duration.millis(1)))
+        expect(Option.isSome(yield* keys.find(account.tenantId, "order-1"))).toBe(true)
+        const later = yield* repo.create({
+          ...account,
+          params: PARAMS,
+          idempotency: { key: "order-2", fingerprint: "f" }
+        })
+        expect(yield* keys.purgeExpired).toBe(0)
+        yield* TestClock.adjust(1)
+        expect(yield* keys.find(account.tenantId, "order-1")).toEqual(Option.none())
+        expect(yield* keys.purgeExpired).toBe(1)
+        const sql = yield* SqlClient.SqlClient
+        expect(
+          yield* sql<{
+            key: string
+            job_id: string
+          }>`SELECT key, job_id FROM report_idempotency_keys WHERE tenant_id = ${account.tenantId}`
+        ).toEqual([{ key: "order-2", job_id: later.id }])
+        // The key is free again: a new creation with it is a new job.
+        const again = yield* repo.create({ ...account, params: PARAMS, idempotency })
+        expect(again.id).not.toBe(job.id)
       })
     )
 

@@ -78,6 +78,7 @@ describe("the browser app's API client", () => {
         runApi(
           api.appReports.create({
             path: { companyId },
+            headers: {},
             payload: { date_from: "2026-11-27", date_to: "2026-11-01", min_score: 50 }
           })
         ),
@@ -111,6 +112,7 @@ describe("the browser app's API client", () => {
       runApi(
         api.appReports.create({
           path: { companyId: account.companyId },
+          headers: {},
           payload: { date_from: "2026-11-01", date_to: "2026-11-27", min_score: 101 }
         })
       )

@@ -5,7 +5,7 @@ import { REPORT_CREDIT_COST } from "../../domain/reports/ReportJob.js"
 import { DateString, DateTime } from "../../domain/Timestamps.js"
 import { AccessTokenAuth } from "../AccessTokenAuth.js"
 import { StrictBody } from "../Inputs.js"
-import { CreateReport, ReportStatus } from "../reports/ReportsApi.js"
+import { CreateReport, IdempotencyKeyHeaders, ReportStatus, withReplayedHeader } from "../reports/ReportsApi.js"
 import { errors } from "../WireErrors.js"
 
 /** A report job as the settings screen lists it. */
@@ -37,14 +37,16 @@ export class AppReportsApi extends HttpApiGroup.make("appReports")
   )
   .add(
     HttpApiEndpoint.post("create", "/companies/:companyId/reports")
+      .annotate(OpenApi.Transform, withReplayedHeader)
       .annotate(OpenApi.Summary, "Request a PDF report of a company's scored tenders")
       .setPath(Schema.Struct({ companyId: Schema.UUID }))
       .setPayload(StrictBody(CreateReport))
+      .setHeaders(IdempotencyKeyHeaders)
       .addSuccess(Schema.Struct({ data: AppReport }), { status: 202 })
-      .addError(errors(ApiError.ApiCreditsExhausted, ApiError.RateLimitExceeded))
+      .addError(errors(ApiError.ApiCreditsExhausted, ApiError.IdempotencyKeyReused, ApiError.RateLimitExceeded))
       .annotate(
         OpenApi.Description,
-        `The body of POST /api/v1/reports/:companyId/pdf (date_from, date_to, min_score, watchlist_id). ${REPORT_CREDIT_COST} credits, held now and charged when the job completes (402 API_CREDITS_EXHAUSTED when fewer remain); shares the key API's report limit (10 per hour per tenant, 429). Another account's company is 404.`
+        `The body of POST /api/v1/reports/:companyId/pdf (date_from, date_to, min_score, watchlist_id). ${REPORT_CREDIT_COST} credits, held now and charged when the job completes (402 API_CREDITS_EXHAUSTED when fewer remain); shares the key API's report limit (10 per hour per tenant, 429). Another account's company is 404. Idempotency-Key as on the key API's creation (the same keys: per tenant); a repeat answers the job as it is now.`
       )
   )
   .add(

@@ -5,6 +5,7 @@ import { planRules } from "../../domain/Plan.js"
 import { AppConfig } from "../../infra/config/AppConfig.js"
 import { AppReportReads, AppReportReadsLive, type AppReportRow } from "../../infra/reports/AppReportReads.js"
 import { DownloadTokens, DownloadTokensLive } from "../../infra/reports/DownloadTokens.js"
+import { ReportIdempotencyKeysLive } from "../../infra/reports/ReportIdempotencyKeys.js"
 import { ReportJobsRepoLive } from "../../infra/reports/ReportJobsRepo.js"
 import { DatabaseReportStorageLive } from "../../infra/reports/ReportStorage.js"
 import { CurrentAccount } from "../AccessTokenAuth.js"
@@ -53,15 +54,17 @@ export const AppReportsHttpLive = HttpApiBuilder.group(Api, "appReports", (handl
           Effect.map((rows) => ({ data: rows.map(toWire) }))
         )
       )
-      .handle("create", ({ path, payload }) =>
+      .handle("create", ({ path, payload, headers }) =>
         Effect.gen(function* () {
           const tenantId = yield* consultantTenant
           const created = yield* queueReport({
             unknownCompany: () => new ApiError.NotFound({ message: "No such company" }),
             tenantId,
             companyId: path.companyId.toLowerCase(),
-            payload
+            payload,
+            idempotencyKey: headers["idempotency-key"]
           })
+          // A new job or, for a repeated key, the job as it is now.
           return { data: toWire(yield* findJob(tenantId, created.id)) }
         })
       )
@@ -92,6 +95,12 @@ export const AppReportsHttpLive = HttpApiBuilder.group(Api, "appReports", (handl
       )
   })
 ).pipe(
-  Layer.provide([AccessTokenAuthLive, AppReportReadsLive, ReportJobsRepoLive, DownloadTokensLive]),
+  Layer.provide([
+    AccessTokenAuthLive,
+    AppReportReadsLive,
+    ReportIdempotencyKeysLive,
+    ReportJobsRepoLive,
+    DownloadTokensLive
+  ]),
   Layer.provide(DatabaseReportStorageLive)
 )

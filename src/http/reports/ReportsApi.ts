@@ -2,6 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/p
 import { Schema } from "effect"
 import * as ApiError from "../../domain/ApiErrors.js"
 import { DOWNLOAD_TOKEN_MAX_DOWNLOADS } from "../../domain/reports/DownloadTokenRules.js"
+import { isIdempotencyKey } from "../../domain/reports/IdempotencyKeyRules.js"
 import { REPORT_CREDIT_COST, REPORT_STATUSES } from "../../domain/reports/ReportJob.js"
 import { ApiKeyAuth, ApiKeyAuthReportCreation } from "../ApiKeyAuth.js"
 import { isCalendarDate, StrictBody } from "../Inputs.js"
@@ -37,6 +38,52 @@ export const CreateReport = Schema.Struct({
 
 export const ReportStatus = Schema.Literal(...REPORT_STATUSES)
 
+/**
+ * The optional `Idempotency-Key` of a report creation (domain/reports/IdempotencyKey.ts): declared
+ * as the endpoint's headers so OpenAPI shows it; a malformed key is a 400 VALIDATION_ERROR.
+ */
+export const IdempotencyKeyHeaders = Schema.Struct({
+  "idempotency-key": Schema.optionalWith(
+    Schema.String.pipe(
+      Schema.filter(isIdempotencyKey, {
+        message: () => "must be 1-255 printable ASCII characters",
+        jsonSchema: { minLength: 1, maxLength: 255, pattern: "^[ -~]{1,255}$" }
+      })
+    ).annotations({
+      description:
+        "A key of your choosing (a UUID) that makes retrying the creation safe: the same key with the same request within 24 hours answers the job it created (same job_id, `Idempotent-Replayed: true`) and holds no more credits; the same key with another company or body is 409 IDEMPOTENCY_KEY_REUSED. Per tenant; a refused request stores no key.",
+      examples: ["5f2b6c1e-8d4a-4c3e-9b7a-2e1f0d9c8b7a"]
+    }),
+    { exact: true }
+  )
+})
+
+/**
+ * Documents `Idempotent-Replayed` on a creation's 202: set by a pre-response decoration, which the
+ * generator cannot see.
+ */
+export const withReplayedHeader = (operation: Record<string, any>): Record<string, any> => {
+  const accepted = operation.responses["202"]
+  return {
+    ...operation,
+    responses: {
+      ...operation.responses,
+      202: {
+        ...accepted,
+        headers: {
+          ...accepted.headers,
+          "Idempotent-Replayed": {
+            description:
+              "`true` when the answer repeats an earlier creation with the same Idempotency-Key (nothing new created or held); absent otherwise.",
+            required: false,
+            schema: { type: "string", enum: ["true"] }
+          }
+        }
+      }
+    }
+  }
+}
+
 const JobId = Schema.Struct({ jobId: Schema.UUID })
 
 const general = "Counts against the general rate limit (60 per minute per tenant); costs 0 credits."
@@ -45,8 +92,10 @@ const general = "Counts against the general rate limit (60 per minute per tenant
 export class ReportsApi extends HttpApiGroup.make("reports")
   .add(
     HttpApiEndpoint.post("create", "/reports/:companyId/pdf")
+      .annotate(OpenApi.Transform, withReplayedHeader)
       .setPath(Schema.Struct({ companyId: Schema.UUID }))
       .setPayload(StrictBody(CreateReport))
+      .setHeaders(IdempotencyKeyHeaders)
       .addSuccess(
         Schema.Struct({
           job_id: Schema.UUID,
@@ -55,12 +104,19 @@ export class ReportsApi extends HttpApiGroup.make("reports")
         }),
         { status: 202 }
       )
-      .addError(errors(ApiError.CompanyAccessDenied, ApiError.ApiCreditsExhausted, ApiError.RateLimitExceeded))
+      .addError(
+        errors(
+          ApiError.CompanyAccessDenied,
+          ApiError.ApiCreditsExhausted,
+          ApiError.IdempotencyKeyReused,
+          ApiError.RateLimitExceeded
+        )
+      )
       .middleware(ApiKeyAuthReportCreation)
       .annotate(OpenApi.Summary, "Request a branded PDF report of a company's scored tenders")
       .annotate(
         OpenApi.Description,
-        `Queues the report; poll the job status (every 5 s). ${REPORT_CREDIT_COST} credits, charged when the job reaches completed: they are held on the balance at creation (X-API-Credits-Remaining already excludes them) and released if the job fails. 402 API_CREDITS_EXHAUSTED when fewer than ${REPORT_CREDIT_COST} remain; 400 VALIDATION_ERROR for a bad body (date_from after date_to, or a watchlist_id that is not this company's); 429 over the report limit (10 creations per hour per tenant; a refused body or company does not count); not counted against the general limit.`
+        `Queues the report; poll the job status (every 5 s). ${REPORT_CREDIT_COST} credits, charged when the job reaches completed: they are held on the balance at creation (X-API-Credits-Remaining already excludes them) and released if the job fails. 402 API_CREDITS_EXHAUSTED when fewer than ${REPORT_CREDIT_COST} remain; 400 VALIDATION_ERROR for a bad body (date_from after date_to, or a watchlist_id that is not this company's); 429 over the report limit (10 creations per hour per tenant; a refused body or company does not count); not counted against the general limit. With an Idempotency-Key, a repeat of the same request within 24 hours answers the first job's 202 again (as it was first answered), counts and holds nothing; the key used for another request is 409 IDEMPOTENCY_KEY_REUSED.`
       )
   )
   .add(

@@ -5,6 +5,7 @@ import { REPORT_ESTIMATED_SECONDS, reportFileName } from "../../domain/reports/R
 import { AppConfig } from "../../infra/config/AppConfig.js"
 import { AppReportReadsLive } from "../../infra/reports/AppReportReads.js"
 import { DownloadTokens, DownloadTokensLive } from "../../infra/reports/DownloadTokens.js"
+import { ReportIdempotencyKeysLive } from "../../infra/reports/ReportIdempotencyKeys.js"
 import { ReportJobsRepo, ReportJobsRepoLive } from "../../infra/reports/ReportJobsRepo.js"
 import { DatabaseReportStorageLive, ReportStorage } from "../../infra/reports/ReportStorage.js"
 import { Api } from "../Api.js"
@@ -26,14 +27,15 @@ export const ReportsHttpLive = HttpApiBuilder.group(Api, "reports", (handlers) =
     const storage = yield* ReportStorage
     const config = yield* AppConfig
     return handlers
-      .handle("create", ({ path, payload }) =>
+      .handle("create", ({ path, payload, headers }) =>
         Effect.gen(function* () {
           const caller = yield* ApiCaller
           const created = yield* queueReport({
             unknownCompany: companyAccessDenied,
             tenantId: caller.tenantId,
             companyId: path.companyId.toLowerCase(),
-            payload
+            payload,
+            idempotencyKey: headers["idempotency-key"]
           }).pipe(
             // A refusal for credits reports the balance in the credit headers, as every 402 does.
             Effect.tapErrorTag("API_CREDITS_EXHAUSTED", (error) =>
@@ -42,8 +44,10 @@ export const ReportsHttpLive = HttpApiBuilder.group(Api, "reports", (handlers) =
               )
             )
           )
-          // Charged at completion: cost 0 now, the balance without the held credits.
-          caller.credits.record(0, created)
+          // Charged at completion: cost 0 now, the balance without the held credits. A repeat of a
+          // key holds nothing: its headers say cost 0 and the balance as it is now.
+          if (!created.replayed) caller.credits.record(0, created)
+          // A repeat answers as the creation did (spec 4.3's 202): the status endpoint has the job's state.
           return { job_id: created.id, status: "generating" as const, estimated_seconds: REPORT_ESTIMATED_SECONDS }
         })
       )
@@ -104,6 +108,7 @@ export const ReportsLive = ReportsHttpLive.pipe(
     ApiKeyAuthReportCreationLive,
     AppReportReadsLive,
     DownloadTokensLive,
+    ReportIdempotencyKeysLive,
     ReportJobsRepoLive
   ]),
   Layer.provide(DatabaseReportStorageLive)

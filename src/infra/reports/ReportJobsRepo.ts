@@ -1,6 +1,11 @@
-import { SqlClient, SqlSchema } from "@effect/sql"
-import { Context, Duration, Effect, Layer, Option, Schema } from "effect"
-import { type InsufficientCredits, type TenantNotFound, WatchlistNotFound } from "../../domain/Errors.js"
+import { SqlClient, type SqlError, SqlSchema } from "@effect/sql"
+import { type Cause, Context, Duration, Effect, Layer, Option, type ParseResult, Predicate, Schema } from "effect"
+import {
+  IdempotencyKeyTaken,
+  type InsufficientCredits,
+  type TenantNotFound,
+  WatchlistNotFound
+} from "../../domain/Errors.js"
 import { JobRetrySchedule } from "../../domain/Retries.js"
 import {
   REPORT_CREDIT_COST,
@@ -12,6 +17,7 @@ import { CreditLedger, CreditLedgerLive } from "../billing/CreditLedger.js"
 import { clockNow } from "../db/ClockNow.js"
 import { jobKind } from "../queue/JobKind.js"
 import { type Job, JobQueue, JobQueueLive } from "../queue/JobQueue.js"
+import { ReportIdempotencyKeys, ReportIdempotencyKeysLive } from "./ReportIdempotencyKeys.js"
 import { ReportStorage } from "./ReportStorage.js"
 
 /**
@@ -52,9 +58,9 @@ type HeldRow = typeof HeldRow.Type
 
 /**
  * Report jobs (`report_jobs`, and their PDFs through ReportStorage): created with their credits held
- * (billing) and a `report.render` job, in one transaction; completed with the PDF and the charge in
- * one transaction; after a failed attempt, `pending` until the queue's retry, then `failed` with the
- * hold released once the attempts are used up.
+ * (billing), a `report.render` job and their idempotency key, if any, in one transaction; completed
+ * with the PDF and the charge in one transaction; after a failed attempt, `pending` until the
+ * queue's retry, then `failed` with the hold released once the attempts are used up.
  */
 export class ReportJobsRepo extends Context.Tag("ReportJobsRepo")<
   ReportJobsRepo,
@@ -63,13 +69,24 @@ export class ReportJobsRepo extends Context.Tag("ReportJobsRepo")<
      * Holds the report's credits and queues its job; fails with the balance when it is short, and
      * with WatchlistNotFound when `params.watchlist_id` is not (or no longer) a live watchlist of the company.
      */
-    readonly create: (input: {
+    readonly create: <E = never>(input: {
       readonly tenantId: string
       readonly companyId: string
       readonly params: ReportParams
+      /**
+       * The request's idempotency key and fingerprint: stored with the job; when the key already
+       * stands for a job (or a concurrent creation stores it first), nothing is created and this
+       * fails with IdempotencyKeyTaken naming that job.
+       */
+      readonly idempotency?: { readonly key: string; readonly fingerprint: string } | undefined
+      /**
+       * Run in the transaction once the job is known to be created, before its credits are held
+       * (the hourly report limit): its failure creates nothing.
+       */
+      readonly admit?: Effect.Effect<void, E> | undefined
     }) => Effect.Effect<
       { readonly id: string; readonly remaining: number; readonly periodEndsAt: string },
-      InsufficientCredits | TenantNotFound | WatchlistNotFound
+      InsufficientCredits | TenantNotFound | WatchlistNotFound | IdempotencyKeyTaken | E
     >
     readonly find: (tenantId: string, jobId: string) => Effect.Effect<Option.Option<ReportJobView>>
     readonly findById: (jobId: string) => Effect.Effect<Option.Option<ReportJobView>>
@@ -109,6 +126,14 @@ const StartedRow = Schema.Struct({
 
 const IdRow = Schema.Struct({ id: Schema.String })
 
+/** The store's own failures (a statement, a row that does not decode): defects, not the caller's to handle. */
+const isStoreFailure = (
+  error: unknown
+): error is SqlError.SqlError | ParseResult.ParseError | Cause.NoSuchElementException =>
+  Predicate.isTagged(error, "SqlError") ||
+  Predicate.isTagged(error, "ParseError") ||
+  Predicate.isTagged(error, "NoSuchElementException")
+
 export const ReportJobsRepoLive = Layer.effect(
   ReportJobsRepo,
   Effect.gen(function* () {
@@ -116,6 +141,7 @@ export const ReportJobsRepoLive = Layer.effect(
     const ledger = yield* CreditLedger
     const queue = yield* JobQueue
     const storage = yield* ReportStorage
+    const idempotencyKeys = yield* ReportIdempotencyKeys
 
     const insertReport = SqlSchema.single({
       Request: Schema.Struct({
@@ -143,7 +169,13 @@ export const ReportJobsRepoLive = Layer.effect(
         FOR SHARE`
     })
 
-    const create = (input: { readonly tenantId: string; readonly companyId: string; readonly params: ReportParams }) =>
+    const create = <E = never>(input: {
+      readonly tenantId: string
+      readonly companyId: string
+      readonly params: ReportParams
+      readonly idempotency?: { readonly key: string; readonly fingerprint: string } | undefined
+      readonly admit?: Effect.Effect<void, E> | undefined
+    }) =>
       sql
         .withTransaction(
           Effect.gen(function* () {
@@ -161,6 +193,18 @@ export const ReportJobsRepoLive = Layer.effect(
               params: JSON.stringify(input.params),
               now
             })
+            // The key is stored before anything is counted or held: a repeat (or a concurrent twin,
+            // whose key insert waits for this commit) rolls back its job here.
+            if (input.idempotency !== undefined) {
+              const taken = yield* idempotencyKeys.claim({
+                tenantId: input.tenantId,
+                key: input.idempotency.key,
+                fingerprint: input.idempotency.fingerprint,
+                jobId: report.id
+              })
+              if (Option.isSome(taken)) return yield* new IdempotencyKeyTaken(taken.value)
+            }
+            if (input.admit !== undefined) yield* input.admit
             const held = yield* ledger.hold({
               tenantId: input.tenantId,
               amount: REPORT_CREDIT_COST,
@@ -173,7 +217,7 @@ export const ReportJobsRepoLive = Layer.effect(
             return { id: report.id, remaining: held.remaining, periodEndsAt: held.periodEndsAt }
           })
         )
-        .pipe(Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die, NoSuchElementException: Effect.die }))
+        .pipe(Effect.catchIf(isStoreFailure, Effect.die))
 
     const findView = SqlSchema.findOne({
       Request: Schema.Struct({ tenantId: Schema.String, jobId: Schema.String }),
@@ -312,4 +356,4 @@ export const ReportJobsRepoLive = Layer.effect(
           .pipe(Effect.orDie)
     }
   })
-).pipe(Layer.provide(Layer.merge(JobQueueLive, CreditLedgerLive)))
+).pipe(Layer.provide(Layer.mergeAll(JobQueueLive, CreditLedgerLive, ReportIdempotencyKeysLive)))

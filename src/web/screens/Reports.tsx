@@ -8,6 +8,10 @@ import { t } from "../strings.js"
 /** Spec 4.3 recommends polling a job every 5 seconds. */
 const POLL_MS = 5_000
 
+/** A fresh Idempotency-Key: 128 random bits in hex (`crypto.randomUUID` needs a secure context; this does not). */
+const newIdempotencyKey = () =>
+  Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, "0")).join("")
+
 const today = () => bucharestDay(new Date())
 const daysAgo = (days: number) => bucharestDay(new Date(Date.now() - days * 86_400_000))
 
@@ -25,6 +29,10 @@ export const Reports = ({ onCreditsChanged }: { readonly onCreditsChanged: () =>
   const [dateTo, setDateTo] = useState(today())
   const [minScore, setMinScore] = useState("40")
   const action = useAction()
+  // The key of the request not yet answered with a report: a click after a failure (no answer, a
+  // server error) with the same fields repeats it with the same key, so a report the server created
+  // before the connection broke is not created, nor held for, twice. A report answered starts a new key.
+  const pendingKey = useRef<{ readonly fields: string; readonly key: string } | null>(null)
 
   const busy = (reports.data ?? []).some((r) => r.status === "pending" || r.status === "generating")
   // biome-ignore lint/correctness/useExhaustiveDependencies: each answer, fresh data or a failed poll (error), arms the next poll.
@@ -45,15 +53,15 @@ export const Reports = ({ onCreditsChanged }: { readonly onCreditsChanged: () =>
     const chosen = companyId || companies.data?.[0]?.id
     // Empty would be sent as 0: a report of every tender (the field is required; this is its guard).
     if (chosen === undefined || minScore.trim() === "") return
+    const payload = { date_from: dateFrom, date_to: dateTo, min_score: Number(minScore) }
+    const fields = JSON.stringify([chosen, payload])
+    if (pendingKey.current?.fields !== fields) pendingKey.current = { fields, key: newIdempotencyKey() }
+    const key = pendingKey.current.key
     const done = await action.run(() =>
-      call((c) =>
-        c.appReports.create({
-          path: { companyId: chosen },
-          payload: { date_from: dateFrom, date_to: dateTo, min_score: Number(minScore) }
-        })
-      )
+      call((c) => c.appReports.create({ path: { companyId: chosen }, headers: { "idempotency-key": key }, payload }))
     )
     if (done) {
+      pendingKey.current = null
       reports.reload()
       onCreditsChanged()
     }
