@@ -1,4 +1,12 @@
-import { cloneElement, type ReactElement, type ReactNode, useEffect, useId, useRef } from "react"
+import {
+  cloneElement,
+  type InputHTMLAttributes,
+  type ReactElement,
+  type ReactNode,
+  useEffect,
+  useId,
+  useRef
+} from "react"
 import type { AppError } from "../api/errors.js"
 import { takeHeadingFocus } from "../router.js"
 import { t } from "../strings.js"
@@ -116,3 +124,14 @@ export const Field = (props: {
     </label>
   )
 }
+
+/**
+ * A score threshold, 0-100 in whole points. Required: an empty field would be read as 0, every
+ * tender (an alert for each, a report of all of them for 10 credits).
+ */
+export const ScoreInput = ({
+  onValue,
+  ...props
+}: Omit<InputHTMLAttributes<HTMLInputElement>, "type" | "required" | "min" | "max" | "step" | "onChange"> & {
+  readonly onValue: (value: string) => void
+}) => <input {...props} type="number" required min={0} max={100} step={1} onChange={(e) => onValue(e.target.value)} />

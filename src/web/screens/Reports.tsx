@@ -1,6 +1,6 @@
 import { type FormEvent, useEffect, useRef, useState } from "react"
 import { useServices } from "../AppContext.js"
-import { Empty, ErrorBox, Field, Loading } from "../components/ui.js"
+import { Empty, ErrorBox, Field, Loading, ScoreInput } from "../components/ui.js"
 import { bucharestDay, formatDateTime, formatDay } from "../format.js"
 import { useAction, useLoad } from "../hooks.js"
 import { t } from "../strings.js"
@@ -92,16 +92,7 @@ export const Reports = ({ onCreditsChanged }: { readonly onCreditsChanged: () =>
           <input type="date" required value={dateTo} onChange={(e) => setDateTo(e.target.value)} />
         </Field>
         <Field label={t.tenders.minScore} reasons={action.error?.reasonsFor("min_score")}>
-          <input
-            type="number"
-            // Empty would be read as 0: a report of every tender, for 10 credits.
-            required
-            min={0}
-            max={100}
-            step={1}
-            value={minScore}
-            onChange={(e) => setMinScore(e.target.value)}
-          />
+          <ScoreInput value={minScore} onValue={setMinScore} />
         </Field>
         <button type="submit" className="primary" disabled={action.pending || !companies.data?.length}>
           {t.reports.request}

@@ -1,6 +1,6 @@
 import { type FormEvent, useState } from "react"
 import { useServices } from "../AppContext.js"
-import { Empty, ErrorBox, Field, FieldReasons, Loading, Notice, ScreenHeading } from "../components/ui.js"
+import { Empty, ErrorBox, Field, FieldReasons, Loading, Notice, ScoreInput, ScreenHeading } from "../components/ui.js"
 import { amountInput, changedFields, keywordsInput, parseAmount, splitKeywords } from "../FormInputs.js"
 import { formatAmount } from "../format.js"
 import { useAction, useLoad } from "../hooks.js"
@@ -235,17 +235,7 @@ const WatchlistForm = (props: {
       </div>
       <div className="row">
         <Field label={t.watchlists.minScore} reasons={refused("minScore")}>
-          <input
-            name="minScore"
-            type="number"
-            // Empty would be read as 0: every tender would raise an alert.
-            required
-            min={0}
-            max={100}
-            step={1}
-            value={minScore}
-            onChange={(e) => setMinScore(e.target.value)}
-          />
+          <ScoreInput name="minScore" value={minScore} onValue={setMinScore} />
         </Field>
         <Field label={t.watchlists.authority} reasons={refused("authorityId")}>
           <input name="authorityId" value={authorityId} onChange={(e) => setAuthorityId(e.target.value)} />
