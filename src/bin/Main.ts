@@ -5,7 +5,7 @@ import { HttpServerLive } from "../http/Server.js"
 import { AppConfigLive, environmentConfig, loadAppConfig, readConfig } from "../infra/config/AppConfig.js"
 import { SecretsLive } from "../infra/config/LocalSecrets.js"
 import { migrate } from "../infra/DatabaseSetup.js"
-import { DatabaseLive } from "../infra/db/Database.js"
+import { BackgroundDatabaseLive, DatabaseUrlLive, RequestDatabaseLive } from "../infra/db/Database.js"
 import { sqlFailureLine } from "../infra/db/SqlFailure.js"
 import { RateLimitingLive } from "../infra/limits/RateLimits.js"
 import { MailerLive } from "../infra/mail/Mailer.js"
@@ -27,13 +27,25 @@ import { WebhookDeliveryFromEnv } from "../workers/WebhookDispatcher.js"
 import { WorkerFromEnv } from "../workers/Worker.js"
 
 /**
- * Configuration, database (external or embedded), the one Redis connection (shared by the rate
- * limiter and /ready), secrets and rate limiting: what every process needs.
+ * Configuration, the database's URL (external, or the embedded server started here), the one Redis
+ * connection (shared by the rate limiter and /ready), secrets and rate limiting: what every process
+ * needs. The pools on the database are the processes' own: RequestDatabaseLive (time-limited) for
+ * the HTTP requests, BackgroundDatabaseLive for migrations and the worker.
  */
-export const InfraLive = Layer.mergeAll(DatabaseLive, SecretsLive, RateLimitingLive()).pipe(
+export const InfraLive = Layer.mergeAll(DatabaseUrlLive, SecretsLive, RateLimitingLive()).pipe(
   Layer.provideMerge(RedisConnectionLive),
   Layer.provideMerge(AppConfigLive)
 )
+
+/**
+ * `layer` (the HTTP server, the metrics endpoint) over repositories of its own on the request pool,
+ * whose statements have time limits (RequestDatabaseLive). Built apart (Layer.fresh): a layer is
+ * otherwise built once per process however many times it is named, so a repository the server and
+ * the worker both name (ReportJobsRepoLive, SecretBoxLive, ...) would run on whichever pool came
+ * first in `npm start`.
+ */
+export const onRequestPool = <A, E, R>(layer: Layer.Layer<A, E, R>) =>
+  Layer.fresh(layer.pipe(Layer.provide(RepositoriesLive), Layer.provide(RequestDatabaseLive)))
 
 /** Applies pending migrations before anything that depends on the schema starts. */
 export const MigrateOnStart = Layer.effectDiscard(
@@ -44,10 +56,12 @@ export const MigrateOnStart = Layer.effectDiscard(
   )
 )
 
-/** The API process: HTTP server over the repositories, migrations applied first; /metrics on METRICS_PORT. */
-export const ApiProcess = Layer.merge(HttpServerLive, MetricsEndpointLive("METRICS_PORT")).pipe(
-  Layer.provide(MigrateOnStart),
-  Layer.provide(RepositoriesLive),
+/**
+ * The API process: HTTP server over the repositories on the request pool, migrations applied first
+ * (on a pool without time limits); /metrics on METRICS_PORT.
+ */
+export const ApiProcess = onRequestPool(Layer.merge(HttpServerLive, MetricsEndpointLive("METRICS_PORT"))).pipe(
+  Layer.provide(MigrateOnStart.pipe(Layer.provide(BackgroundDatabaseLive))),
   Layer.provide(InfraLive),
   Layer.provide(TracingLive("tender-scoring-api"))
 )
@@ -77,6 +91,7 @@ export const BackgroundWorkLive = Layer.mergeAll(
 export const WorkerProcess = Layer.merge(BackgroundWorkLive, MetricsEndpointLive("WORKER_METRICS_PORT")).pipe(
   Layer.provide(MigrateOnStart),
   Layer.provide(RepositoriesLive),
+  Layer.provide(BackgroundDatabaseLive),
   Layer.provide(InfraLive),
   Layer.provide(TracingLive("tender-scoring-worker"))
 )

@@ -5,11 +5,12 @@ import { HttpServerLive } from "../http/Server.js"
 import { CompanyProfilesRepo } from "../infra/accounts/CompanyProfilesRepo.js"
 import { UsersRepo } from "../infra/accounts/UsersRepo.js"
 import { AppConfig } from "../infra/config/AppConfig.js"
+import { BackgroundDatabaseLive } from "../infra/db/Database.js"
 import { type IngestConfigShape, ingestConfig } from "../infra/ingest/IngestConfig.js"
 import { MetricsEndpointLive } from "../infra/metrics/MetricsEndpoint.js"
 import { TracingLive } from "../infra/observability/Tracing.js"
 import { RepositoriesLive } from "../infra/Repositories.js"
-import { BackgroundWorkLive, InfraLive, launch, MigrateOnStart, runProcess } from "./Main.js"
+import { BackgroundWorkLive, InfraLive, launch, MigrateOnStart, onRequestPool, runProcess } from "./Main.js"
 
 /** What this start did about demo data: seeded it now (with the one-time API key), or found data. */
 class FirstStart extends Context.Tag("FirstStart")<FirstStart, Option.Option<DemoSeedResult>>() {}
@@ -112,12 +113,15 @@ const Banner = Layer.effectDiscard(
 /**
  * `npm start`: the API and a worker in one process, on the embedded defaults unless configured.
  * Order: migrations, demo seed (empty database only), then the server (and, once it listens, the
- * banner) beside the background work.
+ * banner) beside the background work. Two pools, as the two processes have: the server's requests on
+ * the time-limited request pool (onRequestPool), the rest on BackgroundDatabaseLive.
  */
-const AllInOne = Layer.mergeAll(
-  Banner.pipe(Layer.provide(HttpServerLive)),
-  // One endpoint for all this process runs (METRICS_PORT).
-  MetricsEndpointLive("METRICS_PORT")
+const AllInOne = onRequestPool(
+  Layer.mergeAll(
+    Banner.pipe(Layer.provide(HttpServerLive)),
+    // One endpoint for all this process runs (METRICS_PORT); its pool gauge is the request pool's.
+    MetricsEndpointLive("METRICS_PORT")
+  )
 ).pipe(
   // The background work starts first: a layer of it that fails (an invalid INGEST_* or lease
   // variable) then stops the start with its message. Built beside the server, its failure was lost
@@ -126,6 +130,7 @@ const AllInOne = Layer.mergeAll(
   Layer.provideMerge(SeedOnEmptyDatabase),
   Layer.provide(MigrateOnStart),
   Layer.provideMerge(RepositoriesLive),
+  Layer.provideMerge(BackgroundDatabaseLive),
   Layer.provideMerge(InfraLive),
   Layer.provide(TracingLive("tender-scoring-service"))
 )

@@ -7,8 +7,9 @@ import { PgLive } from "../infra/db/PgPool.js"
 /**
  * The longest a statement of the CLI waits for a lock (PostgreSQL's `lock_timeout`). A lock held
  * elsewhere (a long transaction, a migration in progress) then fails the command with one
- * `Database error: … lock timeout` line instead of leaving the operator waiting forever. The API and
- * the worker keep their pools unlimited: only the CLI's sessions carry it.
+ * `Database error: … lock timeout` line instead of leaving the operator waiting forever. No statement
+ * timeout: a command may run long (a rescore of every company). The API's requests have limits of
+ * their own (RequestDatabaseLive), the worker's jobs none.
  */
 export const CLI_LOCK_TIMEOUT = Duration.seconds(30)
 

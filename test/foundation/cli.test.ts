@@ -11,7 +11,12 @@ import { hashApiKey } from "../../src/domain/ApiKey.js"
 import { contractKindOf } from "../../src/domain/scoring/CpvMatch.js"
 import { verifyPassword } from "../../src/infra/auth/PasswordHasher.js"
 import { type AppConfig, AppConfigLive, environmentConfig } from "../../src/infra/config/AppConfig.js"
-import { DatabaseLive } from "../../src/infra/db/Database.js"
+import {
+  BackgroundDatabaseLive,
+  type DatabaseUrl,
+  DatabaseUrlLive,
+  RequestDatabaseLive
+} from "../../src/infra/db/Database.js"
 import { TestDatabaseLive, TestDatabaseUrl } from "../support/TestDatabase.js"
 import {
   expectJson,
@@ -542,12 +547,17 @@ describe("ops CLI", () => {
     )
   })
 
-  it(`the CLI's sessions wait at most ${Duration.format(CLI_LOCK_TIMEOUT)} for a lock; the API's and the worker's are not limited`, async () => {
-    const lockTimeoutOf = (database: Layer.Layer<SqlClient.SqlClient, unknown, AppConfig>) =>
+  it(`the CLI's sessions wait at most ${Duration.format(CLI_LOCK_TIMEOUT)} for a lock; the API's requests have their limits, the worker's jobs none`, async () => {
+    const limitsOf = (database: Layer.Layer<SqlClient.SqlClient, unknown, AppConfig | DatabaseUrl>) =>
       Effect.runPromise(
-        Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ lock_timeout: string }>`SHOW lock_timeout`).pipe(
+        Effect.flatMap(
+          SqlClient.SqlClient,
+          (sql) => sql<{ lock: string; statement: string }>`
+            SELECT current_setting('lock_timeout') AS lock, current_setting('statement_timeout') AS statement`
+        ).pipe(
           Effect.provide(
             database.pipe(
+              Layer.provide(DatabaseUrlLive),
               Layer.provide(AppConfigLive),
               Layer.provide(Layer.setConfigProvider(environmentConfig({ DATABASE_URL: databaseUrl })))
             )
@@ -555,8 +565,9 @@ describe("ops CLI", () => {
           Effect.scoped
         )
       )
-    expect(await lockTimeoutOf(CliDatabaseLive)).toEqual([{ lock_timeout: "30s" }])
-    expect(await lockTimeoutOf(DatabaseLive)).toEqual([{ lock_timeout: "0" }])
+    expect(await limitsOf(CliDatabaseLive)).toEqual([{ lock: "30s", statement: "0" }])
+    expect(await limitsOf(RequestDatabaseLive)).toEqual([{ lock: "5s", statement: "15s" }])
+    expect(await limitsOf(BackgroundDatabaseLive)).toEqual([{ lock: "0", statement: "0" }])
   })
 
   it("an unreachable database is a one-line error", async () => {

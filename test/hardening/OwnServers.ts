@@ -94,6 +94,9 @@ export interface OwnRedis {
   readonly url: string
   readonly kill: () => Promise<void>
   readonly start: () => Promise<void>
+  /** SIGSTOP: its connections stay open, it answers nothing (a hung Redis); `thaw` resumes it. */
+  readonly freeze: () => void
+  readonly thaw: () => void
 }
 
 /** A Redis of this test alone (no persistence), restartable on the same port. */
@@ -120,7 +123,9 @@ export const startOwnRedis = async (): Promise<OwnRedis> => {
   return {
     url: `redis://127.0.0.1:${port}`,
     kill: () => (child === undefined ? Promise.resolve() : stopProcess(child, "SIGKILL").then(() => undefined)),
-    start
+    start,
+    freeze: () => child?.kill("SIGSTOP"),
+    thaw: () => child?.kill("SIGCONT")
   }
 }
 

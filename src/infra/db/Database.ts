@@ -1,46 +1,102 @@
 import { SqlClient } from "@effect/sql"
-import { Duration, Effect, Layer, Option } from "effect"
+import { Context, Duration, Effect, Layer, Option, type Redacted } from "effect"
 import { AppConfig } from "../config/AppConfig.js"
 import { startEmbeddedPostgres } from "./EmbeddedPostgres.js"
-import { PgLive, ReadPoolLive } from "./PgPool.js"
+import { PgLive, ReadPoolLive, type StatementLimits } from "./PgPool.js"
 
 /** The database the embedded cluster creates and serves. */
 export const EMBEDDED_DATABASE = "tenders"
 
-/** The process's pool on the primary: its size, its name in `pg_stat_activity`, its statements' lock wait limit. */
-export interface PrimaryPool {
+/**
+ * The process's PostgreSQL: DATABASE_URL, or (when it is unset) an embedded PostgreSQL started under
+ * the data folder for the life of the layer. Every pool of the process connects to it.
+ */
+export class DatabaseUrl extends Context.Tag("DatabaseUrl")<DatabaseUrl, Redacted.Redacted>() {}
+
+export const DatabaseUrlLive = Layer.scoped(
+  DatabaseUrl,
+  Effect.gen(function* () {
+    const config = yield* AppConfig
+    return yield* Option.match(config.databaseUrl, {
+      onSome: Effect.succeed,
+      onNone: () =>
+        startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPgPort, database: EMBEDDED_DATABASE })
+    })
+  })
+)
+
+/** A pool on the primary: its size, its name in `pg_stat_activity`, its statements' time limits. */
+export interface PrimaryPool extends StatementLimits {
   readonly maxConnections: number
   readonly applicationName: string
-  readonly lockTimeout?: Duration.Duration
 }
 
 /**
- * PgClient + SqlClient (+ the PgPool under them) for the whole process: the server named by DATABASE_URL, or (when it is
- * unset) an embedded PostgreSQL started under the data folder for the life of the layer; and, when
- * DATABASE_READ_URL names a replica, the ReadPool of the list pages.
+ * PgClient + SqlClient (+ the PgPool under them) over a pool on DatabaseUrl; and, when
+ * DATABASE_READ_URL names a replica, the ReadPool of the list pages, with the same limits.
  */
-export const databaseLive = (pool: PrimaryPool) =>
-  Layer.unwrapScoped(
+export const poolsLive = (pool: PrimaryPool) =>
+  Layer.unwrapEffect(
     Effect.gen(function* () {
       const config = yield* AppConfig
-      const url = yield* Option.match(config.databaseUrl, {
-        onSome: Effect.succeed,
-        onNone: () =>
-          startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPgPort, database: EMBEDDED_DATABASE })
-      })
+      const url = yield* DatabaseUrl
+      const { maxConnections: _, applicationName: __, ...limits } = pool
       const primary = PgLive({ url, ...pool })
       return Option.match(config.databaseReadUrl, {
         onNone: () => primary,
-        onSome: (readUrl) => Layer.merge(primary, ReadPoolLive({ url: readUrl, maxConnections: 20 }))
+        onSome: (readUrl) => Layer.merge(primary, ReadPoolLive({ url: readUrl, maxConnections: 20, ...limits }))
       })
     })
   )
 
-/** The API's and the worker's database (no lock wait limit: their own statements set one where they need it). */
-export const DatabaseLive = databaseLive({ maxConnections: 20, applicationName: "tender-scoring-service" })
+/** `poolsLive` on a DatabaseUrl of its own (the CLI: one pool for the whole process). */
+export const databaseLive = (pool: PrimaryPool) => poolsLive(pool).pipe(Layer.provide(DatabaseUrlLive))
+
+/**
+ * The longest a request's statement waits for a lock: a migration of a rolling deploy or an
+ * operator's ALTER holding a table would otherwise hold every request that reads it (and its
+ * connection) for as long as it runs. A request's own locks (a tenant's credit row, a webhook being
+ * updated) are held for milliseconds.
+ */
+export const REQUEST_LOCK_TIMEOUT = Duration.seconds(5)
+
+/**
+ * The longest a request's statement runs. The API's statements take milliseconds (p99 1.6 s at 70%
+ * of capacity on two cores, an export page of 1,000 rows included: BENCHMARKS.md, "Reliability").
+ */
+export const REQUEST_STATEMENT_TIMEOUT = Duration.seconds(15)
+
+/**
+ * The longest the API waits for any answer to a request's statement (the network to PostgreSQL gone:
+ * no cancel, no error ever comes). Above REQUEST_STATEMENT_TIMEOUT, so that a statement that is only
+ * slow is cancelled by the server and leaves its connection usable.
+ */
+export const REQUEST_READ_TIMEOUT = Duration.seconds(20)
+
+/**
+ * The pool of the HTTP requests (the API process, and the API inside `npm start`): every statement
+ * under the limits above, each failure past them answered 503 SERVICE_UNAVAILABLE (Unavailable.ts).
+ * A pool of its own, because the limits are the pool's connection settings.
+ */
+export const RequestDatabaseLive = poolsLive({
+  maxConnections: 20,
+  applicationName: "tender-scoring-service",
+  lockTimeout: REQUEST_LOCK_TIMEOUT,
+  statementTimeout: REQUEST_STATEMENT_TIMEOUT,
+  readTimeout: REQUEST_READ_TIMEOUT
+})
+
+/**
+ * The pool of everything else: migrations, the worker's jobs (a backfill runs for hours; scoring
+ * batches, partition and retention maintenance wait for their locks), the demo seed. No time limit:
+ * the statements that must not wait for ever set their own (`SET LOCAL lock_timeout`).
+ */
+export const BackgroundDatabaseLive = poolsLive({ maxConnections: 20, applicationName: "tender-scoring-service" })
 
 /** Succeeds when PostgreSQL answers within two seconds (the readiness check). */
 export const pingDatabase = Effect.flatMap(SqlClient.SqlClient, (sql) => sql`SELECT 1`).pipe(
+  // Answered at the bound: the statement's cancel (when the server does not answer) goes on behind it.
+  Effect.disconnect,
   Effect.timeout(Duration.seconds(2)),
   Effect.asVoid
 )

@@ -12,16 +12,44 @@ export class PgPool extends Context.Tag("PgPool")<PgPool, pg.Pool>() {}
  */
 export class ReadPool extends Context.Tag("ReadPool")<ReadPool, pg.Pool>() {}
 
-/** A `pg` pool of `maxConnections`, ended with the scope; fails (as PgClient.layer does) when the server cannot be reached. */
-const acquirePool = (options: {
+/** Time limits of every statement of a pool; each unset: no limit. */
+export interface StatementLimits {
+  /** The longest a statement waits for a lock (PostgreSQL's `lock_timeout`; SQLSTATE 55P03 past it). */
+  readonly lockTimeout?: Duration.Duration
+  /** The longest a statement runs (PostgreSQL's `statement_timeout`; SQLSTATE 57014 past it). */
+  readonly statementTimeout?: Duration.Duration
+  /**
+   * The longest the client waits for a statement's answer (`pg`'s `query_timeout`, "Query read
+   * timeout"): what is left when the server cannot answer at all (the network to it gone). Keep it
+   * above `statementTimeout`, so that a slow statement is cancelled by the server first.
+   */
+  readonly readTimeout?: Duration.Duration
+}
+
+/** A pool's options: its server, size, name in `pg_stat_activity` and statement limits. */
+export interface PoolOptions extends StatementLimits {
   readonly url: Redacted.Redacted
   readonly maxConnections: number
   readonly applicationName?: string
-  /** The longest any statement of the pool waits for a lock (PostgreSQL's `lock_timeout`); unset: no limit. */
-  readonly lockTimeout?: Duration.Duration
-  /** The variable the URL came from, named when the server cannot be reached. */
-  readonly variable?: string
-}) =>
+}
+
+/**
+ * Whether a connection handed back to the pool is still waiting for a statement's answer: its read
+ * timeout fired (the caller was answered with the error, the statement is still on the wire), or its
+ * caller was interrupted (@effect/sql-pg sends a cancel, then releases it without waiting for the
+ * statement to end). `pg` would hand it out again and queue the next statement behind that one, which
+ * on a dead network never ends. `pg` 8 has no public accessor for this (`activeQuery` is deprecated).
+ */
+const stillBusy = (client: pg.PoolClient) =>
+  (client as unknown as { _getActiveQuery?: () => unknown })._getActiveQuery?.() != null
+
+/** A `pg` pool of `maxConnections`, ended with the scope; fails (as PgClient.layer does) when the server cannot be reached. */
+const acquirePool = (
+  options: PoolOptions & {
+    /** The variable the URL came from, named when the server cannot be reached. */
+    readonly variable?: string
+  }
+) =>
   Effect.gen(function* () {
     const pool = yield* Effect.acquireRelease(
       Effect.sync(() => {
@@ -33,11 +61,22 @@ const acquirePool = (options: {
           // hung through a PostgreSQL restart in test/hardening/faults.test.ts); bounded, it is a
           // 503 the client may retry.
           connectionTimeoutMillis: 5_000,
+          // A server gone without a word (host down, network cut): the system's keepalive probes
+          // start after 10 s of silence rather than its default two hours.
           keepAlive: true,
-          ...(options.lockTimeout === undefined ? {} : { lock_timeout: Duration.toMillis(options.lockTimeout) })
+          keepAliveInitialDelayMillis: 10_000,
+          ...(options.lockTimeout === undefined ? {} : { lock_timeout: Duration.toMillis(options.lockTimeout) }),
+          ...(options.statementTimeout === undefined
+            ? {}
+            : { statement_timeout: Duration.toMillis(options.statementTimeout) }),
+          ...(options.readTimeout === undefined ? {} : { query_timeout: Duration.toMillis(options.readTimeout) })
         })
         // An idle client's error (server restart) is reported on its next use, not here.
         pool.on("error", () => {})
+        // Closed instead of kept: ending it here makes the pool drop it (and open a fresh one when needed).
+        pool.on("release", (error, client) => {
+          if (!error && stillBusy(client)) void client.end().catch(() => {})
+        })
         return pool
       }),
       (pool) => Effect.promise(() => pool.end()).pipe(Effect.timeoutOption("1 second"))
@@ -65,12 +104,7 @@ const acquirePool = (options: {
   })
 
 /** PgPool, PgClient and SqlClient over one pool of `maxConnections`, ended with the layer. */
-export const PgLive = (options: {
-  readonly url: Redacted.Redacted
-  readonly maxConnections: number
-  readonly applicationName?: string
-  readonly lockTimeout?: Duration.Duration
-}) =>
+export const PgLive = (options: PoolOptions) =>
   Layer.unwrapScoped(
     Effect.map(acquirePool(options), (pool) =>
       Layer.merge(Layer.succeed(PgPool, pool), PgClient.layerFromPool({ acquire: Effect.succeed(pool) }))
@@ -78,7 +112,7 @@ export const PgLive = (options: {
   )
 
 /** ReadPool over the replica at `url`, ended with the layer. */
-export const ReadPoolLive = (options: { readonly url: Redacted.Redacted; readonly maxConnections: number }) =>
+export const ReadPoolLive = (options: PoolOptions) =>
   Layer.scoped(
     ReadPool,
     acquirePool({ ...options, applicationName: "tender-scoring-service-read", variable: "DATABASE_READ_URL" })

@@ -1,8 +1,9 @@
 /**
  * Whether a failure means PostgreSQL cannot be reached or is shutting down / starting up (a
- * restart, a failover), rather than a fault of a statement: the API answers these with 503
- * SERVICE_UNAVAILABLE, and the pool reconnects by itself once the server is back. Follows the
- * `cause` chain (SqlError wraps the driver's error).
+ * restart, a failover), or did not answer a request's statement in time (the request pool's limits:
+ * a lock held elsewhere, a statement too slow, no answer at all), rather than a fault of a statement:
+ * the API answers these with 503 SERVICE_UNAVAILABLE, and the pool reconnects by itself once the
+ * server is back. Follows the `cause` chain (SqlError wraps the driver's error).
  */
 export const isDatabaseUnavailable = (error: unknown): boolean => {
   let current: unknown = error
@@ -28,9 +29,10 @@ const SOCKET_CODES = new Set([
 
 /**
  * SQLSTATE class 08 (connection exception), 57P01-57P03 (admin or crash shutdown, cannot connect
- * now: starting up or shutting down) and 53300 (too many connections).
+ * now: starting up or shutting down), 53300 (too many connections), 55P03 (lock_timeout reached) and
+ * 57014 (statement_timeout reached, or a cancel).
  */
-const UNAVAILABLE_SQLSTATE = /^(08[0-9A-Z]{3}|57P0[123]|53300)$/
+const UNAVAILABLE_SQLSTATE = /^(08[0-9A-Z]{3}|57P0[123]|53300|55P03|57014)$/
 
 /** What `pg` says when the connection is lost or cannot be made (these errors carry no code). */
 const DRIVER_MESSAGES = [
@@ -38,5 +40,7 @@ const DRIVER_MESSAGES = [
   "Client has encountered a connection error and is not queryable",
   "Client was closed and is not queryable",
   "timeout exceeded when trying to connect",
-  "Connection timed out"
+  "Connection timed out",
+  // query_timeout (the request pool's REQUEST_READ_TIMEOUT): no answer to a statement.
+  "Query read timeout"
 ]

@@ -35,7 +35,11 @@ const inMemory = Layer.sync(LoginLocks, () => {
   }
 })
 
-/** Locks in Redis when the process has a connection (shared by every API process), else in this process. */
+/**
+ * Locks in Redis when the process has a connection (shared by every API process), else in this
+ * process. A Redis that does not answer fails a read or write after the connection's
+ * REDIS_COMMAND_TIMEOUT, as a LockStoreError (LoginThrottle lets the login through).
+ */
 export const LoginLocksLive = (options: { readonly prefix?: string } = {}) =>
   Layer.unwrapEffect(
     Effect.map(

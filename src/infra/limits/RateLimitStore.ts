@@ -46,7 +46,8 @@ export const defineFixedWindow = (client: IORedis) => {
 /**
  * RateLimiter's store on the process's Redis connection. @effect/experimental's own Redis store
  * opens a connection of its own, which /ready could not see; this one counts on the shared one.
- * Only fixed windows: RateLimits uses no token bucket.
+ * Only fixed windows: RateLimits uses no token bucket. A Redis that does not answer fails the script
+ * after the connection's REDIS_COMMAND_TIMEOUT, as a store failure (RateLimits lets the request through).
  */
 export const redisRateLimiterStore = (client: IORedis, prefix: string) => {
   const fixedWindow = defineFixedWindow(client)

@@ -15,6 +15,21 @@ export class RedisError extends Data.TaggedError("RedisError")<{
  */
 export class RedisConnection extends Context.Tag("RedisConnection")<RedisConnection, Option.Option<IORedis>>() {}
 
+/**
+ * The longest a command waits for Redis's answer. Redis answers in well under a millisecond; one that
+ * accepts commands and never answers (hung, stopped, overloaded) would otherwise hold every request
+ * that counts a rate-limit window or reads a login lock for ever. A command past it fails as a store
+ * failure does (RateLimitStore, LoginLocks), and the callers' fail-open paths apply. The same second
+ * as /ready's ping.
+ */
+export const REDIS_COMMAND_TIMEOUT = Duration.seconds(1)
+
+/**
+ * The longest a start waits for Redis to connect and answer its ready check: ioredis bounds only the
+ * TCP connection (connectTimeout), so a server that accepts and never replies held the start for ever.
+ */
+export const REDIS_CONNECT_TIMEOUT = Duration.seconds(10)
+
 /** host:port of a Redis URL, without its credentials. */
 const redisAddress = (url: string) => {
   const parsed = new URL(url)
@@ -61,7 +76,15 @@ export const connectRedis = (url: string) =>
       Effect.tryPromise({
         try: async () => {
           const { Redis } = await import("ioredis")
-          const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 2, enableOfflineQueue: true })
+          const client = new Redis(url, {
+            lazyConnect: true,
+            maxRetriesPerRequest: 2,
+            // While the connection is down a command fails at once (its caller fails open) instead of
+            // waiting in a queue: queued past its timeout, it would still be sent on reconnection and
+            // count a request already served in the new window.
+            enableOfflineQueue: false,
+            commandTimeout: Duration.toMillis(REDIS_COMMAND_TIMEOUT)
+          })
           // The failed attempt is this function's error; unheard, ioredis would also print it as an
           // "Unhandled error event".
           let heard: unknown
@@ -69,13 +92,27 @@ export const connectRedis = (url: string) =>
             heard = error
           }
           client.on("error", whileConnecting)
+          let timer: NodeJS.Timeout | undefined
+          const silent = new Promise<never>((_, reject) => {
+            timer = setTimeout(
+              () => reject(new Error(`no answer within ${Duration.format(REDIS_CONNECT_TIMEOUT)}`)),
+              Duration.toMillis(REDIS_CONNECT_TIMEOUT)
+            )
+          })
           try {
-            await client.connect()
+            await Promise.race([client.connect(), silent])
           } catch (error) {
             client.disconnect()
             // ioredis rejects with "Connection is closed."; the error event said why (ECONNREFUSED, …).
-            throw heard ?? error
+            const reason = heard ?? error
+            // A server that accepts and never replies fails the ready check (INFO) by the command timeout.
+            throw reason instanceof Error && reason.message === "Command timed out"
+              ? new Error(
+                  `it accepted the connection but did not answer within ${Duration.format(REDIS_COMMAND_TIMEOUT)}`
+                )
+              : reason
           } finally {
+            clearTimeout(timer)
             client.off("error", whileConnecting)
           }
           // Attached in the same tick as the connection's listener is removed: no error goes unheard.
