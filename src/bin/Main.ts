@@ -1,12 +1,14 @@
 import { NodeRuntime } from "@effect/platform-node"
 import { SqlError } from "@effect/sql"
-import { Cause, Config, Console, Effect, Layer, Logger, Option } from "effect"
+import { Cause, Config, Console, Duration, Effect, Layer, Logger, Option, Runtime } from "effect"
+import { DRAIN_DEADLINE } from "../http/Draining.js"
 import { HttpServerLive } from "../http/Server.js"
 import { AppConfigLive, environmentConfig, loadAppConfig, readConfig } from "../infra/config/AppConfig.js"
 import { SecretsLive } from "../infra/config/LocalSecrets.js"
 import { migrate } from "../infra/DatabaseSetup.js"
 import { BackgroundDatabaseLive, DatabaseUrlLive, RequestDatabaseLive } from "../infra/db/Database.js"
 import { sqlFailureLine } from "../infra/db/SqlFailure.js"
+import { ingestConfig } from "../infra/ingest/IngestConfig.js"
 import { RateLimitingLive } from "../infra/limits/RateLimits.js"
 import { MailerLive } from "../infra/mail/Mailer.js"
 import { MetricsEndpointLive, metricsPort } from "../infra/metrics/MetricsEndpoint.js"
@@ -20,11 +22,11 @@ import { DigestSchedulerLive } from "../workers/DigestScheduler.js"
 import { jobHandlers } from "../workers/handlers.js"
 import { IngestionLive } from "../workers/IngestPollers.js"
 import { MailSenderLive } from "../workers/MailSender.js"
-import { ReportWorkFromEnv } from "../workers/ReportDispatcher.js"
+import { ReportWorkFromEnv, reportLease } from "../workers/ReportDispatcher.js"
 import { ScoreHistoryPrunerLive } from "../workers/ScoreHistoryPruner.js"
 import { ScoreLifecycleLive } from "../workers/ScoreLifecycle.js"
-import { WebhookDeliveryFromEnv } from "../workers/WebhookDispatcher.js"
-import { WorkerFromEnv } from "../workers/Worker.js"
+import { deliveryLease, WebhookDeliveryFromEnv } from "../workers/WebhookDispatcher.js"
+import { jobLease, WorkerFromEnv } from "../workers/Worker.js"
 
 /**
  * Configuration, the database's URL (external, or the embedded server started here), the one Redis
@@ -57,10 +59,41 @@ export const MigrateOnStart = Layer.effectDiscard(
 )
 
 /**
- * The API process: HTTP server over the repositories on the request pool, migrations applied first
- * (on a pool without time limits); /metrics on METRICS_PORT.
+ * The longest an API process takes to stop after SIGTERM or SIGINT: its drain (DRAIN_DEADLINE, after
+ * which the connections still open are closed), then 3 s for the rest (the pool's close). Past it the
+ * process exits 0, whatever is still closing, with a warning: a statement still running in
+ * PostgreSQL for a request given up on (the hot path's statements are not cancelled with their
+ * request) would hold the pool's close, and the process, until it ends.
  */
-export const ApiProcess = onRequestPool(Layer.merge(HttpServerLive, MetricsEndpointLive("METRICS_PORT"))).pipe(
+export const API_STOP_LIMIT = Duration.sum(DRAIN_DEADLINE, Duration.seconds(3))
+
+/** Exits the process `limit` after the first SIGTERM or SIGINT, if it has not ended by then. */
+const ExitAfterSignal = (limit: Duration.Duration) =>
+  Layer.effectDiscard(
+    Effect.map(Effect.runtime<never>(), (runtime) => {
+      const arm = () => {
+        const timer = setTimeout(() => {
+          Runtime.runSync(runtime)(
+            Effect.logWarning(`Shutdown: not finished ${Duration.toSeconds(limit)} s after the signal; exiting`)
+          )
+          process.exit(0)
+        }, Duration.toMillis(limit))
+        // Only a process that would otherwise stay up is ended by it.
+        timer.unref()
+      }
+      process.once("SIGTERM", arm)
+      process.once("SIGINT", arm)
+    })
+  )
+
+/**
+ * The API process: HTTP server over the repositories on the request pool, migrations applied first
+ * (on a pool without time limits); /metrics on METRICS_PORT; stopped within API_STOP_LIMIT of a signal.
+ */
+export const ApiProcess = Layer.merge(
+  onRequestPool(Layer.merge(HttpServerLive, MetricsEndpointLive("METRICS_PORT"))),
+  ExitAfterSignal(API_STOP_LIMIT)
+).pipe(
   Layer.provide(MigrateOnStart.pipe(Layer.provide(BackgroundDatabaseLive))),
   Layer.provide(InfraLive),
   Layer.provide(TracingLive("tender-scoring-api"))
@@ -83,6 +116,13 @@ export const BackgroundWorkLive = Layer.mergeAll(
   DigestSchedulerLive,
   IngestionLive
 )
+
+/**
+ * The variables the background work's layers read (leases, live ingestion), for `launch` to check
+ * before anything starts: a malformed one stops a worker (and `npm start`) before it migrates the
+ * database or starts a runner.
+ */
+export const BackgroundWorkVariables = Config.all([jobLease, reportLease, deliveryLease, ingestConfig])
 
 /**
  * A worker process: the background work over the repositories, migrations applied first; /metrics
@@ -125,13 +165,25 @@ export const runProcess = <E>(program: Effect.Effect<unknown, E, never>) =>
     NodeRuntime.runMain({ disableErrorReporting: true, disablePrettyLogger: true })
   )
 
-/** Builds and runs a process's layers until interrupted, logging at LOG_LEVEL in LOG_FORMAT. */
-export const launch = <E>(layer: Layer.Layer<never, E, never>) =>
+/**
+ * Builds and runs a process's layers until interrupted, logging at LOG_LEVEL in LOG_FORMAT.
+ * `variables`: what the process's own layers read besides AppConfig (BackgroundWorkVariables).
+ */
+export const launch = <E>(
+  layer: Layer.Layer<never, E, never>,
+  variables: Config.Config<unknown> = Config.succeed(undefined)
+) =>
   Effect.gen(function* () {
     const config = yield* loadAppConfig
     // Checked here, before anything starts (migrations included), like the variables of AppConfig.
     const [format] = yield* readConfig(
-      Config.all([logFormat, metricsPort("METRICS_PORT"), metricsPort("WORKER_METRICS_PORT"), tracingEndpoint])
+      Config.all([
+        logFormat,
+        metricsPort("METRICS_PORT"),
+        metricsPort("WORKER_METRICS_PORT"),
+        tracingEndpoint,
+        variables
+      ])
     )
     return yield* Layer.launch(layer).pipe(
       Logger.withMinimumLogLevel(config.logLevel),

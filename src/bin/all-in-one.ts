@@ -10,7 +10,15 @@ import { type IngestConfigShape, ingestConfig } from "../infra/ingest/IngestConf
 import { MetricsEndpointLive } from "../infra/metrics/MetricsEndpoint.js"
 import { TracingLive } from "../infra/observability/Tracing.js"
 import { RepositoriesLive } from "../infra/Repositories.js"
-import { BackgroundWorkLive, InfraLive, launch, MigrateOnStart, onRequestPool, runProcess } from "./Main.js"
+import {
+  BackgroundWorkLive,
+  BackgroundWorkVariables,
+  InfraLive,
+  launch,
+  MigrateOnStart,
+  onRequestPool,
+  runProcess
+} from "./Main.js"
 
 /** What this start did about demo data: seeded it now (with the one-time API key), or found data. */
 class FirstStart extends Context.Tag("FirstStart")<FirstStart, Option.Option<DemoSeedResult>>() {}
@@ -97,7 +105,7 @@ const Banner = Layer.effectDiscard(
   Effect.gen(function* () {
     const config = yield* AppConfig
     // Read here rather than from the worker's layers, so the banner waits for the server only; an
-    // invalid INGEST_* variable is reported by the worker's layer.
+    // invalid INGEST_* variable has stopped the start already (`launch`).
     const ingest = yield* Effect.option(ingestConfig)
     const seeded = yield* FirstStart
     const companies = Option.match(seeded, {
@@ -123,9 +131,9 @@ const AllInOne = onRequestPool(
     MetricsEndpointLive("METRICS_PORT")
   )
 ).pipe(
-  // The background work starts first: a layer of it that fails (an invalid INGEST_* or lease
-  // variable) then stops the start with its message. Built beside the server, its failure was lost
-  // in the server's interruption and the process exited 0 without a word.
+  // The background work starts first: a layer of it that fails then stops the start with its
+  // message (its variables are checked before, by `launch`). Built beside the server, its failure
+  // was lost in the server's interruption and the process exited 0 without a word.
   Layer.provide(BackgroundWorkLive),
   Layer.provideMerge(SeedOnEmptyDatabase),
   Layer.provide(MigrateOnStart),
@@ -135,4 +143,4 @@ const AllInOne = onRequestPool(
   Layer.provide(TracingLive("tender-scoring-service"))
 )
 
-runProcess(launch(AllInOne.pipe(Layer.discard)))
+runProcess(launch(AllInOne.pipe(Layer.discard), BackgroundWorkVariables))

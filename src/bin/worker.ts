@@ -1,4 +1,4 @@
-import { launch, runProcess, WorkerProcess } from "./Main.js"
+import { BackgroundWorkVariables, launch, runProcess, WorkerProcess } from "./Main.js"
 
 /** A worker process: any number of them share the job queue. */
-runProcess(launch(WorkerProcess))
+runProcess(launch(WorkerProcess, BackgroundWorkVariables))

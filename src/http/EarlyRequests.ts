@@ -4,7 +4,8 @@ import { createServer, type IncomingMessage, type Server, type ServerOptions, ty
  * A node:http server that holds requests arriving before it has a request handler. The platform
  * listens before it attaches the app's handler, and node:http leaves a request that finds no
  * handler unanswered forever: a health check or load balancer probing a starting process would
- * hang. Held requests are replayed as soon as a handler is attached.
+ * hang. Held requests are replayed as soon as a handler is attached. Once the handler is gone again
+ * (shutdown), Draining.ts answers the requests that still come, before they reach this hold.
  */
 export const createServerHoldingEarlyRequests = (options: ServerOptions = {}): Server => {
   const server = createServer(options)

@@ -1,14 +1,15 @@
 import type { IncomingMessage, Server, ServerResponse } from "node:http"
 import type { Socket } from "node:net"
-import { Schema } from "effect"
 import * as ApiError from "../domain/ApiErrors.js"
-import { wireError } from "./WireErrors.js"
+import type { ServerReports } from "./RequestObservability.js"
+import { refuseRequest, refuseSocket, type ServerRefusal } from "./ServerAnswers.js"
 
 /**
  * How much of a request the server reads: a body of at most `maxBodyBytes`, a URL of at most
  * MAX_URL_LENGTH characters, request headers of at most MAX_HEADER_BYTES. Anything larger is refused
  * here, at the node:http level, before the app sees the request and before the body is buffered, with
- * the uniform error body: 413 PAYLOAD_TOO_LARGE, 414 URI_TOO_LONG, 431 REQUEST_HEADERS_TOO_LARGE.
+ * the uniform error body: 413 PAYLOAD_TOO_LARGE, 414 URI_TOO_LONG, 431 REQUEST_HEADERS_TOO_LARGE
+ * (ServerAnswers.ts: with X-Request-Id, and logged and counted like the app's answers).
  */
 export interface RequestLimits {
   readonly maxBodyBytes: number
@@ -45,52 +46,6 @@ export const REQUEST_ARRIVAL_LIMITS = {
   connectionsCheckingInterval: 1_000
 } as const
 
-type Refusal =
-  | ApiError.PayloadTooLarge
-  | ApiError.UriTooLong
-  | ApiError.RequestHeadersTooLarge
-  | ApiError.RequestTimeout
-  | ApiError.ValidationError
-
-/** The uniform error body of a refusal, from the same wire schemas as the app's errors. */
-const errorBody = (error: Refusal): string => {
-  const schema = wireError(error.constructor as ApiError.ApiErrorClass)
-  return JSON.stringify(Schema.encodeSync(schema)(error))
-}
-
-const statusOf = (error: Refusal): number => (error.constructor as ApiError.ApiErrorClass).status
-
-const REFUSAL_HEADERS = {
-  "content-type": "application/json",
-  "cache-control": "no-store",
-  "x-content-type-options": "nosniff",
-  "referrer-policy": "no-referrer",
-  // The rest of an oversized request may still be on the wire: reading it is not worth the connection.
-  connection: "close"
-}
-
-const refuse = (response: ServerResponse, error: Refusal) => {
-  const body = errorBody(error)
-  response.writeHead(statusOf(error), { ...REFUSAL_HEADERS, "content-length": Buffer.byteLength(body) })
-  response.end(body)
-}
-
-const STATUS_TEXT: Record<number, string> = {
-  400: "Bad Request",
-  408: "Request Timeout",
-  431: "Request Header Fields Too Large"
-}
-
-/** A whole HTTP/1.1 response, for a socket whose request node could not parse (no ServerResponse exists). */
-const rawResponse = (error: Refusal): string => {
-  const body = errorBody(error)
-  const status = statusOf(error)
-  const headers = Object.entries({ ...REFUSAL_HEADERS, "content-length": Buffer.byteLength(body) })
-    .map(([name, value]) => `${name}: ${value}\r\n`)
-    .join("")
-  return `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? ""}\r\n${headers}\r\n${body}`
-}
-
 const tooLargeBody = (maxBodyBytes: number) =>
   new ApiError.PayloadTooLarge({
     message: `The request body is larger than ${maxBodyBytes} bytes (MAX_BODY_BYTES)`
@@ -106,7 +61,7 @@ const headerBytes = (request: IncomingMessage): number => {
 }
 
 /** The head's refusal, if any: a URL or headers over their limit, or a declared body over its own. */
-const refusalOfHead = (request: IncomingMessage, limits: RequestLimits): Refusal | undefined => {
+const refusalOfHead = (request: IncomingMessage, limits: RequestLimits): ServerRefusal | undefined => {
   if ((request.url?.length ?? 0) > MAX_URL_LENGTH) {
     return new ApiError.UriTooLong({ message: `The URL is longer than ${MAX_URL_LENGTH} characters` })
   }
@@ -163,13 +118,16 @@ const readChunkedBody = (
  * Requests node cannot parse (a head over PARSER_MAX_HEADER_SIZE, a malformed request, a timeout)
  * get the uniform body too, instead of node's bare status line.
  */
-export const limitRequests = (server: Server, limits: RequestLimits): Server => {
+export const limitRequests = (server: Server, limits: RequestLimits, reports?: ServerReports): Server => {
   const admitted = new WeakSet<IncomingMessage>()
   const emit = server.emit.bind(server) as (event: string | symbol, ...args: Array<any>) => boolean
+  const refuse = (request: IncomingMessage, response: ServerResponse, refusal: ServerRefusal, since: number) =>
+    refuseRequest(request, response, refusal, reports, since)
 
   const admit = (request: IncomingMessage, response: ServerResponse) => {
+    const since = performance.now()
     const refusal = refusalOfHead(request, limits)
-    if (refusal !== undefined) return refuse(response, refusal)
+    if (refusal !== undefined) return refuse(request, response, refusal, since)
     const deliver = () => {
       admitted.add(request)
       emit("request", request, response)
@@ -177,7 +135,7 @@ export const limitRequests = (server: Server, limits: RequestLimits): Server => 
     if (request.headers["transfer-encoding"] === undefined) return deliver()
     readChunkedBody(request, limits.maxBodyBytes, {
       fits: deliver,
-      tooLarge: () => refuse(response, tooLargeBody(limits.maxBodyBytes))
+      tooLarge: () => refuse(request, response, tooLargeBody(limits.maxBodyBytes), since)
     })
   }
 
@@ -192,7 +150,7 @@ export const limitRequests = (server: Server, limits: RequestLimits): Server => 
 
   server.on("checkContinue", (request: IncomingMessage, response: ServerResponse) => {
     const refusal = refusalOfHead(request, limits)
-    if (refusal !== undefined) return refuse(response, refusal)
+    if (refusal !== undefined) return refuse(request, response, refusal, performance.now())
     response.writeContinue()
     server.emit("request", request, response)
   })
@@ -208,7 +166,7 @@ export const limitRequests = (server: Server, limits: RequestLimits): Server => 
         : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
           ? new ApiError.RequestTimeout({ message: "The request did not arrive in time" })
           : new ApiError.ValidationError({ message: "The request is not valid HTTP/1.1" })
-    socket.end(rawResponse(refusal))
+    refuseSocket(socket, refusal, reports)
   })
 
   return server

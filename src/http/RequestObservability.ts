@@ -1,18 +1,82 @@
 import { randomUUID } from "node:crypto"
 import { type HttpApp, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Context, Effect, Exit, FiberRef, LogLevel } from "effect"
+import { Context, Effect, Exit, type Fiber, FiberRef, LogLevel, Runtime } from "effect"
 import { Metrics } from "../infra/metrics/Metrics.js"
 import { currentRequest, type RequestFacts } from "../infra/observability/RequestTrail.js"
 import { withResponseDecorations } from "./ResponseDecorations.js"
-import { RouteTemplates } from "./RouteTemplates.js"
+import { REFUSED, RouteTemplates } from "./RouteTemplates.js"
 
 /** An incoming X-Request-Id is kept only if it is a short token: it goes into logs and jobs as is. */
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/
 
-const requestIdOf = (request: HttpServerRequest.HttpServerRequest) => {
-  const incoming = request.headers["x-request-id"]
-  return incoming !== undefined && SANE_REQUEST_ID.test(incoming) ? incoming : randomUUID()
+/** A request's id: the caller's X-Request-Id when it is a short token, else a generated UUID. */
+export const requestIdFrom = (incoming: string | ReadonlyArray<string> | undefined): string =>
+  typeof incoming === "string" && SANE_REQUEST_ID.test(incoming) ? incoming : randomUUID()
+
+/**
+ * A request's histogram observation and log line (`error` level for a 5xx), in the fiber that
+ * serves it (its `currentRequest` gives the line its request_id). Returns the effect that writes the
+ * line, or void when LOG_LEVEL drops it.
+ */
+const recordRequest = (
+  fiber: Fiber.RuntimeFiber<unknown, unknown>,
+  answer: { readonly method: string; readonly route: string; readonly status: number; readonly seconds: number },
+  tenantId: string | undefined
+): Effect.Effect<void> => {
+  Context.get(fiber.currentContext, Metrics).observeRequest(answer.route, answer.method, answer.status, answer.seconds)
+  const level = answer.status >= 500 ? LogLevel.Error : LogLevel.Info
+  if (LogLevel.lessThan(level, fiber.getFiberRef(FiberRef.currentMinimumLogLevel))) return Effect.void
+  const line = {
+    ...(tenantId === undefined ? {} : { tenant_id: tenantId }),
+    method: answer.method,
+    route: answer.route,
+    status: answer.status,
+    duration_ms: Math.round(answer.seconds * 1e4) / 10
+  }
+  return Effect.annotateLogs(Effect.logWithLevel(level, "request"), line)
 }
+
+/**
+ * A request the node:http server answered itself, before the app: a refusal of the request limits
+ * (RequestLimits.ts), a 503 while the server drains (Draining.ts).
+ */
+export interface ServerAnswer {
+  readonly requestId: string
+  /** `_OTHER` (OpenTelemetry's value) when the request could not be parsed. */
+  readonly method: string
+  readonly status: number
+  readonly seconds: number
+}
+
+/** What the node:http server reports into the process's logs and metrics. */
+export interface ServerReports {
+  /** A request it answered itself: the histogram (route `refused`) and a request line, like the app's. */
+  readonly answered: (answer: ServerAnswer) => void
+  /** The drain deadline passed with requests still in flight: their connections are being closed. */
+  readonly drainCut: (inFlight: number, deadlineSeconds: number) => void
+}
+
+/** The reports, into the logger, level and metrics of the fiber that builds the server. */
+export const serverReports: Effect.Effect<ServerReports> = Effect.map(Effect.runtime<never>(), (runtime) => {
+  const runFork = Runtime.runFork(runtime)
+  return {
+    answered: (answer) => {
+      runFork(
+        Effect.zipRight(
+          FiberRef.set(currentRequest, { requestId: answer.requestId, tenantId: undefined }),
+          Effect.withFiberRuntime((fiber) => recordRequest(fiber, { ...answer, route: REFUSED }, undefined))
+        )
+      )
+    },
+    drainCut: (inFlight, deadlineSeconds) => {
+      runFork(
+        Effect.logWarning(
+          `Shutdown: ${inFlight} request(s) still in flight after ${deadlineSeconds} s; their connections are closed`
+        )
+      )
+    }
+  }
+})
 
 /**
  * The server's outermost middleware (HttpApiBuilder.serve): per request, the id (from a sane
@@ -30,8 +94,7 @@ export const observeRequests = (app: HttpApp.Default): HttpApp.Default<never, Ro
     const context = fiber.currentContext
     const request = Context.unsafeGet(context, HttpServerRequest.HttpServerRequest)
     const routes = Context.unsafeGet(context, RouteTemplates)
-    const metrics = Context.get(context, Metrics)
-    const facts: RequestFacts = { requestId: requestIdOf(request), tenantId: undefined }
+    const facts: RequestFacts = { requestId: requestIdFrom(request.headers["x-request-id"]), tenantId: undefined }
     const started = performance.now()
     const withId = withResponseDecorations(
       request,
@@ -46,18 +109,8 @@ export const observeRequests = (app: HttpApp.Default): HttpApp.Default<never, Ro
           const seconds = (performance.now() - started) / 1000
           const status = Exit.isSuccess(exit) ? exit.value.status : HttpServerError.exitResponse(exit).status
           const route = routes.match(request.method, request.url)
-          metrics.observeRequest(route, request.method, status, seconds)
-          const level = status >= 500 ? LogLevel.Error : LogLevel.Info
-          if (LogLevel.lessThan(level, done.getFiberRef(FiberRef.currentMinimumLogLevel))) return Effect.void
           // The loggers add request_id from the facts set on this fiber.
-          const line = {
-            ...(facts.tenantId === undefined ? {} : { tenant_id: facts.tenantId }),
-            method: request.method,
-            route,
-            status,
-            duration_ms: Math.round(seconds * 1e4) / 10
-          }
-          return Effect.annotateLogs(Effect.logWithLevel(level, "request"), line)
+          return recordRequest(done, { method: request.method, route, status, seconds }, facts.tenantId)
         })
       )
     )

@@ -18,6 +18,12 @@ export class RouteTemplates extends Context.Tag("RouteTemplates")<
 /** Requests no route takes (404s, scanners): one label value, so they cannot grow the series. */
 export const UNMATCHED = "unmatched"
 
+/**
+ * Requests the node:http server answered itself, before any routing: the refusals of the request
+ * limits (413, 414, 431, 400, 408) and the 503s of a drain.
+ */
+export const REFUSED = "refused"
+
 export const RouteTemplatesLive = Layer.effect(
   RouteTemplates,
   Effect.map(HttpApiBuilder.Router, (service) => {

@@ -12,13 +12,14 @@ import { CompaniesHttpLive } from "./companies/CompaniesHttp.js"
 import { CpvHttpLive } from "./cpv/CpvHttp.js"
 import { CreditsHttpLive } from "./credits/CreditsHttp.js"
 import { DocsPageLive } from "./DocsPage.js"
+import { drainOnClose } from "./Draining.js"
 import { createServerHoldingEarlyRequests } from "./EarlyRequests.js"
 import { ErrorMappingLive } from "./ErrorMapping.js"
 import { ExportLive } from "./export/ExportHttp.js"
 import { FeedbackHttpLive } from "./feedback/FeedbackHttp.js"
 import { OpenApiDocumentLive } from "./OpenApiDocument.js"
 import { limitRequests, PARSER_MAX_HEADER_SIZE, REQUEST_ARRIVAL_LIMITS, ROUTER_CONFIG } from "./RequestLimits.js"
-import { observeRequests } from "./RequestObservability.js"
+import { observeRequests, type ServerReports, serverReports } from "./RequestObservability.js"
 import { RouteTemplatesLive } from "./RouteTemplates.js"
 import { ReportsLive } from "./reports/ReportsHttp.js"
 import { SecurityHeadersLive } from "./SecurityHeaders.js"
@@ -66,13 +67,18 @@ export const RoutesLive = Layer.mergeAll(
   SecurityHeadersLive
 ).pipe(Layer.provideMerge(ApiLive))
 
-/** The node:http server the API runs on: requests over the limits are refused before the app sees them. */
-export const createApiServer = (config: Pick<AppConfigShape, "maxBodyBytes">) =>
+/**
+ * The node:http server the API runs on: requests over the limits are refused before the app sees
+ * them, and it drains on shutdown (Draining.ts). `reports` logs and counts what it answers itself.
+ */
+export const createApiServer = (config: Pick<AppConfigShape, "maxBodyBytes">, reports?: ServerReports) =>
   limitRequests(
-    createServerHoldingEarlyRequests({ maxHeaderSize: PARSER_MAX_HEADER_SIZE, ...REQUEST_ARRIVAL_LIMITS }),
-    {
-      maxBodyBytes: config.maxBodyBytes
-    }
+    drainOnClose(
+      createServerHoldingEarlyRequests({ maxHeaderSize: PARSER_MAX_HEADER_SIZE, ...REQUEST_ARRIVAL_LIMITS }),
+      { reports }
+    ),
+    { maxBodyBytes: config.maxBodyBytes },
+    reports
   )
 
 /**
@@ -98,8 +104,8 @@ export const HttpServerLive = Layer.unwrapEffect(
   HttpServer.withLogAddress,
   Layer.provide(
     Layer.unwrapEffect(
-      Effect.map(AppConfig, (config) =>
-        NodeHttpServer.layer(() => createApiServer(config), { port: config.port, host: config.host }).pipe(
+      Effect.map(Effect.all([AppConfig, serverReports]), ([config, reports]) =>
+        NodeHttpServer.layer(() => createApiServer(config, reports), { port: config.port, host: config.host }).pipe(
           // A port taken or a host this machine does not have: one line naming the variables.
           Layer.mapError(
             (error) =>

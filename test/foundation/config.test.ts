@@ -1,11 +1,14 @@
+import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { Duration, Effect, ManagedRuntime } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import pg from "pg"
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
 import { environmentConfig, loadAppConfig } from "../../src/infra/config/AppConfig.js"
 import { ingestConfig } from "../../src/infra/ingest/IngestConfig.js"
 import { freePort } from "../hardening/OwnServers.js"
+import { databaseUrl as databaseNamed } from "../support/databaseNames.js"
 import { TestDatabaseLive, TestDatabaseUrl } from "../support/TestDatabase.js"
 import { expectOneLineFailure, runScript } from "./processes.js"
 
@@ -68,6 +71,71 @@ describe.concurrent("configuration errors", () => {
     const line = expectOneLineFailure(await runScript("src/bin/cli.ts", ["migrate"], { LOG_LEVEL: "loud" }))
     expect(line).toMatch(/^Invalid configuration: LOG_LEVEL/)
   })
+})
+
+/**
+ * The variables a worker's layers read (leases, live ingestion) are checked with the others, before
+ * anything starts: a malformed one never migrates a database or starts a runner beside it.
+ */
+describe.concurrent("a worker's own variables", () => {
+  const cases: Array<[string, Record<string, string>]> = [
+    ["JOB_LEASE_SECONDS", { JOB_LEASE_SECONDS: "0" }],
+    ["REPORT_JOB_LEASE_SECONDS", { REPORT_JOB_LEASE_SECONDS: "abc" }],
+    ["WEBHOOK_DELIVERY_LEASE_SECONDS", { WEBHOOK_DELIVERY_LEASE_SECONDS: "-5" }],
+    ["INGEST_SOURCES", { INGEST_SOURCES: "ted,ebay" }],
+    ["TED_API_URL", { TED_API_URL: "api.ted.europa.eu" }],
+    ["INGEST_PAGE_SIZE", { INGEST_PAGE_SIZE: "500" }]
+  ]
+  // Nothing answers here: a variable checked only by its layer fails on the database instead.
+  const unreachable = { DATABASE_URL: "postgres://postgres@127.0.0.1:1/nowhere", REDIS_URL: "" }
+
+  it.each(cases)("the worker process names %s before it connects to the database", async (variable, env) => {
+    const line = expectOneLineFailure(await runScript("src/bin/worker.ts", [], { ...unreachable, ...env }))
+    expect(line).toMatch(/^Invalid configuration: /)
+    expect(line).toContain(variable)
+  })
+
+  it("npm start names INGEST_POLL_SECONDS before it connects to the database", async () => {
+    const line = expectOneLineFailure(
+      await runScript("src/bin/all-in-one.ts", [], { ...unreachable, INGEST_POLL_SECONDS: "0" })
+    )
+    expect(line).toMatch(/^Invalid configuration: INGEST_POLL_SECONDS/)
+  })
+
+  it("a worker with an invalid variable refuses to start before it migrates the database or starts a runner", async () => {
+    // An empty database, as on a first deployment.
+    const name = `${inject("runDatabasePrefix")}config_${randomBytes(4).toString("hex")}`
+    const admin = new pg.Client({ connectionString: inject("adminDatabaseUrl") })
+    await admin.connect()
+    await admin.query(`CREATE DATABASE "${name}"`)
+    try {
+      const url = databaseNamed(inject("adminDatabaseUrl"), name)
+      const result = await runScript("src/bin/worker.ts", [], {
+        DATABASE_URL: url,
+        REDIS_URL: "",
+        DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), "tss-config-")),
+        JOB_LEASE_SECONDS: "abc"
+      })
+      expect(result.code).toBe(1)
+      expect(result.stderr.trim()).toBe(
+        'Invalid configuration: JOB_LEASE_SECONDS: Expected an integer value but received "abc"'
+      )
+      const db = new pg.Client({ connectionString: url })
+      await db.connect()
+      const migrated = (await db.query("SELECT to_regclass('public.schema_migrations') IS NOT NULL AS migrated"))
+        .rows[0]
+      await db.end()
+      // README, "Configuration": a malformed value stops the process with one line, before anything
+      // starts (src/bin/Main.ts, `launch`): no migration applied, no runner announced.
+      expect({ migrated: migrated.migrated, stdout: result.stdout.trim().split("\n").slice(0, 3) }).toEqual({
+        migrated: false,
+        stdout: [""]
+      })
+    } finally {
+      await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)
+      await admin.end()
+    }
+  }, 180_000)
 })
 
 describe("a DATA_DIR the process cannot use", () => {

@@ -249,6 +249,31 @@ describe("request limits", () => {
     expect(head).toMatch(/^HTTP\/1\.1 400 /)
     expect(JSON.parse(body ?? "")).toMatchObject({ statusCode: 400, code: "VALIDATION_ERROR" })
   })
+
+  it("carries X-Request-Id on its refusals like every response: the caller's when it is a short token, else a generated one", async () => {
+    const tooLarge = await request(`${server.baseUrl}${LOGIN}`, {
+      method: "POST",
+      headers: { "x-request-id": "limit-413.a" },
+      body: { email: `${"x".repeat(2 * MB)}@example.com`, password: "pw" }
+    })
+    expect(tooLarge.status).toBe(413)
+    expect(tooLarge.headers.get("x-request-id")).toBe("limit-413.a")
+
+    const tooLong = await request(`${server.baseUrl}/api/v1/tenders?q=${"a".repeat(MAX_URL_LENGTH)}`, {
+      headers: { "x-request-id": `not a token ${"x".repeat(80)}` }
+    })
+    expect(tooLong.status).toBe(414)
+    expect(tooLong.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/)
+
+    // Refused before node parsed the request: a generated id in the raw answer.
+    const raw = await rawExchange(
+      server.baseUrl,
+      `GET /health HTTP/1.1\r\nHost: x\r\nX-Request-Id: lost\r\nX-Padding: ${"a".repeat(PARSER_MAX_HEADER_SIZE)}\r\n\r\n`
+    )
+    const [head] = raw.split("\r\n\r\n")
+    expect(head).toMatch(/^HTTP\/1\.1 431 /)
+    expect(head).toMatch(/\r\nx-request-id: [0-9a-f-]{36}\r\n/)
+  })
 })
 
 describe("validation errors under a raised body limit (MAX_BODY_BYTES=8 MiB)", () => {

@@ -1,4 +1,5 @@
 import { Effect, Option } from "effect"
+import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { RedisConnection } from "../../src/infra/redis/RedisConnection.js"
 import { api, createAccount } from "../api/fixtures.js"
@@ -25,6 +26,37 @@ describe("system endpoints and the uniform error body", () => {
     expect(body.status).toBe("ready")
     expect(body.checks.database).toBe("ok")
     expect(body.checks.redis).toBe(testRedisUrl() ? "ok" : "in-process")
+  })
+
+  it("/ready answers within a few seconds when a table it reads is locked: 503 naming the database", async () => {
+    const holder = new pg.Client({ connectionString: server.databaseUrl })
+    await holder.connect()
+    try {
+      // What a migration of another process starting (a rolling deploy) or any DDL on the table holds.
+      await holder.query("BEGIN")
+      await holder.query("LOCK TABLE ingest_sources IN ACCESS EXCLUSIVE MODE")
+      const started = Date.now()
+      const answer = await fetch(`${server.baseUrl}/ready`, { signal: AbortSignal.timeout(15_000) }).then(
+        async (res) => ({ status: res.status, body: (await res.json()) as any }),
+        () => ({ status: 0, body: undefined })
+      )
+      const seconds = (Date.now() - started) / 1000
+      // A probe polled every second with a short timeout needs an answer (200 or 503) in bounded time.
+      const seen = { status: answer.status === 0 ? "no answer in 15 s" : answer.status, seconds }
+      expect(seconds, JSON.stringify(seen)).toBeLessThanOrEqual(5)
+      expect(answer.status).toBe(503)
+      expect(answer.body).toEqual({
+        statusCode: 503,
+        code: "SERVICE_UNAVAILABLE",
+        message: "Not ready: a dependency is unreachable",
+        details: [{ path: "database", message: "PostgreSQL did not answer" }]
+      })
+    } finally {
+      await holder.query("ROLLBACK")
+      await holder.end()
+    }
+    // The lock gone, it is ready again.
+    expect((await fetch(`${server.baseUrl}/ready`)).status).toBe(200)
   })
 
   it("an unknown route is a JSON 404 in the uniform shape", async () => {

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { request as httpRequest } from "node:http"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
 import { SqlClient } from "@effect/sql"
@@ -204,6 +205,39 @@ describe("metrics, logs and traces of real API and worker processes", () => {
     expect(typeof line.duration_ms).toBe("number")
     expect(Date.parse(line.time)).toBeGreaterThan(0)
     expect(jsonLines(api.output()).some((l) => l.request_id === generated && l.route === "/health")).toBe(true)
+  })
+
+  it("a refusal of the request limits (413) carries X-Request-Id and is logged and counted as a request, like every response", async () => {
+    // A body declared over MAX_BODY_BYTES (1 MiB): refused on the head, before a byte of it is sent.
+    const res = await new Promise<{ status: number; requestId: string | undefined }>((resolve, reject) => {
+      const req = httpRequest(`${baseUrl}/api/v1/auth/login`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "content-length": "2000000", "x-request-id": "limit-413" }
+      })
+      req.on("response", (response) => {
+        response.resume()
+        resolve({ status: response.statusCode ?? 0, requestId: response.headers["x-request-id"] as string | undefined })
+        req.destroy()
+      })
+      req.on("error", reject)
+      req.flushHeaders()
+    })
+    expect(res.status).toBe(413)
+    // README, "Configuration": "Every response carries X-Request-Id (the caller's, when it is a short token …)".
+    expect(res.requestId).toBe("limit-413")
+    // docs/operations.md, "Logs": one `request` line per request.
+    const line = await eventually("the refusal's log line", async () =>
+      jsonLines(api.output()).find((l) => l.message === "request" && l.request_id === "limit-413")
+    )
+    expect(line).toMatchObject({ level: "info", method: "POST", route: "refused", status: 413 })
+    const { samples } = await scrape(apiMetricsPort)
+    expect(
+      sampleOf(samples, "http_server_request_duration_seconds_count", {
+        http_route: "refused",
+        http_request_method: "POST",
+        http_response_status_code: "413"
+      })?.value
+    ).toBe(1)
   })
 
   it("carries the request id and the trace through the queue: the worker's job span is a child of the API's", async () => {

@@ -1,11 +1,17 @@
 import { HttpApiBuilder } from "@effect/platform"
 import type { SqlClient } from "@effect/sql"
-import { Effect, Option } from "effect"
+import { Duration, Effect, Option } from "effect"
 import * as ApiError from "../../domain/ApiErrors.js"
 import { pingDatabase } from "../../infra/db/Database.js"
 import { IngestState, isDegraded, sourceStatus } from "../../infra/ingest/IngestState.js"
 import { pingRedis, RedisConnection } from "../../infra/redis/RedisConnection.js"
 import { Api } from "../Api.js"
+
+/**
+ * How long /ready waits for the sources' state, like the database check (pingDatabase): a table
+ * locked by another process's migration or DDL must not hold a probe that expects an answer.
+ */
+const SOURCES_READ_TIMEOUT = Duration.seconds(2)
 
 export const SystemHttpLive = HttpApiBuilder.group(Api, "system", (handlers) =>
   Effect.gen(function* () {
@@ -14,9 +20,15 @@ export const SystemHttpLive = HttpApiBuilder.group(Api, "system", (handlers) =>
     const redis = yield* RedisConnection
     const ingest = yield* IngestState
 
+    const databaseSilent = { path: "database", message: "PostgreSQL did not answer" }
     const checkDatabase = pingDatabase.pipe(
       Effect.provide(services),
-      Effect.mapError(() => ({ path: "database", message: "PostgreSQL did not answer" }))
+      Effect.mapError(() => databaseSilent)
+    )
+    // Read after the database answered the ping: failing or slow, it is the database that is not ready.
+    const readSources = ingest.readAll.pipe(
+      Effect.timeout(SOURCES_READ_TIMEOUT),
+      Effect.mapError(() => [databaseSilent])
     )
     const checkRedis = pingRedis.pipe(
       Effect.provide(services),
@@ -27,7 +39,8 @@ export const SystemHttpLive = HttpApiBuilder.group(Api, "system", (handlers) =>
       .handle("health", () => Effect.succeed({ status: "ok" as const }))
       .handle("ready", () =>
         Effect.all([checkDatabase, checkRedis], { concurrency: 2, mode: "validate" }).pipe(
-          Effect.zipRight(ingest.all),
+          Effect.mapError((failures) => failures.flatMap(Option.toArray)),
+          Effect.zipRight(readSources),
           Effect.map((states) => {
             const polled = states.map(sourceStatus).filter((source) => source.enabled)
             return {
@@ -48,7 +61,7 @@ export const SystemHttpLive = HttpApiBuilder.group(Api, "system", (handlers) =>
             (failures) =>
               new ApiError.ServiceUnavailable({
                 message: "Not ready: a dependency is unreachable",
-                details: failures.flatMap((f) => (Option.isSome(f) ? [f.value] : []))
+                details: failures
               })
           )
         )

@@ -79,7 +79,9 @@ const acquirePool = (
         })
         return pool
       }),
-      (pool) => Effect.promise(() => pool.end()).pipe(Effect.timeoutOption("1 second"))
+      // Interruptible: a finalizer runs uninterruptibly, where the timeout could never cut a close
+      // held by a statement still running (the pool waits for its clients).
+      (pool) => Effect.interruptible(Effect.promise(() => pool.end())).pipe(Effect.timeoutOption("1 second"))
     )
     const unreachable = `${options.variable ?? "DATABASE_URL"}: cannot connect to PostgreSQL`
     yield* Effect.tryPromise({

@@ -1,4 +1,4 @@
-import { SqlClient, SqlSchema } from "@effect/sql"
+import { SqlClient, type SqlError, SqlSchema } from "@effect/sql"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { bucharestDate } from "../../domain/BucharestTime.js"
 import { SOURCE_NAMES, type SourceName } from "../../domain/ingest/SourceFailure.js"
@@ -80,6 +80,8 @@ export class IngestState extends Context.Tag("IngestState")<
     readonly count: (source: SourceName, counts: { ingested: number; skipped: number }) => Effect.Effect<void>
     /** Every source, in SOURCE_NAMES order; one never polled shows its defaults. */
     readonly all: Effect.Effect<ReadonlyArray<SourceState>>
+    /** `all`, failing when the database does not answer (`/ready` reports it instead of dying). */
+    readonly readAll: Effect.Effect<ReadonlyArray<SourceState>, SqlError.SqlError>
     /** The versions already read of these notices (absent: never read). */
     readonly seenVersions: (
       source: SourceName,
@@ -170,8 +172,8 @@ export const IngestStateLive = Layer.effect(
       Result: SourceStateRow,
       execute: () => sql`SELECT ${columns} FROM ingest_sources`
     })
-    const all = Effect.gen(function* () {
-      const rows = yield* stored().pipe(Effect.orDie)
+    const readAll = Effect.gen(function* () {
+      const rows = yield* stored().pipe(Effect.catchTag("ParseError", Effect.die))
       const today = bucharestDate((yield* clockNow).getTime())
       return SOURCE_NAMES.map(
         (name): SourceState =>
@@ -273,7 +275,8 @@ export const IngestStateLive = Layer.effect(
       recordError,
       markRevisited,
       count,
-      all,
+      all: Effect.orDie(readAll),
+      readAll,
       seenVersions,
       markSeen,
       tenderOfProcedure,
