@@ -61,9 +61,9 @@ export const MigrateOnStart = Layer.effectDiscard(
 /**
  * The longest an API process takes to stop after SIGTERM or SIGINT: its drain (DRAIN_DEADLINE, after
  * which the connections still open are closed), then 3 s for the rest (the pool's close). Past it the
- * process exits 0, whatever is still closing, with a warning: a statement still running in
- * PostgreSQL for a request given up on (the hot path's statements are not cancelled with their
- * request) would hold the pool's close, and the process, until it ends.
+ * process exits 0, whatever is still closing, with a warning: a safety net, since the request pool's
+ * limits (RequestDatabaseLive: 15 s a statement, 20 s an answer) end a request's statements within
+ * the drain, and the pool's close is itself bounded (1 s).
  */
 export const API_STOP_LIMIT = Duration.sum(DRAIN_DEADLINE, Duration.seconds(3))
 

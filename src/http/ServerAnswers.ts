@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from "node:http"
+import { type IncomingMessage, type ServerResponse, STATUS_CODES } from "node:http"
 import type { Socket } from "node:net"
 import { Schema } from "effect"
 import type * as ApiError from "../domain/ApiErrors.js"
@@ -62,12 +62,6 @@ export const refuseRequest = (
   })
 }
 
-const STATUS_TEXT: Record<number, string> = {
-  400: "Bad Request",
-  408: "Request Timeout",
-  431: "Request Header Fields Too Large"
-}
-
 /**
  * Answers on a socket whose request node could not parse (no ServerResponse exists): a whole
  * HTTP/1.1 response, under a generated request id; then the socket is ended.
@@ -83,7 +77,7 @@ export const refuseSocket = (socket: Socket, error: ServerRefusal, reports: Serv
   })
     .map(([name, value]) => `${name}: ${value}\r\n`)
     .join("")
-  socket.end(`HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? ""}\r\n${headers}\r\n${body}`)
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ""}\r\n${headers}\r\n${body}`)
   // How long the client took is not known here (node measured it): 0, like any immediate refusal.
   reports?.answered({ requestId, method: "_OTHER", status, seconds: 0 })
 }
