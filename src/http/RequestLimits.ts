@@ -1,7 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from "node:http"
 import type { Socket } from "node:net"
 import * as ApiError from "../domain/ApiErrors.js"
-import type { ServerReports } from "./RequestObservability.js"
+import type { ServerReports } from "./ServerAnswers.js"
 import { refuseRequest, refuseSocket, type ServerRefusal } from "./ServerAnswers.js"
 
 /**

@@ -1,17 +1,11 @@
-import { randomUUID } from "node:crypto"
 import { type HttpApp, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Context, Effect, Exit, type Fiber, FiberRef, LogLevel, Runtime } from "effect"
 import { Metrics } from "../infra/metrics/Metrics.js"
 import { currentRequest, type RequestFacts } from "../infra/observability/RequestTrail.js"
+import { requestIdFrom } from "./RequestId.js"
 import { withResponseDecorations } from "./ResponseDecorations.js"
 import { REFUSED, RouteTemplates } from "./RouteTemplates.js"
-
-/** An incoming X-Request-Id is kept only if it is a short token: it goes into logs and jobs as is. */
-const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/
-
-/** A request's id: the caller's X-Request-Id when it is a short token, else a generated UUID. */
-export const requestIdFrom = (incoming: string | ReadonlyArray<string> | undefined): string =>
-  typeof incoming === "string" && SANE_REQUEST_ID.test(incoming) ? incoming : randomUUID()
+import type { ServerReports } from "./ServerAnswers.js"
 
 /**
  * A request's histogram observation and log line (`error` level for a 5xx), in the fiber that
@@ -34,26 +28,6 @@ const recordRequest = (
     duration_ms: Math.round(answer.seconds * 1e4) / 10
   }
   return Effect.annotateLogs(Effect.logWithLevel(level, "request"), line)
-}
-
-/**
- * A request the node:http server answered itself, before the app: a refusal of the request limits
- * (RequestLimits.ts), a 503 while the server drains (Draining.ts).
- */
-export interface ServerAnswer {
-  readonly requestId: string
-  /** `_OTHER` (OpenTelemetry's value) when the request could not be parsed. */
-  readonly method: string
-  readonly status: number
-  readonly seconds: number
-}
-
-/** What the node:http server reports into the process's logs and metrics. */
-export interface ServerReports {
-  /** A request it answered itself: the histogram (route `refused`) and a request line, like the app's. */
-  readonly answered: (answer: ServerAnswer) => void
-  /** The drain deadline passed with requests still in flight: their connections are being closed. */
-  readonly drainCut: (inFlight: number, deadlineSeconds: number) => void
 }
 
 /** The reports, into the logger, level and metrics of the fiber that builds the server. */

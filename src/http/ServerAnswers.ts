@@ -2,7 +2,7 @@ import { type IncomingMessage, type ServerResponse, STATUS_CODES } from "node:ht
 import type { Socket } from "node:net"
 import { Schema } from "effect"
 import type * as ApiError from "../domain/ApiErrors.js"
-import { requestIdFrom, type ServerReports } from "./RequestObservability.js"
+import { requestIdFrom } from "./RequestId.js"
 import { wireError } from "./WireErrors.js"
 
 /**
@@ -18,6 +18,26 @@ export type ServerRefusal =
   | ApiError.RequestTimeout
   | ApiError.ValidationError
   | ApiError.ServiceUnavailable
+
+/**
+ * A request the node:http server answered itself, before the app: a refusal of the request limits
+ * (RequestLimits.ts), a 503 while the server drains (Draining.ts).
+ */
+export interface ServerAnswer {
+  readonly requestId: string
+  /** `_OTHER` (OpenTelemetry's value) when the request could not be parsed. */
+  readonly method: string
+  readonly status: number
+  readonly seconds: number
+}
+
+/** What the node:http server reports into the process's logs and metrics. */
+export interface ServerReports {
+  /** A request it answered itself: the histogram (route `refused`) and a request line, like the app's. */
+  readonly answered: (answer: ServerAnswer) => void
+  /** The drain deadline passed with requests still in flight: their connections are being closed. */
+  readonly drainCut: (inFlight: number, deadlineSeconds: number) => void
+}
 
 /** The uniform error body of a refusal, from the same wire schemas as the app's errors. */
 const errorBody = (error: ServerRefusal): string => {

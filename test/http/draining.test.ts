@@ -3,7 +3,7 @@ import * as net from "node:net"
 import { afterEach, describe, expect, it } from "vitest"
 import { drainOnClose } from "../../src/http/Draining.js"
 import { createServerHoldingEarlyRequests } from "../../src/http/EarlyRequests.js"
-import type { ServerAnswer } from "../../src/http/RequestObservability.js"
+import type { ServerAnswer } from "../../src/http/ServerAnswers.js"
 
 /** A raw HTTP/1.1 keep-alive connection: what a load balancer's or a client's connection pool holds. */
 const rawConnection = async (port: number) => {

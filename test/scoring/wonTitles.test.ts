@@ -12,9 +12,9 @@ import { explainPair, shortTitle } from "../../src/domain/scoring/Reasons.js"
 import { buildCorpusStats, termContribution } from "../../src/domain/scoring/Semantic.js"
 import { STATED_TEXT_MAX_SCORE } from "../../src/domain/scoring/StatedText.js"
 import { stems, workAndProjectStems } from "../../src/domain/scoring/Text.js"
+import { PROJECT_NAME_WEIGHT } from "../../src/domain/scoring/WonTitleIndex.js"
 import {
   bestWonTitle,
-  PROJECT_NAME_WEIGHT,
   sharedWithWonTitle,
   WON_TITLE_HISTORY_SHARE,
   WON_TITLE_MIN_MATCH,

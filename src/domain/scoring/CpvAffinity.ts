@@ -1,5 +1,4 @@
-import { type CodeSet, digitsOf } from "./CpvMatch.js"
-import { cpvClassOf } from "./Historical.js"
+import { type CodeSet, cpvClassOf, digitsOf } from "./CpvMatch.js"
 import type { PreparedCompany } from "./Inputs.js"
 
 /**

@@ -6,6 +6,12 @@
 /** The 8 digits of a code, with or without its "-D" check digit. */
 export const digitsOf = (code: string): string => code.slice(0, 8)
 
+/**
+ * The CPV class (first 4 digits) of a code: what the historical factor compares, and the unit of
+ * feedback marks and of the affinity learned from awards.
+ */
+export const cpvClassOf = (code: string): string => digitsOf(code).slice(0, 4)
+
 // Memo of significantDigits: scoring calls it for every code pair; the CPV table bounds its size.
 const significantMemo = new Map<string, string>()
 

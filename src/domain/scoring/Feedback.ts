@@ -1,4 +1,4 @@
-import { cpvClassOf } from "./Historical.js"
+import { cpvClassOf } from "./CpvMatch.js"
 
 /**
  * Feedback: a user marked a tender scored for the company relevant or not relevant. Marks move the

@@ -1,4 +1,4 @@
-import { digitsOf } from "./CpvMatch.js"
+import { cpvClassOf, digitsOf } from "./CpvMatch.js"
 import type { AwardInput, TenderInput } from "./Inputs.js"
 import type { Nearest } from "./Place.js"
 import { logRatioSimilarity, NEUTRAL } from "./ValueFit.js"
@@ -15,9 +15,6 @@ export const HISTORY_VALUE_WEIGHT = 0.2
 export const HISTORY_PLACE_SHARE = 0.7
 /** Past awards of a third or three times the value still count half-similar (log width ln 3). */
 const VALUE_LOG_WIDTH = Math.log(3)
-
-/** The CPV class (first 4 digits) of a code: what the historical factor compares, and its reason names. */
-export const cpvClassOf = (code: string): string => digitsOf(code).slice(0, 4)
 
 const SAME_CLASS = 1
 

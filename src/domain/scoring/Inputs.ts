@@ -3,7 +3,7 @@ import { type ClassFeedback, type FeedbackMark, feedbackByClass } from "./Feedba
 import { type CompanyCounties, companyCountiesOf } from "./Place.js"
 import { indexKey, stems, words } from "./Text.js"
 import type { ValueRange } from "./ValueFit.js"
-import { type WonTitleIndex, wonTitleIndexOf } from "./WonTitles.js"
+import { type WonTitleIndex, wonTitleIndexOf } from "./WonTitleIndex.js"
 
 /** A tender as the scorer needs it (values in RON; null when unknown). */
 export interface TenderInput {

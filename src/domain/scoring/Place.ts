@@ -1,5 +1,4 @@
 import { countyDistance } from "../tenders/CountyDistance.js"
-import type { AwardInput, CompanyInput } from "./Inputs.js"
 
 /**
  * Where a company works, and how near a tender is to it. The counties are the company's own when
@@ -21,7 +20,7 @@ export interface CompanyCounties {
 }
 
 /** Counties of the awards as the rule above infers them; the most awards first (ties: alphabetical). */
-export const inferCounties = (history: ReadonlyArray<Pick<AwardInput, "county">>): ReadonlyArray<string> => {
+export const inferCounties = (history: ReadonlyArray<{ readonly county?: string | null }>): ReadonlyArray<string> => {
   const counts = new Map<string, number>()
   let known = 0
   for (const award of history) {
@@ -36,7 +35,10 @@ export const inferCounties = (history: ReadonlyArray<Pick<AwardInput, "county">>
 }
 
 /** The counties a company works in: its own when it set any, else inferred from its awards. */
-export const companyCountiesOf = (company: CompanyInput): CompanyCounties =>
+export const companyCountiesOf = (company: {
+  readonly counties?: ReadonlyArray<string> | null
+  readonly history: ReadonlyArray<{ readonly county?: string | null }>
+}): CompanyCounties =>
   company.counties != null && company.counties.length > 0
     ? { counties: company.counties, source: "set" }
     : { counties: inferCounties(company.history), source: "awards" }
