@@ -71,6 +71,12 @@ export const t = {
     countiesShown: (list: string) => `Județe: ${list}`
   },
 
+  /** Beside a text control whose maxLength kept text out (components/ui.tsx, Field). */
+  lengthLimit: {
+    cut: (n: number) => `Textul lipit a fost scurtat la ${romanianCount(n, "caracter", "caractere")}, limita câmpului.`,
+    reached: (n: number) => `Ați ajuns la limita de ${romanianCount(n, "caracter", "caractere")} a câmpului.`
+  },
+
   counties: {
     add: "Adaugă un județ",
     remove: (county: string) => `Elimină ${county}`
@@ -187,6 +193,8 @@ export const t = {
     readOnly: "Citite",
     watchlist: "Listă de urmărire",
     anyWatchlist: "Toate listele",
+    deletedWatchlist: (name: string) => `${name} (ștearsă)`,
+    unnamedWatchlist: "O listă ștearsă",
     verdict: "Verdict",
     anyVerdict: "Toate",
     dateFrom: "De la data",
@@ -233,6 +241,7 @@ export const t = {
     noWebhooks: "Niciun webhook. Adăugați o adresă HTTPS ca să primiți licitațiile potrivite automat.",
     deliveries: "Ultimele livrări",
     noDeliveries: "Nicio livrare încă.",
+    moreDeliveries: "Mai multe livrări",
     deliveryStatus: {
       pending: "în așteptare",
       delivering: "în curs",

@@ -38,6 +38,7 @@ describe("the account API in the OpenAPI document", () => {
       ["/api/v1/settings/api-keys", "get", true],
       ["/api/v1/settings/api-keys/{id}", "delete", true],
       ["/api/v1/settings/webhooks", "get", true],
+      ["/api/v1/settings/webhooks/{id}/deliveries", "get", true],
       ["/api/v1/settings/webhooks/deliveries/{deliveryId}/retry", "post", true]
     ]
     for (const [path, method, protectedByToken] of operations) {

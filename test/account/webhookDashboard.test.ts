@@ -109,6 +109,72 @@ describe("webhook dashboard (access token)", () => {
     expect(res.text).not.toContain("0123456789abcdef0123456789abcdef")
   })
 
+  it("pages a webhook's older deliveries 10 at a time, in the dashboard's order, from the last one shown", async () => {
+    const d = await open()
+    const hook = await register(d, "https://many.example.com/hook")
+    const other = await register(d, "https://other.example.com/hook")
+    const base = new Date("2026-11-01T08:00:00.000Z")
+    const ids: Array<string> = []
+    for (let i = 0; i < 25; i++)
+      ids.push(await addDelivery(server, d.account, hook, { status: "failed", attempts: 4, createdAt: base }))
+    // Within one millisecond: two by two on the same microsecond (the id breaks the tie), so a
+    // position kept to a JavaScript Date's milliseconds would skip or repeat deliveries.
+    await query(
+      server,
+      `UPDATE webhook_deliveries d SET created_at = d.created_at + (n.i / 2) * interval '1 microsecond'
+       FROM unnest($1::uuid[]) WITH ORDINALITY AS n(id, i) WHERE d.id = n.id`,
+      [ids]
+    )
+    const order = (
+      await query<{ id: string }>(
+        server,
+        "SELECT id FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY created_at DESC, id DESC",
+        [hook]
+      )
+    ).map((row) => row.id)
+    const api = client(server, d.token)
+    const page = (before?: string) =>
+      api.get(`/api/v1/settings/webhooks/${hook}/deliveries${before === undefined ? "" : `?before=${before}`}`)
+
+    const dashboard = await api.get("/api/v1/settings/webhooks")
+    const first = await page()
+    expect(first.status).toBe(200)
+    expect(first.body.data).toEqual(dashboard.body.data.find((w: { id: string }) => w.id === hook).deliveries)
+    expect(first.body.meta).toEqual({ hasMore: true })
+    const seen: Array<string> = first.body.data.map((x: { id: string }) => x.id)
+    const metas: Array<unknown> = [first.body.meta]
+    while (metas.length < 3) {
+      // An upper-case id is the same delivery.
+      const next = await page(seen[seen.length - 1]!.toUpperCase())
+      expect(next.status).toBe(200)
+      seen.push(...next.body.data.map((x: { id: string }) => x.id))
+      metas.push(next.body.meta)
+    }
+    expect(seen).toEqual(order)
+    expect(metas).toEqual([{ hasMore: true }, { hasMore: true }, { hasMore: false }])
+    const oldest = await page(order[24])
+    expect(oldest.body).toEqual({ data: [], meta: { hasMore: false } })
+
+    // 404: a delivery of another webhook as the position, an unknown one, another account's webhook,
+    // a deleted one; 400: a malformed id.
+    const elsewhere = await addDelivery(server, d.account, other, { status: "succeeded", attempts: 1 })
+    for (const res of [await page(elsewhere), await page(randomUUID())]) {
+      expect(res.status).toBe(404)
+      expect(res.body).toEqual({ statusCode: 404, code: "NOT_FOUND", message: expect.any(String) })
+    }
+    const stranger = await open()
+    expect((await client(server, stranger.token).get(`/api/v1/settings/webhooks/${hook}/deliveries`)).status).toBe(404)
+    expect((await api.get(`/api/v1/settings/webhooks/${randomUUID()}/deliveries`)).status).toBe(404)
+    const malformed = await api.get(`/api/v1/settings/webhooks/${hook}/deliveries?before=12`)
+    expect(malformed.status).toBe(400)
+    expect(malformed.body.code).toBe("VALIDATION_ERROR")
+    expect(
+      (await request(`${server.baseUrl}/api/v1/webhooks/${hook}`, { method: "DELETE", token: d.key })).status
+    ).toBe(200)
+    expect((await page()).status).toBe(404)
+    expect((await client(server).get(`/api/v1/settings/webhooks/${other}/deliveries`)).status).toBe(401)
+  })
+
   it("shows no other tenant's webhooks and no deleted ones", async () => {
     const a = await open()
     const b = await open()

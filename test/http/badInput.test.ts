@@ -655,6 +655,18 @@ const bodyCases: ReadonlyArray<Case> = [
     ["events with a duplicate", { json: { ...webhookBody, events: ["tender.matched", "tender.matched"] } }]
   ]),
   ...withBadIds("DELETE", "/api/v1/settings/webhooks/:id", "token", (id) => `/api/v1/settings/webhooks/${id}`),
+  ...withBadIds(
+    "GET",
+    "/api/v1/settings/webhooks/:id/deliveries",
+    "token",
+    (id) => `/api/v1/settings/webhooks/${id}/deliveries`
+  ),
+  ...withBadIds(
+    "GET",
+    "/api/v1/settings/webhooks/:id/deliveries?before",
+    "token",
+    (id) => `/api/v1/settings/webhooks/${UNKNOWN_ID}/deliveries?before=${id}`
+  ),
   // PDF reports from the app.
   ...withBodies(
     "POST",
@@ -794,6 +806,7 @@ const authenticatedRoutes: ReadonlyArray<readonly [Case["method"], string, (ctx:
   ["GET", "/api/v1/settings/webhooks", () => "/api/v1/settings/webhooks"],
   ["POST", "/api/v1/settings/webhooks", () => "/api/v1/settings/webhooks"],
   ["DELETE", "/api/v1/settings/webhooks/:id", () => `/api/v1/settings/webhooks/${UNKNOWN_ID}`],
+  ["GET", "/api/v1/settings/webhooks/:id/deliveries", () => `/api/v1/settings/webhooks/${UNKNOWN_ID}/deliveries`],
   [
     "POST",
     "/api/v1/settings/webhooks/deliveries/:deliveryId/retry",

@@ -1,6 +1,8 @@
 import type { Browser, Page } from "puppeteer-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { projectFile } from "../../src/infra/config/ProjectFiles.js"
+import { t } from "../../src/web/strings.js"
+import { request } from "../support/http.js"
 import { type AppServer, launchBrowser, logIn, openPage, startAppServer, texts } from "./support/AppServer.js"
 
 /**
@@ -269,6 +271,76 @@ describe("alerts and watchlists in the browser app", () => {
       const back = await page.$eval("[data-testid=back]", (link) => [link.getAttribute("href"), link.textContent])
       expect({ from, back }).toEqual({ from, back: [listPath, "← Înapoi la licitații"] })
     }
+    expect(problems).toEqual([])
+    await close()
+  })
+
+  it("the watchlist filter offers a deleted watchlist whose alerts are shown, marked deleted, and filters by it", async () => {
+    const { page, problems, close } = await session()
+    // The watchlist of the newest alert, deleted through the API: its alerts are kept (spec 4.6).
+    const [newest] = await server.sql(
+      (q) => q<{ id: string; name: string; companyId: string }>`
+        SELECT w.id, w.name, w.company_id AS "companyId" FROM alerts a JOIN watchlists w ON w.id = a.watchlist_id
+        WHERE a.tenant_id = ${server.demo.tenantId} ORDER BY a.created_at DESC, a.score DESC, a.id DESC LIMIT 1`
+    )
+    const { id, name } = newest!
+    const login = await request(`${server.baseUrl}/api/v1/auth/login`, {
+      method: "POST",
+      body: { email: server.demo.email, password: server.demo.password }
+    })
+    const removed = await request(`${server.baseUrl}/api/v1/watchlists/${id}`, {
+      method: "DELETE",
+      token: login.body.data.accessToken
+    })
+    expect(removed.status).toBe(204)
+    // The rescore the deletion queued runs first, so the alerts below are the ones there are.
+    const rescoring = () =>
+      server.sql(
+        (q) => q<{ n: number }>`
+          SELECT count(*)::int AS n FROM jobs WHERE kind = 'company.rescore' AND status IN ('queued', 'running')`
+      )
+    for (let tries = 0; (await rescoring())[0]!.n > 0 && tries < 100; tries++)
+      await new Promise((r) => setTimeout(r, 200))
+    const expected = (
+      await server.sql(
+        (q) => q<{ title: string }>`
+          SELECT t.title FROM alerts a JOIN tenders t ON t.id = a.tender_id
+          WHERE a.watchlist_id = ${id} ORDER BY a.created_at DESC, a.score DESC, a.id DESC LIMIT 20`
+      )
+    ).map((row) => row.title)
+    expect(expected.length).toBeGreaterThan(0)
+
+    await page.click("[data-testid=nav-alerts]")
+    await page.waitForSelector("[data-testid=alert]")
+    const watchlistFilter = "section .filters label:nth-of-type(2) select"
+    const option = await page.waitForSelector(`${watchlistFilter} option[value='${id}']`, { timeout: 10_000 })
+    expect(await option!.evaluate((o) => o.textContent)).toBe(t.alerts.deletedWatchlist(name))
+    expect(t.alerts.deletedWatchlist("Drumuri")).toBe("Drumuri (ștearsă)")
+    await page.select(watchlistFilter, id)
+    await page.waitForFunction(
+      (wanted) => new URLSearchParams(window.location.search).get("watchlistId") === wanted,
+      {},
+      id
+    )
+    const filtered = async () => {
+      await page
+        .waitForFunction(
+          (marked, n) => {
+            const alerts = [...document.querySelectorAll("[data-testid=alert]")]
+            return alerts.length === n && alerts.every((a) => a.textContent?.includes(marked))
+          },
+          { timeout: 10_000 },
+          t.alerts.deletedWatchlist(name),
+          expected.length
+        )
+        .catch(() => undefined)
+      return texts(page, "[data-testid=alert] .title")
+    }
+    expect(await filtered()).toEqual(expected)
+    // A reload keeps the filter, shown as the deleted watchlist it is.
+    await page.reload()
+    expect(await filtered()).toEqual(expected)
+    expect(await page.$eval(watchlistFilter, (select) => (select as HTMLSelectElement).value)).toBe(id)
     expect(problems).toEqual([])
     await close()
   })

@@ -219,6 +219,68 @@ describe("edit forms and the alerts pager in the browser app", () => {
     await page.click(`${form} .actions button[type=button]`)
   })
 
+  /** Puts `text` on the browser's clipboard as a user copies it: selected in a text area, then Copy. */
+  const copyToClipboard = async (text: string) => {
+    await page.evaluate((value) => {
+      const scratch = document.createElement("textarea")
+      scratch.id = "clipboard-scratch"
+      scratch.value = value
+      document.body.append(scratch)
+      scratch.focus()
+      scratch.select()
+    }, text)
+    await page.keyboard.press("KeyC", { commands: ["Copy"] })
+    await page.evaluate(() => document.getElementById("clipboard-scratch")?.remove())
+  }
+  const pasteInto = async (selector: string) => {
+    await page.focus(selector)
+    await page.keyboard.press("KeyV", { commands: ["Paste"] })
+  }
+  /** A control's length, its description (the texts aria-describedby names) and its field's live note. */
+  const lengthState = (selector: string) =>
+    page.$eval(selector, (control) => ({
+      length: (control as HTMLInputElement).value.length,
+      description: (control.getAttribute("aria-describedby") ?? "")
+        .split(" ")
+        .filter(Boolean)
+        .map((id) => document.getElementById(id)?.textContent ?? ""),
+      note: control.closest(".field")?.querySelector("[role=status]")?.textContent ?? null
+    }))
+
+  it("text pasted past a field's maxLength is cut by the browser, and the field says so beside it", async () => {
+    await page.goto(`${server.baseUrl}/companies`)
+    await page.waitForSelector("[data-testid=add-company]")
+    await clickUntilShown(page, "[data-testid=add-company]", "[data-testid=company-form]")
+    const form = "[data-testid=company-form]"
+    const name = `${form} input[name=name]`
+    await copyToClipboard(`${"Școală ".repeat(30)}${"x".repeat(40)}`)
+    await pasteInto(name)
+    const cut = t.lengthLimit.cut(200)
+    expect(cut).toBe("Textul lipit a fost scurtat la 200 de caractere, limita câmpului.")
+    expect(await lengthState(name)).toEqual({ length: 200, description: [cut], note: cut })
+    // Shorter than the limit again: the note goes; typed up to it again, the limit is told.
+    await page.keyboard.press("Backspace")
+    expect(await lengthState(name)).toEqual({ length: 199, description: [], note: "" })
+    await page.keyboard.type("y")
+    const reached = t.lengthLimit.reached(200)
+    expect(await lengthState(name)).toEqual({ length: 200, description: [reached], note: reached })
+    // A paste that fits says nothing (the description's limit is 10,000).
+    const description = `${form} textarea[name=description]`
+    await pasteInto(description)
+    expect(await lengthState(description)).toEqual({ length: 250, description: [], note: "" })
+    // Pasted over all of it, 10,001 characters of lines (a text area keeps the line breaks) are cut.
+    await copyToClipboard(`${"rând\n".repeat(2_000)}!`)
+    await page.focus(description)
+    await page.keyboard.press("KeyA", { commands: ["SelectAll"] })
+    await pasteInto(description)
+    expect(await lengthState(description)).toEqual({
+      length: 10_000,
+      description: [t.lengthLimit.cut(10_000)],
+      note: t.lengthLimit.cut(10_000)
+    })
+    await page.click(`${form} .actions button[type=button]`)
+  })
+
   it("a watchlist's value range is shown as saved: 999,50 RON is not rounded to 1.000 RON", async () => {
     await openNewWatchlist()
     const form = "[data-testid=watchlist-form]"

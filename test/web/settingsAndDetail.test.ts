@@ -169,6 +169,75 @@ describe("settings and the tender detail in the browser app", () => {
     await close()
   })
 
+  it("a webhook that failed 30 times shows every delivery: 'Mai multe livrări' loads the older ones, 10 at a time", async () => {
+    const companyId = server.demo.companyIds[0]!
+    const tenantId = server.demo.tenantId
+    const url = "https://thirty.invalid/tss"
+    // One statement: the webhook, 30 events and their failed deliveries, a minute apart (newest first).
+    await server.sql(
+      (q) => q`
+        WITH hook AS (
+          INSERT INTO webhooks (tenant_id, url, secret_ciphertext, events)
+          VALUES (${tenantId}, ${url}, '\\x00'::bytea, ARRAY['tender.matched'])
+          RETURNING id
+        ), picked AS (
+          SELECT id, publish_date, row_number() OVER (ORDER BY id) AS n FROM tenders ORDER BY id LIMIT 30
+        ), event AS (
+          INSERT INTO match_events (tenant_id, company_id, tender_id, payload, tender_publish_date)
+          SELECT ${tenantId}, ${companyId}, id, '{}', publish_date FROM picked
+          ON CONFLICT (company_id, tender_id, tender_publish_date) DO UPDATE SET payload = match_events.payload
+          RETURNING id, tender_id
+        )
+        INSERT INTO webhook_deliveries (webhook_id, event_id, tenant_id, body, status, attempt_count, last_status_code,
+                                        created_at)
+        SELECT hook.id, event.id, ${tenantId}, '{"event":"tender.matched"}', 'failed', 4, 500,
+               now() - picked.n * interval '1 minute'
+        FROM hook, event JOIN picked ON picked.id = event.tender_id`
+    )
+    const ids = (
+      await server.sql(
+        (q) => q<{ id: string }>`
+          SELECT d.id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+          WHERE w.url = ${url} ORDER BY d.created_at DESC, d.id DESC`
+      )
+    ).map((row) => row.id)
+    expect(ids).toHaveLength(30)
+    const { page, problems, close } = await openPage(browser)
+    await logIn(page, server.baseUrl, server.demo.email, server.demo.password)
+    await page.click("a[href='/settings']")
+    const card = (await page.waitForSelector(`xpath///li[@data-testid='webhook'][.//code[text()='${url}']]`))!
+    const rows = () => card.$$eval("tr[data-status]", (trs) => trs.length)
+    expect(await rows()).toBe(10)
+    for (const shown of [20, 30]) {
+      await card.$eval("[data-testid=more-deliveries]", (button) => (button as HTMLButtonElement).click())
+      await page.waitForFunction(
+        (c, n) => (c as Element).querySelectorAll("tr[data-status]").length === n,
+        {},
+        card,
+        shown
+      )
+    }
+    // All of them, the oldest included, and no button once there are no more.
+    expect(await card.$("[data-testid=more-deliveries]")).toBeNull()
+    const timestamps = await card.$$eval("tr[data-status] td:first-child", (cells) => cells.map((c) => c.textContent))
+    expect(timestamps).toHaveLength(30)
+    expect(new Set(timestamps).size).toBe(30)
+    // The oldest can be retried from there, and the rows loaded stay.
+    await card.$eval("tr:last-child button", (button) => (button as HTMLButtonElement).click())
+    await page.waitForFunction(
+      (c) => (c as Element).querySelector("tr:last-child")?.getAttribute("data-status") !== "failed",
+      {},
+      card
+    )
+    expect(await rows()).toBe(30)
+    const [oldest] = await server.sql(
+      (q) => q<{ attempts_allowed: number }>`SELECT attempts_allowed FROM webhook_deliveries WHERE id = ${ids[29]!}`
+    )
+    expect(oldest!.attempts_allowed).toBe(5)
+    expect(problems).toEqual([])
+    await close()
+  })
+
   it("revoking the key the new-key banner shows removes the banner; revoking another key leaves it", async () => {
     const { page, close } = await openPage(browser)
     await logIn(page, server.baseUrl, server.demo.email, server.demo.password)

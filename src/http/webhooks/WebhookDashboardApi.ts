@@ -43,6 +43,29 @@ export class WebhookDashboardApi extends HttpApiGroup.make("webhookDashboard")
       )
   )
   .add(
+    HttpApiEndpoint.get("listDeliveries", "/webhooks/:id/deliveries")
+      .annotate(OpenApi.Summary, "Older deliveries of an active webhook, 10 at a time")
+      .setPath(Schema.Struct({ id: Schema.UUID }))
+      .setUrlParams(
+        Schema.Struct({
+          before: Schema.optionalWith(Schema.UUID, { exact: true }).annotations({
+            description: "A delivery of this webhook: the page lists the ones created before it (the last one shown)"
+          })
+        })
+      )
+      .addSuccess(
+        Schema.Struct({
+          data: Schema.Array(DeliverySummary),
+          meta: Schema.Struct({ hasMore: Schema.Boolean })
+        })
+      )
+      .addError(errors(ApiError.NotFound))
+      .annotate(
+        OpenApi.Description,
+        "The webhook's deliveries newest first, in the dashboard's order, 10 a page: without `before` the dashboard's last 10, with it the 10 created before that delivery; `meta.hasMore` tells whether older ones remain. Every plan. Another account's, an unknown or a deleted webhook, or a `before` that is not a delivery of this webhook (one the retention job deleted meanwhile included), is 404."
+      )
+  )
+  .add(
     HttpApiEndpoint.post("createWebhook", "/webhooks")
       .annotate(OpenApi.Summary, "Register a webhook from the app")
       .setPayload(StrictBody(CreateWebhook))

@@ -51,6 +51,19 @@ export const WebhookDashboardHttpLive = HttpApiBuilder.group(Api, "webhookDashbo
           }))
         )
       )
+      .handle("listDeliveries", ({ path, urlParams }) =>
+        anyPlanTenant.pipe(
+          Effect.flatMap((tenantId) =>
+            repo.deliveries({ tenantId, webhookId: path.id.toLowerCase(), before: urlParams.before?.toLowerCase() })
+          ),
+          Effect.map((page) => ({ data: page.deliveries.map(toWire), meta: { hasMore: page.hasMore } })),
+          Effect.catchTags({
+            WebhookNotFound: () => Effect.fail(new ApiError.NotFound({ message: "No such webhook" })),
+            DeliveryNotFound: () =>
+              Effect.fail(new ApiError.NotFound({ message: "No such delivery of this webhook; reload the dashboard" }))
+          })
+        )
+      )
       .handle("createWebhook", ({ payload }) =>
         consultantTenant.pipe(
           Effect.tap(() => refuseUnreachableReceiver(payload.url)),

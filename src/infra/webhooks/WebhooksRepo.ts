@@ -34,6 +34,12 @@ export interface DeliverySummary {
   readonly responseCode: number | null
 }
 
+/** A page of a webhook's deliveries, newest first, and whether older ones remain. */
+export interface DeliveryPage {
+  readonly deliveries: ReadonlyArray<DeliverySummary>
+  readonly hasMore: boolean
+}
+
 export interface WebhookWithDeliveries extends Webhook {
   /** Newest first, at most DASHBOARD_DELIVERIES. */
   readonly deliveries: ReadonlyArray<DeliverySummary>
@@ -66,6 +72,17 @@ export class WebhooksRepo extends Context.Tag("WebhooksRepo")<
     }) => Effect.Effect<Webhook, WebhookNotFound>
     /** The tenant's active webhooks, oldest first, each with its latest deliveries. */
     readonly dashboard: (tenantId: string) => Effect.Effect<ReadonlyArray<WebhookWithDeliveries>>
+    /**
+     * An active webhook's deliveries in the dashboard's order, DASHBOARD_DELIVERIES a page: from the
+     * newest, or those created before the delivery `before` (the last one a page showed), so a webhook
+     * that failed 30 times shows them all. An unknown, foreign or deleted webhook is WebhookNotFound;
+     * a `before` that is not one of its deliveries, DeliveryNotFound.
+     */
+    readonly deliveries: (input: {
+      readonly tenantId: string
+      readonly webhookId: string
+      readonly before: string | undefined
+    }) => Effect.Effect<DeliveryPage, WebhookNotFound | DeliveryNotFound>
     /**
      * Manual retry (spec 6.3.5) of a `failed` delivery of an active webhook of the tenant: one
      * attempt more is allowed, due now, and the dispatcher is woken.
@@ -189,6 +206,36 @@ export const WebhooksRepoLive = Layer.effect(
         ORDER BY recent.created_order DESC, recent.id DESC`
     })
 
+    const activeWebhook = SqlSchema.findOne({
+      Request: TenantAnd,
+      Result: Schema.Struct({ id: Schema.String }),
+      execute: (input) => sql`
+        SELECT id FROM webhooks WHERE id = ${input.id} AND tenant_id = ${input.tenantId} AND active`
+    })
+
+    const deliveryOfWebhook = SqlSchema.findOne({
+      Request: Schema.Struct({ webhookId: Schema.String, id: Schema.String }),
+      Result: Schema.Struct({ id: Schema.String }),
+      execute: (input) => sql`
+        SELECT id FROM webhook_deliveries WHERE id = ${input.id} AND webhook_id = ${input.webhookId}`
+    })
+
+    // One row more than a page: whether older ones remain. The position is compared in SQL, so the
+    // microseconds of created_at (a JavaScript Date keeps milliseconds) never skip or repeat a row.
+    const deliveryPage = SqlSchema.findAll({
+      Request: Schema.Struct({ webhookId: Schema.String, before: Schema.NullOr(Schema.String) }),
+      Result: DeliveryRow,
+      execute: (input) => sql`
+        SELECT ${deliveryColumns} FROM webhook_deliveries d ${lastAttempt}
+        WHERE d.webhook_id = ${input.webhookId}
+          ${
+            input.before === null
+              ? sql``
+              : sql`AND (d.created_at, d.id) < (SELECT created_at, id FROM webhook_deliveries WHERE id = ${input.before})`
+          }
+        ORDER BY d.created_at DESC, d.id DESC LIMIT ${DASHBOARD_DELIVERIES + 1}`
+    })
+
     // Webhook row first, then the delivery: the order DELETE takes them in (no deadlock), and a
     // concurrent DELETE cannot slip between this check and the update.
     const webhookOfDeliveryForShare = SqlSchema.findOne({
@@ -274,6 +321,21 @@ export const WebhooksRepoLive = Layer.effect(
         }))
       })
 
+    const deliveries: WebhooksRepo["Type"]["deliveries"] = (input) =>
+      Effect.gen(function* () {
+        const webhook = yield* activeWebhook({ tenantId: input.tenantId, id: input.webhookId })
+        if (Option.isNone(webhook)) return yield* new WebhookNotFound({ id: input.webhookId })
+        if (input.before !== undefined) {
+          const before = yield* deliveryOfWebhook({ webhookId: input.webhookId, id: input.before })
+          if (Option.isNone(before)) return yield* new DeliveryNotFound({ id: input.before })
+        }
+        const rows = yield* deliveryPage({ webhookId: input.webhookId, before: input.before ?? null })
+        return {
+          deliveries: rows.slice(0, DASHBOARD_DELIVERIES).map(toDelivery),
+          hasMore: rows.length > DASHBOARD_DELIVERIES
+        }
+      }).pipe(Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die }))
+
     const retryDelivery: WebhooksRepo["Type"]["retryDelivery"] = (input) =>
       sql
         .withTransaction(
@@ -298,6 +360,6 @@ export const WebhooksRepoLive = Layer.effect(
         )
         .pipe(Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die, NoSuchElementException: Effect.die }))
 
-    return { create, listActive, remove, dashboard, retryDelivery }
+    return { create, listActive, remove, dashboard, deliveries, retryDelivery }
   })
 ).pipe(Layer.provide(JobQueueLive))

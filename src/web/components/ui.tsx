@@ -1,11 +1,14 @@
 import {
+  type ChangeEvent,
+  type ClipboardEvent,
   cloneElement,
   type InputHTMLAttributes,
   type ReactElement,
   type ReactNode,
   useEffect,
   useId,
-  useRef
+  useRef,
+  useState
 } from "react"
 import type { AppError } from "../api/errors.js"
 import { takeHeadingFocus } from "../router.js"
@@ -99,27 +102,89 @@ export const FieldReasons = (props: { readonly id?: string; readonly reasons: Re
     </span>
   )
 
+type TextControl = HTMLInputElement | HTMLTextAreaElement
+
+/** What Field reads of its control and adds to it. */
+interface ControlProps {
+  readonly "aria-invalid"?: boolean
+  readonly "aria-describedby"?: string
+  readonly maxLength?: number
+  readonly onPaste?: (event: ClipboardEvent<TextControl>) => void
+  readonly onChange?: (event: ChangeEvent<TextControl>) => void
+}
+
+/**
+ * The browser keeps a text control within its maxLength silently: a longer paste is cut and keys
+ * past the limit do nothing. This tells it beside the field instead: a paste that did not fit, or
+ * the limit reached; gone once the text is shorter again.
+ */
+const useLengthNote = (maxLength: number | undefined) => {
+  const [note, setNote] = useState<string | undefined>(undefined)
+  if (maxLength === undefined) return { note: undefined, handlers: undefined }
+  const onPaste = (event: ClipboardEvent<TextControl>) => {
+    const control = event.currentTarget
+    const pasted = event.clipboardData.getData("text")
+    // What the control would insert: a text area keeps a line break as one character, an input none.
+    const inserted =
+      control instanceof HTMLTextAreaElement ? pasted.replace(/\r\n?/g, "\n") : pasted.replace(/[\r\n]/g, "")
+    const selected = (control.selectionEnd ?? 0) - (control.selectionStart ?? 0)
+    // Set here, not on change: a paste into a full field changes nothing.
+    if (inserted.length > maxLength - (control.value.length - selected)) setNote(t.lengthLimit.cut(maxLength))
+  }
+  const onChange = (event: ChangeEvent<TextControl>) => {
+    const full = event.currentTarget.value.length >= maxLength
+    setNote((shown) => (full ? (shown ?? t.lengthLimit.reached(maxLength)) : undefined))
+  }
+  return { note, handlers: { onPaste, onChange } }
+}
+
 /**
  * A labelled control. `reasons` (AppError.reasonsFor) marks the control refused: aria-invalid, and
- * the reasons beside it as its description, so a screen reader says them on the field.
+ * the reasons beside it as its description, so a screen reader says them on the field. A control
+ * with a maxLength says beside it when text was cut at the limit (useLengthNote), in a live region
+ * that is its description meanwhile.
  */
 export const Field = (props: {
   readonly label: string
   readonly hint?: string
   readonly reasons?: ReadonlyArray<string> | undefined
-  readonly children: ReactElement<{ "aria-invalid"?: boolean; "aria-describedby"?: string }>
+  /** Laid out in a row of filters (`field inline`). */
+  readonly inline?: boolean
+  readonly children: ReactElement<ControlProps>
 }) => {
   const reasonsId = useId()
-  const control =
-    props.reasons === undefined
-      ? props.children
-      : cloneElement(props.children, { "aria-invalid": true, "aria-describedby": reasonsId })
+  const noteId = useId()
+  const own = props.children.props
+  const length = useLengthNote(own.maxLength)
+  const describedBy = [props.reasons && reasonsId, length.note && noteId].filter(Boolean).join(" ")
+  const control = cloneElement(props.children, {
+    ...(props.reasons === undefined ? {} : { "aria-invalid": true }),
+    ...(describedBy === "" ? {} : { "aria-describedby": describedBy }),
+    ...(length.handlers === undefined
+      ? {}
+      : {
+          onPaste: (event: ClipboardEvent<TextControl>) => {
+            own.onPaste?.(event)
+            length.handlers.onPaste(event)
+          },
+          onChange: (event: ChangeEvent<TextControl>) => {
+            own.onChange?.(event)
+            length.handlers.onChange(event)
+          }
+        })
+  })
   return (
     // biome-ignore lint/a11y/noLabelWithoutControl: the control is the child.
-    <label className="field">
+    <label className={props.inline ? "field inline" : "field"}>
       <span className="field-label">{props.label}</span>
       {control}
       <FieldReasons id={reasonsId} reasons={props.reasons} />
+      {own.maxLength !== undefined && (
+        // Always there, so the live region is known before it speaks.
+        <span className="hint length-note" id={noteId} role="status" data-testid="length-note">
+          {length.note}
+        </span>
+      )}
       {props.hint && <span className="hint">{props.hint}</span>}
     </label>
   )

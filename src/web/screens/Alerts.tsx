@@ -57,6 +57,9 @@ export const AlertsScreen = () => {
   const [notice, setNotice] = useState<string | undefined>(undefined)
   const action = useAction()
   const watchlists = useLoad(() => call((c) => c.watchlists.list()).then((r) => r.data), [])
+  // Deleted watchlists are listed nowhere, but their alerts are kept and the list filters by them:
+  // the watchlists the alerts shown name (id and name) that are not active are offered as deleted.
+  const [named, setNamed] = useState<ReadonlyMap<string, string>>(new Map())
   const alerts = useLoad(
     () =>
       call((c) =>
@@ -82,6 +85,17 @@ export const AlertsScreen = () => {
     changesShown.current = unread.changes
     alerts.reload()
   }, [unread.changes])
+  useEffect(() => {
+    const page = alerts.data?.data ?? []
+    if (page.every((alert) => named.has(alert.watchlistId))) return
+    setNamed((known) => new Map([...known, ...page.map((alert) => [alert.watchlistId, alert.watchlistName] as const)]))
+  }, [alerts.data, named])
+  const active = new Set((watchlists.data ?? []).map((w) => w.id))
+  const deleted = [...named].filter(([id]) => watchlists.data !== undefined && !active.has(id))
+  // The address's watchlist when no alert shown names it yet: a deleted one with none on this page (all
+  // read, under the unread filter), still shown as the filter applied rather than as "every list".
+  const unnamed =
+    watchlistId !== "" && watchlists.data !== undefined && !active.has(watchlistId) && !named.has(watchlistId)
   const filtered = readFilter !== "all" || watchlistId !== "" || verdict !== "" || dateFrom !== ""
   // A filter change starts again on the first page.
   const filter = (change: Partial<Filters>) => go({ ...change, page: 1 })
@@ -136,6 +150,12 @@ export const AlertsScreen = () => {
                 {w.name}
               </option>
             ))}
+            {deleted.map(([id, name]) => (
+              <option key={id} value={id} data-deleted="true">
+                {t.alerts.deletedWatchlist(name)}
+              </option>
+            ))}
+            {unnamed && <option value={watchlistId}>{t.alerts.unnamedWatchlist}</option>}
           </select>
         </label>
         <label className="field inline">
@@ -178,7 +198,11 @@ export const AlertsScreen = () => {
                   <strong className="alert-company" data-testid="alert-company">
                     {alert.companyName}
                   </strong>{" "}
-                  · {alert.watchlistName} · {formatDateTime(alert.createdAt)}
+                  ·{" "}
+                  {watchlists.data === undefined || active.has(alert.watchlistId)
+                    ? alert.watchlistName
+                    : t.alerts.deletedWatchlist(alert.watchlistName)}{" "}
+                  · {formatDateTime(alert.createdAt)}
                   {!alert.read && <strong> · {t.alerts.unread}</strong>}
                 </p>
               </div>

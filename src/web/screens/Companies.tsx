@@ -1,6 +1,6 @@
 import { type FormEvent, useState } from "react"
 import { useServices } from "../AppContext.js"
-import { Empty, ErrorBox, Field, FieldReasons, Loading, Notice, ScreenHeading } from "../components/ui.js"
+import { Empty, ErrorBox, Field, Loading, Notice, ScreenHeading } from "../components/ui.js"
 import { changedFields } from "../FormInputs.js"
 import { useAction, useLoad } from "../hooks.js"
 import { Link, paths } from "../router.js"
@@ -182,8 +182,8 @@ export const CompanyForm = (props: {
           value={draft.counties}
           onChange={(counties) => setDraft((d) => ({ ...d, counties }))}
           testId="company-counties-picker"
+          reasons={refused("counties")}
         />
-        <FieldReasons reasons={refused("counties")} />
         <span className="hint">
           {t.companies.countiesHint}
           {draft.counties.length === 0 && (inferred.data?.length ?? 0) > 0 && (

@@ -225,6 +225,17 @@ const Credits = ({ version }: { readonly version: number }) => {
   )
 }
 
+/** What the dashboard shows of a delivery. */
+interface Delivery {
+  readonly id: string
+  readonly status: string
+  readonly timestamp: Date
+  readonly responseCode: number | null
+}
+
+/** The dashboard lists a webhook's last 10 deliveries: a full page may have older ones. */
+const DASHBOARD_DELIVERIES = 10
+
 const Webhooks = () => {
   const { call } = useServices()
   const webhooks = useLoad(() => call((c) => c.webhookDashboard.listWebhooks()).then((r) => r.data), [])
@@ -232,6 +243,40 @@ const Webhooks = () => {
   const [secret, setSecret] = useState("")
   const [notice, setNotice] = useState<string | undefined>(undefined)
   const action = useAction()
+  // Per webhook, the deliveries loaded after its last 10 ("Mai multe livrări") and whether more remain.
+  const [older, setOlder] = useState<
+    ReadonlyMap<string, { readonly deliveries: ReadonlyArray<Delivery>; readonly hasMore: boolean }>
+  >(new Map())
+  // Deliveries as their retry answered: the list is not reloaded, so the older ones loaded stay shown.
+  const [retried, setRetried] = useState<ReadonlyMap<string, Delivery>>(new Map())
+  const reload = () => {
+    setOlder(new Map())
+    setRetried(new Map())
+    webhooks.reload()
+  }
+  const deliveriesOf = (hook: { readonly id: string; readonly deliveries: ReadonlyArray<Delivery> }) =>
+    [...hook.deliveries, ...(older.get(hook.id)?.deliveries ?? [])].map((d) => retried.get(d.id) ?? d)
+  const hasMore = (hook: { readonly id: string; readonly deliveries: ReadonlyArray<Delivery> }) =>
+    older.get(hook.id)?.hasMore ?? hook.deliveries.length >= DASHBOARD_DELIVERIES
+  const loadMore = async (hook: { readonly id: string; readonly deliveries: ReadonlyArray<Delivery> }) => {
+    const shown = deliveriesOf(hook)
+    const before = shown[shown.length - 1]?.id
+    const page = await action.run(() =>
+      call((c) =>
+        c.webhookDashboard.listDeliveries({
+          path: { id: hook.id },
+          urlParams: before === undefined ? {} : { before }
+        })
+      )
+    )
+    if (page)
+      setOlder((loaded) =>
+        new Map(loaded).set(hook.id, {
+          deliveries: [...(loaded.get(hook.id)?.deliveries ?? []), ...page.data],
+          hasMore: page.meta.hasMore
+        })
+      )
+  }
 
   const create = async (event: FormEvent) => {
     event.preventDefault()
@@ -241,12 +286,12 @@ const Webhooks = () => {
     if (done) {
       setUrl("")
       setSecret("")
-      webhooks.reload()
+      reload()
     }
   }
   const remove = async (id: string, hookUrl: string) => {
     if (!window.confirm(t.settings.confirmDeleteWebhook(hookUrl))) return
-    if (await action.run(() => call((c) => c.webhookDashboard.deleteWebhook({ path: { id } })))) webhooks.reload()
+    if (await action.run(() => call((c) => c.webhookDashboard.deleteWebhook({ path: { id } })))) reload()
   }
   // A second click on the same retry before the first answers (a double click) sends nothing: the
   // server would refuse it (409, no longer failed) and the card would show that as an error.
@@ -258,7 +303,7 @@ const Webhooks = () => {
     retrying.current.delete(deliveryId)
     if (done) {
       setNotice(t.settings.deliveryStatus[done.data.status])
-      webhooks.reload()
+      setRetried((answered) => new Map(answered).set(deliveryId, done.data))
     }
   }
 
@@ -313,7 +358,7 @@ const Webhooks = () => {
               ) : (
                 <table className="deliveries">
                   <tbody>
-                    {hook.deliveries.map((delivery) => (
+                    {deliveriesOf(hook).map((delivery) => (
                       <tr key={delivery.id} data-status={delivery.status}>
                         <td>{formatDateTime(delivery.timestamp)}</td>
                         <td>{t.settings.deliveryStatus[delivery.status] ?? delivery.status}</td>
@@ -334,6 +379,17 @@ const Webhooks = () => {
                     ))}
                   </tbody>
                 </table>
+              )}
+              {hasMore(hook) && (
+                <button
+                  type="button"
+                  className="link"
+                  onClick={() => loadMore(hook)}
+                  disabled={action.pending}
+                  data-testid="more-deliveries"
+                >
+                  {t.settings.moreDeliveries}
+                </button>
               )}
             </li>
           ))}

@@ -4,7 +4,7 @@ import { normalizeRomanianText } from "../../domain/tenders/RomanianText.js"
 import { useServices } from "../AppContext.js"
 import type { AppError } from "../api/errors.js"
 import { toAppError } from "../api/errors.js"
-import { Empty, ErrorBox, Loading, ScoreBadge, ScreenHeading, VerdictBadge } from "../components/ui.js"
+import { Empty, ErrorBox, Field, Loading, ScoreBadge, ScreenHeading, VerdictBadge } from "../components/ui.js"
 import { daysLeft, formatDate, formatTenderValue } from "../format.js"
 import { useLoad } from "../hooks.js"
 import { ISO_DAY, Link, paths, queryOf } from "../router.js"
@@ -261,8 +261,7 @@ export const TendersScreen = ({ companyId }: { readonly companyId: string }) => 
             <option value="value">{t.tenders.sortValue}</option>
           </select>
         </label>
-        <label className="field inline">
-          <span className="field-label">{t.tenders.search}</span>
+        <Field label={t.tenders.search} inline>
           <input
             type="search"
             name="q"
@@ -272,7 +271,7 @@ export const TendersScreen = ({ companyId }: { readonly companyId: string }) => 
             onChange={(e) => setSearch(e.target.value)}
             data-testid="search"
           />
-        </label>
+        </Field>
         <label className="field inline">
           <span className="field-label">{t.tenders.county}</span>
           <select

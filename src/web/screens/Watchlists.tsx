@@ -218,8 +218,12 @@ const WatchlistForm = (props: {
       </div>
       <div className="field">
         <span className="field-label">{t.watchlists.counties}</span>
-        <CountyPicker value={counties} onChange={setCounties} testId="watchlist-counties-picker" />
-        <FieldReasons reasons={refused("counties")} />
+        <CountyPicker
+          value={counties}
+          onChange={setCounties}
+          testId="watchlist-counties-picker"
+          reasons={refused("counties")}
+        />
         <span className="hint">{t.watchlists.countiesHint}</span>
       </div>
       <Field label={t.watchlists.keywords} hint={t.watchlists.keywordsHint} reasons={refused("keywords")}>
