@@ -88,6 +88,12 @@ describe("read replica (DATABASE_READ_URL): the key API's list pages read the st
     await servers?.destroy()
   })
 
+  it("/ready checks the standby beside the primary", async () => {
+    const ready = await request(`${baseUrl}/ready`)
+    expect(ready.status).toBe(200)
+    expect(ready.body.checks).toMatchObject({ database: "ok", replica: "ok", redis: "ok" })
+  })
+
   it("lists what the standby has applied, charges on the primary, and shows the rest once replay resumes", async () => {
     const first = await list(account.companyId)
     expect(first.status).toBe(200)

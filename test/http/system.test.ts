@@ -1,8 +1,11 @@
-import { Effect, Option } from "effect"
+import { randomBytes } from "node:crypto"
+import net from "node:net"
+import { Effect, Option, Redacted } from "effect"
 import pg from "pg"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
 import { RedisConnection } from "../../src/infra/redis/RedisConnection.js"
 import { api, createAccount } from "../api/fixtures.js"
+import { databaseUrl } from "../support/databaseNames.js"
 import { request } from "../support/http.js"
 import { startTestServer, type TestServer } from "../support/TestServer.js"
 import { testRedisUrl } from "../support/testRedis.js"
@@ -25,6 +28,8 @@ describe("system endpoints and the uniform error body", () => {
     expect(status).toBe(200)
     expect(body.status).toBe("ready")
     expect(body.checks.database).toBe("ok")
+    // No DATABASE_READ_URL: the lists read the primary, nothing more to check.
+    expect(body.checks.replica).toBe("none")
     expect(body.checks.redis).toBe(testRedisUrl() ? "ok" : "in-process")
   })
 
@@ -129,4 +134,104 @@ describe("/ready and the rate limiter share the process's Redis connection, or t
       // The limiter counted on the same connection: its store is now unreachable, so it fails open.
       expect((await list()).status).toBe(200)
     })
+})
+
+/** A TCP proxy to PostgreSQL that can hold the bytes it passes on: a network gone quiet (no answer, no error). */
+const quietableProxy = async (target: URL) => {
+  let quiet = false
+  const held: Array<() => void> = []
+  const sockets = new Set<net.Socket>()
+  const pass = (from: net.Socket, to: net.Socket) =>
+    from.on("data", (chunk) => (quiet ? held.push(() => to.write(chunk)) : to.write(chunk)))
+  const server = net.createServer((client) => {
+    const upstream = net.connect(Number(target.port || 5432), target.hostname)
+    const close = () => {
+      client.destroy()
+      upstream.destroy()
+    }
+    for (const socket of [client, upstream]) socket.on("close", close).on("error", close)
+    sockets.add(client).add(upstream)
+    pass(client, upstream)
+    pass(upstream, client)
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  return {
+    port: (server.address() as net.AddressInfo).port,
+    silence: () => {
+      quiet = true
+    },
+    resume: () => {
+      quiet = false
+      for (const write of held.splice(0)) write()
+    },
+    close: () => {
+      for (const socket of sockets) socket.destroy()
+      server.close()
+    }
+  }
+}
+
+describe("/ready checks the read replica (DATABASE_READ_URL) when the process has one", () => {
+  // A database of its own, reached through a proxy, stands for the replica: silenced, it answers
+  // nothing; dropped, its connections end and new ones are refused.
+  const replica = `${inject("runDatabasePrefix")}replica_${randomBytes(4).toString("hex")}`
+  const admin = async (statement: string) => {
+    const client = new pg.Client({ connectionString: inject("adminDatabaseUrl") })
+    await client.connect()
+    try {
+      await client.query(statement)
+    } finally {
+      await client.end()
+    }
+  }
+  let proxy: Awaited<ReturnType<typeof quietableProxy>>
+  let server: TestServer
+  beforeAll(async () => {
+    await admin(`CREATE DATABASE "${replica}"`)
+    proxy = await quietableProxy(new URL(inject("adminDatabaseUrl")))
+    const url = new URL(databaseUrl(inject("adminDatabaseUrl"), replica))
+    url.hostname = "127.0.0.1"
+    url.port = String(proxy.port)
+    server = await startTestServer({ databaseReadUrl: Option.some(Redacted.make(url.toString())) })
+  })
+  afterAll(async () => {
+    await server?.close()
+    proxy?.close()
+    await admin(`DROP DATABASE IF EXISTS "${replica}" WITH (FORCE)`)
+  })
+
+  /** /ready's answer and how long it took, in seconds. */
+  const ready = async () => {
+    const started = Date.now()
+    const answer = await request(`${server.baseUrl}/ready`)
+    return { ...answer, seconds: (Date.now() - started) / 1000 }
+  }
+  const replicaDown = {
+    statusCode: 503,
+    code: "SERVICE_UNAVAILABLE",
+    message: "Not ready: a dependency is unreachable",
+    details: [{ path: "replica", message: "The read replica (DATABASE_READ_URL) did not answer" }]
+  }
+
+  it("ready while the replica answers; 503 naming it within seconds when it is silent or gone", async () => {
+    const up = await ready()
+    expect(up.status).toBe(200)
+    expect(up.body.checks).toMatchObject({ database: "ok", replica: "ok" })
+
+    // Silent: the check is bounded as the primary's is (2 s), not held by the replica.
+    proxy.silence()
+    const silent = await ready()
+    expect(silent.status).toBe(503)
+    expect(silent.body).toEqual(replicaDown)
+    expect(silent.seconds).toBeLessThanOrEqual(5)
+    proxy.resume()
+    expect((await ready()).status).toBe(200)
+
+    // Gone (the database does not exist any more): refused at once.
+    await admin(`DROP DATABASE "${replica}" WITH (FORCE)`)
+    const gone = await ready()
+    expect(gone.status).toBe(503)
+    expect(gone.body).toEqual(replicaDown)
+    expect(gone.seconds).toBeLessThanOrEqual(5)
+  })
 })

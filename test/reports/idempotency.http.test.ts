@@ -1,3 +1,4 @@
+import http, { type IncomingHttpHeaders } from "node:http"
 import { Effect } from "effect"
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -41,6 +42,34 @@ const lockWaits = async (server: TestServer, n: number) => {
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
 }
+
+/**
+ * A JSON POST of BODY through node:http, which sends an array header value as one line per item (fetch
+ * joins them into one line): a client that repeats a header.
+ */
+const postWithHeaderLines = (url: string, token: string, headers: Record<string, string | Array<string>>) =>
+  new Promise<{ status: number; headers: IncomingHttpHeaders; body: any }>((resolve, reject) => {
+    const payload = JSON.stringify(BODY)
+    const sent = http.request(
+      url,
+      {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...headers }
+      },
+      (response) => {
+        let text = ""
+        response.setEncoding("utf8")
+        response.on("data", (chunk) => {
+          text += chunk
+        })
+        response.on("end", () =>
+          resolve({ status: response.statusCode ?? 0, headers: response.headers, body: JSON.parse(text) })
+        )
+      }
+    )
+    sent.on("error", reject)
+    sent.end(payload)
+  })
 
 describe("report creation with an Idempotency-Key", { timeout: 120_000 }, () => {
   let server: TestServer
@@ -181,6 +210,43 @@ describe("report creation with an Idempotency-Key", { timeout: 120_000 }, () => 
     // The bounds themselves are keys: 255 characters, the whole printable range, a space inside.
     expect((await post(account, BODY, "k".repeat(255))).status).toBe(202)
     expect((await post(account, BODY, " !\"#$%&'()*+,-./09:;<=>?@AZ[\\]^_`az{|}~")).status).toBe(202)
+    expect(await stored(server, account.tenantId)).toEqual({ jobs: 2, holds: 2, keys: 2 })
+  })
+
+  it("an Idempotency-Key sent on two header lines is 400 VALIDATION_ERROR before any work, on both routes", async () => {
+    const account = await createAccount(server, { credits: 100 })
+    const seeded = await seedAccount(server, "consultant")
+    const { accessToken } = await signIn(server, seeded)
+    const keyRoute = `${server.baseUrl}/api/v1/reports/${account.companyId}/pdf`
+    const appRoute = `${server.baseUrl}/api/v1/app/companies/${seeded.companyId}/reports`
+    const refusal = {
+      statusCode: 400,
+      code: "VALIDATION_ERROR",
+      message: expect.stringContaining("Idempotency-Key"),
+      details: [{ path: "idempotency-key", message: "must be sent once" }]
+    }
+    // A key already standing for a job: its repetition replays nothing either.
+    expect((await post(account, BODY, "k")).status).toBe(202)
+    for (const keys of [
+      ["k1", "k2"],
+      ["k", "k"],
+      ["fresh", "fresh"]
+    ]) {
+      const refused = await postWithHeaderLines(keyRoute, account.key, { "idempotency-key": keys })
+      expect(refused.status, keys.join(" / ")).toBe(400)
+      expect(refused.body).toEqual(refusal)
+      expect(refused.headers["x-api-credits-cost"]).toBe("0")
+      expect(refused.headers["idempotent-replayed"]).toBeUndefined()
+      const app = await postWithHeaderLines(appRoute, accessToken, { "idempotency-key": keys })
+      expect(app.status, keys.join(" / ")).toBe(400)
+      expect(app.body).toEqual(refusal)
+    }
+    expect(await stored(server, account.tenantId)).toEqual({ jobs: 1, holds: 1, keys: 1 })
+    expect((await ledgerState(server, account.tenantId)).remaining).toBe(90)
+    expect(await stored(server, seeded.tenantId)).toEqual({ jobs: 0, holds: 0, keys: 0 })
+    // One line whose value holds a comma is one key, as sent.
+    const oneLine = await postWithHeaderLines(keyRoute, account.key, { "idempotency-key": "k1, k2" })
+    expect(oneLine.status).toBe(202)
     expect(await stored(server, account.tenantId)).toEqual({ jobs: 2, holds: 2, keys: 2 })
   })
 

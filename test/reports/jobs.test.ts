@@ -1,10 +1,11 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
-import { Duration, Effect, Layer, Option, TestClock } from "effect"
+import { Duration, Effect, Exit, Layer, Option, TestClock } from "effect"
 import { DOWNLOAD_TOKEN_TTL, hashDownloadToken } from "../../src/domain/reports/DownloadToken.js"
 import { REPORT_IDEMPOTENCY_WINDOW } from "../../src/domain/reports/IdempotencyKeyRules.js"
 import { REPORT_RETENTION } from "../../src/domain/reports/ReportJob.js"
 import { CreditLedger } from "../../src/infra/billing/CreditLedger.js"
+import { Metrics } from "../../src/infra/metrics/Metrics.js"
 import { type Job, JobQueue } from "../../src/infra/queue/JobQueue.js"
 import { drainDueJobs, handle } from "../../src/infra/queue/JobRunner.js"
 import { RepositoriesLive } from "../../src/infra/Repositories.js"
@@ -95,6 +96,43 @@ describe("report jobs: credits held, leases and retries on the clock", () => {
         expect(yield* repo.complete(claimed!, reportOf(claimed!), PDF)).toBe("lost")
         expect((yield* (yield* CreditLedger).balance(account.tenantId)).remaining).toBe(15)
       })
+    )
+
+    it.effect(
+      "credits_charged_total counts a report's charge once its transaction committed, never one rolled back",
+      () =>
+        Effect.gen(function* () {
+          const repo = yield* ReportJobsRepo
+          const sql = yield* SqlClient.SqlClient
+          // The process's registry, what /metrics (METRICS_PORT) serves.
+          const metrics = yield* Metrics
+          const counted = Effect.promise(() => metrics.creditsCharged.get()).pipe(
+            Effect.map((metric) => metric.values[0]?.value ?? 0)
+          )
+          const account = yield* tenantWithCredits(25)
+          const job = yield* repo.create({ ...account, params: PARAMS })
+          const [claimed] = yield* claimOne("w1")
+          const before = yield* counted
+          // The completion's transaction fails at its commit: a deferred check refuses the ledger's charge row.
+          yield* sql`
+          CREATE FUNCTION refuse_report_charge() RETURNS trigger LANGUAGE plpgsql AS $$
+          BEGIN RAISE EXCEPTION 'charge refused at commit'; END $$`
+          yield* sql`
+          CREATE CONSTRAINT TRIGGER refuse_report_charge AFTER INSERT ON credit_ledger
+          DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (NEW.kind = 'charge')
+          EXECUTE FUNCTION refuse_report_charge()`
+          const failed = yield* Effect.exit(repo.complete(claimed!, job.id, PDF))
+          yield* sql`DROP TRIGGER refuse_report_charge ON credit_ledger`
+          yield* sql`DROP FUNCTION refuse_report_charge()`
+          expect(Exit.isFailure(failed)).toBe(true)
+          // Rolled back whole: the report still generating with its hold, no charge in the ledger, none counted.
+          expect(yield* statusOf(job.id)).toMatchObject({ status: "generating", credits_held: 10 })
+          expect(yield* ledgerKinds(account.tenantId)).toEqual([{ kind: "hold", delta: -10, balance_after: 15 }])
+          expect(yield* counted).toBe(before)
+          // The attempt again, committed: counted once.
+          expect(yield* repo.complete(claimed!, job.id, PDF)).toBe("completed")
+          expect(yield* counted).toBe(before + 10)
+        }).pipe(Effect.orDie)
     )
 
     it.effect("a balance below 10 is refused with the balance; holds count against later creations", () =>

@@ -1,9 +1,10 @@
 import { describe, expect, layer } from "@effect/vitest"
-import { Cause, Chunk, Effect, Exit, Fiber, Layer, TestClock } from "effect"
+import { Cause, Chunk, Effect, Exit, Fiber, Layer, Option, TestClock } from "effect"
 import pg from "pg"
 import { AppConfig } from "../../src/infra/config/AppConfig.js"
 import { ScoringLive } from "../../src/infra/Repositories.js"
 import { MAINTENANCE_LOCK_RETRIES, MAINTENANCE_LOCK_SPACING } from "../../src/infra/scoring/MaintenanceLocks.js"
+import { makeScoreRetention } from "../../src/infra/scoring/ScoreRetention.js"
 import { StoredScoreFloor } from "../../src/infra/scoring/ScoreWriter.js"
 import { ScoringService } from "../../src/infra/scoring/ScoringService.js"
 import { SCORE_LIFECYCLE_EVERY, ScoreLifecycleLive, scoreLifecycleRound } from "../../src/workers/ScoreLifecycle.js"
@@ -195,6 +196,53 @@ describe("score retention", () => {
         expect(result.partitionsDropped).not.toContain("tender_scores_p2025_03")
         expect(yield* f.storedScore(company, open)).toBe(80)
         expect(yield* f.storedScore(company, closed)).toBeUndefined()
+      })
+    )
+
+    it.effect("a tender reopened by an erratum and rescored while retention deletes keeps its fresh scores", () =>
+      Effect.gen(function* () {
+        const f = yield* scoringFixtures
+        const company = yield* f.company("Drumuri SA", "Reabilitare drumuri și asfaltare")
+        yield* f.watchlist(company, { cpv: ["45233000-9"] })
+        const tender = (publishDate: string, deadline: string) =>
+          f.tender({ title: "Reabilitare drumuri comunale", cpv: "45233142-6", publishDate, deadline })
+        // Both closed more than 180 days before the run's now (cutoff 2026-02-02).
+        const reopened = yield* tender("2025-01-10T08:00:00Z", "2025-02-10T12:00:00Z")
+        const closed = yield* tender("2025-01-12T08:00:00Z", "2025-02-12T12:00:00Z")
+        yield* (yield* ScoringService).scoreTenders([reopened, closed], { isNew: [] })
+        // An erratum moves the first one's deadline ahead of now, and its rescore rewrites its score in
+        // place (as ScoreWriter's upsert does): both in flight as retention's statement begins.
+        const writer = new pg.Client({ connectionString: yield* TestDatabaseUrl })
+        yield* Effect.promise(() => writer.connect())
+        yield* Effect.promise(() => writer.query("BEGIN"))
+        yield* Effect.promise(() =>
+          writer.query("UPDATE tenders SET deadline = '2026-10-01T12:00:00Z' WHERE id = $1", [reopened])
+        )
+        yield* Effect.promise(() =>
+          writer.query("UPDATE tender_scores SET overall_score = 99, scored_at = now() WHERE tender_id = $1", [
+            reopened
+          ])
+        )
+        const retention = yield* makeScoreRetention
+        const run = yield* Effect.fork(retention.run(new Date("2026-08-01T00:00:00Z"), 180))
+        // The run either waits for the writer's rows or has already gone past the tender it holds.
+        const lockWaits = f.sql<{ n: number }>`
+          SELECT count(*)::int AS n FROM pg_stat_activity
+          WHERE datname = current_database() AND wait_event_type = 'Lock'`
+        yield* eventually(
+          Effect.gen(function* () {
+            if (Option.isSome(yield* Fiber.poll(run))) return true
+            return (yield* lockWaits)[0]!.n > 0
+          })
+        )
+        yield* Effect.promise(() => writer.query("COMMIT"))
+        yield* Effect.promise(() => writer.end())
+        yield* Fiber.join(run)
+        expect(yield* f.storedScore(company, reopened)).toBe(99)
+        expect(yield* f.storedScore(company, closed)).toBeUndefined()
+        // Open now: the next run keeps them as well.
+        yield* retention.run(new Date("2026-08-01T06:00:00Z"), 180)
+        expect(yield* f.storedScore(company, reopened)).toBe(99)
       })
     )
 

@@ -8,6 +8,7 @@ import { createApiServer, ServeLive } from "../../src/http/Server.js"
 import { AppConfig, type AppConfigShape, DEFAULT_MAX_BODY_BYTES } from "../../src/infra/config/AppConfig.js"
 import { Secrets } from "../../src/infra/config/LocalSecrets.js"
 import { projectFile } from "../../src/infra/config/ProjectFiles.js"
+import { ReadPoolLive } from "../../src/infra/db/PgPool.js"
 import { RateLimitingLive } from "../../src/infra/limits/RateLimits.js"
 import { RepositoriesLive } from "../../src/infra/Repositories.js"
 import { TestDatabaseLive, TestDatabaseUrl } from "./TestDatabase.js"
@@ -51,6 +52,13 @@ export const TestSecretsLive = Layer.sync(Secrets, () => ({
   cursorSecret: Redacted.make(randomBytes(32))
 }))
 
+/** The ReadPool of `databaseReadUrl`, when a test names one (as poolsLive builds it in a process). */
+const testReadPool = (overrides: TestConfigOverrides) =>
+  Option.match(Option.flatten(Option.fromNullable(overrides.databaseReadUrl)), {
+    onNone: () => Layer.empty,
+    onSome: (url) => ReadPoolLive({ url, maxConnections: 5 })
+  })
+
 /** Everything a handler may need, on the test file's fresh database. */
 export const TestInfraLive = (overrides: TestConfigOverrides = {}) =>
   Layer.mergeAll(
@@ -59,6 +67,7 @@ export const TestInfraLive = (overrides: TestConfigOverrides = {}) =>
     // A random prefix per server keeps parallel test files' Redis windows apart.
     RateLimitingLive({ prefix: `tss:test:${randomBytes(4).toString("hex")}:` })
   ).pipe(
+    Layer.provideMerge(testReadPool(overrides)),
     // One connection, as in a process: the limiter counts on it and /ready pings it.
     Layer.provideMerge(TestRedisLive),
     Layer.provideMerge(Layer.succeed(AppConfig, testConfig(overrides))),

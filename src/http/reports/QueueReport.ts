@@ -8,6 +8,7 @@ import { type IdempotentCreation, ReportIdempotencyKeys } from "../../infra/repo
 import { ReportJobsRepo } from "../../infra/reports/ReportJobsRepo.js"
 import { decorateResponse } from "../ResponseDecorations.js"
 import { tooManyRequests } from "../TooManyRequests.js"
+import { refuseRepeatedIdempotencyKey } from "./RepeatedIdempotencyKey.js"
 
 const notTheCompanysWatchlist = () =>
   new ApiError.ValidationError({
@@ -41,6 +42,7 @@ export type QueuedReport =
  * watchlist is checked again under a lock in that transaction (a deletion meanwhile: 400, nothing
  * held or counted); the first check keeps a request refused anyway from reaching it.
  *
+ * An `Idempotency-Key` header sent more than once is refused first (400, RepeatedIdempotencyKey.ts).
  * With an `idempotencyKey`, a key that already stands for a job of the tenant (within 24 hours)
  * answers that job when the request is the same (company and decoded body), with
  * `Idempotent-Replayed: true`, checked first: nothing is counted or held again; another request
@@ -73,6 +75,7 @@ export const queueReport = <E>(input: {
   | HttpServerRequest.HttpServerRequest
 > =>
   Effect.gen(function* () {
+    yield* refuseRepeatedIdempotencyKey
     const { tenantId, companyId, payload, idempotencyKey } = input
     const watchlistId = payload.watchlist_id?.toLowerCase() ?? null
     const params = {

@@ -51,7 +51,7 @@ export const IdempotencyKeyHeaders = Schema.Struct({
       })
     ).annotations({
       description:
-        "A key of your choosing (a UUID) that makes retrying the creation safe: the same key with the same request within 24 hours answers the job it created (same job_id, `Idempotent-Replayed: true`) and holds no more credits; the same key with another company or body is 409 IDEMPOTENCY_KEY_REUSED. Per tenant; a refused request stores no key.",
+        "A key of your choosing (a UUID) that makes retrying the creation safe: the same key with the same request within 24 hours answers the job it created (same job_id, `Idempotent-Replayed: true`) and holds no more credits; the same key with another company or body is 409 IDEMPOTENCY_KEY_REUSED. Per tenant; a refused request stores no key. Sent once: the header on more than one line is 400 VALIDATION_ERROR.",
       examples: ["5f2b6c1e-8d4a-4c3e-9b7a-2e1f0d9c8b7a"]
     }),
     { exact: true }

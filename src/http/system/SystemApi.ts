@@ -9,6 +9,8 @@ export const Readiness = Schema.Struct({
   status: Schema.Literal("ready"),
   checks: Schema.Struct({
     database: Schema.Literal("ok"),
+    /** The read replica of the key API's list pages (DATABASE_READ_URL); `none` without one (they read the primary). */
+    replica: Schema.Literal("ok", "none"),
     redis: Schema.Literal("ok", "in-process"),
     /**
      * The polled notice sources: a source that is down is `degraded`, and the service stays ready
@@ -31,7 +33,10 @@ export class SystemApi extends HttpApiGroup.make("system")
     HttpApiEndpoint.get("ready", "/ready")
       .addSuccess(Readiness)
       .addError(errors(ApiError.ServiceUnavailable))
-      .annotate(OpenApi.Summary, "Readiness: PostgreSQL and Redis answer, else 503; names notice sources that are down")
+      .annotate(
+        OpenApi.Summary,
+        "Readiness: PostgreSQL (and its read replica, if any) and Redis answer, else 503; names notice sources that are down"
+      )
   )
   .annotate(OpenApi.Description, "Probes for load balancers and orchestrators; no authentication.")
   .annotate(OpenApi.Title, "System") {}

@@ -2,7 +2,8 @@ import { HttpApiBuilder } from "@effect/platform"
 import type { SqlClient } from "@effect/sql"
 import { Duration, Effect, Option } from "effect"
 import * as ApiError from "../../domain/ApiErrors.js"
-import { pingDatabase } from "../../infra/db/Database.js"
+import { pingDatabase, pingReadPool } from "../../infra/db/Database.js"
+import { ReadPool } from "../../infra/db/PgPool.js"
 import { IngestState, isDegraded, sourceStatus } from "../../infra/ingest/IngestState.js"
 import { pingRedis, RedisConnection } from "../../infra/redis/RedisConnection.js"
 import { Api } from "../Api.js"
@@ -19,6 +20,8 @@ export const SystemHttpLive = HttpApiBuilder.group(Api, "system", (handlers) =>
     // The connection the rate limiter counts on (or none: the in-process store).
     const redis = yield* RedisConnection
     const ingest = yield* IngestState
+    // The replica the key API's list pages read (DATABASE_READ_URL), when the process has one.
+    const readPool = yield* Effect.serviceOption(ReadPool)
 
     const databaseSilent = { path: "database", message: "PostgreSQL did not answer" }
     const checkDatabase = pingDatabase.pipe(
@@ -30,6 +33,13 @@ export const SystemHttpLive = HttpApiBuilder.group(Api, "system", (handlers) =>
       Effect.timeout(SOURCES_READ_TIMEOUT),
       Effect.mapError(() => [databaseSilent])
     )
+    const checkReplica = Option.match(readPool, {
+      onNone: () => Effect.void,
+      onSome: (pool) =>
+        pingReadPool(pool).pipe(
+          Effect.mapError(() => ({ path: "replica", message: "The read replica (DATABASE_READ_URL) did not answer" }))
+        )
+    })
     const checkRedis = pingRedis.pipe(
       Effect.provide(services),
       Effect.mapError(() => ({ path: "redis", message: "Redis did not answer" }))
@@ -38,7 +48,7 @@ export const SystemHttpLive = HttpApiBuilder.group(Api, "system", (handlers) =>
     return handlers
       .handle("health", () => Effect.succeed({ status: "ok" as const }))
       .handle("ready", () =>
-        Effect.all([checkDatabase, checkRedis], { concurrency: 2, mode: "validate" }).pipe(
+        Effect.all([checkDatabase, checkReplica, checkRedis], { concurrency: 3, mode: "validate" }).pipe(
           Effect.mapError((failures) => failures.flatMap(Option.toArray)),
           Effect.zipRight(readSources),
           Effect.map((states) => {
@@ -47,6 +57,7 @@ export const SystemHttpLive = HttpApiBuilder.group(Api, "system", (handlers) =>
               status: "ready" as const,
               checks: {
                 database: "ok" as const,
+                replica: Option.isSome(readPool) ? ("ok" as const) : ("none" as const),
                 redis: Option.isSome(redis) ? ("ok" as const) : ("in-process" as const),
                 sources: Object.fromEntries(
                   polled.map((source) => [source.name, isDegraded(source) ? ("degraded" as const) : ("ok" as const)])

@@ -61,7 +61,9 @@ export class CreditLedger extends Context.Tag("CreditLedger")<
     }) => Effect.Effect<CreditHold, InsufficientCredits | TenantNotFound>
     /**
      * Settles a hold in the caller's transaction: `charge` turns it into a charge (a release and a
-     * charge, the balance unchanged), otherwise the credits return to the balance.
+     * charge, the balance unchanged), otherwise the credits return to the balance. Returns the
+     * credits charged (0 for a release), for the caller to count (`countCharged`) once its
+     * transaction has committed.
      */
     readonly settleHold: (input: {
       readonly tenantId: string
@@ -70,7 +72,12 @@ export class CreditLedger extends Context.Tag("CreditLedger")<
       readonly outcome:
         | { readonly _tag: "charge"; readonly releaseReason: string; readonly chargeReason: string }
         | { readonly _tag: "release"; readonly releaseReason: string }
-    }) => Effect.Effect<void>
+    }) => Effect.Effect<number>
+    /**
+     * Adds credits charged in a caller's transaction (`settleHold`) to `credits_charged_total`: call it
+     * after that transaction committed, so a charge rolled back is never counted.
+     */
+    readonly countCharged: (credits: number) => Effect.Effect<void>
     /** An ops adjustment: sets the current period's balance, recording the difference. */
     readonly set: (input: {
       readonly tenantId: string
@@ -200,6 +207,8 @@ export const CreditLedgerLive = Layer.effect(
         .pipe(Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die }))
 
     const metrics = yield* Metrics
+    // Counted once the charge committed: each path is one statement, or a transaction of its own
+    // (called inside a caller's transaction, it would be counted before that one's commit).
     const charge = (input: ChargeRequest) =>
       (input.cost <= 0
         ? chargeInTransaction(input)
@@ -245,23 +254,23 @@ export const CreditLedgerLive = Layer.effect(
 
     const settleHold: CreditLedger["Type"]["settleHold"] = ({ tenantId, periodStart, amount, outcome }) =>
       Effect.gen(function* () {
-        if (amount <= 0) return
+        if (amount <= 0) return 0
         const charge = outcome._tag === "charge"
         const updated = yield* giveBack({ tenantId, periodStart, amount: charge ? 0 : amount })
-        if (Option.isNone(updated)) return
+        if (Option.isNone(updated)) return 0
         const period = updated.value
         const at = new Date(yield* Clock.currentTimeMillis)
         if (outcome._tag === "charge") {
-          metrics.creditsCharged.inc(amount)
           yield* sql`
             INSERT INTO credit_ledger (tenant_id, period_start, delta, kind, reason, balance_after, created_at) VALUES
               (${tenantId}, ${periodStart}, ${amount}, 'release', ${outcome.releaseReason}, ${period.remaining + amount}, ${at}),
               (${tenantId}, ${periodStart}, ${-amount}, 'charge', ${outcome.chargeReason}, ${period.remaining}, ${at})`
-        } else {
-          yield* sql`
-            INSERT INTO credit_ledger (tenant_id, period_start, delta, kind, reason, balance_after, created_at)
-            VALUES (${tenantId}, ${periodStart}, ${amount}, 'release', ${outcome.releaseReason}, ${period.remaining}, ${at})`
+          return amount
         }
+        yield* sql`
+          INSERT INTO credit_ledger (tenant_id, period_start, delta, kind, reason, balance_after, created_at)
+          VALUES (${tenantId}, ${periodStart}, ${amount}, 'release', ${outcome.releaseReason}, ${period.remaining}, ${at})`
+        return 0
       }).pipe(Effect.orDie)
 
     return {
@@ -269,6 +278,7 @@ export const CreditLedgerLive = Layer.effect(
       charge,
       hold,
       settleHold,
+      countCharged: (credits) => Effect.sync(() => metrics.creditsCharged.inc(credits)),
       set
     }
   })

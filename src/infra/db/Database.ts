@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Context, Duration, Effect, Layer, Option, type Redacted } from "effect"
+import type pg from "pg"
 import { AppConfig } from "../config/AppConfig.js"
 import { startEmbeddedPostgres } from "./EmbeddedPostgres.js"
 import { PgLive, ReadPoolLive, type StatementLimits } from "./PgPool.js"
@@ -100,3 +101,8 @@ export const pingDatabase = Effect.flatMap(SqlClient.SqlClient, (sql) => sql`SEL
   Effect.timeout(Duration.seconds(2)),
   Effect.asVoid
 )
+
+/** Succeeds when the read replica's pool (ReadPool) answers within two seconds, as pingDatabase (the readiness check). */
+export const pingReadPool = (pool: pg.Pool) =>
+  // Answered at the bound: `pg` cannot cancel the query, which ends behind it (the pool's read timeout).
+  Effect.tryPromise(() => pool.query("SELECT 1")).pipe(Effect.timeout(Duration.seconds(2)), Effect.asVoid)

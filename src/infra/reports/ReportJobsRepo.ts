@@ -258,10 +258,10 @@ export const ReportJobsRepoLive = Layer.effect(
         RETURNING id`
     })
 
-    /** Settles the report's hold: charged when it completed, released when it failed. */
+    /** Settles the report's hold: charged when it completed, released when it failed. Returns the credits charged. */
     const settleHold = (reportId: string, row: HeldRow, charge: boolean) =>
       row.credits_held <= 0 || row.hold_period_start === null
-        ? Effect.void
+        ? Effect.succeed(0)
         : ledger.settleHold({
             tenantId: row.tenant_id,
             periodStart: row.hold_period_start,
@@ -310,20 +310,26 @@ export const ReportJobsRepoLive = Layer.effect(
         sql
           .withTransaction(
             Effect.gen(function* () {
-              if (!(yield* queue.settle(job, { _tag: "done" }))) return "lost" as const
+              const lost = { outcome: "lost" as const, charged: 0 }
+              if (!(yield* queue.settle(job, { _tag: "done" }))) return lost
               const row = yield* lockRow(reportId)
-              if (Option.isNone(row)) return "lost" as const
+              if (Option.isNone(row)) return lost
               const now = yield* clockNow
               yield* storage.put(reportId, pdf)
               yield* sql`
                 UPDATE report_jobs SET status = 'completed', error = NULL, credits_held = 0, completed_at = ${now},
                        updated_at = ${now}
                 WHERE id = ${reportId}`
-              yield* settleHold(reportId, row.value, true)
-              return "completed" as const
+              const charged = yield* settleHold(reportId, row.value, true)
+              return { outcome: "completed" as const, charged }
             })
           )
-          .pipe(Effect.orDie),
+          .pipe(
+            // Counted once committed: a transaction that failed or rolled back charged nothing.
+            Effect.tap(({ charged }) => ledger.countCharged(charged)),
+            Effect.map(({ outcome }) => outcome),
+            Effect.orDie
+          ),
       recordFailure: (job, reportId, error) =>
         sql
           .withTransaction(

@@ -80,6 +80,11 @@ export const makeScoreRetention = Effect.gen(function* () {
               -- The publish date lets each probe read one partition (run-time pruning).
               AND EXISTS (SELECT 1 FROM ${sql(table)} s WHERE s.tender_id = t.id AND s.tender_publish_date = t.publish_date)
             LIMIT ${TENDERS_PER_BATCH}
+            -- Locked, so the tender's state is read again as its rows go: an erratum that reopened it
+            -- after this statement began takes it out (PostgreSQL re-checks a row updated since), and one
+            -- not yet committed leaves it to the next round; either way its fresh scores stay. Not waited
+            -- for: an intake holding several tenders must not deadlock with a batch holding others.
+            FOR SHARE OF t SKIP LOCKED
           ), gone AS (
             DELETE FROM ${sql(table)} s USING expired e WHERE s.tender_id = e.id RETURNING 1
           )
