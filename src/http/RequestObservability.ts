@@ -2,10 +2,12 @@ import { type HttpApp, HttpServerError, HttpServerRequest, HttpServerResponse } 
 import { Context, Effect, Exit, type Fiber, FiberRef, LogLevel, Runtime } from "effect"
 import { Metrics } from "../infra/metrics/Metrics.js"
 import { currentRequest, type RequestFacts } from "../infra/observability/RequestTrail.js"
+import { tracingOn } from "../infra/observability/Tracing.js"
 import { requestIdFrom } from "./RequestId.js"
 import { withResponseDecorations } from "./ResponseDecorations.js"
 import { REFUSED, RouteTemplates } from "./RouteTemplates.js"
 import type { ServerReports } from "./ServerAnswers.js"
+import { withServerSpan } from "./ServerSpan.js"
 
 /**
  * A request's histogram observation and log line (`error` level for a 5xx), in the fiber that
@@ -56,12 +58,14 @@ export const serverReports: Effect.Effect<ServerReports> = Effect.map(Effect.run
  * The server's outermost middleware (HttpApiBuilder.serve): per request, the id (from a sane
  * X-Request-Id, else generated; answered in X-Request-Id, on every log line written while the
  * request runs (the loggers read it from `currentRequest`) and kept with the jobs the request
- * enqueues), the duration histogram by route template, method and status, and one log line
- * (request id, tenant when authentication found one, route, status, duration). It runs after the
- * response is written, so the status it sees is the one sent, error mapping included. Per request:
- * one FiberRef update, one pre-response handler for every response decoration
- * (ResponseDecorations.ts), two clock reads, a cached histogram child, and the log line only when
- * the level lets it through: the key API's hot path (`npm run bench -- api`).
+ * enqueues), the duration histogram by route template, method and status, one log line
+ * (request id, tenant when authentication found one, route, status, duration), and the server span
+ * when traces are exported (ServerSpan.ts). The line runs after the response is written, so the
+ * status it sees is the one sent, error mapping included. Per request: one route match (shared with
+ * the security headers through RouteTemplates.ofRequest), one FiberRef update, one pre-response
+ * handler for every response decoration (ResponseDecorations.ts), two clock reads, a cached
+ * histogram child, and the log line only when the level lets it through: the key API's hot path
+ * (`npm run bench -- api`).
  */
 export const observeRequests = (app: HttpApp.Default): HttpApp.Default<never, RouteTemplates> =>
   Effect.withFiberRuntime((fiber) => {
@@ -70,6 +74,7 @@ export const observeRequests = (app: HttpApp.Default): HttpApp.Default<never, Ro
     const routes = Context.unsafeGet(context, RouteTemplates)
     const facts: RequestFacts = { requestId: requestIdFrom(request.headers["x-request-id"]), tenantId: undefined }
     const started = performance.now()
+    const route = routes.ofRequest(request)
     const withId = withResponseDecorations(
       request,
       (response) => HttpServerResponse.setHeader(response, "x-request-id", facts.requestId),
@@ -77,12 +82,12 @@ export const observeRequests = (app: HttpApp.Default): HttpApp.Default<never, Ro
     )
     // Set, not scoped (`Effect.locally`): the platform runs each request in a fiber of its own, which
     // ends with it, so there is nothing to restore (and a scope is ~10 Effect ops per request).
-    return Effect.zipRight(FiberRef.set(currentRequest, facts), withId).pipe(
+    const served = Effect.zipRight(FiberRef.set(currentRequest, facts), withId)
+    return (fiber.getFiberRef(tracingOn) ? withServerSpan(request, route, served) : served).pipe(
       Effect.onExit((exit) =>
         Effect.withFiberRuntime((done) => {
           const seconds = (performance.now() - started) / 1000
           const status = Exit.isSuccess(exit) ? exit.value.status : HttpServerError.exitResponse(exit).status
-          const route = routes.match(request.method, request.url)
           // The loggers add request_id from the facts set on this fiber.
           return recordRequest(done, { method: request.method, route, status, seconds }, facts.tenantId)
         })

@@ -1,18 +1,24 @@
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder, type HttpServerRequest } from "@effect/platform"
 import { Context, Effect, Layer } from "effect"
 import * as FindMyWay from "find-my-way-ts"
 import { ROUTER_CONFIG } from "./RequestLimits.js"
 
 /**
- * The route template a request matched ("/api/v1/tenders/:tenderId/score"), for metric labels and
- * log lines: never the raw URL, whose ids and queries would make every request its own series.
+ * The route template a request matched ("/api/v1/tenders/:tenderId/score"), for metric labels, log
+ * lines, trace spans and the security headers: never the raw URL, whose ids and queries would make
+ * every request its own series, and whose path may hold a credential (a report's download token).
  * The platform's router knows the matched route only inside the route; the request's middleware
- * runs outside it, so the same routes are matched again here with the router's own matcher
- * (find-my-way, well under a microsecond a request).
+ * runs outside it, so the same routes are matched again here with the router's own matcher and
+ * options (find-my-way, well under a microsecond a request): every spelling the router serves (any
+ * letter case, percent-encoded letters, a trailing slash) gets the template of the route it reaches.
  */
 export class RouteTemplates extends Context.Tag("RouteTemplates")<
   RouteTemplates,
-  { readonly match: (method: string, url: string) => string }
+  {
+    readonly match: (method: string, url: string) => string
+    /** The template of a request being served, matched once: the request's middlewares share it. */
+    readonly ofRequest: (request: HttpServerRequest.HttpServerRequest) => string
+  }
 >() {}
 
 /** Requests no route takes (404s, scanners): one label value, so they cannot grow the series. */
@@ -45,10 +51,20 @@ export const RouteTemplatesLive = Layer.effect(
         return mount === undefined ? UNMATCHED : `${mount}/*`
       }
     }
+    const match = (method: string, url: string) => {
+      matcher ??= build()
+      return matcher(method, url)
+    }
+    const matched = new WeakMap<HttpServerRequest.HttpServerRequest, string>()
     return {
-      match: (method, url) => {
-        matcher ??= build()
-        return matcher(method, url)
+      match,
+      ofRequest: (request) => {
+        let route = matched.get(request)
+        if (route === undefined) {
+          route = match(request.method, request.url)
+          matched.set(request, route)
+        }
+        return route
       }
     }
   })

@@ -3,14 +3,16 @@ import { Effect } from "effect"
 import { AppConfig } from "../infra/config/AppConfig.js"
 import { Api } from "./Api.js"
 import { decorateResponse } from "./ResponseDecorations.js"
+import { RouteTemplates } from "./RouteTemplates.js"
 
 /**
  * Routes whose responses carry tokens, keys or download URLs, with or without credentials: never
- * stored by a browser or a shared cache. Matched by method and path pattern (`:name` = one path
- * segment), so errors of these routes are covered too. Add a route here when its response carries a
- * secret and it needs no credentials (every route that needs credentials is covered already).
+ * stored by a browser or a shared cache. Each is a route template exactly as the API declares it
+ * (`:name` as in the endpoint's path), compared with the template the router matched, so errors of
+ * these routes are covered too. Add a route here when its response carries a secret and it needs no
+ * credentials (every route that needs credentials is covered already).
  */
-export const NO_STORE_ROUTES: ReadonlyArray<readonly [method: string, pattern: string]> = [
+export const NO_STORE_ROUTES: ReadonlyArray<readonly [method: string, template: string]> = [
   ["POST", "/api/v1/auth/login"],
   ["POST", "/api/v1/auth/refresh"],
   ["POST", "/api/v1/settings/api-keys"],
@@ -25,7 +27,7 @@ export const NO_STORE_ROUTES: ReadonlyArray<readonly [method: string, pattern: s
  * Every route of Api that needs credentials (an API key or an access token: a security middleware on
  * the endpoint or its group). Its answers are the caller's own data, so none may be stored either.
  */
-export const authenticatedRoutes = (): ReadonlyArray<readonly [method: string, pattern: string]> => {
+export const authenticatedRoutes = (): ReadonlyArray<readonly [method: string, template: string]> => {
   const routes: Array<readonly [string, string]> = []
   HttpApi.reflect(Api, {
     onGroup: () => {},
@@ -36,30 +38,32 @@ export const authenticatedRoutes = (): ReadonlyArray<readonly [method: string, p
   return routes
 }
 
-const segments = (path: string) => path.split("/").filter((part) => part !== "")
-
-const matches = (want: ReadonlyArray<string>, got: ReadonlyArray<string>): boolean =>
-  want.length === got.length && want.every((part, i) => (part.startsWith(":") ? got[i] !== "" : part === got[i]))
-
-/** The no-store patterns by method, split once: built at the first request, not at import. */
-let noStorePatterns: Map<string, Array<ReadonlyArray<string>>> | undefined
-const noStorePatternsByMethod = () => {
-  if (noStorePatterns !== undefined) return noStorePatterns
-  noStorePatterns = new Map()
-  for (const [method, pattern] of [...NO_STORE_ROUTES, ...authenticatedRoutes()]) {
-    const list = noStorePatterns.get(method) ?? []
-    list.push(segments(pattern))
-    noStorePatterns.set(method, list)
+/** The no-store route templates by method: built at the first request, not at import. */
+let noStoreTemplates: Map<string, Set<string>> | undefined
+const noStoreTemplatesByMethod = () => {
+  if (noStoreTemplates !== undefined) return noStoreTemplates
+  noStoreTemplates = new Map()
+  for (const [method, template] of [...NO_STORE_ROUTES, ...authenticatedRoutes()]) {
+    const templates = noStoreTemplates.get(method) ?? new Set()
+    templates.add(template)
+    noStoreTemplates.set(method, templates)
   }
-  return noStorePatterns
+  return noStoreTemplates
 }
 
-/** Whether a request's response must carry `Cache-Control: no-store`. */
-export const isNoStoreRoute = (method: string, path: string): boolean => {
-  const patterns = noStorePatternsByMethod().get(method.toUpperCase())
-  if (patterns === undefined) return false
-  const got = segments(path)
-  return patterns.some((want) => matches(want, got))
+/**
+ * Whether a request's response must carry `Cache-Control: no-store`, from the route template the
+ * router matched (RouteTemplates), never the raw path: the router takes `/API/V1/SETTINGS/API-KEYS`
+ * and `/api/v1/settings/api%2Dkeys` for `/api/v1/settings/api-keys`, so a comparison of the raw path
+ * let those answers (the full API key) go out cacheable. HEAD is answered by the GET's route.
+ */
+export const isNoStoreRoute = (method: string, route: string): boolean => {
+  const upper = method.toUpperCase()
+  return (
+    noStoreTemplatesByMethod()
+      .get(upper === "HEAD" ? "GET" : upper)
+      ?.has(route) === true
+  )
 }
 
 /** HSTS for a deployment reached over https: a year, subdomains included (PUBLIC_BASE_URL names the host). */
@@ -106,13 +110,14 @@ const varyOnOrigin = (response: HttpServerResponse.HttpServerResponse) => {
 export const securityHeaders = (options: {
   readonly corsOrigins: ReadonlyArray<string>
   readonly https: boolean
+  /** The request's route template (RouteTemplates.ofRequest: matched once, shared with the request's metrics). */
+  readonly routeOf: (request: HttpServerRequest.HttpServerRequest) => string
 }): HttpApiBuilder.MiddlewareFn<never> => {
   const allowed = new Set(options.corsOrigins)
   const corsOn = allowed.size > 0
   return (app) =>
     Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-      const path = request.url.split("?", 1)[0] ?? "/"
-      const noStore = isNoStoreRoute(request.method, path)
+      const noStore = isNoStoreRoute(request.method, options.routeOf(request))
       const origin = request.headers.origin
       const allowedOrigin = corsOn && origin !== undefined && allowed.has(origin) ? origin : undefined
       const preflight =
@@ -147,7 +152,11 @@ export const securityHeaders = (options: {
 
 /** The middleware with the configured CORS origins and PUBLIC_BASE_URL's scheme, for every route of the server. */
 export const SecurityHeadersLive = HttpApiBuilder.middleware(
-  Effect.map(AppConfig, (config) =>
-    securityHeaders({ corsOrigins: config.corsOrigins, https: new URL(config.publicBaseUrl).protocol === "https:" })
+  Effect.map(Effect.all([AppConfig, RouteTemplates]), ([config, routes]) =>
+    securityHeaders({
+      corsOrigins: config.corsOrigins,
+      https: new URL(config.publicBaseUrl).protocol === "https:",
+      routeOf: routes.ofRequest
+    })
   )
 )

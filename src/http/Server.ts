@@ -1,8 +1,7 @@
 import { HttpApiBuilder, HttpMiddleware, HttpRouter, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Effect, Layer, Option } from "effect"
+import { Effect, Layer } from "effect"
 import { AppConfig, type AppConfigShape, InvalidConfiguration } from "../infra/config/AppConfig.js"
-import { tracingEndpoint } from "../infra/observability/Tracing.js"
 import { Api } from "./Api.js"
 import { AlertsHttpLive } from "./alerts/AlertsHttp.js"
 import { AppReportsHttpLive } from "./app/AppReportsHttp.js"
@@ -65,7 +64,8 @@ export const RoutesLive = Layer.mergeAll(
   WebAppLive,
   ErrorMappingLive,
   // nosniff, Referrer-Policy, no-store on token routes, CORS: on every response (src/http/SecurityHeaders.ts).
-  SecurityHeadersLive
+  // The route templates are the same service as the request middleware's (layers are memoized).
+  SecurityHeadersLive.pipe(Layer.provide(RouteTemplatesLive))
 ).pipe(Layer.provideMerge(ApiLive))
 
 /**
@@ -84,24 +84,20 @@ export const createApiServer = (config: Pick<AppConfigShape, "maxBodyBytes">, re
 
 /**
  * The server's app: the API with its routes, behind the request middleware (id, metrics, log line,
- * the response decorations). The test server serves this same app.
+ * server span, the response decorations). The test server serves this same app. The platform's own
+ * server span is switched off: it records the raw URL, and a report download's path is its token
+ * (ServerSpan.ts makes the span instead, with the route template, only when traces are exported;
+ * without an exporter the platform's span was pure cost, ~5% of the key API's throughput).
  */
 export const ServeLive = HttpApiBuilder.serve(observeRequests).pipe(
   Layer.provide(RoutesLive),
   Layer.provide(RouteTemplatesLive),
-  Layer.provide(HttpRouter.setRouterConfig(ROUTER_CONFIG))
+  Layer.provide(HttpRouter.setRouterConfig(ROUTER_CONFIG)),
+  HttpMiddleware.withTracerDisabledWhen(() => true)
 )
 
-/**
- * Serves the API over node:http on HOST:PORT. Without a trace exporter (OTEL_EXPORTER_OTLP_ENDPOINT
- * unset) the platform's per-request server span (URL parsing, an attribute per header) is pure
- * cost, ~5% of the key API's throughput, so it is switched off.
- */
-export const HttpServerLive = Layer.unwrapEffect(
-  Effect.map(tracingEndpoint, (endpoint) =>
-    Option.isNone(endpoint) ? HttpMiddleware.withTracerDisabledWhen(ServeLive, () => true) : ServeLive
-  )
-).pipe(
+/** Serves the API over node:http on HOST:PORT. */
+export const HttpServerLive = ServeLive.pipe(
   HttpServer.withLogAddress,
   Layer.provide(
     Layer.unwrapEffect(

@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { UNMATCHED } from "../../src/http/RouteTemplates.js"
 import { HSTS, isNoStoreRoute, NO_STORE_ROUTES } from "../../src/http/SecurityHeaders.js"
 import { client, PASSWORD, seedAccount, signIn } from "../account/fixtures.js"
 import { createAccount } from "../api/fixtures.js"
@@ -119,6 +120,11 @@ describe("security headers (CORS off, the default)", () => {
       }
     }
     expect(authenticated).toBeGreaterThan(40)
+    // Each secret-carrying route is named by its exact template, as the router matches it.
+    for (const [method, template] of NO_STORE_ROUTES) {
+      const path = template.replace(/:([^/]+)/g, "{$1}")
+      expect(spec.paths[path]?.[method.toLowerCase()], `${method} ${template}`).toBeDefined()
+    }
     for (const path of ["/health", "/ready", "/api/v1/openapi.json", "/docs"]) {
       expect((await request(`${server.baseUrl}${path}`)).headers.get("cache-control"), path).toBeNull()
     }
@@ -146,18 +152,31 @@ describe("security headers (CORS off, the default)", () => {
     expect(directives.get("font-src")).toEqual(["https://fonts.scalar.com"])
   })
 
-  it("the report download routes are covered by pattern, before and after they are served", async () => {
-    expect(isNoStoreRoute("GET", `/api/v1/reports/jobs/${randomUUID()}/download`)).toBe(true)
-    expect(isNoStoreRoute("GET", "/api/v1/reports/download/abc.def")).toBe(true)
-    expect(isNoStoreRoute("get", "/api/v1/reports/download/abc/")).toBe(true)
-    expect(isNoStoreRoute("GET", "/api/v1/reports/download")).toBe(false)
-    expect(isNoStoreRoute("GET", "/api/v1/reports/jobs/x/download/more")).toBe(false)
+  it("the report download routes are no-store by their route templates, whatever answers them", async () => {
+    // Decided on the template the router matched (RouteTemplates), never on the raw path.
+    expect(isNoStoreRoute("GET", "/api/v1/reports/jobs/:jobId/download")).toBe(true)
+    expect(isNoStoreRoute("GET", "/api/v1/reports/download/:token")).toBe(true)
+    expect(isNoStoreRoute("get", "/api/v1/reports/download/:token")).toBe(true)
+    expect(isNoStoreRoute("HEAD", "/api/v1/reports/download/:token")).toBe(true)
+    expect(isNoStoreRoute("GET", "/api/v1/reports/download/abc")).toBe(false)
     expect(isNoStoreRoute("DELETE", "/api/v1/webhooks")).toBe(false)
-    expect(isNoStoreRoute("GET", "/health")).toBe(false)
-    // Served by whatever answers the path (today the JSON 404): the header is there either way.
-    const response = await request(`${server.baseUrl}/api/v1/reports/download/some-token`)
-    expect(response.headers.get("cache-control")).toBe("no-store")
-    expectBaseline(response, "report download")
+    expect(isNoStoreRoute("GET", UNMATCHED)).toBe(false)
+    // Served by whatever answers the path (a token unknown: the JSON error): the header is there either way.
+    for (const path of [
+      `/api/v1/reports/jobs/${randomUUID()}/download`,
+      "/api/v1/reports/download/some-token",
+      "/api/v1/reports/download/abc.def/"
+    ]) {
+      const response = await request(`${server.baseUrl}${path}`)
+      expect(response.headers.get("cache-control"), path).toBe("no-store")
+      expectBaseline(response, path)
+    }
+    // No route takes these (404): nothing of a secret's to keep from caches.
+    for (const path of ["/api/v1/reports/download", "/api/v1/reports/jobs/x/download/more"]) {
+      const response = await request(`${server.baseUrl}${path}`)
+      expect(response.status, path).toBe(404)
+      expect(response.headers.get("cache-control"), path).toBeNull()
+    }
   })
 
   it("no CORS header for any origin, and a preflight is not answered", async () => {

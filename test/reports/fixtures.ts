@@ -1,5 +1,10 @@
+import { Effect, Layer } from "effect"
 import { extractText, getDocumentProxy } from "unpdf"
 import type { ReportData, ReportTender } from "../../src/domain/reports/ReportData.js"
+import { JobQueue, JobQueueLive } from "../../src/infra/queue/JobQueue.js"
+import { RenderReport, ReportJobsRepo, ReportJobsRepoLive } from "../../src/infra/reports/ReportJobsRepo.js"
+import { DatabaseReportStorageLive } from "../../src/infra/reports/ReportStorage.js"
+import type { TestServer } from "../support/TestServer.js"
 
 /** Reasons as ScoreReasons phrases them in Romanian (test/scoring/reasons.test.ts checks the phrasing). */
 export const SAMPLE_REASONS = {
@@ -65,3 +70,27 @@ export const readPdf = async (bytes: Uint8Array) => {
   const { totalPages, text } = await extractText(document, { mergePages: true })
   return { pages: totalPages, text }
 }
+
+/** A stand-in PDF: what a completed report's download serves when the test renders nothing. */
+export const STAND_IN_PDF = new TextEncoder().encode("%PDF-1.4 stand-in\n%%EOF")
+
+/**
+ * Completes the oldest waiting report job with STAND_IN_PDF, as a worker does after rendering
+ * (claim, start, complete): for tests of what the API does with a completed report.
+ */
+export const completeNextReportJob = (server: TestServer) =>
+  server.run(
+    Effect.gen(function* () {
+      const reports = yield* ReportJobsRepo
+      const queue = yield* JobQueue
+      const { jobs } = yield* queue.claim({
+        kinds: [RenderReport.name],
+        workerId: "test-worker",
+        limit: 1,
+        lease: "1 minute"
+      })
+      const reportId = (jobs[0]!.payload as { reportId: string }).reportId
+      yield* reports.start(reportId)
+      return yield* reports.complete(jobs[0]!, reportId, STAND_IN_PDF)
+    }).pipe(Effect.provide(Layer.merge(ReportJobsRepoLive, JobQueueLive)), Effect.provide(DatabaseReportStorageLive))
+  )
