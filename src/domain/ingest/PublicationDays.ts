@@ -24,3 +24,6 @@ export const daysUntil = (from: string, now: number): ReadonlyArray<string> => {
 
 /** The later of two days. */
 export const laterDay = (a: string, b: string): string => (a > b ? a : b)
+
+/** The earlier of two days. */
+export const earlierDay = (a: string, b: string): string => (a < b ? a : b)

@@ -87,6 +87,7 @@ export class IngestState extends Context.Tag("IngestState")<
       source: SourceName,
       refs: ReadonlyArray<string>
     ) => Effect.Effect<ReadonlyMap<string, number>>
+    /** Marks notices read; a mark keeps the greatest version read (an older one read late does not lower it). */
     readonly markSeen: (notices: ReadonlyArray<SeenNotice>) => Effect.Effect<void>
     /** The tender of this notice type another source's notice of the same procedure (same TED number) became. */
     readonly tenderOfProcedure: (
@@ -215,7 +216,8 @@ export const IngestStateLive = Layer.effect(
                                  ${notices.map((n) => n.sourceNoticeId)}::text[],
                                  ${notices.map(() => now.toISOString())}::timestamptz[])
             ON CONFLICT (source, notice_ref) DO UPDATE SET
-              version = EXCLUDED.version, tender_id = coalesce(EXCLUDED.tender_id, ingested_notices.tender_id),
+              version = greatest(ingested_notices.version, EXCLUDED.version),
+              tender_id = coalesce(EXCLUDED.tender_id, ingested_notices.tender_id),
               skip_reason = EXCLUDED.skip_reason, ted_ref = coalesce(EXCLUDED.ted_ref, ingested_notices.ted_ref),
               source_notice_id = coalesce(EXCLUDED.source_notice_id, ingested_notices.source_notice_id),
               seen_at = EXCLUDED.seen_at`

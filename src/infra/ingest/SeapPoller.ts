@@ -239,12 +239,20 @@ const makeSeapPoller = Effect.gen(function* () {
    * Once a day, the contract-notice lists of the `seapRevisitDays` days before the poll's first day
    * again: a day's list is otherwise asked on that day only, and an erratum (a deadline moved) or a
    * cancellation comes days later. Only notices with a higher version (errata, cancellation) are read
-   * again; the paging state is left alone (a failure asks them all again at the next poll).
+   * again; the paging state is left alone. A day whose list fails is logged and left to the next
+   * day's revisit: it is not the poll's failure (its own days were read), nor a reason to ask every
+   * day again at each poll.
    */
   const revisit = (today: string, firstDay: string) =>
     Effect.gen(function* () {
       for (let day = addDays(today, -config.seapRevisitDays); day < firstDay; day = addDays(day, 1)) {
-        yield* pollList(day, "cn", 0, false)
+        yield* pollList(day, "cn", 0, false).pipe(
+          Effect.catchAll((failure) =>
+            Effect.logWarning(
+              `seap: the revisit of the cn list of ${day} failed (${failure.message}); left to the next day's revisit`
+            )
+          )
+        )
       }
       yield* state.markRevisited("seap", today)
     })
@@ -277,17 +285,37 @@ const makeSeapPoller = Effect.gen(function* () {
     })
   )
 
-  return { poll, readNotice }
+  /**
+   * Whether a poll has read this version of the listed notice, or a later one, since its read failed
+   * (its retry job then has nothing to do: read, an older version would undo the newer one).
+   */
+  const alreadyRead = (list: SeapList, item: unknown) => {
+    const key = seapItemRef(list, item)
+    return typeof key === "string"
+      ? Effect.succeed(false)
+      : Effect.map(state.seenVersions("seap", [key.ref]), (seen) => (seen.get(key.ref) ?? -1) >= key.version)
+  }
+
+  return { poll, readNotice, alreadyRead }
 })
 
 export class SeapPoller extends Context.Tag("SeapPoller")<SeapPoller, Effect.Effect.Success<typeof makeSeapPoller>>() {}
 
 export const SeapPollerLive = Layer.effect(SeapPoller, makeSeapPoller)
 
-/** Reads a listed notice whose detail failed during its poll; a failure again is retried by the kind's schedule. */
+/**
+ * Reads a listed notice whose detail failed during its poll, unless a later poll read it (or a newer
+ * version of it) meanwhile; a failure again is retried by the kind's schedule.
+ */
 export const readSeapNoticeJob = handle(ReadSeapNotice, ({ list, item }) =>
   Effect.gen(function* () {
-    const notice = yield* (yield* SeapPoller).readNotice(list, item).pipe(Effect.mapError((failure) => failure.message))
+    const poller = yield* SeapPoller
+    if (yield* poller.alreadyRead(list, item)) {
+      const key = seapItemRef(list, item)
+      const ref = typeof key === "string" ? `${list} item` : `${key.ref} (version ${key.version})`
+      return yield* Effect.logInfo(`seap notice ${ref}: read by a later poll, not again on retry`)
+    }
+    const notice = yield* poller.readNotice(list, item).pipe(Effect.mapError((failure) => failure.message))
     yield* (yield* NoticeIntake).intake("seap", [notice])
     yield* Effect.logInfo(`seap notice ${notice.ref} read on retry`)
   })

@@ -1,6 +1,6 @@
 import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
 import { bucharestDate } from "../../domain/BucharestTime.js"
-import { addDays, laterDay } from "../../domain/ingest/PublicationDays.js"
+import { addDays, earlierDay, laterDay } from "../../domain/ingest/PublicationDays.js"
 import { NOTICE_RETRY, SourceFailure } from "../../domain/ingest/SourceFailure.js"
 import {
   isTedHost,
@@ -22,8 +22,15 @@ import { NoticeIntake, type PolledNotice } from "./NoticeIntake.js"
 import { withPollLease } from "./PollLease.js"
 import { makeSourceClient } from "./SourceClient.js"
 
-/** Paging in progress: the day the query started from, and the token of the next page. */
-const TedCursor = Schema.Struct({ day: Schema.String, token: Schema.NullOr(Schema.String) })
+/**
+ * Paging in progress: the day the query started from, the token of the next page, and whether a page
+ * before it listed a result it could not read (`held`: the watermark then stays on `day`).
+ */
+const TedCursor = Schema.Struct({
+  day: Schema.String,
+  token: Schema.NullOr(Schema.String),
+  held: Schema.optional(Schema.Boolean)
+})
 const decodeCursor = Schema.decodeUnknownOption(TedCursor)
 const decodeSearch = Schema.decodeUnknown(TedSearchResponse)
 
@@ -32,6 +39,19 @@ const decodeSearch = Schema.decodeUnknown(TedSearchResponse)
  * pages add a few); past them the iteration is taken for a loop.
  */
 const EXTRA_PAGES = 10
+
+/**
+ * The notices one query is taken to reach at most when TED gives no `totalNoticeCount` (its window in
+ * page-number mode; about 100 days of Romanian notices): past them, and EXTRA_PAGES, it is a loop.
+ */
+const UNCOUNTED_NOTICES = 15_000
+
+/**
+ * Days a search result unreadable in its listing keeps the watermark on or before its day, so later
+ * polls list it again (and read it, once listed whole); one that stays unreadable is then given up,
+ * rather than making every poll page from its day for good.
+ */
+const UNREAD_HOLD_DAYS = 7
 
 /** "ingest.ted-notice": a notice whose XML could not be read during its poll (NOTICE_RETRY). */
 export const ReadTedNotice = jobKind(
@@ -128,7 +148,8 @@ const makeTedPoller = Effect.gen(function* () {
    * One page: the notices not read before, read and taken in with the paging state that follows it.
    * A result the listing gives unreadable (no link, a malformed number, a link to another host) is
    * skipped but not marked read: the notice itself was never read, and a later listing that gives
-   * it whole reads it.
+   * it whole reads it (the cursor is `held`, so the watermark does not pass it). Returns the latest
+   * day read and whether this poll's pages so far held the watermark.
    */
   const takePage = (notices: ReadonlyArray<unknown>, cursor: typeof TedCursor.Type) =>
     Effect.gen(function* () {
@@ -173,8 +194,9 @@ const makeTedPoller = Effect.gen(function* () {
           )
         }
       }
-      yield* intake.intake("ted", [...malformed, ...read], Option.some(cursor))
-      return readable.reduce((latest, ref) => laterDay(latest, ref.publicationDay), cursor.day)
+      const held = cursor.held === true || malformed.length > 0
+      yield* intake.intake("ted", [...malformed, ...read], Option.some({ ...cursor, held }))
+      return { latest: readable.reduce((latest, ref) => laterDay(latest, ref.publicationDay), cursor.day), held }
     })
 
   /** A loop in TED's iteration: the poll fails, and the next one starts again from the watermark. */
@@ -202,6 +224,7 @@ const makeTedPoller = Effect.gen(function* () {
       const resumed = decodeCursor(source.cursor)
       const day = Option.match(resumed, { onNone: () => source.watermark, onSome: (c) => c.day })
       let token = Option.match(resumed, { onNone: () => null, onSome: (c) => c.token })
+      let held = Option.exists(resumed, (c) => c.held === true)
       let latest = day
       // The tokens this poll asked with, and its pages: a token again, or pages far past what TED
       // counts, is a loop that would otherwise page for ever (the same page again and again).
@@ -225,28 +248,49 @@ const makeTedPoller = Effect.gen(function* () {
         const end = next === null || response.notices.length === 0
         if (!end && asked.has(next))
           return yield* endless(`it named the token ${JSON.stringify(next.slice(0, 40))} again`)
-        if (total !== undefined && pages > Math.ceil(total / Math.min(config.pageSize, TED_PAGE_LIMIT)) + EXTRA_PAGES) {
-          return yield* endless(`${pages} pages for ${total} notices`)
+        if (pages > Math.ceil((total ?? UNCOUNTED_NOTICES) / Math.min(config.pageSize, TED_PAGE_LIMIT)) + EXTRA_PAGES) {
+          return yield* endless(`${pages} pages for ${total ?? "an uncounted number of"} notices`)
         }
-        latest = laterDay(latest, yield* takePage(response.notices, { day, token: end ? null : next }))
+        const page = yield* takePage(response.notices, { day, token: end ? null : next, held })
+        latest = laterDay(latest, page.latest)
+        held = page.held
         if (end) break
         token = next
       }
-      yield* state.finishPoll("ted", latest > today ? today : latest)
+      // Every result is on or after `day`: held there, the watermark passes no unread one.
+      const holdUntil = addDays(today, -UNREAD_HOLD_DAYS)
+      if (held && day < holdUntil) {
+        yield* Effect.logWarning(
+          `ted: the watermark moves past ${day}, where a result unreadable in its listing held it ${UNREAD_HOLD_DAYS} days: given up`
+        )
+      }
+      const watermark = held ? earlierDay(latest, laterDay(day, holdUntil)) : latest
+      yield* state.finishPoll("ted", watermark > today ? today : watermark)
     })
   )
 
-  return { poll, readNotice }
+  /** Whether a poll has read the notice since its read failed (its retry job then has nothing to do). */
+  const alreadyRead = (ref: TedNoticeRef) =>
+    Effect.map(state.seenVersions("ted", [ref.publicationNumber]), (seen) => seen.has(ref.publicationNumber))
+
+  return { poll, readNotice, alreadyRead }
 })
 
 export class TedPoller extends Context.Tag("TedPoller")<TedPoller, Effect.Effect.Success<typeof makeTedPoller>>() {}
 
 export const TedPollerLive = Layer.effect(TedPoller, makeTedPoller)
 
-/** Reads a notice whose XML failed during its poll; a failure again is retried by the kind's schedule. */
+/**
+ * Reads a notice whose XML failed during its poll, unless a later poll read it meanwhile (read again,
+ * it would be downloaded, rescored as a change and counted twice); a failure again is retried by the
+ * kind's schedule.
+ */
 export const readTedNoticeJob = handle(ReadTedNotice, (ref) =>
   Effect.gen(function* () {
     const poller = yield* TedPoller
+    if (yield* poller.alreadyRead(ref)) {
+      return yield* Effect.logInfo(`ted notice ${ref.publicationNumber}: read by a later poll, not again on retry`)
+    }
     const notice = yield* poller.readNotice(ref).pipe(Effect.mapError((failure) => failure.message))
     const result = yield* (yield* NoticeIntake).intake("ted", [notice])
     yield* Effect.logInfo(`ted notice ${ref.publicationNumber} read on retry (${result.inserted} new)`)
