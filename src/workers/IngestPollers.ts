@@ -88,12 +88,15 @@ const Pollers = Layer.scopedDiscard(
 )
 
 /** Notices whose download failed during a poll, read again on their own schedule. */
-const NoticeRetries = JobRunnerLive<NoticeIntake | TedPoller | SeapPoller>([readTedNoticeJob, readSeapNoticeJob], {
-  name: "ingest",
-  concurrency: 2,
-  lease: Duration.minutes(2),
-  pollEvery: Duration.seconds(10)
-})
+const NoticeRetries = JobRunnerLive<NoticeIntake | TedPoller | SeapPoller | JobQueue>(
+  [readTedNoticeJob, readSeapNoticeJob],
+  {
+    name: "ingest",
+    concurrency: 2,
+    lease: Duration.minutes(2),
+    pollEvery: Duration.seconds(10)
+  }
+)
 
 /** Live ingestion as configured by `config` (tests point it at their fake sources). */
 export const IngestionWith = <E, R>(config: Layer.Layer<IngestConfig, E, R>) =>

@@ -5,6 +5,7 @@ import { IngestState } from "../../src/infra/ingest/IngestState.js"
 import type { NoticeIntake } from "../../src/infra/ingest/NoticeIntake.js"
 import { readSeapNoticeJob, SeapPoller } from "../../src/infra/ingest/SeapPoller.js"
 import { readTedNoticeJob, TedPoller } from "../../src/infra/ingest/TedPoller.js"
+import type { JobQueue } from "../../src/infra/queue/JobQueue.js"
 import { drainDueJobs } from "../../src/infra/queue/JobRunner.js"
 import { seapAwardNotice } from "../support/FakeSeap.js"
 import { IngestTestLive, publishTed, Seap, Ted, today } from "./ingestFixtures.js"
@@ -19,7 +20,7 @@ const runNoticeJobs = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   // The job's next attempt comes due (minutes later in production).
   yield* sql`UPDATE jobs SET run_at = now() WHERE kind IN ('ingest.ted-notice', 'ingest.seap-notice') AND status = 'queued'`
-  yield* drainDueJobs<NoticeIntake | TedPoller | SeapPoller>([readTedNoticeJob, readSeapNoticeJob], {
+  yield* drainDueJobs<NoticeIntake | TedPoller | SeapPoller | JobQueue>([readTedNoticeJob, readSeapNoticeJob], {
     name: "ingest",
     concurrency: 1,
     lease: Duration.minutes(1),

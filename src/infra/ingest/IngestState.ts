@@ -3,6 +3,7 @@ import { Context, Effect, Layer, Option, Schema } from "effect"
 import { bucharestDate } from "../../domain/BucharestTime.js"
 import { SOURCE_NAMES, type SourceName } from "../../domain/ingest/SourceFailure.js"
 import { clockNow } from "../db/ClockNow.js"
+import type { SourceBlock } from "./SourceClient.js"
 
 /** A source's poller state as it is stored; `cursor` is the poller's own paging state (JSON). */
 export const SourceStateRow = Schema.Struct({
@@ -62,9 +63,9 @@ export interface SeenNotice {
 
 /**
  * The pollers' state in PostgreSQL, written from here only: per source its watermark, paging in
- * progress, last success and error and counters (`ingest_sources`), and every notice read
- * (`ingested_notices`), so that a restart resumes where it stopped and a notice seen again is not
- * read twice.
+ * progress, last success and error and counters, the end of its last `Retry-After`
+ * (`ingest_sources`), and every notice read (`ingested_notices`), so that a restart resumes where it
+ * stopped, a notice seen again is not read twice and no worker asks a source that asked to wait.
  */
 export class IngestState extends Context.Tag("IngestState")<
   IngestState,
@@ -78,6 +79,8 @@ export class IngestState extends Context.Tag("IngestState")<
     /** The past days' lists were asked again on `day` (the SEAP poller's daily revisit). */
     readonly markRevisited: (source: SourceName, day: string) => Effect.Effect<void>
     readonly count: (source: SourceName, counts: { ingested: number; skipped: number }) => Effect.Effect<void>
+    /** The source's `Retry-After` as every process sees it (`ingest_sources.blocked_until`), for its client. */
+    readonly sourceBlock: (source: SourceName) => SourceBlock
     /** Every source, in SOURCE_NAMES order; one never polled shows its defaults. */
     readonly all: Effect.Effect<ReadonlyArray<SourceState>>
     /** `all`, failing when the database does not answer (`/ready` reports it instead of dying). */
@@ -167,6 +170,24 @@ export const IngestStateLive = Layer.effect(
         ? Effect.void
         : sql`UPDATE ingest_sources SET ingested = ingested + ${counts.ingested}, skipped = skipped + ${counts.skipped}
               WHERE name = ${source}`.pipe(Effect.asVoid, Effect.orDie)
+
+    const sourceBlock = (source: SourceName): SourceBlock => ({
+      until: sql<{ until: Date | null }>`SELECT blocked_until AS until FROM ingest_sources WHERE name = ${source}`.pipe(
+        Effect.map((rows) => rows[0]?.until?.getTime() ?? 0),
+        Effect.orDie
+      ),
+      // Kept as the later of the two ends: two workers' 429s never shorten the wait.
+      extend: (until) =>
+        Effect.flatMap(clockNow, (now) =>
+          sql`
+            INSERT INTO ingest_sources (name, watermark, blocked_until, updated_at)
+            VALUES (${source}, ${bucharestDate(now.getTime())}::date, ${new Date(until)}, ${now})
+            ON CONFLICT (name) DO UPDATE SET blocked_until = greatest(ingest_sources.blocked_until, EXCLUDED.blocked_until)`.pipe(
+            Effect.asVoid,
+            Effect.orDie
+          )
+        )
+    })
 
     const stored = SqlSchema.findAll({
       Request: Schema.Void,
@@ -277,6 +298,7 @@ export const IngestStateLive = Layer.effect(
       recordError,
       markRevisited,
       count,
+      sourceBlock,
       all: Effect.orDie(readAll),
       readAll,
       seenVersions,

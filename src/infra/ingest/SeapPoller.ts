@@ -19,6 +19,7 @@ import { handle } from "../queue/JobRunner.js"
 import { IngestConfig } from "./IngestConfig.js"
 import { IngestState } from "./IngestState.js"
 import { NoticeIntake, type PolledNotice } from "./NoticeIntake.js"
+import { retriedAfterSourceWait } from "./NoticeRetry.js"
 import { withPollLease } from "./PollLease.js"
 import { makeSourceClient } from "./SourceClient.js"
 
@@ -70,7 +71,8 @@ const makeSeapPoller = Effect.gen(function* () {
     source: "seap",
     spacing: config.spacing.seap,
     userAgent: config.userAgent,
-    headers: { referer: seapReferer(base) }
+    headers: { referer: seapReferer(base) },
+    block: state.sourceBlock("seap")
   })
 
   /** Every contract of an award (each names its winner), page by page up to the `total` SEAP gives. */
@@ -305,9 +307,10 @@ export const SeapPollerLive = Layer.effect(SeapPoller, makeSeapPoller)
 
 /**
  * Reads a listed notice whose detail failed during its poll, unless a later poll read it (or a newer
- * version of it) meanwhile; a failure again is retried by the kind's schedule.
+ * version of it) meanwhile; a failure again is retried by the kind's schedule, or once SEAP's
+ * `Retry-After` has run out.
  */
-export const readSeapNoticeJob = handle(ReadSeapNotice, ({ list, item }) =>
+export const readSeapNoticeJob = handle(ReadSeapNotice, ({ list, item }, job) =>
   Effect.gen(function* () {
     const poller = yield* SeapPoller
     if (yield* poller.alreadyRead(list, item)) {
@@ -315,8 +318,8 @@ export const readSeapNoticeJob = handle(ReadSeapNotice, ({ list, item }) =>
       const ref = typeof key === "string" ? `${list} item` : `${key.ref} (version ${key.version})`
       return yield* Effect.logInfo(`seap notice ${ref}: read by a later poll, not again on retry`)
     }
-    const notice = yield* poller.readNotice(list, item).pipe(Effect.mapError((failure) => failure.message))
+    const notice = yield* poller.readNotice(list, item)
     yield* (yield* NoticeIntake).intake("seap", [notice])
     yield* Effect.logInfo(`seap notice ${notice.ref} read on retry`)
-  })
+  }).pipe(retriedAfterSourceWait(ReadSeapNotice, job))
 )

@@ -5,7 +5,7 @@ import {
   HttpClientRequest,
   type HttpClientResponse
 } from "@effect/platform"
-import { Clock, Duration, Effect, Option } from "effect"
+import { Clock, Duration, Effect, Option, Stream } from "effect"
 import {
   LONGEST_WAIT_IN_REQUEST,
   parseRetryAfter,
@@ -16,6 +16,17 @@ import {
 
 /** What the service says it is, to every source (an honest User-Agent, with where to reach us). */
 export const userAgent = (publicBaseUrl: string) => `TenderScoringService/0.1 (+${publicBaseUrl})`
+
+/**
+ * Where a source's `Retry-After` is kept for every process (`IngestState.sourceBlock`): a notice job
+ * on another worker must not ask the source before the wait its poll was given runs out.
+ */
+export interface SourceBlock {
+  /** When the source's last `Retry-After` runs out (epoch ms; 0 when it gave none). */
+  readonly until: Effect.Effect<number>
+  /** A `Retry-After` running out at `until` (epoch ms); a later end already kept stays. */
+  readonly extend: (until: number) => Effect.Effect<void>
+}
 
 export interface SourceClientOptions {
   readonly source: SourceName
@@ -31,6 +42,8 @@ export interface SourceClientOptions {
    * Default: the host each request names, and its `www.` twin.
    */
   readonly isOwnHost?: (url: URL) => boolean
+  /** The source's `Retry-After` shared with other processes; unset, this client's own only. */
+  readonly block?: SourceBlock
 }
 
 /** What a request expects back; anything else (SEAP's 200 HTML maintenance page) is not imported. */
@@ -43,6 +56,31 @@ const contentTypeMatches = (expected: Expected, contentType: string) =>
 const MAX_REDIRECTS = 5
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308])
+
+/**
+ * The most of an answer read: a notice XML is at most a few MB, a list page a few hundred kB. A
+ * larger answer (a source gone wrong, a body that never ends) is `invalid`, not read into memory.
+ */
+const MAX_ANSWER_BYTES = 20 * 1024 * 1024
+
+/** The answer's text, `limit` bytes at most; `undefined` past them (the rest is not read: the request is aborted). */
+const readAtMost = (response: HttpClientResponse.HttpClientResponse, limit: number) =>
+  response.stream.pipe(
+    Stream.runFoldWhile(
+      { chunks: [] as Array<Uint8Array>, bytes: 0 },
+      (read) => read.bytes <= limit,
+      (read, chunk) => {
+        read.chunks.push(chunk)
+        return { chunks: read.chunks, bytes: read.bytes + chunk.byteLength }
+      }
+    ),
+    // A 200 with no body at all (fetch gives no stream for it) is an empty answer.
+    Effect.catchIf(
+      (error) => error.reason === "EmptyBody",
+      () => Effect.succeed({ chunks: [], bytes: 0 })
+    ),
+    Effect.map((read) => (read.bytes > limit ? undefined : new TextDecoder().decode(Buffer.concat(read.chunks))))
+  )
 
 /** The request's own host, or its `www.` twin (e-licitatie.ro, www.e-licitatie.ro), never from https down to http. */
 const sameHost = (from: URL, to: URL) =>
@@ -84,29 +122,32 @@ export const makeSourceClient = (options: SourceClientOptions) =>
 
     /**
      * Waits for this source's turn, so that requests leave at least `spacing` apart and none before
-     * the `Retry-After` the source last gave; a wait longer than a request waits fails at once (the
-     * request is not sent), so the other reads of a poll, and notice retries, do not ask early.
+     * the `Retry-After` the source last gave (to this process or, with `block`, to any); a wait longer
+     * than a request waits fails at once (the request is not sent), so the other reads of a poll, and
+     * notice retries, do not ask early. The wait is outside the request's timeout: it is not the
+     * source's slowness.
      */
-    const awaitTurn = <A, E, R>(request: Effect.Effect<A, E | SourceFailure, R>) =>
-      turn
-        .withPermits(1)(
-          Effect.gen(function* () {
-            const now = yield* Clock.currentTimeMillis
-            if (blockedUntil - now > Duration.toMillis(LONGEST_WAIT_IN_REQUEST)) {
-              const wait = Duration.millis(blockedUntil - now)
-              return yield* failure(
-                "rate-limited",
-                `${options.source} asked for no request before ${new Date(blockedUntil).toISOString()} (Retry-After)`,
-                null,
-                wait
-              )
-            }
-            const allowedAt = Math.max(nextAllowedAt, blockedUntil)
-            if (allowedAt > now) yield* Effect.sleep(Duration.millis(allowedAt - now))
-            nextAllowedAt = (yield* Clock.currentTimeMillis) + spacing
-          })
-        )
-        .pipe(Effect.zipRight(request))
+    const awaitTurn: Effect.Effect<void, SourceFailure> = turn.withPermits(1)(
+      Effect.gen(function* () {
+        while (true) {
+          const now = yield* Clock.currentTimeMillis
+          const blocked = Math.max(blockedUntil, options.block === undefined ? 0 : yield* options.block.until)
+          if (blocked - now > Duration.toMillis(LONGEST_WAIT_IN_REQUEST)) {
+            return yield* failure(
+              "rate-limited",
+              `${options.source} asked for no request before ${new Date(blocked).toISOString()} (Retry-After)`,
+              null,
+              Duration.millis(blocked - now)
+            )
+          }
+          const allowedAt = Math.max(nextAllowedAt, blocked)
+          if (allowedAt <= now) break
+          // Looked at again after the wait: another process may have met a longer Retry-After meanwhile.
+          yield* Effect.sleep(Duration.millis(allowedAt - now))
+        }
+        nextAllowedAt = (yield* Clock.currentTimeMillis) + spacing
+      })
+    )
 
     const checked = (url: string, expected: Expected) => (response: HttpClientResponse.HttpClientResponse) =>
       Effect.gen(function* () {
@@ -115,7 +156,10 @@ export const makeSourceClient = (options: SourceClientOptions) =>
         if (status === 429 || status === 503) {
           const now = yield* Clock.currentTimeMillis
           const retryAfter = parseRetryAfter(response.headers["retry-after"], now)
-          if (retryAfter !== undefined) blockedUntil = Math.max(blockedUntil, now + Duration.toMillis(retryAfter))
+          if (retryAfter !== undefined) {
+            blockedUntil = Math.max(blockedUntil, now + Duration.toMillis(retryAfter))
+            if (options.block !== undefined) yield* options.block.extend(blockedUntil)
+          }
           return yield* failure(
             status === 429 ? "rate-limited" : "server",
             `${where} answered ${status}${retryAfter === undefined ? "" : ` (Retry-After ${Duration.format(retryAfter)})`}`,
@@ -125,8 +169,9 @@ export const makeSourceClient = (options: SourceClientOptions) =>
         }
         if (status >= 500) return yield* failure("server", `${where} answered ${status}`, status)
         if (status >= 400) {
-          const body = yield* response.text.pipe(Effect.orElseSucceed(() => ""))
-          return yield* failure("refused", `${where} answered ${status}: ${body.slice(0, 200)}`, status)
+          // Its first 200 characters say why; more than 64 kB of it is not read.
+          const body = yield* readAtMost(response, 64 * 1024).pipe(Effect.orElseSucceed(() => undefined))
+          return yield* failure("refused", `${where} answered ${status}: ${(body ?? "").slice(0, 200)}`, status)
         }
         const contentType = response.headers["content-type"] ?? ""
         if (!contentTypeMatches(expected, contentType)) {
@@ -136,9 +181,17 @@ export const makeSourceClient = (options: SourceClientOptions) =>
             status
           )
         }
-        return yield* response.text.pipe(
+        const text = yield* readAtMost(response, MAX_ANSWER_BYTES).pipe(
           Effect.mapError(() => failure("unreachable", `${where}: the answer was cut off`, status))
         )
+        if (text === undefined) {
+          return yield* failure(
+            "invalid",
+            `${where} answered more than ${MAX_ANSWER_BYTES / 1024 / 1024} MB: not read further`,
+            status
+          )
+        }
+        return text
       })
 
     /** Where a redirect leads, when the source's own host: fetch does not follow redirects itself (`manual`). */
@@ -176,7 +229,10 @@ export const makeSourceClient = (options: SourceClientOptions) =>
 
     type Answer = { readonly text: string } | { readonly next: HttpClientRequest.HttpClientRequest }
 
-    /** The answer's text, following redirects within the source's own hosts, each hop spaced like any request. */
+    /**
+     * The answer's text, following redirects within the source's own hosts, each hop spaced like any
+     * request and given `timeout` to be sent and read.
+     */
     const exchange = (
       request: HttpClientRequest.HttpClientRequest,
       expected: Expected,
@@ -184,14 +240,20 @@ export const makeSourceClient = (options: SourceClientOptions) =>
     ): Effect.Effect<string, SourceFailure | HttpClientError.HttpClientError> =>
       Effect.gen(function* () {
         const init = Option.getOrElse(yield* Effect.serviceOption(FetchHttpClient.RequestInit), () => ({}))
-        const answer = yield* awaitTurn(client.execute(request)).pipe(
+        yield* awaitTurn
+        const answer = yield* client.execute(request).pipe(
           Effect.provideService(FetchHttpClient.RequestInit, { ...init, redirect: "manual" }),
           Effect.flatMap((response) =>
             REDIRECTS.has(response.status)
               ? Effect.map(redirectTarget(request, response), (next): Answer => ({ next }))
               : Effect.map(checked(request.url, expected)(response), (text): Answer => ({ text }))
           ),
-          Effect.scoped
+          Effect.scoped,
+          // Sending and reading only, not the wait for the turn (a Retry-After of minutes is no time-out).
+          Effect.timeoutFail({
+            duration: timeout,
+            onTimeout: () => failure("timeout", `${options.source} did not answer within ${Duration.format(timeout)}`)
+          })
         )
         if ("text" in answer) return answer.text
         if (hops >= MAX_REDIRECTS) {
@@ -218,10 +280,6 @@ export const makeSourceClient = (options: SourceClientOptions) =>
           0
         )
       }).pipe(
-        Effect.timeoutFail({
-          duration: timeout,
-          onTimeout: () => failure("timeout", `${options.source} did not answer within ${Duration.format(timeout)}`)
-        }),
         Effect.catchTag("RequestError", (error) =>
           Effect.fail(
             failure("unreachable", `${options.source} unreachable: ${networkReason(error.cause) ?? error.message}`)

@@ -19,6 +19,7 @@ import { handle } from "../queue/JobRunner.js"
 import { IngestConfig } from "./IngestConfig.js"
 import { IngestState } from "./IngestState.js"
 import { NoticeIntake, type PolledNotice } from "./NoticeIntake.js"
+import { retriedAfterSourceWait } from "./NoticeRetry.js"
 import { withPollLease } from "./PollLease.js"
 import { makeSourceClient } from "./SourceClient.js"
 
@@ -104,7 +105,8 @@ const makeTedPoller = Effect.gen(function* () {
     source: "ted",
     spacing: config.spacing.ted,
     userAgent: config.userAgent,
-    isOwnHost
+    isOwnHost,
+    block: state.sourceBlock("ted")
   })
   const searchUrl = `${config.tedApiUrl}/v3/notices/search`
 
@@ -283,16 +285,16 @@ export const TedPollerLive = Layer.effect(TedPoller, makeTedPoller)
 /**
  * Reads a notice whose XML failed during its poll, unless a later poll read it meanwhile (read again,
  * it would be downloaded, rescored as a change and counted twice); a failure again is retried by the
- * kind's schedule.
+ * kind's schedule, or once TED's `Retry-After` has run out.
  */
-export const readTedNoticeJob = handle(ReadTedNotice, (ref) =>
+export const readTedNoticeJob = handle(ReadTedNotice, (ref, job) =>
   Effect.gen(function* () {
     const poller = yield* TedPoller
     if (yield* poller.alreadyRead(ref)) {
       return yield* Effect.logInfo(`ted notice ${ref.publicationNumber}: read by a later poll, not again on retry`)
     }
-    const notice = yield* poller.readNotice(ref).pipe(Effect.mapError((failure) => failure.message))
+    const notice = yield* poller.readNotice(ref)
     const result = yield* (yield* NoticeIntake).intake("ted", [notice])
     yield* Effect.logInfo(`ted notice ${ref.publicationNumber} read on retry (${result.inserted} new)`)
-  })
+  }).pipe(retriedAfterSourceWait(ReadTedNotice, job))
 )
