@@ -1,18 +1,10 @@
 import { FetchHttpClient } from "@effect/platform"
 import type { SqlClient } from "@effect/sql"
-import { Cause, Clock, Duration, Effect, Layer } from "effect"
-import { bucharestDate } from "../domain/BucharestTime.js"
-import { addDays } from "../domain/ingest/PublicationDays.js"
-import {
-  type PollOutcome,
-  pollSchedule,
-  SOURCE_NAMES,
-  SourceFailure,
-  type SourceName
-} from "../domain/ingest/SourceFailure.js"
+import { Cause, Duration, Effect, Layer, Schedule } from "effect"
+import { type PollOutcome, pollSchedule, SourceFailure, type SourceName } from "../domain/ingest/SourceFailure.js"
 import type { AppConfig } from "../infra/config/AppConfig.js"
 import { IngestConfig, IngestConfigLive } from "../infra/ingest/IngestConfig.js"
-import { IngestState } from "../infra/ingest/IngestState.js"
+import { IngestState, POLLER_HEARTBEAT } from "../infra/ingest/IngestState.js"
 import { type NoticeIntake, NoticeIntakeLive } from "../infra/ingest/NoticeIntake.js"
 import { readSeapNoticeJob, SeapPoller, SeapPollerLive } from "../infra/ingest/SeapPoller.js"
 import { readTedNoticeJob, TedPoller, TedPollerLive } from "../infra/ingest/TedPoller.js"
@@ -68,15 +60,26 @@ export const runPoller = <R>(source: SourceName, poll: Effect.Effect<void, { rea
     yield* Effect.repeat(once, pollSchedule(config.pollEvery))
   })
 
-/** The pollers this worker runs (INGEST_SOURCES); the sources it does not poll are marked so. */
+/**
+ * Beside a source's poller, every POLLER_HEARTBEAT from its start: this worker polls the source (its
+ * `enabled`), through back-offs, long Retry-After waits and long polls alike.
+ */
+const heartbeat = (source: SourceName) =>
+  Effect.flatMap(IngestState, (state) =>
+    state.heartbeat(source).pipe(
+      Effect.catchAllCause((cause) => Effect.logWarning(`${source} poller: its heartbeat failed`, cause)),
+      Effect.repeat(Schedule.spaced(POLLER_HEARTBEAT))
+    )
+  )
+
+/**
+ * The pollers this worker runs (INGEST_SOURCES). The sources it does not poll are left alone: another
+ * worker may poll them, and their `enabled` is that worker's heartbeat.
+ */
 const Pollers = Layer.scopedDiscard(
   Effect.gen(function* () {
     const config = yield* IngestConfig
-    const state = yield* IngestState
-    const today = bucharestDate(yield* Clock.currentTimeMillis)
-    for (const source of SOURCE_NAMES) {
-      if (!config.sources.includes(source)) yield* state.open(source, addDays(today, -1), false)
-    }
+    for (const source of config.sources) yield* Effect.forkScoped(heartbeat(source))
     if (config.sources.includes("ted")) yield* Effect.forkScoped(runPoller("ted", (yield* TedPoller).poll))
     if (config.sources.includes("seap")) yield* Effect.forkScoped(runPoller("seap", (yield* SeapPoller).poll))
     if (config.sources.length > 0) {

@@ -205,9 +205,9 @@ describe("pollers side by side: one source down, the other ingests; status and /
         Effect.flatMap(
           SqlClient.SqlClient,
           (sql) => sql`
-            INSERT INTO ingest_sources (name, enabled, watermark, last_success_at, last_error_at, last_error, ingested, skipped)
-            VALUES ('ted', true, '2026-11-20', '2026-11-20T08:00:00Z', '2026-11-20T09:00:00Z', 'ted unreachable: ECONNREFUSED', 42, 1),
-                   ('seap', true, '2026-11-20', '2026-11-20T09:30:00Z', '2026-11-20T07:00:00Z', 'seap answered 429', 7, 0)`
+            INSERT INTO ingest_sources (name, poller_alive_until, watermark, last_success_at, last_error_at, last_error, ingested, skipped)
+            VALUES ('ted', now() + interval '3 minutes', '2026-11-20', '2026-11-20T08:00:00Z', '2026-11-20T09:00:00Z', 'ted unreachable: ECONNREFUSED', 42, 1),
+                   ('seap', now() + interval '3 minutes', '2026-11-20', '2026-11-20T09:30:00Z', '2026-11-20T07:00:00Z', 'seap answered 429', 7, 0)`
         )
       )
       const ready = await fetch(`${server.baseUrl}/ready`)

@@ -25,7 +25,7 @@ describe("SEAP: the daily revisit of past days' contract notices", () => {
             .filter((r) => r.path.includes("GetCNoticeList"))
             .map((r) => (r.body as { startPublicationDate: string }).startPublicationDate)
         const day = daysAgo(3)
-        yield* state.open("seap", day, true)
+        yield* state.open("seap", day)
         const fields = { publicationDate: day, title: "Reabilitare școală gimnazială", value: 500000 }
         const notice = seapContractNotice(fields)
         seap.publishContractNotice(notice)

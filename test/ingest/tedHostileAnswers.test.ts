@@ -357,7 +357,7 @@ describe("a page whose read marks the database refuses in part", () => {
     it.effect("loses only the refused mark: the page's tenders, the other marks and the paging state are kept", () =>
       Effect.gen(function* () {
         const sql = yield* SqlClient.SqlClient
-        yield* (yield* IngestState).open("ted", today(), true)
+        yield* (yield* IngestState).open("ted", today())
         const record = (id: string) => ({
           source: "ted-eforms",
           source_id: id,

@@ -450,10 +450,10 @@ describe("the browser app", () => {
     // SEAP polled and failing since its last success; TED never opened (not polled by any worker).
     await sql(
       (q) => q`
-        INSERT INTO ingest_sources (name, enabled, watermark, last_success_at, last_error_at, last_error, ingested, skipped)
-        VALUES ('seap', true, '2026-11-20', '2026-11-21T08:15:00Z', '2026-11-21T09:30:00Z',
+        INSERT INTO ingest_sources (name, poller_alive_until, watermark, last_success_at, last_error_at, last_error, ingested, skipped)
+        VALUES ('seap', now() + interval '3 minutes', '2026-11-20', '2026-11-21T08:15:00Z', '2026-11-21T09:30:00Z',
                 'SEAP answered with its maintenance page', 1234567, 3)
-        ON CONFLICT (name) DO UPDATE SET enabled = EXCLUDED.enabled, watermark = EXCLUDED.watermark,
+        ON CONFLICT (name) DO UPDATE SET poller_alive_until = EXCLUDED.poller_alive_until, watermark = EXCLUDED.watermark,
           last_success_at = EXCLUDED.last_success_at, last_error_at = EXCLUDED.last_error_at,
           last_error = EXCLUDED.last_error, ingested = EXCLUDED.ingested, skipped = EXCLUDED.skipped`
     )

@@ -6,7 +6,9 @@ import { AccessTokenAuth } from "../AccessTokenAuth.js"
 
 export const SourceStatus = Schema.Struct({
   name: Schema.Literal(...SOURCE_NAMES),
-  enabled: Schema.Boolean.annotations({ description: "Polled by the worker (INGEST_SOURCES)" }),
+  enabled: Schema.Boolean.annotations({
+    description: "Polled by a worker (its INGEST_SOURCES): the poller's heartbeat is under 3 minutes old"
+  }),
   watermark: DateString.annotations({ description: "The earliest publication day the next poll asks for" }),
   lastSuccessAt: Schema.NullOr(DateTimeString),
   lastErrorAt: Schema.NullOr(DateTimeString),

@@ -7,7 +7,7 @@ import { Effect, Option } from "effect"
  * with `pg_try_advisory_lock` on a connection reserved for the body and released on that same
  * connection before it goes back to the pool (the pool would otherwise lend it out still holding
  * the lock); a process that dies loses its connections, and with them the lock. For work one worker
- * of several should do at a time, for as long as it takes (PollLease, LifecycleLease).
+ * of several should do at a time, for as long as it takes (LifecycleLease).
  */
 export const withSessionLock = <A, E, R>(
   key: readonly [number] | readonly [number, number],

@@ -1,11 +1,23 @@
 import { SqlClient, type SqlError, SqlSchema } from "@effect/sql"
-import { Context, Effect, Layer, Option, Schema } from "effect"
+import { Context, Duration, Effect, Layer, Option, Schema } from "effect"
 import { bucharestDate } from "../../domain/BucharestTime.js"
+import { addDays } from "../../domain/ingest/PublicationDays.js"
 import { SOURCE_NAMES, type SourceName } from "../../domain/ingest/SourceFailure.js"
 import { clockNow } from "../db/ClockNow.js"
 import type { SourceBlock } from "./SourceClient.js"
 
-/** A source's poller state as it is stored; `cursor` is the poller's own paging state (JSON). */
+/**
+ * How often a worker's poller of a source says it polls it (`heartbeat`; a poll's start says it too).
+ * The source is polled (`enabled`) while one said so within the last three: a worker that stopped
+ * polling it (stopped, crashed, INGEST_SOURCES changed) leaves it off within 3 minutes.
+ */
+export const POLLER_HEARTBEAT = Duration.minutes(1)
+const POLLER_ALIVE_FOR = Duration.times(POLLER_HEARTBEAT, 3)
+
+/**
+ * A source's poller state as it is stored; `cursor` is the poller's own paging state (JSON);
+ * `enabled`: a worker polls it (its poller's heartbeat is fresh).
+ */
 export const SourceStateRow = Schema.Struct({
   name: Schema.Literal(...SOURCE_NAMES),
   enabled: Schema.Boolean,
@@ -70,8 +82,13 @@ export interface SeenNotice {
 export class IngestState extends Context.Tag("IngestState")<
   IngestState,
   {
-    /** The source's state, created with `watermark` on first use; marks whether this worker polls it. */
-    readonly open: (source: SourceName, watermark: string, enabled: boolean) => Effect.Effect<SourceState>
+    /** The source's state at a poll's start, created with `watermark` on first use; a heartbeat of its poller. */
+    readonly open: (source: SourceName, watermark: string) => Effect.Effect<SourceState>
+    /**
+     * A worker's poller of the source says it polls it (every POLLER_HEARTBEAT): the source is
+     * `enabled` while one did within the last three. Workers that do not poll a source write nothing.
+     */
+    readonly heartbeat: (source: SourceName) => Effect.Effect<void>
     readonly saveCursor: (source: SourceName, cursor: unknown) => Effect.Effect<void>
     /** A poll that went to the end: the new watermark, no paging in progress, the success time. */
     readonly finishPoll: (source: SourceName, watermark: string) => Effect.Effect<void>
@@ -116,22 +133,33 @@ export const IngestStateLive = Layer.effect(
   IngestState,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const columns = sql`name, enabled, watermark::text AS watermark, cursor, last_success_at, last_error_at,
-                        last_error, ingested::text AS ingested, skipped::text AS skipped,
-                        revisited_on::text AS revisited_on`
+    const columns = (now: Date) =>
+      sql`name, coalesce(poller_alive_until > ${now}, false) AS enabled, watermark::text AS watermark, cursor,
+          last_success_at, last_error_at, last_error, ingested::text AS ingested, skipped::text AS skipped,
+          revisited_on::text AS revisited_on`
 
     const stateOf = (source: SourceName) =>
-      sql`SELECT ${columns} FROM ingest_sources WHERE name = ${source}`.pipe(
+      Effect.flatMap(clockNow, (now) => sql`SELECT ${columns(now)} FROM ingest_sources WHERE name = ${source}`).pipe(
         Effect.flatMap((rows) => decodeState(rows[0])),
         Effect.orDie
       )
 
-    const open = (source: SourceName, watermark: string, enabled: boolean) =>
-      sql`INSERT INTO ingest_sources (name, watermark, enabled) VALUES (${source}, ${watermark}::date, ${enabled})
-          ON CONFLICT (name) DO UPDATE SET enabled = EXCLUDED.enabled`.pipe(
-        Effect.zipRight(stateOf(source)),
+    /** The source's row, created with `watermark`, its poller vouched for from `now`. */
+    const vouch = (source: SourceName, watermark: string, now: Date) =>
+      sql`INSERT INTO ingest_sources (name, watermark, poller_alive_until)
+          VALUES (${source}, ${watermark}::date, ${new Date(now.getTime() + Duration.toMillis(POLLER_ALIVE_FOR))})
+          ON CONFLICT (name) DO UPDATE SET poller_alive_until = EXCLUDED.poller_alive_until`.pipe(
+        Effect.asVoid,
         Effect.orDie
       )
+
+    const open = (source: SourceName, watermark: string) =>
+      Effect.flatMap(clockNow, (now) => vouch(source, watermark, now)).pipe(Effect.zipRight(stateOf(source)))
+
+    // A poller's first beat may come before its first poll: the row it creates starts from
+    // yesterday, as the pollers' first poll does.
+    const heartbeat = (source: SourceName) =>
+      Effect.flatMap(clockNow, (now) => vouch(source, addDays(bucharestDate(now.getTime()), -1), now))
 
     const saveCursor = (source: SourceName, cursor: unknown) =>
       Effect.flatMap(clockNow, (now) =>
@@ -190,13 +218,14 @@ export const IngestStateLive = Layer.effect(
     })
 
     const stored = SqlSchema.findAll({
-      Request: Schema.Void,
+      Request: Schema.DateFromSelf,
       Result: SourceStateRow,
-      execute: () => sql`SELECT ${columns} FROM ingest_sources`
+      execute: (now) => sql`SELECT ${columns(now)} FROM ingest_sources`
     })
     const readAll = Effect.gen(function* () {
-      const rows = yield* stored().pipe(Effect.catchTag("ParseError", Effect.die))
-      const today = bucharestDate((yield* clockNow).getTime())
+      const now = yield* clockNow
+      const rows = yield* stored(now).pipe(Effect.catchTag("ParseError", Effect.die))
+      const today = bucharestDate(now.getTime())
       return SOURCE_NAMES.map(
         (name): SourceState =>
           rows.find((row) => row.name === name) ?? {
@@ -293,6 +322,7 @@ export const IngestStateLive = Layer.effect(
 
     return {
       open,
+      heartbeat,
       saveCursor,
       finishPoll,
       recordError,

@@ -10,6 +10,7 @@ import { JobQueue } from "../queue/JobQueue.js"
 import { ScoreTenders } from "../scoring/ScoringJobKinds.js"
 import { TenderStore } from "../tenders/TenderStore.js"
 import { IngestState, type SeenNotice } from "./IngestState.js"
+import { fencePoll, type PollLeaseLost } from "./PollLease.js"
 
 /** One notice a poller read, parsed (or skipped) by the importers the service already has. */
 export interface PolledNotice {
@@ -47,6 +48,8 @@ export interface IntakeResult {
  * one `tenders.score` job scores the batch, where tenders new to the service may alert and tenders a
  * change updated alert only where their verdict rose; and the
  * poller's paging state advances. A crash anywhere leaves all of it undone, so the page is read again.
+ * A poll's page is taken in only while the poll holds its lease (PollLease's fence): a poll whose
+ * lease passed to another poll fails with PollLeaseLost and its page is undone.
  */
 export class NoticeIntake extends Context.Tag("NoticeIntake")<
   NoticeIntake,
@@ -56,11 +59,11 @@ export class NoticeIntake extends Context.Tag("NoticeIntake")<
       notices: ReadonlyArray<PolledNotice>,
       /** The poller's paging state after this batch, saved with it. */
       cursor?: Option.Option<unknown>
-    ) => Effect.Effect<IntakeResult>
+    ) => Effect.Effect<IntakeResult, PollLeaseLost>
   }
 >() {}
 
-/** The advisory lock of page intake (see `intake`); other locks of the service: Migrator, ScorePartitions, PollLease, LifecycleLease. */
+/** The advisory lock of page intake (see `intake`); other locks of the service: Migrator, ScorePartitions, LifecycleLease. */
 const INTAKE_LOCK = 7_246_835
 
 /**
@@ -223,6 +226,8 @@ export const NoticeIntakeLive = Layer.effect(
             // held to the commit): a TED and a SEAP page of one procedure, taken in at once, would
             // each look for the other's tender before it commits, and make two.
             yield* sql`SELECT pg_advisory_xact_lock(${INTAKE_LOCK})`
+            // After the intake lock, as every other lock of the page (the source's row: count, cursor).
+            yield* fencePoll(sql, source)
             // A change of a change names the first change: keyed by the original, it finds its tender.
             const resolved = yield* store.resolveVersions(normalized.map((entry) => entry.tender))
             const versions = normalized.map(({ notice }, i) => ({ notice, tender: resolved[i]! }))
@@ -296,7 +301,7 @@ export const NoticeIntakeLive = Layer.effect(
             }
           })
         )
-        .pipe(Effect.orDie)
+        .pipe(Effect.catchTag("SqlError", Effect.die))
 
     return { intake }
   })

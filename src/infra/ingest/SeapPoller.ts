@@ -265,7 +265,7 @@ const makeSeapPoller = Effect.gen(function* () {
     Effect.gen(function* () {
       const now = yield* Clock.currentTimeMillis
       const today = bucharestDate(now)
-      const source = yield* state.open("seap", addDays(today, -1), true)
+      const source = yield* state.open("seap", addDays(today, -1))
       const resumed = decodeCursor(source.cursor)
       const start = Option.match(resumed, { onNone: () => source.watermark, onSome: (c) => c.day })
       // A day whose list shifted while paged is asked again by the next poll: the watermark stays on
@@ -319,7 +319,8 @@ export const readSeapNoticeJob = handle(ReadSeapNotice, ({ list, item }, job) =>
       return yield* Effect.logInfo(`seap notice ${ref}: read by a later poll, not again on retry`)
     }
     const notice = yield* poller.readNotice(list, item)
-    yield* (yield* NoticeIntake).intake("seap", [notice])
+    // A job is no poll's: no lease fences its intake.
+    yield* (yield* NoticeIntake).intake("seap", [notice]).pipe(Effect.catchTag("PollLeaseLost", Effect.die))
     yield* Effect.logInfo(`seap notice ${notice.ref} read on retry`)
   }).pipe(retriedAfterSourceWait(ReadSeapNotice, job))
 )

@@ -222,7 +222,7 @@ const makeTedPoller = Effect.gen(function* () {
     "ted",
     Effect.gen(function* () {
       const today = bucharestDate(yield* Clock.currentTimeMillis)
-      const source = yield* state.open("ted", addDays(today, -1), true)
+      const source = yield* state.open("ted", addDays(today, -1))
       const resumed = decodeCursor(source.cursor)
       const day = Option.match(resumed, { onNone: () => source.watermark, onSome: (c) => c.day })
       let token = Option.match(resumed, { onNone: () => null, onSome: (c) => c.token })
@@ -294,7 +294,10 @@ export const readTedNoticeJob = handle(ReadTedNotice, (ref, job) =>
       return yield* Effect.logInfo(`ted notice ${ref.publicationNumber}: read by a later poll, not again on retry`)
     }
     const notice = yield* poller.readNotice(ref)
-    const result = yield* (yield* NoticeIntake).intake("ted", [notice])
+    // A job is no poll's: no lease fences its intake.
+    const result = yield* (yield* NoticeIntake)
+      .intake("ted", [notice])
+      .pipe(Effect.catchTag("PollLeaseLost", Effect.die))
     yield* Effect.logInfo(`ted notice ${ref.publicationNumber} read on retry (${result.inserted} new)`)
   }).pipe(retriedAfterSourceWait(ReadTedNotice, job))
 )

@@ -72,7 +72,7 @@ export const scrapeSource = Effect.gen(function* () {
   const ingest = sharedWhilePending(() =>
     run(
       sql`
-        SELECT name, enabled, extract(epoch FROM now() - last_success_at)::float8 AS lag_seconds,
+        SELECT name, coalesce(poller_alive_until > now(), false) AS enabled, extract(epoch FROM now() - last_success_at)::float8 AS lag_seconds,
                (last_error_at IS NOT NULL AND (last_success_at IS NULL OR last_error_at > last_success_at)) AS failing
         FROM ingest_sources`.pipe(
         Effect.flatMap(Schema.decodeUnknown(Schema.Array(IngestRow))),
