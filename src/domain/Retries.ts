@@ -34,10 +34,15 @@ export const JobRetrySchedule: Schedule.Schedule<Duration.Duration> = Schedule.e
 )
 
 /**
- * Outgoing e-mail: 5 attempts, at 0, +1 min, +3 min, +9 min and +27 min (40 minutes in all), long
- * enough to ride out an SMTP server's restart or a greylisting delay; then the message is `failed`.
+ * Outgoing e-mail: 12 attempts, at 0, +1 min, +3 min, +9 min, +27 min, then hourly (7 h 40 min in
+ * all); then the message is `failed`. The first ones ride out a greylisting delay or a restart; the
+ * hourly ones an SMTP outage of hours (RFC 5321 4.5.4.1 retries for days), which would otherwise
+ * lose a morning's digests for good.
  */
 export const MailRetrySchedule: Schedule.Schedule<[Duration.Duration, number]> = Schedule.exponential(
   "1 minute",
   3
-).pipe(Schedule.intersect(Schedule.recurs(4)))
+).pipe(
+  Schedule.modifyDelay((_, delay) => Duration.min(delay, Duration.hours(1))),
+  Schedule.intersect(Schedule.recurs(11))
+)

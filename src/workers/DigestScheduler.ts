@@ -4,10 +4,10 @@ import { DailyDigest, DailyDigestLive } from "../infra/digest/DailyDigest.js"
 
 /** One pass of the digest, logged; a failed pass is a warning and the next hour tries again. */
 const pass = Effect.flatMap(DailyDigest, (digest) => digest.sendDue).pipe(
-  Effect.tap(({ queued, empty, taken }) =>
-    queued + empty + taken > 0
+  Effect.tap(({ queued, empty, taken, off }) =>
+    queued + empty + taken + off > 0
       ? Effect.logInfo(
-          `Daily digest: ${queued} queued, ${empty} with nothing to report, ${taken} taken by another worker`
+          `Daily digest: ${queued} queued, ${empty} with nothing to report, ${taken} taken by another worker, ${off} turned off meanwhile`
         )
       : Effect.void
   ),

@@ -500,12 +500,15 @@ describe("job queue", () => {
 })
 
 describe("retry schedules", () => {
-  it.effect("jobs: 2 s doubling up to 5 min; mail: 1, 3, 9, 27 min, then it gives up", () =>
+  it.effect("jobs: 2 s doubling up to 5 min; mail: 1, 3, 9, 27 min, then hourly, and gives up after 12 attempts", () =>
     Effect.gen(function* () {
       const jobDelays = yield* Effect.forEach([1, 2, 3, 4, 8, 9, 20], (n) => delayAfterFailure(JobRetrySchedule, n))
       expect(jobDelays.map(millis)).toEqual([2, 4, 8, 16, 256, 300, 300].map((s) => Option.some(s * 1000)))
-      const mailDelays = yield* Effect.forEach([1, 2, 3, 4, 5], (n) => delayAfterFailure(MailRetrySchedule, n))
-      expect(mailDelays.map(millis)).toEqual([...[1, 3, 9, 27].map((m) => Option.some(m * 60_000)), Option.none()])
+      const mailDelays = yield* Effect.forEach([1, 2, 3, 4, 5, 11, 12], (n) => delayAfterFailure(MailRetrySchedule, n))
+      expect(mailDelays.map(millis)).toEqual([
+        ...[1, 3, 9, 27, 60, 60].map((m) => Option.some(m * 60_000)),
+        Option.none()
+      ])
     })
   )
 
@@ -517,12 +520,14 @@ describe("retry schedules", () => {
         Effect.zipRight(Effect.fail("no"))
       )
       const fiber = yield* Effect.fork(Effect.retry(failing, MailRetrySchedule))
-      yield* TestClock.adjust("1 hour")
+      yield* TestClock.adjust("1 day")
       yield* Fiber.await(fiber)
       const times = yield* Ref.get(attemptsAt)
       const gaps = times.slice(1).map((t, i) => Option.some(t - times[i]!))
-      const stepped = yield* Effect.forEach([1, 2, 3, 4], (n) => delayAfterFailure(MailRetrySchedule, n))
-      expect(times).toHaveLength(5)
+      const stepped = yield* Effect.forEach([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11], (n) =>
+        delayAfterFailure(MailRetrySchedule, n)
+      )
+      expect(times).toHaveLength(12)
       expect(gaps).toEqual(stepped.map(millis))
     })
   )

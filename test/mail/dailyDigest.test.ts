@@ -1,7 +1,20 @@
 import { randomBytes } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it, layer } from "@effect/vitest"
-import { Chunk, Context, Duration, Effect, Fiber, Layer, Option, Queue, Redacted, TestClock } from "effect"
+import {
+  Chunk,
+  Context,
+  Deferred,
+  Duration,
+  Effect,
+  Either,
+  Fiber,
+  Layer,
+  Option,
+  Queue,
+  Redacted,
+  TestClock
+} from "effect"
 import {
   DIGEST_AUTHORITY_MAX,
   DIGEST_TITLE_MAX,
@@ -13,6 +26,7 @@ import { romanianCount } from "../../src/domain/RomanianFormat.js"
 import { AppConfig } from "../../src/infra/config/AppConfig.js"
 import { PgLive } from "../../src/infra/db/PgPool.js"
 import { DailyDigest, DailyDigestLive, type DigestPass } from "../../src/infra/digest/DailyDigest.js"
+import { DigestSettingsRepo } from "../../src/infra/digest/DigestSettingsRepo.js"
 import { SmtpMailer } from "../../src/infra/mail/Mailer.js"
 import { RepositoriesLive } from "../../src/infra/Repositories.js"
 import { runDigestSchedule } from "../../src/workers/DigestScheduler.js"
@@ -193,7 +207,7 @@ const startSchedule = Effect.gen(function* () {
   }
 })
 
-const none: DigestPass = { queued: 0, empty: 0, taken: 0 }
+const none: DigestPass = { queued: 0, empty: 0, taken: 0, off: 0 }
 
 describe("the digest's clock", () => {
   it("a pass is due at each whole hour; Bucharest hours start with UTC's, DST days included", () => {
@@ -428,7 +442,7 @@ layer(TestLayer, { timeout: Duration.minutes(2) })("the daily digest", (it) => {
       // Another account with nothing to report: its day is recorded, no e-mail.
       const quiet = yield* account({ hour: 6 })
 
-      expect(yield* sendDue).toEqual({ queued: 1, empty: 1, taken: 0 })
+      expect(yield* sendDue).toEqual({ ...none, queued: 1, empty: 1 })
       expect((yield* sendsOf(quiet.userId)).map((s) => s.email_id)).toEqual([null])
       expect(yield* outboxCount(quiet.email)).toBe(0)
 
@@ -508,7 +522,7 @@ layer(TestLayer, { timeout: Duration.minutes(2) })("the daily digest", (it) => {
         createdAt: at("2026-11-20T15:00:00Z"),
         firstScoredAt: at("2026-11-20T15:02:00Z")
       })
-      expect(yield* sendDue).toEqual({ queued: 1, empty: 1, taken: 0 })
+      expect(yield* sendDue).toEqual({ ...none, queued: 1, empty: 1 })
       expect(yield* deliver).toBe(1)
       const [, second] = yield* Effect.promise(() => receiver.waitFor(2))
       expect(second!.text).toContain(
@@ -573,6 +587,101 @@ layer(TestLayer, { timeout: Duration.minutes(2) })("the daily digest", (it) => {
         for (const user of users) expect(yield* outboxCount(user.email)).toBe(day + 1)
       }
     }).pipe(Effect.scoped)
+  )
+
+  it.effect(
+    "a user who turns the digest off while the pass waits on another worker's claim of their day gets none",
+    () =>
+      Effect.gen(function* () {
+        yield* onlyNewUsers
+        yield* TestClock.setTime(at("2026-11-20T06:00:00Z")) // 08:00 in Bucharest
+        const user = yield* account({ hour: 8 })
+        yield* tender({
+          companyId: user.companies[0]!,
+          title: "Modernizare DJ 107",
+          createdAt: at("2026-11-20T02:00:00Z")
+        })
+        // Another worker's claim of the same day, in flight on its own connection, then rolled back.
+        const url = yield* TestDatabaseUrl
+        const other = yield* Layer.build(PgLive({ url: Redacted.make(url), maxConnections: 2 })).pipe(
+          Effect.map((context) => Context.get(context, SqlClient.SqlClient))
+        )
+        const claimed = yield* Deferred.make<void>()
+        const release = yield* Deferred.make<void>()
+        const otherWorker = yield* Effect.fork(
+          other
+            .withTransaction(
+              Effect.gen(function* () {
+                yield* other`
+                INSERT INTO digest_sends (user_id, bucharest_date, covered_from, covered_to)
+                VALUES (${user.userId}, '2026-11-20', ${at("2026-11-19T06:00:00Z")}, ${at("2026-11-20T05:50:00Z")})`
+                yield* Deferred.succeed(claimed, undefined)
+                yield* Deferred.await(release)
+                return yield* Effect.fail("the other worker's digest failed")
+              })
+            )
+            .pipe(Effect.either)
+        )
+        yield* Deferred.await(claimed)
+        const pass = yield* Effect.fork(sendDue)
+        yield* realWait(500) // the pass has found the user due and waits on the other worker's row
+        const settings = yield* DigestSettingsRepo
+        expect(yield* settings.set(user.userId, { enabled: false })).toEqual({ enabled: false, hour: 8 })
+        yield* Deferred.succeed(release, undefined)
+        expect(Either.isLeft(yield* Fiber.join(otherWorker))).toBe(true)
+        expect(yield* Fiber.join(pass)).toEqual({ ...none, off: 1 })
+        expect(yield* outboxCount(user.email)).toBe(0)
+        // The claim is undone: turned on again the same day, the user gets the day's digest.
+        yield* settings.set(user.userId, { enabled: true })
+        yield* TestClock.setTime(at("2026-11-20T07:00:00Z"))
+        expect(yield* sendDue).toEqual({ ...none, queued: 1 })
+      }).pipe(Effect.scoped)
+  )
+
+  it.effect(
+    "turned on again after months off: the first digest looks back 24 hours from turning it on, not to the last before the pause",
+    () =>
+      Effect.gen(function* () {
+        yield* onlyNewUsers
+        const user = yield* account({ hour: 8 })
+        const sql = yield* SqlClient.SqlClient
+        // The last digest before the pause; off on 1 February, on again on 30 June at 18:00.
+        yield* sql`
+        INSERT INTO digest_sends (user_id, bucharest_date, covered_from, covered_to)
+        VALUES (${user.userId}, '2026-02-01', ${at("2026-01-31T05:50:00Z")}, ${at("2026-02-01T05:50:00Z")})`
+        const settings = yield* DigestSettingsRepo
+        yield* TestClock.setTime(at("2026-02-01T10:00:00Z"))
+        yield* settings.set(user.userId, { enabled: false })
+        yield* TestClock.setTime(at("2026-06-30T15:00:00Z"))
+        yield* settings.set(user.userId, { enabled: true })
+        yield* tender({
+          companyId: user.companies[0]!,
+          title: "Pod peste Mureș (din martie)",
+          createdAt: at("2026-03-02T08:00:00Z"),
+          firstScoredAt: at("2026-03-02T08:01:00Z")
+        })
+        yield* tender({
+          companyId: user.companies[0]!,
+          title: "Iluminat public (de ieri)",
+          createdAt: at("2026-06-30T02:00:00Z"),
+          firstScoredAt: at("2026-06-30T02:01:00Z")
+        })
+        yield* TestClock.setTime(at("2026-07-01T05:00:00Z")) // 08:00 in Bucharest (EEST)
+        expect(yield* sendDue).toEqual({ ...none, queued: 1 })
+        const sends = yield* sendsOf(user.userId)
+        expect(sends[1]!.covered_from).toEqual(at("2026-06-29T15:00:00Z"))
+        const [mail] = yield* sql<{
+          body_text: string
+        }>`SELECT body_text FROM email_outbox WHERE id = ${sends[1]!.email_id}`
+        expect(mail!.body_text).toContain("Licitații noi care merită (1):\n  • Iluminat public (de ieri)")
+        expect(mail!.body_text).not.toContain("Pod peste Mureș")
+        // Changing only the hour later on moves nothing: the next digest starts where this one ended.
+        yield* settings.set(user.userId, { enabled: true, hour: 9 })
+        yield* TestClock.setTime(at("2026-07-02T06:00:00Z")) // 09:00 in Bucharest
+        yield* sendDue
+        const [, , next] = yield* sendsOf(user.userId)
+        expect(next!.covered_from).toEqual(sends[1]!.covered_to)
+      }).pipe(Effect.scoped)
   )
 
   it.effect("DST spring day (2027-03-28): 8 o'clock is 05:00 UTC, and a 3 o'clock digest goes out at 04:00", () =>

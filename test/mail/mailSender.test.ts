@@ -270,37 +270,39 @@ describe("e-mail outbox sender", () => {
     const delayMillis = (failures: number) =>
       Effect.map(delayAfterFailure(MailRetrySchedule, failures), (d) => Duration.toMillis(Option.getOrThrow(d)))
 
-    it.scoped("a refusing server: retried after 1, 3, 9 and 27 minutes, then `failed` with the last error", () =>
-      Effect.gen(function* () {
-        const receiver = yield* Effect.acquireRelease(
-          Effect.promise(() =>
-            startSmtpReceiver({ answer: (n) => ({ code: 451, message: `Try again later (${n + 1})` }) })
-          ),
-          (r) => Effect.promise(() => r.close())
-        )
-        const send = sendDueMail().pipe(Effect.provide(smtp(receiver.url)))
-        const { tenantId } = yield* tenantWithUsers("refused")
-        yield* enqueue(tenantId, "s", "b")
-        for (const attempt of [1, 2, 3, 4]) {
+    it.scoped(
+      "a refusing server: retried after 1, 3, 9 and 27 minutes, then hourly, then `failed` after 12 attempts with the last error",
+      () =>
+        Effect.gen(function* () {
+          const receiver = yield* Effect.acquireRelease(
+            Effect.promise(() =>
+              startSmtpReceiver({ answer: (n) => ({ code: 451, message: `Try again later (${n + 1})` }) })
+            ),
+            (r) => Effect.promise(() => r.close())
+          )
+          const send = sendDueMail().pipe(Effect.provide(smtp(receiver.url)))
+          const { tenantId } = yield* tenantWithUsers("refused")
+          yield* enqueue(tenantId, "s", "b")
+          for (let attempt = 1; attempt <= 11; attempt++) {
+            expect(yield* send).toBe(1)
+            const failedAt = yield* Clock.currentTimeMillis
+            const [row] = yield* outboxOf(tenantId)
+            const delay = yield* delayMillis(attempt)
+            expect([row!.status, row!.attempts]).toEqual(["pending", attempt])
+            expect(row!.last_error).toContain(`451 Try again later (${attempt})`)
+            expect(row!.next_attempt_at.getTime()).toBe(failedAt + delay)
+            yield* TestClock.adjust(delay - 1)
+            expect(yield* send).toBe(0)
+            yield* TestClock.adjust(1)
+          }
           expect(yield* send).toBe(1)
-          const failedAt = yield* Clock.currentTimeMillis
           const [row] = yield* outboxOf(tenantId)
-          const delay = yield* delayMillis(attempt)
-          expect([row!.status, row!.attempts]).toEqual(["pending", attempt])
-          expect(row!.last_error).toContain(`451 Try again later (${attempt})`)
-          expect(row!.next_attempt_at.getTime()).toBe(failedAt + delay)
-          yield* TestClock.adjust(delay - 1)
+          expect([row!.status, row!.attempts]).toEqual(["failed", 12])
+          expect(row!.last_error).toContain("451 Try again later (12)")
+          expect(receiver.attempts()).toBe(12)
+          yield* TestClock.adjust("1 day")
           expect(yield* send).toBe(0)
-          yield* TestClock.adjust(1)
-        }
-        expect(yield* send).toBe(1)
-        const [row] = yield* outboxOf(tenantId)
-        expect([row!.status, row!.attempts]).toEqual(["failed", 5])
-        expect(row!.last_error).toContain("451 Try again later (5)")
-        expect(receiver.attempts()).toBe(5)
-        yield* TestClock.adjust("1 day")
-        expect(yield* send).toBe(0)
-      })
+        })
     )
 
     // RFC 5321 4.2.1: a 5yz reply is permanent; sending the message again cannot change it.

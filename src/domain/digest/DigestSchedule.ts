@@ -7,7 +7,10 @@ export const DIGEST_DEFAULT_HOUR = 8
 /** "Closing soon": a deadline within this many days of the digest. */
 export const DIGEST_CLOSING_WITHIN = Duration.days(7)
 
-/** What a user's first digest looks back over (later ones start where the previous one ended). */
+/**
+ * What a user's first digest looks back over (later ones start where the previous one ended, but
+ * after a pause no earlier than this long before the digest was turned on again).
+ */
 export const DIGEST_FIRST_WINDOW = Duration.hours(24)
 
 /**

@@ -22,7 +22,7 @@ export const SourceStatus = Schema.Struct({
   }),
   lostNotices: Schema.Number.annotations({
     description:
-      "Notices whose retry job ran out of attempts (about a week) and was dead-lettered: not taken in; dead jobs are kept, so this counts every one ever lost"
+      "Notices whose retry job ran out of attempts (about a week) and was dead-lettered in the last 30 days (dead jobs are kept that long): not taken in"
   })
 })
 

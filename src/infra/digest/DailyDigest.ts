@@ -1,7 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { Cause, Context, Duration, Effect, Layer, Option, Schema } from "effect"
+import { Cause, Context, Data, Duration, Effect, Layer, Option, Schema } from "effect"
 import { isEmptyDigest, renderDigest } from "../../domain/digest/DigestEmail.js"
-import { DIGEST_FIRST_WINDOW, DIGEST_SETTLE, digestSlot } from "../../domain/digest/DigestSchedule.js"
+import { DIGEST_FIRST_WINDOW, DIGEST_SETTLE, type DigestSlot, digestSlot } from "../../domain/digest/DigestSchedule.js"
 import { AppConfig } from "../config/AppConfig.js"
 import { clockNow } from "../db/ClockNow.js"
 import { EmailOutbox } from "../mail/EmailOutbox.js"
@@ -15,6 +15,8 @@ export interface DigestPass {
   readonly empty: number
   /** Users another worker took first (its digest_sends row won). */
   readonly taken: number
+  /** Users who turned the digest off (or moved its hour later) after the pass found them due. */
+  readonly off: number
 }
 
 type Outcome = keyof DigestPass
@@ -24,7 +26,8 @@ type Outcome = keyof DigestPass
  * for today yet, and for each, in one transaction, claims the day (a `digest_sends` row, primary
  * key user and Bucharest date) and queues the e-mail in the outbox. A second worker running the
  * same pass waits on the first one's row and then finds it taken, so a user gets one digest a day
- * however many workers run. Time is Effect's Clock.
+ * however many workers run. The claim is undone when the user no longer wants that digest by then.
+ * Time is Effect's Clock.
  */
 export class DailyDigest extends Context.Tag("DailyDigest")<
   DailyDigest,
@@ -32,6 +35,9 @@ export class DailyDigest extends Context.Tag("DailyDigest")<
 >() {}
 
 const DueUser = Schema.Struct({ id: Schema.String, tenant_id: Schema.String })
+
+/** Rolls back a claim: the user turned the digest off, or moved its hour later, after the pass listed them. */
+class NoLongerDue extends Data.TaggedError("NoLongerDue") {}
 
 export const DailyDigestLive = Layer.effect(
   DailyDigest,
@@ -53,9 +59,10 @@ export const DailyDigestLive = Layer.effect(
 
     const previousEnd = SqlSchema.findOne({
       Request: Schema.String,
-      Result: Schema.Struct({ covered_to: Schema.DateFromSelf }),
+      Result: Schema.Struct({ covered_to: Schema.DateFromSelf, digest_enabled_at: Schema.NullOr(Schema.DateFromSelf) }),
       execute: (userId) => sql`
-        SELECT covered_to FROM digest_sends WHERE user_id = ${userId} ORDER BY bucharest_date DESC LIMIT 1`
+        SELECT d.covered_to, u.digest_enabled_at FROM digest_sends d JOIN users u ON u.id = d.user_id
+        WHERE d.user_id = ${userId} ORDER BY d.bucharest_date DESC LIMIT 1`
     })
 
     // ON CONFLICT DO NOTHING waits for a concurrent insert of the same day to commit, then yields no row.
@@ -74,17 +81,34 @@ export const DailyDigestLive = Layer.effect(
         RETURNING true AS claimed`
     })
 
-    const digestFor = (user: typeof DueUser.Type, date: string, now: Date) =>
+    // A statement after the claim, so it sees a change committed while the claim waited on another
+    // worker's; FOR SHARE makes a change from here on wait for this digest's commit (it comes after it).
+    const stillDue = SqlSchema.findAll({
+      Request: Schema.Struct({ userId: Schema.String, hour: Schema.Number }),
+      Result: Schema.Struct({ due: Schema.Boolean }),
+      execute: ({ userId, hour }) => sql`
+        SELECT true AS due FROM users WHERE id = ${userId} AND digest_enabled AND digest_hour <= ${hour} FOR SHARE`
+    })
+
+    const lookBack = (from: Date) => new Date(from.getTime() - Duration.toMillis(DIGEST_FIRST_WINDOW))
+
+    const digestFor = (user: typeof DueUser.Type, { date, hour }: DigestSlot, now: Date) =>
       sql.withTransaction(
         Effect.gen(function* () {
+          // From the previous digest's end, but after a pause no further back than a first digest
+          // looks from when the digest was turned on again: the pause's tenders are not "new".
           const since = Option.match(yield* previousEnd(user.id), {
-            onNone: () => new Date(now.getTime() - Duration.toMillis(DIGEST_FIRST_WINDOW)),
-            onSome: (row) => row.covered_to
+            onNone: () => lookBack(now),
+            onSome: (row) =>
+              row.digest_enabled_at === null || row.covered_to >= lookBack(row.digest_enabled_at)
+                ? row.covered_to
+                : lookBack(row.digest_enabled_at)
           })
           // The "new" window ends DIGEST_SETTLE before now: the next one starts there.
           const until = new Date(now.getTime() - Duration.toMillis(DIGEST_SETTLE))
           const claimed = yield* claimDay({ userId: user.id, date, from: since, to: until })
           if (claimed.length === 0) return "taken" as Outcome
+          if ((yield* stillDue({ userId: user.id, hour })).length === 0) return yield* new NoLongerDue()
           const facts = yield* reads.forTenant({ tenantId: user.tenant_id, since, until, now })
           const content = { ...facts, now, appUrl: config.publicBaseUrl }
           if (isEmptyDigest(content)) return "empty" as Outcome
@@ -100,10 +124,11 @@ export const DailyDigestLive = Layer.effect(
         const now = yield* clockNow
         const slot = digestSlot(now.getTime())
         const users = yield* dueUsers(slot)
-        const pass: Record<Outcome, number> = { queued: 0, empty: 0, taken: 0 }
+        const pass: Record<Outcome, number> = { queued: 0, empty: 0, taken: 0, off: 0 }
         for (const user of users) {
           // One user's failure is logged and retried at the next pass; it does not stop the others.
-          const outcome = yield* digestFor(user, slot.date, now).pipe(
+          const outcome = yield* digestFor(user, slot, now).pipe(
+            Effect.catchTag("NoLongerDue", () => Effect.succeed<Outcome>("off")),
             Effect.map(Option.some),
             Effect.catchAllCause((cause) =>
               Cause.isInterruptedOnly(cause)

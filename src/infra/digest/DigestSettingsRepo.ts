@@ -1,5 +1,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Context, Effect, Layer, Schema } from "effect"
+import { clockNow } from "../db/ClockNow.js"
 
 /** A user's daily digest: on or off, and the Bucharest hour (0-23) it goes out at. */
 export interface DigestSettings {
@@ -7,7 +8,11 @@ export interface DigestSettings {
   readonly hour: number
 }
 
-/** The digest columns of `users` (migration 0016); the hour is kept while the digest is off. */
+/**
+ * The digest columns of `users` (migrations 0016, 0047); the hour is kept while the digest is off.
+ * Turning it on (from off) stamps `digest_enabled_at` (Effect's Clock): the first digest after a
+ * pause looks back from there, not from the last one before it (DailyDigest).
+ */
 export class DigestSettingsRepo extends Context.Tag("DigestSettingsRepo")<
   DigestSettingsRepo,
   {
@@ -36,10 +41,16 @@ export const DigestSettingsRepoLive = Layer.effect(
       execute: (userId) => sql`SELECT digest_enabled, digest_hour FROM users WHERE id = ${userId}`
     })
     const update = SqlSchema.single({
-      Request: Schema.Struct({ userId: Schema.String, enabled: Schema.Boolean, hour: Schema.NullOr(Schema.Number) }),
+      Request: Schema.Struct({
+        userId: Schema.String,
+        enabled: Schema.Boolean,
+        hour: Schema.NullOr(Schema.Number),
+        now: Schema.DateFromSelf
+      }),
       Result: SettingsRow,
       execute: (input) => sql`
-        UPDATE users SET digest_enabled = ${input.enabled}, digest_hour = coalesce(${input.hour}::smallint, digest_hour)
+        UPDATE users SET digest_enabled = ${input.enabled}, digest_hour = coalesce(${input.hour}::smallint, digest_hour),
+          digest_enabled_at = CASE WHEN ${input.enabled}::boolean AND NOT digest_enabled THEN ${input.now}::timestamptz ELSE digest_enabled_at END
         WHERE id = ${input.userId}
         RETURNING digest_enabled, digest_hour`
     })
@@ -47,7 +58,8 @@ export const DigestSettingsRepoLive = Layer.effect(
     return {
       get: (userId) => find(userId).pipe(Effect.map(toSettings), Effect.orDie),
       set: (userId, change) =>
-        update({ userId, enabled: change.enabled, hour: change.hour ?? null }).pipe(
+        clockNow.pipe(
+          Effect.flatMap((now) => update({ userId, enabled: change.enabled, hour: change.hour ?? null, now })),
           Effect.map(toSettings),
           Effect.orDie
         )

@@ -10,7 +10,8 @@ const NOTICE_JOB_KINDS: Record<SourceName, string> = { ted: ReadTedNotice.name, 
 
 /**
  * A source's notice jobs in the queue: still to be tried again (queued or running), and lost
- * (dead-lettered). `reap` deletes done jobs only, so `lostNotices` counts every one ever lost.
+ * (dead-lettered). `reap` deletes dead jobs 30 days after they died, so `lostNotices` counts those
+ * lost in the last 30 days.
  */
 export interface NoticeJobCounts {
   readonly retryingNotices: number

@@ -22,14 +22,14 @@ export interface PendingMessage {
 }
 
 /**
- * "mail.send": one outbox message to hand to the SMTP server. Five attempts, at 0, +1, +3, +9 and
- * +27 minutes (MailRetrySchedule), for 4xx replies and failed connections; then the message is
- * `failed`. A permanent (5xx) refusal of the message makes it `failed` at once (MailSender). An
+ * "mail.send": one outbox message to hand to the SMTP server. Twelve attempts, at 0, +1, +3, +9 and
+ * +27 minutes, then hourly (MailRetrySchedule), for 4xx replies and failed connections; then the
+ * message is `failed`. A permanent (5xx) refusal of the message makes it `failed` at once (MailSender). An
  * attempt is one SMTP exchange under the mailer's 60 s deadline, so the kind's 5 minutes fail only
  * a hung one.
  */
 export const SendEmail = jobKind("mail.send", Schema.Struct({ emailId: Schema.String }), {
-  maxAttempts: 5,
+  maxAttempts: 12,
   retry: MailRetrySchedule,
   timeout: Duration.minutes(5)
 })

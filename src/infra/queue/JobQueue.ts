@@ -78,6 +78,15 @@ export const JOBS_CHANNEL = "jobs"
 /** How long finished jobs are kept for inspection before `reap` deletes them. */
 const DONE_KEPT = Duration.days(1)
 
+/**
+ * How long dead letters are kept for inspection (like DELIVERY_RETENTION_DAYS): they are routine (a
+ * delivery that failed its schedule, a refused e-mail), and kept for ever they grew `jobs` without bound.
+ */
+const DEAD_KEPT = Duration.days(30)
+
+/** Dead letters `reap` deletes at most per round: a backlog goes over a few rounds, in short statements. */
+const DEAD_BATCH = 1000
+
 /** Candidates scanned per job wanted: room to skip the jobs of groups at their bound. */
 const SCAN_FACTOR = 4
 
@@ -153,7 +162,10 @@ export class JobQueue extends Context.Tag("JobQueue")<
      * its attempts or its schedule are used up.
      */
     readonly failureOf: <A, I>(kind: JobKind<A, I>, job: Job, error: string) => Effect.Effect<Settlement>
-    /** Returns jobs whose lease ran out to the queue, and deletes done jobs past their keeping time. */
+    /**
+     * Returns jobs whose lease ran out to the queue, and deletes done jobs past their keeping time and
+     * a batch of dead letters past theirs (`DEAD_KEPT`).
+     */
     readonly reap: Effect.Effect<number>
     /** When the next queued job of these kinds is due (epoch ms), if any. */
     readonly nextDueAt: (kinds: ReadonlyArray<string>) => Effect.Effect<Option.Option<number>>
@@ -233,7 +245,11 @@ export const JobQueueLive = Layer.scoped(
         // its own (`jobs_ready_idx` is ordered by run time within a kind): `kind = ANY(kinds)` made
         // PostgreSQL read and sort every queued job of the kinds on each claim. Only the chosen rows
         // are locked (SKIP LOCKED, status checked again under the lock): a job another worker claims
-        // meanwhile is skipped or fails the recheck, so it is never claimed twice.
+        // meanwhile is skipped or fails the recheck, so it is never claimed twice. The lock takes, in
+        // order, the first `limit` ranked candidates it can lock, not the first `limit` less the locked
+        // ones: workers woken by the same NOTIFY claim at once, and the later claim, ranking the other's
+        // uncommitted jobs first, skipped them all and came back empty while due jobs waited. Only
+        // the rows claimed are locked, so a claim never hides more jobs from the others.
         const scan = limit * SCAN_FACTOR
         const rows = yield* sql`
           WITH candidates AS (
@@ -255,10 +271,10 @@ export const JobQueueLive = Layer.scoped(
             LEFT JOIN unnest(${busy.map(([key]) => key)}::text[], ${busy.map(([, n]) => n)}::int[]) AS f(group_key, n)
               ON f.group_key = c.group_key
             WHERE c.group_key IS NULL OR c.rank <= ${bound} - coalesce(f.n, 0)
-            ORDER BY c.run_at, c.id
-            LIMIT ${limit}
           ), chosen AS (
             SELECT id FROM jobs WHERE id IN (SELECT id FROM ranked) AND status = 'queued'
+            ORDER BY run_at, id
+            LIMIT ${limit}
             FOR UPDATE SKIP LOCKED
           ), claimed AS (
             UPDATE jobs j SET status = 'running', attempts = attempts + 1, unless_queued = false, locked_by = ${workerId},
@@ -452,6 +468,12 @@ export const JobQueueLive = Layer.scoped(
           WHERE status = 'running' AND lease_until < ${now}
           RETURNING 1`
         yield* sql`DELETE FROM jobs WHERE status = 'done' AND updated_at < ${new Date(now.getTime() - Duration.toMillis(DONE_KEPT))}`
+        // The oldest first (`jobs_dead_idx`); SKIP LOCKED: the reapers of other runners take other rows.
+        yield* sql`
+          DELETE FROM jobs WHERE id IN (
+            SELECT id FROM jobs WHERE status = 'dead' AND updated_at < ${new Date(now.getTime() - Duration.toMillis(DEAD_KEPT))}
+            ORDER BY updated_at LIMIT ${DEAD_BATCH}
+            FOR UPDATE SKIP LOCKED)`
         return reaped.length
       }).pipe(Effect.orDie),
       nextDueAt: (kinds) =>

@@ -125,6 +125,9 @@ export interface RunnerOptions {
   readonly reapEvery?: Duration.DurationInput
 }
 
+/** A failed completion is tried again after 0.1, 0.2 and 0.4 s (on the Effect clock). */
+const COMPLETION_RETRIES = Schedule.exponential(Duration.millis(100)).pipe(Schedule.intersect(Schedule.recurs(3)))
+
 /** Scheduler turns before a claim, so the jobs that finish together free their slots for one claim. */
 const BATCH_YIELDS = 8
 
@@ -290,6 +293,19 @@ export const makeJobRunner = <R>(handlers: ReadonlyArray<JobHandler<R>>, options
         return outcome
       })
 
+    /**
+     * Marks a run's job done, tried again a few times (the same UPDATE, conditional on the lease): a
+     * dropped connection or a statement timeout must not undo work that succeeded. One that still
+     * fails is logged (`settling failed`) and its job left to the reaper, like any failed settlement.
+     */
+    const complete = (job: Job): Effect.Effect<JobOutcome> =>
+      queue.complete(job).pipe(
+        Effect.sandbox,
+        Effect.retry(COMPLETION_RETRIES),
+        Effect.unsandbox,
+        Effect.map((held) => (held ? "done" : "lost"))
+      )
+
     const runOne = (job: Job, started: Option.Option<unknown>) => {
       const handler = byKind.get(job.kind)!
       const work =
@@ -302,13 +318,13 @@ export const makeJobRunner = <R>(handlers: ReadonlyArray<JobHandler<R>>, options
                 duration: handler.kind.timeout,
                 onTimeout: () => `timed out after ${Duration.format(handler.kind.timeout)}`
               }),
-              Effect.flatMap(
-                (result): Effect.Effect<JobOutcome> =>
-                  result === "settled"
-                    ? Effect.succeed("settled")
-                    : Effect.map(queue.complete(job), (held) => (held ? "done" : "lost"))
-              ),
-              Effect.catchAllCause((cause) => fail(handler, job, cause))
+              // Only the run's failure is a failed attempt: a run that succeeded is never retried or
+              // dead-lettered (with its undo) because its completion failed.
+              Effect.matchCauseEffect({
+                onFailure: (cause) => fail(handler, job, cause),
+                onSuccess: (result): Effect.Effect<JobOutcome> =>
+                  result === "settled" ? Effect.succeed("settled") : complete(job)
+              })
             )
       return work.pipe(
         observeJob(job),
