@@ -1,10 +1,8 @@
-import { Effect, Layer } from "effect"
+import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { CreditLedger } from "../../src/infra/billing/CreditLedger.js"
-import { JobQueue, JobQueueLive } from "../../src/infra/queue/JobQueue.js"
-import { RenderReport, ReportJobsRepo, ReportJobsRepoLive } from "../../src/infra/reports/ReportJobsRepo.js"
-import { DatabaseReportStorageLive } from "../../src/infra/reports/ReportStorage.js"
 import { ledgerState } from "../api/fixtures.js"
+import { completeNextReportJob, STAND_IN_PDF } from "../reports/fixtures.js"
 import { request } from "../support/http.js"
 import { startTestServer, type TestServer } from "../support/TestServer.js"
 import { client, type SeededAccount, seedAccount, signIn } from "./fixtures.js"
@@ -14,26 +12,6 @@ import { client, type SeededAccount, seedAccount, signIn } from "./fixtures.js"
  * rendering itself is the worker's (test/reports); here a job is completed through the job store
  * with a stand-in PDF, as a worker would.
  */
-
-const PDF = new TextEncoder().encode("%PDF-1.4 stand-in\n%%EOF")
-
-/** Completes the oldest waiting job, as a worker does after rendering. */
-const completeNextJob = (server: TestServer) =>
-  server.run(
-    Effect.gen(function* () {
-      const reports = yield* ReportJobsRepo
-      const queue = yield* JobQueue
-      const { jobs } = yield* queue.claim({
-        kinds: [RenderReport.name],
-        workerId: "test-worker",
-        limit: 1,
-        lease: "1 minute"
-      })
-      const reportId = (jobs[0]!.payload as { reportId: string }).reportId
-      yield* reports.start(reportId)
-      return yield* reports.complete(jobs[0]!, reportId, PDF)
-    }).pipe(Effect.provide(Layer.merge(ReportJobsRepoLive, JobQueueLive)), Effect.provide(DatabaseReportStorageLive))
-  )
 
 describe("PDF reports from the app", () => {
   let server: TestServer
@@ -66,7 +44,7 @@ describe("PDF reports from the app", () => {
     expect(notReady.status).toBe(409)
     expect(notReady.body).toMatchObject({ code: "REPORT_NOT_READY", status: "generating" })
 
-    expect(await completeNextJob(server)).toBe("completed")
+    expect(await completeNextReportJob(server)).toBe("completed")
     const status = await api.get(`/api/v1/app/reports/${id}`)
     expect(status.body.data.status).toBe("completed")
     expect(status.body.data.completedAt).toMatch(/Z$/)
@@ -82,7 +60,7 @@ describe("PDF reports from the app", () => {
     const pdf = await fetch(`${server.baseUrl}/api/v1/reports/download/${token}`)
     expect(pdf.status).toBe(200)
     expect(pdf.headers.get("content-type")).toBe("application/pdf")
-    expect(new Uint8Array(await pdf.arrayBuffer())).toEqual(PDF)
+    expect(new Uint8Array(await pdf.arrayBuffer())).toEqual(STAND_IN_PDF)
     // Charged once, at completion: 10 credits in all.
     expect(await ledgerState(server, account.tenantId)).toMatchObject({ remaining: 1490, charged: 10 })
   })

@@ -181,3 +181,33 @@ export const rewriteJson =
     if (answer.status !== 200) return answer
     return { ...answer, body: JSON.stringify(change(JSON.parse(answer.body))) }
   }
+
+/**
+ * TED's search answering every request with the query's first page, each time naming a fresh
+ * iteration token: an iteration that never ends. Without `totalNoticeCount` when `counted` is false.
+ * Returns how many searches it has answered.
+ */
+export const firstPageForEver = (proxy: Hostile, options: { readonly counted: boolean }) => {
+  let turn = 0
+  proxy.rule(async (request) => {
+    if (!request.path.startsWith("/v3/notices/search")) return undefined
+    const { iterationNextToken: _, ...firstPage } = JSON.parse(request.body) as { iterationNextToken?: string }
+    const answer = await fetch(`${proxy.upstream}/v3/notices/search`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(firstPage)
+    })
+    const { totalNoticeCount, ...json } = (await answer.json()) as Record<string, unknown>
+    turn++
+    return {
+      status: 200,
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        ...json,
+        ...(options.counted ? { totalNoticeCount } : {}),
+        iterationNextToken: `page-${turn}`
+      }).replaceAll(proxy.upstream, proxy.url)
+    }
+  })
+  return () => turn
+}

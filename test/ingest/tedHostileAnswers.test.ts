@@ -9,7 +9,7 @@ import { NoticeIntake } from "../../src/infra/ingest/NoticeIntake.js"
 import { makeSourceClient } from "../../src/infra/ingest/SourceClient.js"
 import { TedPoller } from "../../src/infra/ingest/TedPoller.js"
 import { eformsNoticeXml } from "../support/FakeTed.js"
-import { AuditIngestLive, rewriteJson, startOtherHost, TedProxy } from "./hostileSources.js"
+import { AuditIngestLive, firstPageForEver, rewriteJson, startOtherHost, TedProxy } from "./hostileSources.js"
 import { publishTed, Ted, today } from "./ingestFixtures.js"
 
 /**
@@ -191,25 +191,9 @@ describe("a TED iteration that names a new token each time but answers the first
         const ted = yield* Ted
         const proxy = yield* cleanProxy
         publishTed(ted)
-        let turn = 0
-        proxy.rule(async (request) => {
-          if (!request.path.startsWith("/v3/notices/search")) return undefined
-          const { iterationNextToken: _, ...firstPage } = JSON.parse(request.body) as { iterationNextToken?: string }
-          const answer = await fetch(`${proxy.upstream}/v3/notices/search`, {
-            method: "POST",
-            headers: { "content-type": "application/json" },
-            body: JSON.stringify(firstPage)
-          })
-          const json = (await answer.json()) as Record<string, unknown>
-          turn++
-          return {
-            status: 200,
-            headers: { "content-type": "application/json" },
-            body: JSON.stringify({ ...json, iterationNextToken: `page-${turn}` }).replaceAll(proxy.upstream, proxy.url)
-          }
-        })
+        const searches = firstPageForEver(proxy, { counted: true })
         const ended = yield* (yield* TedPoller).poll.pipe(Effect.exit, Effect.timeout("10 seconds"), Effect.option)
-        expect(ended._tag, `the poll was still paging after 10 s and ${turn} searches`).toBe("Some")
+        expect(ended._tag, `the poll was still paging after 10 s and ${searches()} searches`).toBe("Some")
         expect(why(ended._tag === "Some" ? ended.value : Exit.void)).toMatch(
           /iteration does not end \(12 pages for 1 notices\)/
         )

@@ -2,7 +2,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Cause, Duration, Effect, Exit } from "effect"
 import { IngestState } from "../../src/infra/ingest/IngestState.js"
 import { TedPoller } from "../../src/infra/ingest/TedPoller.js"
-import { AuditIngestLive, TedProxy } from "./hostileSources.js"
+import { AuditIngestLive, firstPageForEver, TedProxy } from "./hostileSources.js"
 import { publishTed, Ted } from "./ingestFixtures.js"
 
 /**
@@ -21,28 +21,12 @@ describe("a TED iteration without totalNoticeCount that names a new token each t
         const ted = yield* Ted
         const proxy = yield* TedProxy
         publishTed(ted)
-        let turn = 0
-        proxy.rule(async (request) => {
-          if (!request.path.startsWith("/v3/notices/search")) return undefined
-          const { iterationNextToken: _, ...firstPage } = JSON.parse(request.body) as { iterationNextToken?: string }
-          const answer = await fetch(`${proxy.upstream}/v3/notices/search`, {
-            method: "POST",
-            headers: { "content-type": "application/json" },
-            body: JSON.stringify(firstPage)
-          })
-          const { totalNoticeCount: _count, ...json } = (await answer.json()) as Record<string, unknown>
-          turn++
-          return {
-            status: 200,
-            headers: { "content-type": "application/json" },
-            body: JSON.stringify({ ...json, iterationNextToken: `page-${turn}` }).replaceAll(proxy.upstream, proxy.url)
-          }
-        })
+        const searches = firstPageForEver(proxy, { counted: false })
         const ended = yield* (yield* TedPoller).poll.pipe(Effect.exit, Effect.timeout("30 seconds"), Effect.option)
-        expect(ended._tag, `the poll was still paging after 30 s and ${turn} searches`).toBe("Some")
+        expect(ended._tag, `the poll was still paging after 30 s and ${searches()} searches`).toBe("Some")
         const exit = ended._tag === "Some" ? ended.value : Exit.void
         expect(Exit.isFailure(exit) ? String(Cause.squash(exit.cause)) : "success").toMatch(/iteration does not end/)
-        expect(turn).toBe(71)
+        expect(searches()).toBe(71)
         const state = (yield* (yield* IngestState).all).find((s) => s.name === "ted")
         expect(state?.cursor).toBeNull()
       })
