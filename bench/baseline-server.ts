@@ -57,7 +57,8 @@ const chargeUpTo = async (tenantId: string, cost: number) => {
       period.start,
       cost,
       1,
-      "GET /api/v1/tenders"
+      "GET /api/v1/tenders",
+      new Date()
     ])
     if (rows[0]) return { ...rows[0], periodEndsAt: period.endsAtText }
   }
@@ -86,7 +87,8 @@ const chargeUpTo = async (tenantId: string, cost: number) => {
         period.start,
         cost,
         1,
-        "GET /api/v1/tenders"
+        "GET /api/v1/tenders",
+        new Date()
       ])
       result = rows[0]
     }

@@ -110,7 +110,8 @@ const listPage = async (tenantId: string, params: typeof ListQuery.Type) => {
     period.start,
     page.length,
     1,
-    "GET /api/v1/tenders"
+    "GET /api/v1/tenders",
+    new Date()
   ])
   const served = charge!.charged < page.length ? page.slice(0, charge!.charged) : page
   const text = JSON.stringify(

@@ -58,12 +58,14 @@ export const nonEmptyText = (name: string) =>
  * a refusal names the option with the schema's wording (`--name must be at most 200 characters`).
  */
 export const schemaOption = <A>(name: string, schema: Schema.Schema<A, string>) =>
-  Options.text(name).pipe(
-    Options.mapEffect((value) =>
-      Schema.decode(schema)(value).pipe(
-        Effect.mapError((error) =>
-          invalid(`--${name} ${ParseResult.ArrayFormatter.formatErrorSync(error)[0]?.message ?? "is not valid"}`)
-        )
+  Options.text(name).pipe(decodedOption(name, schema))
+
+/** Decodes a text option (its fallback's value too) by `schema`, as `schemaOption` does. */
+export const decodedOption = <A>(name: string, schema: Schema.Schema<A, string>) =>
+  Options.mapEffect((value: string) =>
+    Schema.decode(schema)(value).pipe(
+      Effect.mapError((error) =>
+        invalid(`--${name} ${ParseResult.ArrayFormatter.formatErrorSync(error)[0]?.message ?? "is not valid"}`)
       )
     )
   )

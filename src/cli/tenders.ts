@@ -79,7 +79,7 @@ const importCommand = Command.make(
   "import",
   {
     file: Args.text({ name: "FILE" }).pipe(Args.withDescription('The file to import; "-" reads stdin')),
-    format: Options.choice("format", IMPORT_FORMATS).pipe(
+    format: choiceOption("format", IMPORT_FORMATS).pipe(
       Options.withDefault("auto" as const),
       Options.withDescription("Input format; auto detects it from the content")
     ),

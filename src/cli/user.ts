@@ -1,17 +1,27 @@
-import { Command } from "@effect/cli"
-import { Effect } from "effect"
+import { Command, Options } from "@effect/cli"
+import { Config, Effect } from "effect"
 import { EmailAddress } from "../domain/EmailAddress.js"
 import { NewPassword } from "../domain/Password.js"
 import { UsersRepo } from "../infra/accounts/UsersRepo.js"
-import { CliFailure, missingSubcommand, printJson, schemaOption, uuidOption } from "./CliSupport.js"
+import { CliFailure, decodedOption, missingSubcommand, printJson, schemaOption, uuidOption } from "./CliSupport.js"
+
+/**
+ * The password from `--password` or, better (a command line stays in the shell's history and other
+ * users of the machine see it in `ps`), from the USER_PASSWORD variable. Login's limit too: a
+ * password it refused would lock the user out.
+ */
+const password = Options.text("password").pipe(
+  Options.withFallbackConfig(Config.string("USER_PASSWORD")),
+  decodedOption("password", NewPassword),
+  Options.withDescription("The user's password (8-1,024 characters); or set USER_PASSWORD")
+)
 
 const create = Command.make(
   "create",
   {
     tenant: uuidOption("tenant"),
     email: schemaOption("email", EmailAddress),
-    // Login's limit too: a password it refused would lock the user out.
-    password: schemaOption("password", NewPassword)
+    password
   },
   ({ tenant, email, password }) =>
     Effect.gen(function* () {
@@ -26,7 +36,7 @@ const create = Command.make(
     })
 ).pipe(Command.withDescription("Create a user of a tenant → {userId}"))
 
-/** `user create --tenant T --email E --password P` → {"userId"} */
+/** `user create --tenant T --email E --password P` (or USER_PASSWORD=P) → {"userId"} */
 export const userCommand = Command.make("user", {}, missingSubcommand("user", ["create"])).pipe(
   Command.withSubcommands([create])
 )

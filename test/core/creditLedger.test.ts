@@ -3,6 +3,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Either, Layer, TestClock } from "effect"
 import { TenantsRepo } from "../../src/infra/accounts/TenantsRepo.js"
 import { CreditLedger } from "../../src/infra/billing/CreditLedger.js"
+import { CreditUsage } from "../../src/infra/billing/CreditUsage.js"
 import { RepositoriesLive } from "../../src/infra/Repositories.js"
 import { TestDatabaseLive } from "../support/TestDatabase.js"
 
@@ -103,6 +104,32 @@ describe("credit ledger", () => {
           periodEndsAt: "2027-01-01T00:00:00+02:00"
         })
       })
+    )
+
+    it.effect(
+      "every ledger entry is dated by the service's clock (grant, adjustment, charge), so a moved clock's day shows the use",
+      () =>
+        Effect.gen(function* () {
+          // Years away from the database's own clock: an entry dated by PostgreSQL's now() falls outside the period.
+          const at = Date.parse("2031-03-15T10:00:00Z")
+          yield* TestClock.setTime(at)
+          const tenant = yield* consultant
+          const ledger = yield* CreditLedger
+          yield* ledger.set({ tenantId: tenant.id, remaining: 50, reason: "test" })
+          // The key API's charge statement (the period is open), the adjustment and the grant that opened the period.
+          yield* ledger.charge({ tenantId: tenant.id, cost: 5, mode: "exact", reason: "score" })
+          const sql = yield* SqlClient.SqlClient
+          const rows = yield* sql<{ kind: string; created_at: Date }>`
+          SELECT kind, created_at FROM credit_ledger WHERE tenant_id = ${tenant.id} ORDER BY id`
+          expect(rows.map((row) => [row.kind, row.created_at.toISOString()])).toEqual([
+            ["grant", "2031-03-15T10:00:00.000Z"],
+            ["adjustment", "2031-03-15T10:00:00.000Z"],
+            ["charge", "2031-03-15T10:00:00.000Z"]
+          ])
+          const usage = yield* (yield* CreditUsage).summary(tenant.id)
+          expect(usage.used).toBe(5)
+          expect(usage.daily.at(-1)).toEqual({ date: "2031-03-15", used: 5 })
+        })
     )
 
     it.effect("the ledger is append-only", () =>

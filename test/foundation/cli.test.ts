@@ -24,6 +24,7 @@ import {
   PROJECT_ROOT,
   type ProcessResult,
   runCli,
+  runScript,
   UUID_PATTERN
 } from "./processes.js"
 
@@ -150,6 +151,25 @@ describe("ops CLI", () => {
     expect(await query((sql) => sql`SELECT email FROM users WHERE tenant_id = ${tenantId}`)).toEqual([
       { email: "ana@firma.ro" }
     ])
+  })
+
+  it("user create takes the password from USER_PASSWORD, kept out of the command line (shell history, ps); it is checked as --password is", async () => {
+    const tenantId = await newTenant()
+    const withPassword = (email: string, password: string) =>
+      runScript("src/bin/cli.ts", ["user", "create", "--tenant", tenantId, "--email", email], {
+        DATABASE_URL: databaseUrl,
+        USER_PASSWORD: password
+      })
+    const [fromVariable, tooShort] = await Promise.all([
+      withPassword("var@firma.ro", "parola din variabila"),
+      withPassword("scurta@firma.ro", "scurta")
+    ])
+    const { userId } = expectJson(fromVariable)
+    const [user] = await query<{ password_hash: string }>(
+      (sql) => sql`SELECT password_hash FROM users WHERE id = ${userId}`
+    )
+    expect(await Effect.runPromise(verifyPassword(user!.password_hash, "parola din variabila"))).toBe(true)
+    expect(expectOneLineFailure(tooShort)).toBe("--password must have at least 8 characters")
   })
 
   it("user create takes one e-mail address: a list, a display name, spaces or control characters are refused", async () => {

@@ -143,7 +143,9 @@ export const CreditLedgerLive = Layer.effect(
     /** The current period's row, opened with the plan's monthly grant on first use (the monthly reset). */
     const openPeriod = (tenantId: string) =>
       Effect.gen(function* () {
-        const period = creditPeriodAt(yield* Clock.currentTimeMillis)
+        const now = yield* Clock.currentTimeMillis
+        const period = creditPeriodAt(now)
+        const at = new Date(now)
         const tenant = yield* planOf(tenantId)
         if (Option.isNone(tenant)) return yield* new TenantNotFound({ tenantId })
         const granted = planRules[tenant.value.plan].monthlyCredits
@@ -154,8 +156,8 @@ export const CreditLedgerLive = Layer.effect(
           RETURNING tenant_id`
         if (inserted.length > 0) {
           yield* sql`
-            INSERT INTO credit_ledger (tenant_id, period_start, delta, kind, reason, balance_after)
-            VALUES (${tenantId}, ${period.start}, ${granted}, 'grant', 'monthly grant', ${granted})`
+            INSERT INTO credit_ledger (tenant_id, period_start, delta, kind, reason, balance_after, created_at)
+            VALUES (${tenantId}, ${period.start}, ${granted}, 'grant', 'monthly grant', ${granted}, ${at})`
         }
         return period
       })
@@ -172,15 +174,23 @@ export const CreditLedgerLive = Layer.effect(
       sql.withTransaction(Effect.flatMap(openPeriod(tenantId), (period) => balanceOf(tenantId, period)))
 
     /** The charge statement's parameters: the least balance that allows it is `cost` (exact) or 1 (up to). */
-    const chargeParams = (input: ChargeRequest, period: CreditPeriod) =>
-      [input.tenantId, period.start, input.cost, input.mode === "exact" ? input.cost : 1, input.reason] as const
+    const chargeParams = (input: ChargeRequest, period: CreditPeriod, at: number) =>
+      [
+        input.tenantId,
+        period.start,
+        input.cost,
+        input.mode === "exact" ? input.cost : 1,
+        input.reason,
+        new Date(at)
+      ] as const
 
     /** The common case, one statement on the pool: the period is open and the balance allows the charge. */
     const chargeOpenPeriod = (input: ChargeRequest) =>
       Effect.gen(function* () {
-        const period = creditPeriodAt(yield* Clock.currentTimeMillis)
+        const now = yield* Clock.currentTimeMillis
+        const period = creditPeriodAt(now)
         // Measured hot path (`npm run bench -- api`): the prepared charge's rows are typed, not decoded.
-        const [row] = yield* runPrepared(CreditStatements.creditCharge, chargeParams(input, period))
+        const [row] = yield* runPrepared(CreditStatements.creditCharge, chargeParams(input, period, now))
         return Option.map(Option.fromNullable(row), (charged) => ({ ...charged, periodEndsAt: period.endsAtText }))
       })
 
@@ -192,7 +202,11 @@ export const CreditLedgerLive = Layer.effect(
             const period = yield* openPeriod(input.tenantId)
             if (input.cost <= 0) return { charged: 0, ...(yield* balanceOf(input.tenantId, period)) }
             // The same charge statement, on the transaction's connection (typed like the hot path's).
-            const [row] = yield* runOnSqlClient(sql, CreditStatements.creditCharge, chargeParams(input, period))
+            const [row] = yield* runOnSqlClient(
+              sql,
+              CreditStatements.creditCharge,
+              chargeParams(input, period, yield* Clock.currentTimeMillis)
+            )
             if (!row) {
               const { remaining } = yield* balanceOf(input.tenantId, period)
               return yield* new InsufficientCredits({
@@ -224,13 +238,14 @@ export const CreditLedgerLive = Layer.effect(
           Effect.gen(function* () {
             const period = yield* openPeriod(input.tenantId)
             const old = yield* lockRemaining({ tenantId: input.tenantId, periodStart: period.start })
+            const at = new Date(yield* Clock.currentTimeMillis)
             yield* sql`
             UPDATE credit_periods SET remaining = ${input.remaining}
             WHERE tenant_id = ${input.tenantId} AND period_start = ${period.start}`
             yield* sql`
-            INSERT INTO credit_ledger (tenant_id, period_start, delta, kind, reason, balance_after)
+            INSERT INTO credit_ledger (tenant_id, period_start, delta, kind, reason, balance_after, created_at)
             VALUES (${input.tenantId}, ${period.start}, ${input.remaining - old.remaining}, 'adjustment',
-                    ${input.reason}, ${input.remaining})`
+                    ${input.reason}, ${input.remaining}, ${at})`
             return { remaining: input.remaining, periodEndsAt: period.endsAtText }
           })
         )

@@ -11,10 +11,11 @@ export const CreditStatements = {
   /**
    * A charge in one statement (one implicit transaction): the conditional update of the period's
    * counter and its ledger row. It finds nothing when the period is not open yet or the balance is
-   * below the least that allows the charge (`cost` for an exact charge, 1 for up-to).
+   * below the least that allows the charge (`cost` for an exact charge, 1 for up-to). Its ledger row is
+   * dated `at`, the service's clock (as every entry: the usage by day is counted on that clock).
    */
   creditCharge: statement<
-    readonly [tenantId: string, periodStart: string, cost: number, leastBalance: number, reason: string],
+    readonly [tenantId: string, periodStart: string, cost: number, leastBalance: number, reason: string, at: Date],
     CreditChargeRow
   >(
     "tss_credit_charge",
@@ -26,8 +27,8 @@ export const CreditStatements = {
     WHERE cp.tenant_id = $1 AND cp.period_start = $2 AND cp.remaining >= $4::int
     RETURNING old.before - cp.remaining AS charged, cp.remaining
   ), entry AS (
-    INSERT INTO credit_ledger (tenant_id, period_start, delta, kind, reason, balance_after)
-    SELECT $1, $2, -charged, 'charge', $5, remaining FROM charged
+    INSERT INTO credit_ledger (tenant_id, period_start, delta, kind, reason, balance_after, created_at)
+    SELECT $1, $2, -charged, 'charge', $5, remaining, $6::timestamptz FROM charged
   )
   SELECT charged, remaining FROM charged`
   )
