@@ -43,6 +43,7 @@ const report = (seed: number): ReportData => {
       authority: "Consiliul Județean Cluj",
       county: "Cluj",
       deadline: Date.UTC(2026, 11, 15, 10),
+      cancelled: false,
       publishDate: Date.UTC(2026, 10, 1, 8),
       valueRon: 1_250_000 + i * 10_000
     }
@@ -65,6 +66,7 @@ const report = (seed: number): ReportData => {
       score: t.score,
       verdict: t.verdict,
       deadline: t.deadline,
+      cancelled: t.cancelled,
       reasons: {
         semantic: "descrierea are în comun: asfaltare, drum, județean, reabilitare",
         keyword: "cuvinte cheie găsite: asfaltare, drum județean",

@@ -55,4 +55,31 @@ describe("the CSV export and spreadsheet formulas", () => {
     const json = JSON.parse(await exportAs("json")) as { data: Array<{ title: string }> }
     expect(json.data.map((row) => row.title).sort()).toEqual([...TITLES].sort())
   })
+
+  it("a formula after a ';', a tab or a line break inside a text is written after an apostrophe too (Excel under Romanian settings splits there)", async () => {
+    const owner = await createAccount(server)
+    const titles = ["Lucrări;=1+2;etapa 2", "Lot 1\t@SUM(A1:A2)", "Lot 1\n-2+3 reparații", "Lot 1; lot 2 - drumuri"]
+    await addScoredTenders(
+      server,
+      owner,
+      titles.map((title, i) => ({ score: 70 - i, publishDate: `2026-05-0${i + 1}T08:00:00Z`, title }))
+    )
+    const url = api(server, "/api/v1/export/tenders", {
+      companyId: owner.companyId,
+      from: "2026-05-01",
+      to: "2026-05-31",
+      format: "csv"
+    })
+    const text = await (await fetch(url, { headers: { authorization: `Bearer ${owner.key}` } })).text()
+    const rows = parse(text, { bom: true, columns: true }) as Array<Record<string, string>>
+    expect(rows.map((row) => row.title)).toEqual([
+      "Lucrări;'=1+2;etapa 2",
+      "Lot 1\t'@SUM(A1:A2)",
+      "Lot 1\n'-2+3 reparații",
+      "Lot 1; lot 2 - drumuri"
+    ])
+    // Read as a reader that splits at ';', tabs and line breaks whatever the quotes: no cell starts a formula.
+    const cells = text.replace(/^\uFEFF/, "").split(/[;\t\r\n]/)
+    expect(cells.filter((cell) => /^[=+\-@]/.test(cell))).toEqual([])
+  })
 })

@@ -27,6 +27,7 @@ export const sampleReport = (tenders: number, overrides: Partial<ReportData> = {
     authority: "Consiliul Județean Cluj",
     county: "Cluj",
     deadline: Date.UTC(2026, 11, 15, 10),
+    cancelled: false,
     publishDate: Date.UTC(2026, 10, 1, 8),
     valueRon: 1_250_000 + i * 1000
   }))
@@ -51,6 +52,7 @@ export const sampleReport = (tenders: number, overrides: Partial<ReportData> = {
       score: r.score,
       verdict: r.verdict,
       deadline: r.deadline,
+      cancelled: r.cancelled,
       reasons: SAMPLE_REASONS,
       factors: [
         { name: "semantic", score: 0.8, weight: 0.25, contribution: 20 },

@@ -2,6 +2,7 @@ import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { describe, expect, layer } from "@effect/vitest"
 import { Duration, Effect, Either, Fiber, Option } from "effect"
+import { getDocumentProxy } from "unpdf"
 import { reportFooterHtml, reportHtml } from "../../src/domain/reports/ReportTemplate.js"
 import { PdfRenderer, RendererProcessLive } from "../../src/infra/reports/PdfRenderer.js"
 import { readPdf, SAMPLE_REASONS, sampleReport } from "./fixtures.js"
@@ -206,6 +207,48 @@ describe("a page the renderer is given (real Chromium, as the service runs it)",
             scriptRan: false,
             fetched: false
           })
+        }),
+      TIMEOUT
+    )
+  })
+})
+
+describe("a title with no place to break (a file name as a notice's title), real Chromium", () => {
+  layer(Renderer, { excludeTestServices: true, timeout: 120_000 })((it) => {
+    it.effect(
+      "wraps inside its cell: the table stays within the page, its text at its size",
+      () =>
+        Effect.gen(function* () {
+          const sample = sampleReport(3)
+          const codes = `Caiet_de_sarcini_${"lucrari_de_reabilitare_drum_judetean_".repeat(7)}final.pdf`
+          const data = {
+            ...sample,
+            tenders: sample.tenders.map((t, i) =>
+              i === 0 ? { ...t, title: codes, authority: codes.slice(0, 140) } : t
+            ),
+            breakdowns: sample.breakdowns.map((b, i) => (i === 0 ? { ...b, title: codes } : b))
+          }
+          const pdf = yield* (yield* PdfRenderer).render({ html: reportHtml(data), footerHtml: reportFooterHtml(data) })
+          const items = yield* Effect.promise(async () => {
+            const document = await getDocumentProxy(new Uint8Array(pdf))
+            const page = await document.getPage(1)
+            const pageWidth = page.view[2]!
+            const { items } = await page.getTextContent()
+            return (items as Array<{ str: string; transform: Array<number>; width: number }>)
+              .filter((item) => item.str.trim() !== "")
+              .map((item) => ({
+                str: item.str,
+                right: item.transform[4]! + item.width,
+                size: item.transform[0]!,
+                pageWidth
+              }))
+          })
+          const overflowing = items.filter((item) => item.right > item.pageWidth)
+          expect(overflowing).toEqual([])
+          // Nor shrunk to fit (Chromium scales a page that is too wide): the other titles keep the table's 10 px (7.5 pt).
+          const titles = items.filter((item) => item.str.startsWith("Reabilitare drum județean"))
+          expect(titles.length).toBeGreaterThan(0)
+          expect(titles.map((item) => Math.round(item.size * 10) / 10)).toEqual(titles.map(() => 7.5))
         }),
       TIMEOUT
     )

@@ -2,6 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { clipped } from "../../src/domain/ClippedText.js"
 import type { ReportData } from "../../src/domain/reports/ReportData.js"
 import {
+  CANCELLED_MARK,
   deadlinePassed,
   REPORT_AUTHORITY_MAX,
   REPORT_TITLE_MAX,
@@ -44,6 +45,7 @@ const data = (overrides: Partial<ReportData> = {}): ReportData => ({
       authority: "Consiliul Județean Cluj",
       county: "Cluj",
       deadline: Date.parse("2026-12-15T10:00:00Z"),
+      cancelled: false,
       publishDate: Date.parse("2026-11-05T09:00:00Z"),
       valueRon: 2_000_000
     },
@@ -58,6 +60,7 @@ const data = (overrides: Partial<ReportData> = {}): ReportData => ({
       county: "Mureș",
       // Passed four days before the report: marked.
       deadline: Date.parse("2026-11-19T08:30:00Z"),
+      cancelled: false,
       publishDate: Date.parse("2026-11-02T09:00:00Z"),
       valueRon: 1_400_000
     }
@@ -69,6 +72,7 @@ const data = (overrides: Partial<ReportData> = {}): ReportData => ({
       score: 91,
       verdict: "GO",
       deadline: Date.parse("2026-12-15T10:00:00Z"),
+      cancelled: false,
       reasons: REASONS,
       factors: [
         { name: "cpv", score: 1, weight: 0.3, contribution: 30 },
@@ -82,6 +86,7 @@ const data = (overrides: Partial<ReportData> = {}): ReportData => ({
       score: 64,
       verdict: "RESEARCH",
       deadline: Date.parse("2026-11-19T08:30:00Z"),
+      cancelled: false,
       reasons: null,
       factors: [{ name: "value_fit", score: 0.61, weight: 0.1, contribution: 6.1 }]
     }
@@ -156,6 +161,24 @@ describe("report template", () => {
     )
     expect(summer).toContain("Generat la 01.07.2026, 12:00, ora României (UTC+03:00)")
     expect(summer).not.toContain("termen expirat")
+  })
+
+  it("marks a cancelled procedure, in the table and the breakdown, whatever its deadline, and counts it", () => {
+    const [first, second] = data().tenders
+    const [top] = data().breakdowns
+    const html = reportHtml(
+      data({ tenders: [{ ...first!, cancelled: true }, second!], breakdowns: [{ ...top!, cancelled: true }] })
+    )
+    // Its deadline is still to come: without the mark the report would read as open for offers.
+    expect(deadlinePassed(first!.deadline, GENERATED_AT)).toBe(false)
+    const row = /<tr[^>]*>(?:(?!<\/tr>).)*Asfaltare DJ 107<\/td>(?:(?!<\/tr>).)*<\/tr>/.exec(html)?.[0] ?? ""
+    expect(row).toContain(`<tr class="closed">`)
+    expect(row).toContain(CANCELLED_MARK)
+    expect(row).not.toContain("termen expirat")
+    expect(html.match(new RegExp(`${CANCELLED_MARK}</span>`, "g"))).toHaveLength(2) // its row and its breakdown
+    expect(visibleText(html)).toContain(`O procedură a fost anulată (marcate „${CANCELLED_MARK}”)`)
+    expect(rowOf(html, "Modernizare străzi în Târgu Mureș</td>")).not.toContain(CANCELLED_MARK)
+    expect(reportHtml(data())).not.toContain(CANCELLED_MARK)
   })
 
   it("gives the top tenders their Romanian reason sentences, escaped, factors in the model's order", () => {

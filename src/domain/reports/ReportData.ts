@@ -16,6 +16,8 @@ export interface ReportTender {
   readonly county: string | null
   /** Epoch milliseconds; shown as the Bucharest date. */
   readonly deadline: number | null
+  /** The procedure was cancelled (ingestion set `cancelled_at`): no offer can be made, whatever the deadline. */
+  readonly cancelled: boolean
   readonly publishDate: number
   readonly valueRon: number | null
 }
@@ -32,6 +34,7 @@ export interface ReportBreakdown {
   readonly verdict: Verdict
   /** Epoch milliseconds, as in ReportTender. */
   readonly deadline: number | null
+  readonly cancelled: boolean
   readonly reasons: FactorReasons | null
   readonly factors: ReadonlyArray<{
     readonly name: FactorName

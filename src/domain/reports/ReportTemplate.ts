@@ -37,6 +37,13 @@ export const PASSED_DEADLINE_MARK = "termen expirat"
 export const deadlinePassed = (deadline: number | null, generatedAt: number): boolean =>
   deadline !== null && deadline <= generatedAt
 
+/** The mark of a tender whose procedure was cancelled: it takes no offers whatever its deadline says. */
+export const CANCELLED_MARK = "procedură anulată"
+
+/** The mark a tender gets, if any: a cancellation is told before a passed deadline. */
+const closedMark = (t: { readonly deadline: number | null; readonly cancelled: boolean }, generatedAt: number) =>
+  t.cancelled ? CANCELLED_MARK : deadlinePassed(t.deadline, generatedAt) ? PASSED_DEADLINE_MARK : null
+
 const formatRon = (value: number | null) => (value === null ? "—" : `${formatRoNumber(value)} RON`)
 const formatPercent = (fraction: number) => `${formatRoNumber(fraction * 100)}%`
 const formatPeriod = (params: ReportData["params"]) =>
@@ -45,12 +52,10 @@ const formatPeriod = (params: ReportData["params"]) =>
 const formatGeneratedAt = (millis: number) =>
   `${formatRoDateTime(millis)}, ora României (UTC${bucharestIso(millis).slice(19)})`
 
-/** The deadline's day and hour in Bucharest, marked when it has passed. */
-const deadlineHtml = (deadline: number | null, generatedAt: number) =>
-  deadline === null
-    ? "fără termen"
-    : formatRoDateTime(deadline) +
-      (deadlinePassed(deadline, generatedAt) ? `<br/><span class="passed">${PASSED_DEADLINE_MARK}</span>` : "")
+/** The deadline's day and hour in Bucharest, marked when it has passed or the procedure was cancelled. */
+const deadlineHtml = (mark: string | null, deadline: number | null) =>
+  (deadline === null ? "fără termen" : formatRoDateTime(deadline)) +
+  (mark === null ? "" : `<br/><span class="passed">${mark}</span>`)
 
 const verdictBadge = (verdict: Verdict) =>
   `<span class="verdict ${verdict.toLowerCase()}">${VERDICT_LABELS_RO[verdict]}</span>`
@@ -70,22 +75,26 @@ export const verdictChartSvg = (counts: ReportData["verdictCounts"]): string => 
   return `<svg xmlns="http://www.w3.org/2000/svg" width="460" height="112" role="img" aria-label="Distribuția verdictelor">${rows}</svg>`
 }
 
-const tenderRow = (generatedAt: number) => (t: ReportTender) =>
-  `<tr${deadlinePassed(t.deadline, generatedAt) ? ` class="closed"` : ""}><td class="num">${t.score}</td><td>${verdictBadge(t.verdict)}</td>` +
-  `<td>${escapeHtml(clipped(t.title, REPORT_TITLE_MAX))}</td>` +
-  `<td><span class="cpv">${escapeHtml(t.cpvCode)}</span><br/><small>${escapeHtml(t.cpvLabel)}</small></td>` +
-  `<td>${escapeHtml(clipped(t.authority, REPORT_AUTHORITY_MAX))}</td><td>${escapeHtml(t.county ?? "—")}</td>` +
-  `<td class="nowrap">${deadlineHtml(t.deadline, generatedAt)}</td><td class="num nowrap">${formatRon(t.valueRon)}</td></tr>`
+const tenderRow = (generatedAt: number) => (t: ReportTender) => {
+  const mark = closedMark(t, generatedAt)
+  return (
+    `<tr${mark === null ? "" : ` class="closed"`}><td class="num">${t.score}</td><td>${verdictBadge(t.verdict)}</td>` +
+    `<td class="wrap">${escapeHtml(clipped(t.title, REPORT_TITLE_MAX))}</td>` +
+    `<td><span class="cpv">${escapeHtml(t.cpvCode)}</span><br/><small>${escapeHtml(t.cpvLabel)}</small></td>` +
+    `<td class="wrap">${escapeHtml(clipped(t.authority, REPORT_AUTHORITY_MAX))}</td><td>${escapeHtml(t.county ?? "—")}</td>` +
+    `<td class="nowrap">${deadlineHtml(mark, t.deadline)}</td><td class="num nowrap">${formatRon(t.valueRon)}</td></tr>`
+  )
+}
 
 const FACTOR_ORDER: ReadonlyArray<FactorName> = ["semantic", "keyword", "cpv", "value_fit", "historical"]
 
 /** One of the top tenders: its verdict and deadline, each factor with its share, weight, points and reason. */
 const breakdownHtml = (generatedAt: number) => (b: ReportBreakdown) => {
   const factors = [...b.factors].sort((x, y) => FACTOR_ORDER.indexOf(x.name) - FACTOR_ORDER.indexOf(y.name))
-  const passed = deadlinePassed(b.deadline, generatedAt)
+  const mark = closedMark(b, generatedAt)
   return (
-    `<div class="breakdown"><b>${escapeHtml(clipped(b.title, REPORT_TITLE_MAX))}</b> · scor ${b.score} · ${verdictBadge(b.verdict)} · termen ${b.deadline === null ? "fără termen" : formatRoDateTime(b.deadline)}` +
-    (passed ? ` <span class="passed">${PASSED_DEADLINE_MARK}</span>` : "") +
+    `<div class="breakdown wrap"><b>${escapeHtml(clipped(b.title, REPORT_TITLE_MAX))}</b> · scor ${b.score} · ${verdictBadge(b.verdict)} · termen ${b.deadline === null ? "fără termen" : formatRoDateTime(b.deadline)}` +
+    (mark === null ? "" : ` <span class="passed">${mark}</span>`) +
     `<table><thead><tr><th>Factor</th><th class="num">Potrivire</th><th class="num">Pondere</th><th class="num">Puncte</th><th>De ce</th></tr></thead><tbody>` +
     factors
       .map(
@@ -117,6 +126,9 @@ const STYLE = `
   tr { page-break-inside: avoid; }
   .num { text-align: right; }
   .nowrap { white-space: nowrap; }
+  /* Notice text may hold a run with no break (a file name, a code list): it wraps inside its cell.
+     Without it the table outgrows the page and Chromium shrinks the whole report to fit. */
+  .wrap { overflow-wrap: anywhere; }
   .cpv { font-family: monospace; }
   .verdict { font-weight: bold; padding: 1px 4px; border-radius: 3px; color: #fff; font-size: 8px; }
   .verdict.go { background: ${VERDICT_COLOURS.GO}; } .verdict.research { background: ${VERDICT_COLOURS.RESEARCH}; }
@@ -142,7 +154,8 @@ export const reportHtml = (data: ReportData): string => {
     `scor minim ${params.min_score}`,
     ...(data.watchlistName === null ? [] : [`listă de urmărire „${escapeHtml(data.watchlistName)}”`])
   ].join(", ")
-  const passedListed = data.tenders.filter((t) => deadlinePassed(t.deadline, generatedAt)).length
+  const passedListed = data.tenders.filter((t) => closedMark(t, generatedAt) === PASSED_DEADLINE_MARK).length
+  const cancelledListed = data.tenders.filter((t) => t.cancelled).length
   const summary =
     `<div class="cards">` +
     `<div class="card">Licitații<b>${formatRoNumber(data.totalTenders)}</b></div>` +
@@ -163,6 +176,9 @@ export const reportHtml = (data: ReportData): string => {
           passedListed === 0
             ? ""
             : `<p class="meta">${passedListed === 1 ? "O licitație are" : `${formatRoNumber(passedListed)} licitații au`} termenul de depunere depășit la data raportului (marcate „${PASSED_DEADLINE_MARK}”).</p>`,
+          cancelledListed === 0
+            ? ""
+            : `<p class="meta">${cancelledListed === 1 ? "O procedură a fost anulată" : `${formatRoNumber(cancelledListed)} proceduri au fost anulate`} (marcate „${CANCELLED_MARK}”): nu se mai pot depune oferte.</p>`,
           `<table><thead><tr><th>Scor</th><th>Verdict</th><th>Titlu</th><th>CPV</th><th>Autoritate contractantă</th><th>Județ</th><th>Termen</th><th>Valoare</th></tr></thead>`,
           `<tbody>${data.tenders.map(tenderRow(generatedAt)).join("")}</tbody></table>`,
           `<h2>De ce aceste scoruri: ${data.breakdowns.length === 1 ? "prima licitație" : `primele ${data.breakdowns.length} licitații`}</h2>`,

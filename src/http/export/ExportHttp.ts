@@ -70,11 +70,13 @@ const toExportRow = (row: ExportRow) => ({
 /**
  * A text cell a spreadsheet would take for a formula (first character `=`, `+`, `-`, `@`, a tab or a
  * carriage return: OWASP's CSV injection list) is written after an apostrophe, which Excel and
- * LibreOffice show as text: titles and authority names come from notices anyone can publish.
+ * LibreOffice show as text: titles and authority names come from notices anyone can publish. So is
+ * such a character after a `;`, a tab or a line break inside the text: Excel under Romanian settings
+ * (list separator `;`) splits the file there, outside the quotes, and the rest would start a cell.
  */
-const FORMULA_START = /^[=+\-@\t\r]/
+const FORMULA_TRIGGER = /(^|[;\t\r\n])(?=[=+\-@\t\r])/g
 const asSpreadsheetText = (value: unknown) =>
-  typeof value === "string" && FORMULA_START.test(value) ? `'${value}` : value
+  typeof value === "string" ? value.replace(FORMULA_TRIGGER, "$1'") : value
 
 const toCsvRecord = (row: ExportRow) =>
   Object.fromEntries(

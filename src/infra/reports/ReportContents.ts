@@ -45,6 +45,7 @@ const TenderRow = Schema.Struct({
   authority: Schema.String,
   county: Schema.NullOr(Schema.String),
   deadline: Schema.NullOr(Schema.DateFromSelf),
+  cancelled: Schema.Boolean,
   publish_date: Schema.DateFromSelf,
   value_ron: Schema.NullOr(Schema.Number),
   model_version: Schema.String,
@@ -103,7 +104,7 @@ export const ReportContentsLive = Layer.effect(
           ${matching}`.pipe(Effect.flatMap(decodeRows(SummaryRow)))
         const rows = yield* sql`
           SELECT s.tender_id, t.title, s.overall_score, s.verdict, rtrim(t.main_cpv) AS main_cpv, cc.label_ro,
-                 a.name AS authority, a.county, t.deadline, t.publish_date,
+                 a.name AS authority, a.county, t.deadline, t.cancelled_at IS NOT NULL AS cancelled, t.publish_date,
                  t.estimated_value_ron::float8 AS value_ron, s.model_version,
                  s.score_semantic, s.score_keyword, s.score_cpv, s.score_value_fit, s.score_historical, s.cpv_type
           FROM (SELECT s.* ${matching}
@@ -125,6 +126,7 @@ export const ReportContentsLive = Layer.effect(
           authority: r.authority,
           county: r.county,
           deadline: r.deadline?.getTime() ?? null,
+          cancelled: r.cancelled,
           publishDate: r.publish_date.getTime(),
           valueRon: r.value_ron
         }))
@@ -141,6 +143,7 @@ export const ReportContentsLive = Layer.effect(
             score: r.overall_score,
             verdict: r.verdict,
             deadline: r.deadline?.getTime() ?? null,
+            cancelled: r.cancelled,
             reasons: reasons.get(r.tender_id) ?? null,
             factors: (Object.keys(WEIGHTS) as Array<keyof typeof WEIGHTS>).map((name) => ({
               name,
