@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Duration, Effect, Layer, TestClock, TestContext } from "effect"
 import { IngestState, isDegraded, sourceStatus } from "../../src/infra/ingest/IngestState.js"
 import { scrapeSource } from "../../src/infra/metrics/MetricsEndpoint.js"
 import { IngestionWith } from "../../src/workers/IngestPollers.js"
@@ -55,6 +55,26 @@ describe("a source polled by one worker, among workers that do not poll it", () 
         yield* state.heartbeat("ted")
         expect((yield* state.all).find((s) => s.name === "ted")!.enabled).toBe(true)
         expect(yield* tedGauges).toMatchObject({ enabled: true, failing: true })
+      })
+    )
+
+    it.effect("is judged by the service's clock in the ingest gauges, as in /ready, under a moved clock", () =>
+      Effect.gen(function* () {
+        const state = yield* IngestState
+        // Vouched for 3 minutes from the real time, then read an hour later by the service's clock.
+        yield* state.open("ted", today())
+        yield* state.finishPoll("ted", today())
+        const anHourLater = <A, E, R>(read: Effect.Effect<A, E, R>) =>
+          Effect.zipRight(TestClock.setTime(Date.now() + Duration.toMillis(Duration.hours(1))), read)
+        const ted = yield* state.all.pipe(
+          anHourLater,
+          Effect.map((all) => all.find((s) => s.name === "ted")!),
+          Effect.provide(TestContext.TestContext)
+        )
+        expect(ted.enabled).toBe(false)
+        const gauges = yield* tedGauges.pipe(anHourLater, Effect.provide(TestContext.TestContext))
+        expect(gauges, "the gauges read PostgreSQL's now(), not the service's clock").toMatchObject({ enabled: false })
+        expect(gauges!.lagSeconds).toBeGreaterThanOrEqual(3600)
       })
     )
   })

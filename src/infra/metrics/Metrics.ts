@@ -50,7 +50,7 @@ const makeMetrics = () => {
 
   const jobsByStatus = new Gauge({
     name: "jobs",
-    help: "Jobs of the queue by kind and status (queued includes those due later; dead are dead-lettered)",
+    help: "Jobs of the queue by kind and status (queued includes those due later; dead are dead-lettered, kept 30 days)",
     labelNames: ["kind", "status"] as const,
     registers: [registry],
     async collect() {

@@ -2,6 +2,7 @@ import { createServer } from "node:http"
 import { SqlClient } from "@effect/sql"
 import { Config, ConfigError, Effect, Either, Layer, Option, Runtime, Schema } from "effect"
 import { AppConfig, InvalidConfiguration, readConfig } from "../config/AppConfig.js"
+import { clockNow } from "../db/ClockNow.js"
 import { PgPool } from "../db/PgPool.js"
 import { RedisConnection } from "../redis/RedisConnection.js"
 import { Metrics, type ScrapeSource } from "./Metrics.js"
@@ -38,7 +39,9 @@ const IngestRow = Schema.Struct({
 /**
  * What a scrape reads from PostgreSQL, as two cheap statements: jobs counted by kind and status (the
  * done ones, kept a day, are left out), and each source's time since its last successful poll.
- * Several gauges of one scrape ask for each; they share one read.
+ * Several gauges of one scrape ask for each; they share one read. Both compare with the service's
+ * Clock, not PostgreSQL's now(): `run_at` and `poller_alive_until` were written from it, and /ready
+ * and `sources status` judge them by it too.
  */
 export const scrapeSource = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
@@ -57,11 +60,14 @@ export const scrapeSource = Effect.gen(function* () {
   }
   const queue = sharedWhilePending(() =>
     run(
-      sql`
+      Effect.flatMap(
+        clockNow,
+        (now) => sql`
         SELECT kind, status, count(*)::int AS jobs,
-               extract(epoch FROM now() - min(run_at) FILTER (WHERE status = 'queued' AND run_at <= now()))::float8
-                 AS oldest_due_seconds
-        FROM jobs WHERE status IN ('queued', 'running', 'dead') GROUP BY kind, status`.pipe(
+               extract(epoch FROM ${now}::timestamptz - min(run_at)
+                 FILTER (WHERE status = 'queued' AND run_at <= ${now}::timestamptz))::float8 AS oldest_due_seconds
+        FROM jobs WHERE status IN ('queued', 'running', 'dead') GROUP BY kind, status`
+      ).pipe(
         Effect.flatMap(Schema.decodeUnknown(Schema.Array(QueueRow))),
         Effect.map((rows) =>
           rows.map((r) => ({ kind: r.kind, status: r.status, jobs: r.jobs, oldestDueSeconds: r.oldest_due_seconds }))
@@ -71,10 +77,14 @@ export const scrapeSource = Effect.gen(function* () {
   )
   const ingest = sharedWhilePending(() =>
     run(
-      sql`
-        SELECT name, coalesce(poller_alive_until > now(), false) AS enabled, extract(epoch FROM now() - last_success_at)::float8 AS lag_seconds,
+      Effect.flatMap(
+        clockNow,
+        (now) => sql`
+        SELECT name, coalesce(poller_alive_until > ${now}::timestamptz, false) AS enabled,
+               extract(epoch FROM ${now}::timestamptz - last_success_at)::float8 AS lag_seconds,
                (last_error_at IS NOT NULL AND (last_success_at IS NULL OR last_error_at > last_success_at)) AS failing
-        FROM ingest_sources`.pipe(
+        FROM ingest_sources`
+      ).pipe(
         Effect.flatMap(Schema.decodeUnknown(Schema.Array(IngestRow))),
         Effect.map((rows) =>
           rows.map((r) => ({ source: r.name, enabled: r.enabled, lagSeconds: r.lag_seconds, failing: r.failing }))

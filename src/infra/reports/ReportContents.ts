@@ -94,27 +94,35 @@ export const ReportContentsLive = Layer.effect(
                 : sql`AND EXISTS (SELECT 1 FROM alerts al
                                   WHERE al.watchlist_id = ${params.watchlist_id} AND al.tender_id = s.tender_id)`
             }`
-        const [summary] = yield* sql`
-          SELECT count(*)::int AS total,
-                 (count(*) FILTER (WHERE s.verdict = 'GO'))::int AS go,
-                 (count(*) FILTER (WHERE s.verdict = 'RESEARCH'))::int AS research,
-                 (count(*) FILTER (WHERE s.verdict = 'SKIP'))::int AS skip,
-                 avg(s.overall_score)::float8 AS average,
-                 coalesce((SELECT sum(t.estimated_value_ron) FROM tenders t WHERE t.id IN (SELECT s.tender_id ${matching})), 0)::float8 AS value_ron
-          ${matching}`.pipe(Effect.flatMap(decodeRows(SummaryRow)))
-        const rows = yield* sql`
-          SELECT s.tender_id, t.title, s.overall_score, s.verdict, rtrim(t.main_cpv) AS main_cpv, cc.label_ro,
-                 a.name AS authority, a.county, t.deadline, t.cancelled_at IS NOT NULL AS cancelled, t.publish_date,
-                 t.estimated_value_ron::float8 AS value_ron, s.model_version,
-                 s.score_semantic, s.score_keyword, s.score_cpv, s.score_value_fit, s.score_historical, s.cpv_type
-          FROM (SELECT s.* ${matching}
-                ORDER BY s.overall_score DESC, s.tender_publish_date DESC, s.tender_id
-                LIMIT ${REPORT_MAX_TENDERS}) s
-          JOIN tenders t ON t.id = s.tender_id
-          JOIN contracting_authorities a ON a.id = t.authority_id
-          LEFT JOIN cpv_codes cc ON cc.code_full = t.main_cpv
-          ORDER BY s.overall_score DESC, s.tender_publish_date DESC, s.tender_id`.pipe(
-          Effect.flatMap(decodeRows(TenderRow))
+        // One snapshot for both reads: a rescore committed between them would make the summary's
+        // counts and average disagree with the table.
+        const { summary, rows } = yield* sql.withTransaction(
+          Effect.gen(function* () {
+            yield* sql`SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY`
+            const [summary] = yield* sql`
+              SELECT count(*)::int AS total,
+                     (count(*) FILTER (WHERE s.verdict = 'GO'))::int AS go,
+                     (count(*) FILTER (WHERE s.verdict = 'RESEARCH'))::int AS research,
+                     (count(*) FILTER (WHERE s.verdict = 'SKIP'))::int AS skip,
+                     avg(s.overall_score)::float8 AS average,
+                     coalesce((SELECT sum(t.estimated_value_ron) FROM tenders t WHERE t.id IN (SELECT s.tender_id ${matching})), 0)::float8 AS value_ron
+              ${matching}`.pipe(Effect.flatMap(decodeRows(SummaryRow)))
+            const rows = yield* sql`
+              SELECT s.tender_id, t.title, s.overall_score, s.verdict, rtrim(t.main_cpv) AS main_cpv, cc.label_ro,
+                     a.name AS authority, a.county, t.deadline, t.cancelled_at IS NOT NULL AS cancelled, t.publish_date,
+                     t.estimated_value_ron::float8 AS value_ron, s.model_version,
+                     s.score_semantic, s.score_keyword, s.score_cpv, s.score_value_fit, s.score_historical, s.cpv_type
+              FROM (SELECT s.* ${matching}
+                    ORDER BY s.overall_score DESC, s.tender_publish_date DESC, s.tender_id
+                    LIMIT ${REPORT_MAX_TENDERS}) s
+              JOIN tenders t ON t.id = s.tender_id
+              JOIN contracting_authorities a ON a.id = t.authority_id
+              LEFT JOIN cpv_codes cc ON cc.code_full = t.main_cpv
+              ORDER BY s.overall_score DESC, s.tender_publish_date DESC, s.tender_id`.pipe(
+              Effect.flatMap(decodeRows(TenderRow))
+            )
+            return { summary, rows }
+          })
         )
         const tenders: Array<ReportTender> = rows.map((r) => ({
           tenderId: r.tender_id,
