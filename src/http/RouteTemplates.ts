@@ -15,7 +15,6 @@ import { ROUTER_CONFIG } from "./RequestLimits.js"
 export class RouteTemplates extends Context.Tag("RouteTemplates")<
   RouteTemplates,
   {
-    readonly match: (method: string, url: string) => string
     /** The template of a request being served, matched once: the request's middlewares share it. */
     readonly ofRequest: (request: HttpServerRequest.HttpServerRequest) => string
   }
@@ -57,7 +56,6 @@ export const RouteTemplatesLive = Layer.effect(
     }
     const matched = new WeakMap<HttpServerRequest.HttpServerRequest, string>()
     return {
-      match,
       ofRequest: (request) => {
         let route = matched.get(request)
         if (route === undefined) {
