@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Exit, Fiber } from "effect"
 import { IngestState } from "../../src/infra/ingest/IngestState.js"
+import { PollFence, withPollLease } from "../../src/infra/ingest/PollLease.js"
 import { TedPoller } from "../../src/infra/ingest/TedPoller.js"
 import { eventually } from "../webhooks/fixtures.js"
 import { AuditIngestLive, TedProxy } from "./hostileSources.js"
@@ -80,6 +81,35 @@ describe("the poll lease", () => {
           // The first poll gets its downloads, finds its lease gone at its page's intake, and ends.
           expect(Exit.isSuccess(yield* Fiber.await(first))).toBe(true)
           expect(yield* outcome(notices)).toEqual({ downloads: [2, 2, 2], ingested: 3, rescoredAsChange: 0 })
+        })
+    )
+  })
+
+  layer(AuditIngestLive(), { excludeTestServices: true, timeout: 60_000 })((it) => {
+    it.effect(
+      "fences a poll's end too: one whose lease went to another poll leaves that poll's cursor and the watermark",
+      () =>
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          const state = yield* IngestState
+          const before = yield* state.open("ted", "2026-12-01")
+          yield* state.saveCursor("ted", { day: "2026-12-01", token: "the-running-poll's-page" })
+          // This poll read to its end; its lease ran out meanwhile and another poll took it (epoch + 1).
+          const lost = withPollLease(
+            "ted",
+            Effect.gen(function* () {
+              const fence = yield* PollFence
+              yield* sql`UPDATE ingest_poll_leases SET epoch = ${fence.epoch + 1} WHERE source = 'ted'`
+              yield* state.finishPoll("ted", "2026-12-05")
+            })
+          )
+          yield* lost
+          const [ted] = (yield* state.all).filter((s) => s.name === "ted")
+          expect(ted).toMatchObject({
+            watermark: before.watermark,
+            cursor: { day: "2026-12-01", token: "the-running-poll's-page" },
+            last_success_at: null
+          })
         })
     )
   })

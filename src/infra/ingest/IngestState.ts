@@ -4,6 +4,7 @@ import { bucharestDate } from "../../domain/BucharestTime.js"
 import { addDays } from "../../domain/ingest/PublicationDays.js"
 import { SOURCE_NAMES, type SourceName } from "../../domain/ingest/SourceFailure.js"
 import { clockNow } from "../db/ClockNow.js"
+import { fencePoll, type PollLeaseLost } from "./PollLease.js"
 import type { SourceBlock } from "./SourceClient.js"
 
 /**
@@ -90,8 +91,12 @@ export class IngestState extends Context.Tag("IngestState")<
      */
     readonly heartbeat: (source: SourceName) => Effect.Effect<void>
     readonly saveCursor: (source: SourceName, cursor: unknown) => Effect.Effect<void>
-    /** A poll that went to the end: the new watermark, no paging in progress, the success time. */
-    readonly finishPoll: (source: SourceName, watermark: string) => Effect.Effect<void>
+    /**
+     * A poll that went to the end: the new watermark, no paging in progress, the success time. Fenced
+     * as a page's intake is: a poll whose lease went to another poll writes nothing (it would clear
+     * that poll's cursor) and fails with PollLeaseLost.
+     */
+    readonly finishPoll: (source: SourceName, watermark: string) => Effect.Effect<void, PollLeaseLost>
     readonly recordError: (source: SourceName, message: string) => Effect.Effect<void>
     /** The past days' lists were asked again on `day` (the SEAP poller's daily revisit). */
     readonly markRevisited: (source: SourceName, day: string) => Effect.Effect<void>
@@ -169,10 +174,17 @@ export const IngestStateLive = Layer.effect(
 
     const finishPoll = (source: SourceName, watermark: string) =>
       Effect.flatMap(clockNow, (now) =>
-        sql`UPDATE ingest_sources
-            SET watermark = greatest(watermark, ${watermark}::date), cursor = NULL, last_success_at = ${now},
-                updated_at = ${now}
-            WHERE name = ${source}`.pipe(Effect.asVoid, Effect.orDie)
+        sql
+          .withTransaction(
+            fencePoll(sql, source).pipe(
+              Effect.zipRight(sql`UPDATE ingest_sources
+              SET watermark = greatest(watermark, ${watermark}::date), cursor = NULL, last_success_at = ${now},
+                  updated_at = ${now}
+              WHERE name = ${source}`),
+              Effect.asVoid
+            )
+          )
+          .pipe(Effect.catchTag("SqlError", Effect.die))
       )
 
     const recordError = (source: SourceName, message: string) =>
