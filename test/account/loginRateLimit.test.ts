@@ -72,6 +72,26 @@ describe("login rate limit behind a trusted proxy (TRUST_PROXY=127.0.0.1; each t
     expect((await login(server, account.email, PASSWORD, client)).status).toBe(429)
   })
 
+  it("a right password sent just after 12 concurrent wrong ones is refused: it is verified after the lock was set", async () => {
+    const account = await seedAccount(server, "free")
+    const client = ownAddress()
+    const wrong = Array.from({ length: 12 }, (_, i) => login(server, account.email, `wrong ${i}`, client))
+    // All 13 pass the first lock check at once; the right one is verified last, after the 6th failure locked the e-mail.
+    const right = login(server, account.email, PASSWORD, client)
+    expect(statuses(await Promise.all(wrong))).toEqual({ 401: 5, 429: 7 })
+    expect((await right).status).toBe(429)
+  })
+
+  it("an IPv6 client is counted by its /64: a new address of the same network for each guess is still limited", async () => {
+    const fresh = await seedAccount(server, "free")
+    const network = `2001:db8:${(nextHost++).toString(16)}:1`
+    let host = 1
+    await exhaustAddress(server, () => `${network}::${(host++).toString(16)}`)
+    expect((await login(server, fresh.email, PASSWORD, `${network}::${(host++).toString(16)}`)).status).toBe(429)
+    // Another network (another subscriber) keeps its budget.
+    expect((await login(server, fresh.email, PASSWORD, `2001:db8:${(nextHost++).toString(16)}:1::1`)).status).toBe(200)
+  })
+
   it("after 5 failures for one e-mail: 429 with Retry-After and retry_after_seconds, even for the right password", async () => {
     const account = await seedAccount(server, "free")
     const client = ownAddress()

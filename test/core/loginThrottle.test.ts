@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto"
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Either, Layer, Option, TestClock } from "effect"
+import { clientNetwork } from "../../src/domain/ClientNetwork.js"
 import type { RateLimitPolicy } from "../../src/domain/RateLimitPolicy.js"
 import { clientAddress, normaliseAddress, parseTrustProxy, type TrustProxy } from "../../src/domain/TrustProxy.js"
 import { LoginLocksLive } from "../../src/infra/limits/LoginLocks.js"
@@ -119,5 +120,20 @@ describe("client address (TRUST_PROXY)", () => {
     }
     expect(normaliseAddress(" ::FFFF:1.2.3.4 ")).toBe("1.2.3.4")
     expect(normaliseAddress("fe80::1%eth0")).toBe("fe80::1")
+  })
+})
+
+describe("the network a per-address login budget counts (an IPv6 client by its /64)", () => {
+  it("IPv4 and `unknown` as they are; IPv6 as its /64, however it is written", () => {
+    expect(clientNetwork("10.0.0.1")).toBe("10.0.0.1")
+    expect(clientNetwork("unknown")).toBe("unknown")
+    for (const address of ["2001:db8:1:2::5", "2001:0db8:0001:0002:aaaa::1", "2001:db8:1:2:3:4:5:6"]) {
+      expect(clientNetwork(address), address).toBe("2001:db8:1:2::/64")
+    }
+    expect(clientNetwork("2001:db8:1:3::5")).toBe("2001:db8:1:3::/64")
+    expect(clientNetwork("::1")).toBe("0:0:0:0::/64")
+    expect(clientNetwork("2001:db8::")).toBe("2001:db8:0:0::/64")
+    expect(clientNetwork("64:ff9b::1.2.3.4")).toBe("64:ff9b:0:0::/64")
+    expect(clientNetwork("fe80::1%eth0")).toBe("fe80:0:0:0::/64")
   })
 })

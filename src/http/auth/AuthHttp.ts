@@ -2,6 +2,7 @@ import { createHash } from "node:crypto"
 import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
 import { Effect, Layer, Option } from "effect"
 import * as ApiError from "../../domain/ApiErrors.js"
+import { clientNetwork } from "../../domain/ClientNetwork.js"
 import type { RateLimitHit, RefreshRejected } from "../../domain/Errors.js"
 import { clientAddress } from "../../domain/TrustProxy.js"
 import { normalizeEmail, UsersRepo } from "../../infra/accounts/UsersRepo.js"
@@ -52,19 +53,19 @@ export const AuthHttpLive = HttpApiBuilder.group(Api, "auth", (handlers) =>
         Effect.gen(function* () {
           const email = normalizeEmail(payload.email)
           const request = yield* HttpServerRequest.HttpServerRequest
-          const address = clientAddress(
-            Option.getOrUndefined(request.remoteAddress),
-            forwardedFor(request),
-            config.trustProxy
+          // An IPv6 client is counted by its /64, which it can pick addresses from at will.
+          const network = clientNetwork(
+            clientAddress(Option.getOrUndefined(request.remoteAddress), forwardedFor(request), config.trustProxy)
           )
           const subjects = [
-            [policies.loginPerAddress, address],
+            [policies.loginPerAddress, network],
             [policies.loginPerEmail, emailSubject(email)]
           ] as const
-          // A locked-out subject is refused before the password is even looked at.
-          yield* Effect.forEach(subjects, ([policy, subject]) => checkNotLocked(policy, subject), {
+          const refuseIfLocked = Effect.forEach(subjects, ([policy, subject]) => checkNotLocked(policy, subject), {
             discard: true
           }).pipe(Effect.catchAll(rateLimited))
+          // A locked-out subject is refused before the password is even looked at.
+          yield* refuseIfLocked
           const user = yield* users.findByEmail(email)
           const matches = yield* verifyPassword(
             Option.match(user, { onNone: () => dummyHash, onSome: (u) => u.passwordHash }),
@@ -79,6 +80,10 @@ export const AuthHttpLive = HttpApiBuilder.group(Api, "auth", (handlers) =>
             if (hit !== undefined) return yield* rateLimited(hit.value)
             return yield* invalidCredentials
           }
+          // Checked again: guesses sent at once all pass the first check, so the one that locked the
+          // subject may be answered while others are still verified; a right one among them is refused
+          // like any attempt after the lock, or a burst would try any number of passwords.
+          yield* refuseIfLocked
           const data = yield* sessions.login(user.value)
           return { data }
         })

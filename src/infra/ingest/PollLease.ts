@@ -39,7 +39,7 @@ const after = (now: Date, duration: Duration.Duration) => new Date(now.getTime()
 export const withPollLease = <E, R>(
   source: SourceName,
   poll: Effect.Effect<void, E | PollLeaseLost, R>
-): Effect.Effect<void, Exclude<E, PollLeaseLost>, R | SqlClient.SqlClient> =>
+): Effect.Effect<void, Exclude<E, PollLeaseLost>, Exclude<R, PollFence> | SqlClient.SqlClient> =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const now = yield* clockNow
