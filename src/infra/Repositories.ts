@@ -28,7 +28,7 @@ import { WebhooksRepoLive } from "./webhooks/WebhooksRepo.js"
  * Where scoring meets the capabilities that act on its matches: alerts and webhook events are
  * written by their own capabilities, in the scores' transaction.
  */
-const MatchSinkLive = Layer.effect(
+export const MatchSinkLive = Layer.effect(
   MatchSink,
   Effect.gen(function* () {
     const alerts = yield* AlertWriter

@@ -2,7 +2,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Clock, Effect, Layer } from "effect"
 import { isCandidate } from "../../src/domain/scoring/Matching.js"
 import { JobQueue, JobQueueLive } from "../../src/infra/queue/JobQueue.js"
-import { ScoringLive } from "../../src/infra/Repositories.js"
+import { MatchSinkLive, ScoringLive } from "../../src/infra/Repositories.js"
 import { makeCorpusStatsCache } from "../../src/infra/scoring/CorpusStatsCache.js"
 import { makeCpvAffinityTable } from "../../src/infra/scoring/CpvAffinityTable.js"
 import { MatchSink } from "../../src/infra/scoring/MatchSink.js"
@@ -137,7 +137,7 @@ describe("a company or tender that changes while a scoring job computes", () => 
           stats,
           affinity,
           new Set(),
-          { companyId: company, now, readUpToSeq: read[read.length - 1]!.row.ingest_seq },
+          { companyId: company, now },
           { tenders: read.map((t) => t.row), revisionAtStart: () => profile.revision }
         )
         expect(yield* f.storedScore(company, bridge)).toBeDefined()
@@ -145,6 +145,55 @@ describe("a company or tender that changes while a scoring job computes", () => 
         // The queued job scores the tender as it is now: the stale row goes.
         yield* scoring.scoreTenders([bridge], { isNew: [] })
         expect(yield* f.storedScore(company, bridge)).toBeUndefined()
+      })
+    )
+
+    /** A tender job's write of a new tender's match, computed from the profile as read before `change`. */
+    const matchAfter = (change: (ids: { company: string; watchlist: string }) => Effect.Effect<unknown, unknown>) =>
+      Effect.gen(function* () {
+        const f = yield* scoringFixtures
+        const { reads, stats, affinity } = yield* scoringSteps
+        const writer = yield* makeScoreWriter.pipe(Effect.provide(MatchSinkLive))
+        const company = yield* f.company("Drumuri SA", "Reabilitare drumuri și asfaltare")
+        const watchlist = yield* f.watchlist(company, { cpv: ["45233000-9"], minScore: 0 })
+        const road = yield* f.tender({ title: "Reabilitare drumuri comunale", cpv: "45233142-6" })
+        const tenders = yield* reads.contractTenders([road])
+        const profile = (yield* reads.companyProfiles([company])).get(company)!
+        yield* Effect.orDie(change({ company, watchlist }))
+        const written = yield* writer.scoreAndWrite(
+          tenders.map((tender) => ({ tender, company: profile })),
+          stats,
+          affinity,
+          new Set([road]),
+          { tenderIds: [] },
+          { tenders: tenders.map((t) => t.row), revisionAtStart: () => profile.revision },
+          new Set(),
+          [road]
+        )
+        const alerts = yield* f.sql`SELECT 1 FROM alerts WHERE watchlist_id = ${watchlist}`
+        const events = yield* f.sql`SELECT 1 FROM match_events WHERE company_id = ${company}`
+        return { written, alerts: alerts.length, events: events.length }
+      })
+
+    it.effect("a watchlist deleted during a tender job raises no alert and no event from that job's write", () =>
+      Effect.gen(function* () {
+        const sql = (yield* scoringFixtures).sql
+        const unchanged = yield* matchAfter(() => Effect.void)
+        expect(unchanged).toMatchObject({ written: { scored: 1, alerts: 1, events: 1 }, alerts: 1, events: 1 })
+        const deleted = yield* matchAfter(
+          ({ watchlist }) => sql`UPDATE watchlists SET deleted_at = now(), active = false WHERE id = ${watchlist}`
+        )
+        expect(deleted).toMatchObject({ written: { scored: 1, alerts: 0, events: 0 }, alerts: 0, events: 0 })
+      })
+    )
+
+    it.effect("a company deactivated during a tender job raises no alert and no event from that job's write", () =>
+      Effect.gen(function* () {
+        const sql = (yield* scoringFixtures).sql
+        const deactivated = yield* matchAfter(
+          ({ company }) => sql`UPDATE companies SET active = false WHERE id = ${company}`
+        )
+        expect(deactivated).toMatchObject({ written: { alerts: 0, events: 0 }, alerts: 0, events: 0 })
       })
     )
 

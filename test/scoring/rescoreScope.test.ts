@@ -49,12 +49,62 @@ describe("the scope of a company rescore", () => {
           stats,
           affinity,
           new Set(),
-          { companyId: company, now, readUpToSeq: read[read.length - 1]!.row.ingest_seq },
+          { companyId: company, now },
           { tenders: read.map((t) => t.row), revisionAtStart: () => profile.revision }
         )
         expect(yield* f.storedScore(company, old)).toBeDefined()
         expect(yield* f.storedScore(company, fresh)).toBeDefined()
       })
+    )
+
+    it.effect(
+      "keeps the score of a tender reopened by an erratum (and rescored) after the rescore read the open tenders",
+      () =>
+        Effect.gen(function* () {
+          const f = yield* scoringFixtures
+          const scoring = yield* ScoringService
+          const company = yield* f.company("Drumuri SA", "Reabilitare drumuri și asfaltare")
+          yield* f.watchlist(company, { cpv: ["45233000-9"], minScore: 0 })
+          const closed = yield* f.tender({
+            title: "Reabilitare drumuri comunale",
+            cpv: "45233142-6",
+            deadline: "2020-01-01T00:00:00Z"
+          })
+          const open = yield* f.tender({ title: "Asfaltare drumuri locale", cpv: "45233142-6" })
+          yield* scoring.scoreTenders([closed, open], { isNew: [closed, open] })
+          // The rescore, step by step: it reads the open tenders, the closed one not among them ...
+          const reads = yield* makeScoringReads
+          const stats = yield* (yield* makeCorpusStatsCache).current
+          const affinity = yield* (yield* makeCpvAffinityTable).current
+          const now = new Date(yield* Clock.currentTimeMillis)
+          const profile = (yield* reads.companyProfiles([company])).get(company)!
+          const read = yield* reads.openContractTendersAfter(now, "0")
+          expect(read.map((tender) => tender.row.id)).not.toContain(closed)
+          const pairs: Array<ScoringPair> = read
+            .filter((tender) => isCandidate(profile.prepared, tender.prepared, stats, affinity))
+            .map((tender) => ({ tender, company: profile }))
+          // ... meanwhile an erratum moves its deadline ahead, and its own job scores it ...
+          yield* f.sql`UPDATE tenders SET deadline = '2099-01-01T00:00:00Z' WHERE id = ${closed}`
+          yield* scoring.scoreTenders([closed], { isNew: [], changed: [closed] })
+          const reopened = yield* f.storedScore(company, closed)
+          expect(reopened).toBeDefined()
+          // ... then the rescore writes: the reopened tender's score is not one of its stale ones.
+          const writer = yield* makeScoreWriter.pipe(
+            Effect.provideService(MatchSink, { record: () => Effect.succeed({ alerts: 0, events: 0 }) })
+          )
+          yield* writer.scoreAndWrite(
+            pairs,
+            stats,
+            affinity,
+            new Set(),
+            { companyId: company, now },
+            {
+              tenders: read.map((t) => t.row),
+              revisionAtStart: () => profile.revision
+            }
+          )
+          expect(yield* f.storedScore(company, closed)).toEqual(reopened)
+        })
     )
 
     it.effect("does nothing for a deactivated company: its scores stay as they were", () =>

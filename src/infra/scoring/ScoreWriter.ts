@@ -27,12 +27,12 @@ export interface ScoringPair {
 
 /**
  * The earlier scores a write replaces: those of the given tenders (a tender batch), or those of a
- * company on tenders still open at `now` that the rescore read (ingest sequence up to
- * `readUpToSeq`; a company rescore).
+ * company on the tenders its rescore read (the basis's tenders) that are still open at `now` (a
+ * company rescore).
  */
 export type StaleScope =
   | { readonly tenderIds: ReadonlyArray<string> }
-  | { readonly companyId: string; readonly now: Date; readonly readUpToSeq: string }
+  | { readonly companyId: string; readonly now: Date }
 
 /** A tender as a write read it: its id and row version (TenderRow.version). */
 export interface TenderVersion {
@@ -192,13 +192,15 @@ export const makeScoreWriter = Effect.gen(function* () {
   const jobs = yield* JobQueue
 
   /**
-   * Removes a company's scores on tenders still open at `now` that its rescore read (ingest sequence
-   * up to `readUpToSeq`), except the pairs in `keep`, which the caller rewrites in place.
+   * Removes a company's scores on the tenders its rescore read that are still open at `now`, except
+   * the pairs in `keep`, which the caller rewrites in place. Only the tenders read: one closed when
+   * the rescore read and reopened since (an erratum) was not scored by it, and may already carry the
+   * score its own job gave it.
    */
-  const removeOpenScoresOf = (companyId: string, now: Date, readUpToSeq: string, keep: PairKeys) =>
+  const removeOpenScoresOf = (companyId: string, now: Date, read: ReadonlyArray<TenderVersion>, keep: PairKeys) =>
     sql`
-      DELETE FROM tender_scores s USING tenders t
-      WHERE s.company_id = ${companyId} AND t.id = s.tender_id AND t.ingest_seq <= ${readUpToSeq}::bigint
+      DELETE FROM tender_scores s USING tenders t, unnest(${arrayLiteral(read.map((tender) => tender.id))}::uuid[]) AS r(id)
+      WHERE s.company_id = ${companyId} AND t.id = s.tender_id AND r.id = s.tender_id
         AND (t.deadline IS NULL OR t.deadline > ${now.toISOString()}::timestamptz) AND t.cancelled_at IS NULL
         AND ${notIn(keep)}`
 
@@ -325,6 +327,35 @@ export const makeScoreWriter = Effect.gen(function* () {
       }
     })
 
+  /**
+   * The matches whose company is still active and whose watchlists are still live and its own, under
+   * a share lock held to the commit: a watchlist deleted (or moved to another company) or a company
+   * deactivated while the write computed from the profile of before raises nothing, and one changed
+   * after this check waits for the commit. Watchlists are locked before companies, the order of a
+   * watchlist change (its trigger renews the company's revision), so neither waits on the other.
+   */
+  const stillAlerting = (matches: ReadonlyArray<TenderMatch>) =>
+    Effect.gen(function* () {
+      if (matches.length === 0) return matches
+      const watchlistIds = [...new Set(matches.flatMap((match) => match.watchlistIds))]
+      const companyIds = [...new Set(matches.map((match) => match.companyId))]
+      const owners = new Map(
+        (yield* sql<{ id: string; company_id: string }>`
+          SELECT id, company_id FROM watchlists
+          WHERE id = ANY(${arrayLiteral(watchlistIds)}::uuid[]) AND active AND deleted_at IS NULL
+          ORDER BY id FOR SHARE`).map((row) => [row.id, row.company_id])
+      )
+      const active = new Set(
+        (yield* sql<{ id: string }>`
+          SELECT id FROM companies WHERE id = ANY(${arrayLiteral(companyIds)}::uuid[]) AND active
+          ORDER BY id FOR SHARE`).map((row) => row.id)
+      )
+      return matches.flatMap((match) => {
+        const watchlists = match.watchlistIds.filter((id) => owners.get(id) === match.companyId)
+        return active.has(match.companyId) && watchlists.length > 0 ? [{ ...match, watchlistIds: watchlists }] : []
+      })
+    })
+
   /** The verdicts these tenders have now, per (company, tender). */
   const verdictsOf = (tenderIds: ReadonlyArray<string>) =>
     sql<{ company_id: string; tender_id: string; verdict: Verdict }>`
@@ -388,7 +419,7 @@ export const makeScoreWriter = Effect.gen(function* () {
                 }
               }
             } else {
-              yield* removeOpenScoresOf(staleScope.companyId, staleScope.now, staleScope.readUpToSeq, scores)
+              yield* removeOpenScoresOf(staleScope.companyId, staleScope.now, basis.tenders, scores)
               if (!revisions.has(staleScope.companyId)) {
                 revisions.set(staleScope.companyId, basis.revisionAtStart(staleScope.companyId))
               }
@@ -406,7 +437,7 @@ export const makeScoreWriter = Effect.gen(function* () {
               yield* sql`INSERT INTO tender_first_scores (tender_id, scored_at)
                          SELECT id, ${scoredAt} FROM unnest(${arrived}::uuid[]) AS id ON CONFLICT DO NOTHING`
             }
-            const { alerts, events } = yield* sink.record(matches)
+            const { alerts, events } = yield* sink.record(yield* stillAlerting(matches))
             yield* requeueChanged(revisions, basis.tenders)
             return { scored: scores.company.length, alerts, events }
           })

@@ -213,14 +213,14 @@ export const makeScoringService = Effect.gen(function* () {
           if (isCandidate(company.prepared, tender.prepared, stats, affinity)) pairs.push({ tender, company })
         }
       }
-      // Only the tenders read are in scope: one that arrived since is scored by its own job, and
-      // its score must not be taken for a stale one of this company.
+      // Only the tenders read are in scope (`read`): one that arrived or reopened since is scored by
+      // its own job, and its score must not be taken for a stale one of this company.
       const result = yield* writer.scoreAndWrite(
         pairs,
         stats,
         affinity,
         new Set(),
-        { companyId, now, readUpToSeq: afterSeq },
+        { companyId, now },
         { tenders: read, revisionAtStart: () => company.revision }
       )
       return { scored: result.scored }

@@ -2,6 +2,8 @@ import { SqlClient, type SqlError, SqlSchema } from "@effect/sql"
 import { Context, Effect, Layer, Schema } from "effect"
 import { type CpvCatalog, makeCpvCatalog } from "../../domain/tenders/Cpv.js"
 import type { Authority, Tender } from "../../domain/tenders/TenderRecord.js"
+import { JobQueue, JobQueueLive } from "../queue/JobQueue.js"
+import { RescoreCompany, rescoreOnce } from "../scoring/ScoringJobKinds.js"
 
 /** Tenders per statement: big enough to amortise round trips, small enough to keep locks short. */
 export const TENDER_CHUNK_SIZE = 500
@@ -135,6 +137,7 @@ export const TenderStoreLive = Layer.effect(
   TenderStore,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const jobs = yield* JobQueue
 
     const upsertAuthoritiesWithCode = SqlSchema.findAll({
       Request: AuthorityColumns,
@@ -163,7 +166,8 @@ export const TenderStoreLive = Layer.effect(
         id: Schema.String,
         source: Schema.String,
         source_notice_id: Schema.String,
-        inserted: Schema.Boolean
+        inserted: Schema.Boolean,
+        winners: Schema.Array(Schema.String)
       }),
       execute: (c) => sql`
         INSERT INTO tenders (
@@ -199,7 +203,8 @@ export const TenderStoreLive = Layer.effect(
           publish_date = least(tenders.publish_date, EXCLUDED.publish_date),
           source_issued_at = greatest(tenders.source_issued_at, EXCLUDED.source_issued_at),
           updated_at = now()
-        RETURNING id, source, source_notice_id, (xmax = 0) AS inserted`
+        RETURNING id, source, source_notice_id, (xmax = 0) AS inserted,
+                  CASE WHEN notice_type = 'award' THEN winner_fiscal_codes ELSE '{}' END AS winners`
     })
     const knownVersions = SqlSchema.findAll({
       Request: Schema.Struct({ source: Texts, versionId: Texts }),
@@ -248,6 +253,36 @@ export const TenderStoreLive = Layer.effect(
         return (authority: Authority) => ids.get(authority.fiscalCode ?? `name:${authority.normalizedName}`) as string
       })
 
+    /** The winners the stored award notices among these tenders name, by tender id. */
+    const storedWinners = (tenders: ReadonlyArray<Tender>) =>
+      sql<{ id: string; winners: ReadonlyArray<string> }>`
+        SELECT t.id, t.winner_fiscal_codes AS winners
+        FROM unnest(${tenders.map((t) => t.source)}::text[], ${tenders.map((t) => t.sourceNoticeId)}::text[])
+          AS k(source, source_notice_id)
+        JOIN tenders t USING (source, source_notice_id)
+        WHERE t.notice_type = 'award' AND cardinality(t.winner_fiscal_codes) > 0`.pipe(
+        Effect.map((rows) => new Map(rows.map((row) => [row.id, row.winners])))
+      )
+
+    /**
+     * Queues the rescore of the active companies an award notice no longer names as winner (an
+     * erratum corrected a fiscal code, or the notice is no longer an award): their award history lost
+     * it. (The winners it names now are rescored by the notice's scoring, `ScoringService.scoreTenders`.)
+     */
+    const rescoreFormerWinners = (
+      before: ReadonlyMap<string, ReadonlyArray<string>>,
+      rows: ReadonlyArray<{ readonly id: string; readonly winners: ReadonlyArray<string> }>
+    ) =>
+      Effect.gen(function* () {
+        const former = rows.flatMap((row) => (before.get(row.id) ?? []).filter((code) => !row.winners.includes(code)))
+        if (former.length === 0) return
+        const companies = yield* sql<{ id: string }>`
+          SELECT id FROM companies WHERE active AND fiscal_code = ANY(${[...new Set(former)]}::text[])`
+        yield* Effect.forEach(companies, ({ id }) => jobs.enqueue(RescoreCompany, { companyId: id }, rescoreOnce(id)), {
+          discard: true
+        })
+      })
+
     /** One chunk, in one transaction: authorities, then every tender in one INSERT … ON CONFLICT. */
     const upsertChunk = (chunk: ReadonlyArray<Tender>) =>
       sql
@@ -256,6 +291,7 @@ export const TenderStoreLive = Layer.effect(
             // The same notice twice in a chunk: one row of its merged versions; the later counts as an update.
             const unique = sortedValues(mergedVersions(chunk))
             const authorityId = yield* upsertAuthorities(unique.map((t) => t.authority))
+            const winnersBefore = yield* storedWinners(unique)
             const rows = yield* upsertTenders({
               source: unique.map((t) => t.source),
               sourceNoticeId: unique.map((t) => t.sourceNoticeId),
@@ -273,6 +309,7 @@ export const TenderStoreLive = Layer.effect(
               sourceUrl: unique.map((t) => t.sourceUrl),
               winnerFiscalCodes: unique.map((t) => t.winnerFiscalCodes.join(","))
             })
+            yield* rescoreFormerWinners(winnersBefore, rows)
             const byKey = new Map(rows.map((row) => [`${row.source}\u0000${row.source_notice_id}`, row]))
             const inserted: Array<string> = []
             const updated: Array<string> = []
@@ -368,4 +405,4 @@ export const TenderStoreLive = Layer.effect(
 
     return { upsert, resolveVersions, cpvCatalog }
   })
-)
+).pipe(Layer.provide(JobQueueLive))
