@@ -292,24 +292,61 @@ export const makeScoreWriter = Effect.gen(function* () {
       SELECT DISTINCT company_id FROM removed`.pipe(Effect.map((rows) => rows.map((row) => row.company_id)))
 
   /**
-   * The last step of a write: the companies it scored or removed rows of whose profile revision is
-   * no longer the one it used, and the tenders of its scope changed since it read them, are queued
-   * for scoring again. Their own rescore (queued by the change) may have run and committed while this
-   * write computed from the older profile or tender, and would then be overwritten by it; the queued
-   * job comes after this commit and writes from what is current. (A change that commits after this
-   * check queues a rescore that reads after this write, or waits on its rows.)
+   * The companies the write scored or removed rows of whose profile revision is no longer the one it
+   * used: changed since (a description, a watchlist edited, deleted or moved), or deactivated.
    */
-  const requeueChanged = (revisions: ReadonlyMap<string, string | undefined>, tenders: ReadonlyArray<TenderVersion>) =>
+  const companiesChangedSince = (revisions: ReadonlyMap<string, string | undefined>) => {
+    const companyIds = [...revisions.keys()]
+    return companyIds.length === 0
+      ? Effect.succeed([])
+      : sql<{ id: string; active: boolean }>`
+          SELECT u.id, c.active FROM unnest(${arrayLiteral(companyIds)}::uuid[],
+                                            ${arrayLiteral(companyIds.map((id) => revisions.get(id) ?? "-1"))}::bigint[]) AS u(id, rev)
+          JOIN companies c ON c.id = u.id
+          WHERE c.profile_rev <> u.rev`
+  }
+
+  /**
+   * The matches to record: those of companies whose profile the write computed from is still current
+   * pass; of a changed company, only an active one's, on its watchlists still live and its own. A
+   * watchlist deleted (or moved to another company) or a company deactivated while the job computed
+   * raises nothing. Nothing is locked (a share lock in every batch cost ~10% of the scoring bench):
+   * a change committed during the write itself, about a second, may still see one alert of it.
+   */
+  const stillAlerting = (
+    matches: ReadonlyArray<TenderMatch>,
+    changed: ReadonlyArray<{ readonly id: string; readonly active: boolean }>
+  ) =>
     Effect.gen(function* () {
-      const companyIds = [...revisions.keys()]
-      const companies =
-        companyIds.length === 0
-          ? []
-          : yield* sql<{ id: string }>`
-              SELECT u.id FROM unnest(${arrayLiteral(companyIds)}::uuid[],
-                                      ${arrayLiteral(companyIds.map((id) => revisions.get(id) ?? "-1"))}::bigint[]) AS u(id, rev)
-              JOIN companies c ON c.id = u.id
-              WHERE c.active AND c.profile_rev <> u.rev`
+      const active = new Map(changed.map((company) => [company.id, company.active]))
+      const recheck = matches.filter((match) => active.has(match.companyId))
+      if (recheck.length === 0) return matches
+      const owners = new Map(
+        (yield* sql<{ id: string; company_id: string }>`
+          SELECT id, company_id FROM watchlists
+          WHERE id = ANY(${arrayLiteral([...new Set(recheck.flatMap((match) => match.watchlistIds))])}::uuid[])
+            AND active AND deleted_at IS NULL`).map((row) => [row.id, row.company_id])
+      )
+      return matches.flatMap((match) => {
+        if (!active.has(match.companyId)) return [match]
+        const watchlists = match.watchlistIds.filter((id) => owners.get(id) === match.companyId)
+        return active.get(match.companyId) && watchlists.length > 0 ? [{ ...match, watchlistIds: watchlists }] : []
+      })
+    })
+
+  /**
+   * The last step of a write: the changed companies (`companiesChangedSince`) still active, and the
+   * tenders of its scope changed since it read them, are queued for scoring again. Their own rescore
+   * (queued by the change) may have run and committed while this write computed from the older
+   * profile or tender, and would then be overwritten by it; the queued job comes after this commit
+   * and writes from what is current. (A change that commits after this check queues a rescore that
+   * reads after this write, or waits on its rows.)
+   */
+  const requeueChanged = (
+    changed: ReadonlyArray<{ readonly id: string; readonly active: boolean }>,
+    tenders: ReadonlyArray<TenderVersion>
+  ) =>
+    Effect.gen(function* () {
       const changedTenders =
         tenders.length === 0
           ? []
@@ -319,41 +356,14 @@ export const makeScoreWriter = Effect.gen(function* () {
               JOIN tenders t ON t.id = u.id
               WHERE t.xmin::text <> u.version`
       // One statement per company (rarely more than one): a rescore of it still queued stands for this one.
-      yield* Effect.forEach(companies, ({ id }) => jobs.enqueue(RescoreCompany, { companyId: id }, rescoreOnce(id)), {
-        discard: true
-      })
+      yield* Effect.forEach(
+        changed.filter((company) => company.active),
+        ({ id }) => jobs.enqueue(RescoreCompany, { companyId: id }, rescoreOnce(id)),
+        { discard: true }
+      )
       if (changedTenders.length > 0) {
         yield* jobs.enqueue(ScoreTenders, { tenderIds: changedTenders.map(({ id }) => id), isNew: [] })
       }
-    })
-
-  /**
-   * The matches whose company is still active and whose watchlists are still live and its own, under
-   * a share lock held to the commit: a watchlist deleted (or moved to another company) or a company
-   * deactivated while the write computed from the profile of before raises nothing, and one changed
-   * after this check waits for the commit. Watchlists are locked before companies, the order of a
-   * watchlist change (its trigger renews the company's revision), so neither waits on the other.
-   */
-  const stillAlerting = (matches: ReadonlyArray<TenderMatch>) =>
-    Effect.gen(function* () {
-      if (matches.length === 0) return matches
-      const watchlistIds = [...new Set(matches.flatMap((match) => match.watchlistIds))]
-      const companyIds = [...new Set(matches.map((match) => match.companyId))]
-      const owners = new Map(
-        (yield* sql<{ id: string; company_id: string }>`
-          SELECT id, company_id FROM watchlists
-          WHERE id = ANY(${arrayLiteral(watchlistIds)}::uuid[]) AND active AND deleted_at IS NULL
-          ORDER BY id FOR SHARE`).map((row) => [row.id, row.company_id])
-      )
-      const active = new Set(
-        (yield* sql<{ id: string }>`
-          SELECT id FROM companies WHERE id = ANY(${arrayLiteral(companyIds)}::uuid[]) AND active
-          ORDER BY id FOR SHARE`).map((row) => row.id)
-      )
-      return matches.flatMap((match) => {
-        const watchlists = match.watchlistIds.filter((id) => owners.get(id) === match.companyId)
-        return active.has(match.companyId) && watchlists.length > 0 ? [{ ...match, watchlistIds: watchlists }] : []
-      })
     })
 
   /** The verdicts these tenders have now, per (company, tender). */
@@ -437,8 +447,9 @@ export const makeScoreWriter = Effect.gen(function* () {
               yield* sql`INSERT INTO tender_first_scores (tender_id, scored_at)
                          SELECT id, ${scoredAt} FROM unnest(${arrived}::uuid[]) AS id ON CONFLICT DO NOTHING`
             }
-            const { alerts, events } = yield* sink.record(yield* stillAlerting(matches))
-            yield* requeueChanged(revisions, basis.tenders)
+            const changed = yield* companiesChangedSince(revisions)
+            const { alerts, events } = yield* sink.record(yield* stillAlerting(matches, changed))
+            yield* requeueChanged(changed, basis.tenders)
             return { scored: scores.company.length, alerts, events }
           })
         )
