@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from "react"
 import { AppProvider, useServices, useSessionStatus } from "./AppContext.js"
 import { Loading, ScreenHeading } from "./components/ui.js"
-import { Link, matchRoute, paths, Redirect, useLocation } from "./router.js"
+import { Link, matchRoute, navigate, paths, Redirect, useLocation } from "./router.js"
 import { AlertsScreen } from "./screens/Alerts.js"
 import { CompaniesScreen } from "./screens/Companies.js"
 import { LoginScreen } from "./screens/Login.js"
@@ -27,17 +27,51 @@ const Root = () => {
   useEffect(() => {
     session.restore()
   }, [session])
+  // The address is the last account's too (its company's id, its search words, its watchlist in the
+  // Alerts filter): a logout leaves it for the login page, and another account that logs in after a
+  // session ended starts at its own companies, not on a screen of the last one's. Done as the session
+  // changes, before the screens render the address again.
+  const addressAccount = useRef<string | undefined>(undefined)
+  useEffect(
+    () =>
+      session.subscribe(() => {
+        const loggedOut = session.status === "anonymous" && session.endedReason === undefined
+        const otherAccount = session.status === "authenticated" && session.account !== addressAccount.current
+        if (addressAccount.current !== undefined && (loggedOut || otherAccount))
+          navigate(paths.companies(), { replace: true })
+        if (session.status === "authenticated" || loggedOut) addressAccount.current = session.account
+      }),
+    [session]
+  )
   useEffect(() => {
     if (status === "authenticated") setShown(true)
   }, [status])
-  if (status === "restoring") return <Loading />
   // A logout (no reason) closes the screens: the next one to log in here sees nothing of them.
   const interrupted = status === "anonymous" && shown && session.endedReason !== undefined
+  // The login form over the screens is a dialog: once it closes, the focus goes back where it was in
+  // them (the field being filled, the button pressed), not to the page's top. Its last place is
+  // followed as it moves, since the screens going inert take it away.
+  const screens = useRef<HTMLDivElement>(null)
+  const lastFocus = useRef<HTMLElement | null>(null)
+  useEffect(() => {
+    const follow = (event: FocusEvent) => {
+      if (event.target instanceof HTMLElement && screens.current?.contains(event.target))
+        lastFocus.current = event.target
+    }
+    document.addEventListener("focusin", follow)
+    return () => document.removeEventListener("focusin", follow)
+  }, [])
+  const wasInterrupted = useRef(false)
+  useEffect(() => {
+    if (wasInterrupted.current && !interrupted && lastFocus.current?.isConnected) lastFocus.current.focus()
+    wasInterrupted.current = interrupted
+  }, [interrupted])
+  if (status === "restoring") return <Loading />
   if (status === "anonymous" && !interrupted) return <LoginScreen />
   return (
     <>
       {interrupted && <LoginScreen overlay />}
-      <div inert={interrupted}>
+      <div inert={interrupted} ref={screens}>
         {/* Another account logging in gets screens of its own, not the ones left by the last. */}
         <Shell key={session.account ?? ""} />
       </div>

@@ -56,3 +56,34 @@ export const useAction = () => {
   }, [])
   return { pending, error, run, clearError: () => setError(undefined) }
 }
+
+/**
+ * What an inline form (a company's, a watchlist's) is open for, the focus moved as a dialog moves it:
+ * the form takes it when it opens (`useFocusOnMount` on its first field), and when it closes it goes
+ * back to the button that opened it or, that one gone (the "add" button hides while a form is open,
+ * a card's goes with its record), to `addButton`. Without this it fell to the page's top, where a
+ * keyboard or screen reader user starts over.
+ */
+export const useInlineForm = <A>() => {
+  const [editing, setEditing] = useState<A | undefined>(undefined)
+  const opener = useRef<HTMLElement | null>(null)
+  const addButton = useRef<HTMLButtonElement>(null)
+  const open = useCallback((what: A) => {
+    if (document.activeElement instanceof HTMLElement) opener.current = document.activeElement
+    setEditing(what)
+  }, [])
+  useEffect(() => {
+    if (editing !== undefined || opener.current === null) return
+    const back = opener.current.isConnected ? opener.current : addButton.current
+    opener.current = null
+    back?.focus()
+  }, [editing])
+  return { editing, open, setEditing, addButton }
+}
+
+/** A ref whose element takes the focus once it is shown (an inline form's first field). */
+export const useFocusOnMount = <E extends HTMLElement>() => {
+  const element = useRef<E>(null)
+  useEffect(() => element.current?.focus(), [])
+  return element
+}

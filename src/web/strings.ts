@@ -95,8 +95,15 @@ export const t = {
     county: "Județ",
     deadline: "Termen",
     value: "Valoare estimată",
+    // "mai are 25 de zile", as Romanian agrees a count from 20 on (romanianCount).
     daysLeft: (days: number) =>
-      days < 0 ? "închisă" : days === 0 ? "ultima zi" : days === 1 ? "mai are o zi" : `mai are ${days} zile`,
+      days < 0
+        ? "închisă"
+        : days === 0
+          ? "ultima zi"
+          : days === 1
+            ? "mai are o zi"
+            : `mai are ${romanianCount(days, "zi", "zile")}`,
     noDeadline: "fără termen",
     noValue: "valoare necunoscută",
     loadMore: "Mai multe",
@@ -133,7 +140,12 @@ export const t = {
       valueFit: FACTOR_LABELS_RO.value_fit,
       historical: FACTOR_LABELS_RO.historical
     } as Record<"semantic" | "keyword" | "cpv" | "valueFit" | "historical", string>,
-    points: (points: number) => `${formatNumber(points, 1)} puncte`,
+    // As shown (one decimal): a whole number agrees as counts do ("1 punct", "20 de puncte"), a
+    // fraction takes no "de" ("21,3 puncte").
+    points: (points: number) => {
+      const shown = Math.round(points * 10) / 10
+      return Number.isInteger(shown) ? romanianCount(shown, "punct", "puncte") : `${formatNumber(shown, 1)} puncte`
+    },
     weight: (pct: number) => `pondere ${pct}%`,
     factorScore: (pct: number) => `${pct}%`,
     cpvType: {

@@ -399,6 +399,16 @@ describe("API failures as readable messages", () => {
     expect(t.nav.unreadAlerts(1)).toBe("1 alertă necitită")
     expect(t.tenders.total(1)).toBe("1 licitație")
     expect(t.tenders.total(120)).toBe("120 de licitații")
+    // The days left to a deadline (a tender's list and detail): most open tenders have 20 or more.
+    expect(t.tenders.daysLeft(19)).toBe("mai are 19 zile")
+    expect(t.tenders.daysLeft(25)).toBe("mai are 25 de zile")
+    expect(t.tenders.daysLeft(101)).toBe("mai are 101 zile")
+    // The points a factor brought (the tender's breakdown), shown with one decimal.
+    expect(t.detail.points(21.34)).toBe("21,3 puncte")
+    expect(t.detail.points(0)).toBe("0 puncte")
+    expect(t.detail.points(1)).toBe("1 punct")
+    expect(t.detail.points(19.98)).toBe("20 de puncte")
+    expect(t.detail.points(12)).toBe("12 puncte")
     // A limit of one: the singular noun, not "1 caractere".
     expect(t.errors.reason.tooLong(1)).toBe("cel mult 1 caracter")
     expect(t.errors.reason.tooMany(1)).toBe("cel mult 1 valoare")

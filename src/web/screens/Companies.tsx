@@ -2,7 +2,7 @@ import { type FormEvent, useState } from "react"
 import { useServices } from "../AppContext.js"
 import { Empty, ErrorBox, Field, Loading, Notice, ScreenHeading } from "../components/ui.js"
 import { changedFields } from "../FormInputs.js"
-import { useAction, useLoad } from "../hooks.js"
+import { useAction, useFocusOnMount, useInlineForm, useLoad } from "../hooks.js"
 import { Link, paths } from "../router.js"
 import { t } from "../strings.js"
 import { CountyPicker } from "./CountyPicker.js"
@@ -27,7 +27,7 @@ interface Company {
 export const CompaniesScreen = () => {
   const { call } = useServices()
   const companies = useLoad(() => call((c) => c.companies.list()).then((r) => r.data), [])
-  const [editing, setEditing] = useState<Company | "new" | undefined>(undefined)
+  const { editing, open, setEditing, addButton } = useInlineForm<Company | "new">()
   const [notice, setNotice] = useState<string | undefined>(undefined)
   const action = useAction()
 
@@ -49,7 +49,13 @@ export const CompaniesScreen = () => {
           <p className="muted">{t.companies.intro}</p>
         </div>
         {editing === undefined && (
-          <button type="button" className="primary" onClick={() => setEditing("new")} data-testid="add-company">
+          <button
+            type="button"
+            className="primary"
+            ref={addButton}
+            onClick={() => open("new")}
+            data-testid="add-company"
+          >
             {t.companies.add}
           </button>
         )}
@@ -99,7 +105,7 @@ export const CompaniesScreen = () => {
                   {t.companies.tenders}
                 </Link>
                 <Link to={paths.watchlists(company.id)}>{t.companies.watchlists(company.watchlistCount)}</Link>
-                <button type="button" className="link" onClick={() => setEditing(company)}>
+                <button type="button" className="link" onClick={() => open(company)}>
                   {t.edit}
                 </button>
                 <button type="button" className="link" onClick={() => toggleActive(company)} disabled={action.pending}>
@@ -127,6 +133,7 @@ export const CompanyForm = (props: {
     counties: props.company?.counties ?? []
   })
   const action = useAction()
+  const firstField = useFocusOnMount<HTMLInputElement>()
   // The server's reasons for a refused field, shown beside it.
   const refused = (field: string) => action.error?.reasonsFor(field)
   const set = (field: Exclude<keyof CompanyDraft, "counties">) => (value: string) =>
@@ -162,7 +169,14 @@ export const CompanyForm = (props: {
     <form className="card form" onSubmit={submit} data-testid="company-form">
       <h2>{props.company ? t.companies.editTitle(props.company.name) : t.companies.newTitle}</h2>
       <Field label={t.companies.name} reasons={refused("name")}>
-        <input name="name" required maxLength={200} value={draft.name} onChange={(e) => set("name")(e.target.value)} />
+        <input
+          name="name"
+          ref={firstField}
+          required
+          maxLength={200}
+          value={draft.name}
+          onChange={(e) => set("name")(e.target.value)}
+        />
       </Field>
       <Field label={t.companies.fiscalCode} hint={t.companies.fiscalCodeHint} reasons={refused("fiscalCode")}>
         <input name="fiscalCode" value={draft.fiscalCode} onChange={(e) => set("fiscalCode")(e.target.value)} />

@@ -1,6 +1,6 @@
-import { useEffect, useState } from "react"
+import { useEffect, useId, useState } from "react"
 import { useServices } from "../AppContext.js"
-import { ErrorBox } from "../components/ui.js"
+import { ErrorBox, FieldReasons } from "../components/ui.js"
 import { useLoad } from "../hooks.js"
 import { t } from "../strings.js"
 
@@ -9,14 +9,19 @@ const SEARCH_DELAY_MS = 250
 /**
  * Picks CPV codes by searching the Romanian and English labels (or a code's first digits) over the
  * server's CPV table; the chosen codes show as removable chips with their Romanian labels (those
- * of `labels`, the codes already saved, and of the results picked here).
+ * of `labels`, the codes already saved, and of the results picked here). `reasons`
+ * (AppError.reasonsFor) marks the codes refused, as CountyPicker does: the reasons beside the picker,
+ * and its search box aria-invalid and described by them.
  */
 export const CpvPicker = (props: {
   readonly value: ReadonlyArray<string>
   readonly onChange: (codes: ReadonlyArray<string>) => void
   readonly labels?: ReadonlyMap<string, string> | undefined
+  readonly reasons?: ReadonlyArray<string> | undefined
 }) => {
   const { call } = useServices()
+  const reasonsId = useId()
+  const refused = props.reasons !== undefined
   const [picked, setPicked] = useState<ReadonlyMap<string, string>>(new Map())
   const labelOf = (code: string) => picked.get(code) ?? props.labels?.get(code)
   const [query, setQuery] = useState("")
@@ -64,9 +69,12 @@ export const CpvPicker = (props: {
         value={query}
         placeholder={t.watchlists.cpvSearchPlaceholder}
         aria-label={t.watchlists.cpvSearch}
+        aria-invalid={refused || undefined}
+        aria-describedby={refused ? reasonsId : undefined}
         onChange={(e) => setQuery(e.target.value)}
         data-testid="cpv-search"
       />
+      <FieldReasons id={reasonsId} reasons={props.reasons} />
       <ErrorBox error={results.error} />
       {/* Only the results of what the box says: never a list left from an earlier query (after a pick,
           while typing, or for the one render between a new query and its load starting). */}

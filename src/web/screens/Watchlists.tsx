@@ -1,9 +1,9 @@
 import { type FormEvent, useState } from "react"
 import { useServices } from "../AppContext.js"
-import { Empty, ErrorBox, Field, FieldReasons, Loading, Notice, ScoreInput, ScreenHeading } from "../components/ui.js"
+import { Empty, ErrorBox, Field, Loading, Notice, ScoreInput, ScreenHeading } from "../components/ui.js"
 import { amountInput, changedFields, keywordsInput, parseAmount, splitKeywords } from "../FormInputs.js"
 import { formatAmount } from "../format.js"
-import { useAction, useLoad } from "../hooks.js"
+import { useAction, useFocusOnMount, useInlineForm, useLoad } from "../hooks.js"
 import { Link, paths } from "../router.js"
 import { t } from "../strings.js"
 import { CountyPicker } from "./CountyPicker.js"
@@ -53,7 +53,7 @@ export const WatchlistsScreen = ({ companyId }: { readonly companyId: string }) 
     [companyId]
   )
   const labels = useCpvLabels((watchlists.data ?? []).flatMap((w) => w.cpvCodes)).data
-  const [editing, setEditing] = useState<Watchlist | "new" | undefined>(undefined)
+  const { editing, open, setEditing, addButton } = useInlineForm<Watchlist | "new">()
   const [notice, setNotice] = useState<string | undefined>(undefined)
   const action = useAction()
 
@@ -78,7 +78,13 @@ export const WatchlistsScreen = ({ companyId }: { readonly companyId: string }) 
           <p className="muted">{t.watchlists.intro}</p>
         </div>
         {editing === undefined && (
-          <button type="button" className="primary" onClick={() => setEditing("new")} data-testid="add-watchlist">
+          <button
+            type="button"
+            className="primary"
+            ref={addButton}
+            onClick={() => open("new")}
+            data-testid="add-watchlist"
+          >
             {t.watchlists.add}
           </button>
         )}
@@ -151,7 +157,7 @@ export const WatchlistsScreen = ({ companyId }: { readonly companyId: string }) 
                     )}
               </p>
               <div className="actions">
-                <button type="button" className="link" onClick={() => setEditing(w)}>
+                <button type="button" className="link" onClick={() => open(w)}>
                   {t.edit}
                 </button>
                 <button type="button" className="link danger" onClick={() => remove(w)} disabled={action.pending}>
@@ -183,6 +189,7 @@ const WatchlistForm = (props: {
   const [minScore, setMinScore] = useState(String(w?.minScore ?? 60))
   const [counties, setCounties] = useState<ReadonlyArray<string>>(w?.counties ?? [])
   const action = useAction()
+  const firstField = useFocusOnMount<HTMLInputElement>()
   // The server's reasons for a refused field, shown beside it.
   const refused = (field: string) => action.error?.reasonsFor(field)
 
@@ -209,12 +216,18 @@ const WatchlistForm = (props: {
   return (
     <form className="card form" onSubmit={submit} data-testid="watchlist-form">
       <Field label={t.watchlists.name} reasons={refused("name")}>
-        <input name="name" required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} />
+        <input
+          name="name"
+          ref={firstField}
+          required
+          maxLength={200}
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+        />
       </Field>
       <div className="field">
         <span className="field-label">{t.watchlists.cpv}</span>
-        <CpvPicker value={cpvCodes} onChange={setCpvCodes} labels={props.labels} />
-        <FieldReasons reasons={refused("cpvCodes")} />
+        <CpvPicker value={cpvCodes} onChange={setCpvCodes} labels={props.labels} reasons={refused("cpvCodes")} />
       </div>
       <div className="field">
         <span className="field-label">{t.watchlists.counties}</span>
