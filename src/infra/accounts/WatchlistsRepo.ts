@@ -4,7 +4,7 @@ import { type FieldProblem, WatchlistInvalid, WatchlistLimitReached, WatchlistNo
 import type { WatchlistCriteria } from "../../domain/scoring/Inputs.js"
 import { type CpvCodeProblem, checkCpvCode, cpvCatalogKey, makeCpvCatalog } from "../../domain/tenders/Cpv.js"
 import { JobQueue, JobQueueLive } from "../queue/JobQueue.js"
-import { RescoreCompany, rescoreOnce } from "../scoring/ScoringJobKinds.js"
+import { queueRescores } from "../scoring/ScoringJobKinds.js"
 
 /**
  * Watchlists of a tenant: what a company watches for, and the alert threshold (`minScore`).
@@ -229,12 +229,7 @@ export const WatchlistsRepoLive = Layer.effect(
         return { cpvCodes: cpv?.canonical, companyId: companyId! }
       })
 
-    const rescore = (companyIds: ReadonlyArray<string>) =>
-      Effect.forEach(
-        new Set(companyIds),
-        (companyId) => jobs.enqueue(RescoreCompany, { companyId }, rescoreOnce(companyId)),
-        { discard: true }
-      )
+    const rescore = (companyIds: ReadonlyArray<string>) => queueRescores(jobs, companyIds)
 
     const list = (tenantId: string) =>
       activeWatchlists(tenantId).pipe(

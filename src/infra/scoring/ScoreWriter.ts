@@ -11,7 +11,7 @@ import { Metrics } from "../metrics/Metrics.js"
 import { JobQueue } from "../queue/JobQueue.js"
 import { arrayLiteral } from "./ArrayLiteral.js"
 import { MatchSink } from "./MatchSink.js"
-import { RescoreCompany, rescoreOnce, ScoreTenders } from "./ScoringJobKinds.js"
+import { queueRescores, ScoreTenders } from "./ScoringJobKinds.js"
 import type { LoadedCompany, LoadedTender } from "./ScoringReads.js"
 
 /** The floor the writer applies: SCORE_FLOOR, unless a test provides another to pin a pair at it. */
@@ -356,10 +356,9 @@ export const makeScoreWriter = Effect.gen(function* () {
               JOIN tenders t ON t.id = u.id
               WHERE t.xmin::text <> u.version`
       // One statement per company (rarely more than one): a rescore of it still queued stands for this one.
-      yield* Effect.forEach(
-        changed.filter((company) => company.active),
-        ({ id }) => jobs.enqueue(RescoreCompany, { companyId: id }, rescoreOnce(id)),
-        { discard: true }
+      yield* queueRescores(
+        jobs,
+        changed.filter((company) => company.active).map(({ id }) => id)
       )
       if (changedTenders.length > 0) {
         yield* jobs.enqueue(ScoreTenders, { tenderIds: changedTenders.map(({ id }) => id), isNew: [] })

@@ -1,5 +1,6 @@
-import { Duration, Schema } from "effect"
+import { type Context, Duration, Effect, Schema } from "effect"
 import { jobKind } from "../queue/JobKind.js"
+import type { JobQueue } from "../queue/JobQueue.js"
 
 /**
  * "tenders.score": tenders to score; those in isNew may raise alerts and events, those in changed
@@ -25,6 +26,18 @@ export const RescoreCompany = jobKind("company.rescore", Schema.Struct({ company
  * saves in a row are one rescore). A running one does not count: it may have read the company before.
  */
 export const rescoreOnce = (companyId: string) => ({ groupKey: companyId, unlessQueued: true }) as const
+
+/**
+ * Queues the rescore of each of these companies (`rescoreOnce`), in id order: transactions queuing
+ * rescores of the same companies (a watchlist moved from one to another, a scoring write requeuing
+ * both) then take the queue's rows in one order, and cannot deadlock on them.
+ */
+export const queueRescores = (jobs: Context.Tag.Service<JobQueue>, companyIds: Iterable<string>) =>
+  Effect.forEach(
+    [...new Set(companyIds)].sort(),
+    (companyId) => jobs.enqueue(RescoreCompany, { companyId }, rescoreOnce(companyId)),
+    { discard: true }
+  )
 
 /**
  * "scores.backfill": rescores every pair from an older model version (queued by a migration). It

@@ -9,7 +9,7 @@ import { makeCompanyProfileCache, type ProfileView } from "./CompanyProfileCache
 import { makeCorpusStatsCache } from "./CorpusStatsCache.js"
 import { makeCpvAffinityTable } from "./CpvAffinityTable.js"
 import { makeScoreWriter, type ScoringPair, type TenderVersion } from "./ScoreWriter.js"
-import { RescoreCompany, rescoreOnce } from "./ScoringJobKinds.js"
+import { queueRescores } from "./ScoringJobKinds.js"
 import { type LoadedTender, makeScoringReads } from "./ScoringReads.js"
 
 export interface ScoreTendersResult {
@@ -184,9 +184,7 @@ export const makeScoringService = Effect.gen(function* () {
       )
       // Award notices among them change their winners' history: rescore those companies' open
       // tenders in the worker (no alerts).
-      for (const companyId of yield* reads.winnersOfAwards(tenderIds)) {
-        yield* jobs.enqueue(RescoreCompany, { companyId }, rescoreOnce(companyId))
-      }
+      yield* queueRescores(jobs, yield* reads.winnersOfAwards(tenderIds))
       return total
     }).pipe(Effect.orDie, Effect.withSpan("ScoringService.scoreTenders"))
 

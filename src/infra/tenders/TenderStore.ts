@@ -3,7 +3,7 @@ import { Context, Effect, Layer, Schema } from "effect"
 import { type CpvCatalog, makeCpvCatalog } from "../../domain/tenders/Cpv.js"
 import type { Authority, Tender } from "../../domain/tenders/TenderRecord.js"
 import { JobQueue, JobQueueLive } from "../queue/JobQueue.js"
-import { RescoreCompany, rescoreOnce } from "../scoring/ScoringJobKinds.js"
+import { queueRescores } from "../scoring/ScoringJobKinds.js"
 
 /** Tenders per statement: big enough to amortise round trips, small enough to keep locks short. */
 export const TENDER_CHUNK_SIZE = 500
@@ -278,9 +278,10 @@ export const TenderStoreLive = Layer.effect(
         if (former.length === 0) return
         const companies = yield* sql<{ id: string }>`
           SELECT id FROM companies WHERE active AND fiscal_code = ANY(${[...new Set(former)]}::text[])`
-        yield* Effect.forEach(companies, ({ id }) => jobs.enqueue(RescoreCompany, { companyId: id }, rescoreOnce(id)), {
-          discard: true
-        })
+        yield* queueRescores(
+          jobs,
+          companies.map(({ id }) => id)
+        )
       })
 
     /** One chunk, in one transaction: authorities, then every tender in one INSERT … ON CONFLICT. */
