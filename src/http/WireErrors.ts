@@ -85,15 +85,25 @@ export const DecodeErrorWire: Schema.Schema<HttpApiDecodeError, any> = Schema.tr
       statusCode: ValidationError.status,
       code: ValidationError._tag,
       message: `Invalid request: ${error.issues.map(describeIssue).join("; ")}`,
-      details: error.issues.map((issue) => ({ path: issue.path.join("."), message: shortenQuotes(issue.message) }))
+      details: error.issues.map((issue) => ({ path: issue.path.join("."), message: issueMessage(issue) }))
     })
   }
 ).annotations(
   HttpApiSchema.annotations({ status: ValidationError.status, description: "The request did not match the schema" })
 )
 
-const describeIssue = (issue: HttpApiDecodeError["issues"][number]) =>
-  issue.path.length > 0 ? `${issue.path.join(".")}: ${shortenQuotes(issue.message)}` : shortenQuotes(issue.message)
+type Issue = HttpApiDecodeError["issues"][number]
+
+/**
+ * Schema names an object it expected by its whole type (`Expected { readonly email: { string |
+ * filter } & maxLength(320); … }, actual []`): the caller is told an object was expected, in JSON's
+ * words, not the payload schema's internals.
+ */
+const issueMessage = (issue: Issue) =>
+  shortenQuotes(issue.message.replace(/^Expected \{ .* \}, actual /s, "Expected a JSON object, actual "))
+
+const describeIssue = (issue: Issue) =>
+  issue.path.length > 0 ? `${issue.path.join(".")}: ${issueMessage(issue)}` : issueMessage(issue)
 
 /** How much of a rejected value an error quotes: enough to recognise it, never the value itself. */
 export const MAX_QUOTED_CHARACTERS = 64

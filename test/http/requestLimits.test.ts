@@ -295,6 +295,29 @@ describe("validation errors under a raised body limit (MAX_BODY_BYTES=8 MiB)", (
   })
 })
 
+describe("a body that is not a JSON object", () => {
+  let server: TestServer
+  beforeAll(async () => {
+    server = await startTestServer()
+  })
+  afterAll(() => server.close())
+
+  it.each(["[]", "null", '"x"', "7"])(
+    "%s is refused with a 400 that says so, not the payload's schema",
+    async (body) => {
+      const response = await request(`${server.baseUrl}${LOGIN}`, {
+        method: "POST",
+        body,
+        headers: { "content-type": "application/json" }
+      })
+      expect(response.status).toBe(400)
+      expect(response.body.code).toBe("VALIDATION_ERROR")
+      expect(response.body.message).toBe(`Invalid request: Expected a JSON object, actual ${body}`)
+      expect(response.body.details).toEqual([{ path: "", message: `Expected a JSON object, actual ${body}` }])
+    }
+  )
+})
+
 describe("the quotes of a validation message", () => {
   it("keep a short value whole and cut a long one to its first 64 characters and an ellipsis", () => {
     expect(MAX_QUOTED_CHARACTERS).toBe(64)
