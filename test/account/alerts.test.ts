@@ -332,6 +332,30 @@ describe("alerts (spec 2.10, 3, 4.8)", () => {
     expect((await api.get("/api/v1/alerts?unread=true")).body.meta.total).toBe(16)
   })
 
+  it("mark-all-read takes no body: one naming a filter is refused and marks nothing read", async () => {
+    const own = await seedAccount(server, "activ")
+    const ownApi = client(server, (await signIn(server, own)).accessToken)
+    const watchlist = (await ownApi.post("/api/v1/watchlists", { name: "Own" })).body.data
+    await addAlert(server, {
+      tenantId: own.tenantId,
+      companyId: own.companyId,
+      watchlistId: watchlist.id,
+      tenderId: await addTender(server, "Filter tender"),
+      read: false,
+      createdAt: at(1)
+    })
+    const refused = await ownApi.patch("/api/v1/alerts/mark-all-read", { watchlistId: watchlist.id })
+    expect(refused.status).toBe(400)
+    expect(refused.body).toMatchObject({
+      code: "VALIDATION_ERROR",
+      details: [{ path: "watchlistId", message: "is unexpected: this request takes no body" }]
+    })
+    expect((await ownApi.patch("/api/v1/alerts/mark-all-read", [])).status).toBe(400)
+    expect((await ownApi.get("/api/v1/alerts?unread=true")).body.meta.total).toBe(1)
+    // An empty object is no filter: the request as the spec has it.
+    expect((await ownApi.patch("/api/v1/alerts/mark-all-read", {})).body).toEqual({ data: { updated: 1 } })
+  })
+
   it("every endpoint needs an access token", async () => {
     const anonymous = client(server)
     expect((await anonymous.get("/api/v1/alerts")).status).toBe(401)

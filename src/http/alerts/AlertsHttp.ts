@@ -1,4 +1,4 @@
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
 import { Effect, Layer } from "effect"
 import * as ApiError from "../../domain/ApiErrors.js"
 import { AlertsRepo } from "../../infra/alerts/AlertsRepo.js"
@@ -6,6 +6,29 @@ import { CurrentAccount } from "../AccessTokenAuth.js"
 import { AccessTokenAuthLive } from "../AccessTokenAuthLive.js"
 import { Api } from "../Api.js"
 import { ALERTS_DEFAULT_LIMIT } from "./AlertsApi.js"
+
+/**
+ * "Mark all read" takes no body (spec 4.8) and marks every alert of the account: a body naming
+ * fields (`{"watchlistId": …}`, a filter a client may expect it to take) is refused, 400 naming them,
+ * rather than marking everything read. No body, or `{}`, is the request.
+ */
+const refuseFilters = Effect.gen(function* () {
+  const text = (yield* Effect.orElseSucceed((yield* HttpServerRequest.HttpServerRequest).text, () => "")).trim()
+  if (text === "" || text === "{}") return
+  const parsed = yield* Effect.option(Effect.try(() => JSON.parse(text) as unknown))
+  const fields =
+    parsed._tag === "Some" && typeof parsed.value === "object" && parsed.value !== null && !Array.isArray(parsed.value)
+      ? Object.keys(parsed.value)
+      : []
+  const message = "Mark all read takes no body: it marks every alert of the account read"
+  return yield* new ApiError.ValidationError({
+    message,
+    details:
+      fields.length === 0
+        ? [{ path: "", message }]
+        : fields.map((field) => ({ path: field, message: "is unexpected: this request takes no body" }))
+  })
+})
 
 export const AlertsHttpLive = HttpApiBuilder.group(Api, "alerts", (handlers) =>
   Effect.gen(function* () {
@@ -35,7 +58,9 @@ export const AlertsHttpLive = HttpApiBuilder.group(Api, "alerts", (handlers) =>
         })
       )
       .handle("markAllRead", () =>
-        Effect.flatMap(CurrentAccount, (account) => repo.markAllRead(account.tenantId)).pipe(
+        refuseFilters.pipe(
+          Effect.zipRight(CurrentAccount),
+          Effect.flatMap((account) => repo.markAllRead(account.tenantId)),
           Effect.map((updated) => ({ data: { updated } }))
         )
       )
