@@ -25,6 +25,7 @@ import { MailSenderLive } from "../workers/MailSender.js"
 import { ReportWorkFromEnv, reportLease } from "../workers/ReportDispatcher.js"
 import { ScoreHistoryPrunerLive } from "../workers/ScoreHistoryPruner.js"
 import { ScoreLifecycleLive } from "../workers/ScoreLifecycle.js"
+import { SessionSweeperLive } from "../workers/SessionSweeper.js"
 import { deliveryLease, WebhookDeliveryFromEnv } from "../workers/WebhookDispatcher.js"
 import { jobLease, WorkerFromEnv } from "../workers/Worker.js"
 
@@ -102,8 +103,8 @@ export const ApiProcess = Layer.merge(
 /**
  * What a worker runs in the background: the job dispatcher with every registered handler, the
  * webhook-delivery actor over the outbound HTTPS transport, the mail sender, the report actor over
- * its renderer process (one warm Chromium), the pruner of replaced score versions, the scores'
- * partitions and retention (ScoreLifecycle), the daily
+ * its renderer process (one warm Chromium), the pruner of replaced score versions, the sweep of ended
+ * login sessions, the scores' partitions and retention (ScoreLifecycle), the daily
  * digest's hourly schedule, and the pollers of live ingestion (off unless INGEST_SOURCES names a source).
  */
 export const BackgroundWorkLive = Layer.mergeAll(
@@ -112,6 +113,7 @@ export const BackgroundWorkLive = Layer.mergeAll(
   ReportWorkFromEnv.pipe(Layer.provide(PdfRendererLive)),
   MailSenderLive().pipe(Layer.provide(MailerLive)),
   ScoreHistoryPrunerLive,
+  SessionSweeperLive,
   ScoreLifecycleLive,
   DigestSchedulerLive,
   IngestionLive

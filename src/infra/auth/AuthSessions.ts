@@ -41,7 +41,8 @@ export interface Account {
  * of its successor), logout or a replay of a rotated token revokes it, and every access token
  * names its session so revocation rejects them at once. A session ends SESSION_MAX_DAYS after its
  * login (auth_sessions.created_at): no token of it expires later, and a refresh after that instant is
- * refused as expired even for a token stored before the limit existed.
+ * refused as expired even for a token stored before the limit existed. A session over for 7 days goes,
+ * its tokens with it (SessionRetention).
  *
  * Concurrent refreshes: the token row is locked (FOR UPDATE), so the second refresh waits for the
  * first and then sees the token rotated. Within REFRESH_GRACE_WINDOW it gets the same pair: the
