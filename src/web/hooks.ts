@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from "react"
+import { type RefObject, useCallback, useEffect, useRef, useState } from "react"
 import { type AppError, toAppError } from "./api/errors.js"
 
 export interface Loaded<A> {
@@ -54,7 +54,8 @@ export const useAction = () => {
       setPending(false)
     }
   }, [])
-  return { pending, error, run, clearError: () => setError(undefined) }
+  const clearError = useCallback(() => setError(undefined), [])
+  return { pending, error, run, clearError }
 }
 
 /**
@@ -74,11 +75,55 @@ export const useInlineForm = <A>() => {
   }, [])
   useEffect(() => {
     if (editing !== undefined || opener.current === null) return
-    const back = opener.current.isConnected ? opener.current : addButton.current
+    const back = opener.current
     opener.current = null
-    back?.focus()
+    focusFirstShown([back, addButton.current])
   }, [editing])
   return { editing, open, setEditing, addButton }
+}
+
+/** Focuses the first of `candidates` still in the page: where the focus goes when its element is gone. */
+const focusFirstShown = (candidates: ReadonlyArray<HTMLElement | null | undefined>) =>
+  candidates.find((element) => element?.isConnected)?.focus()
+
+/**
+ * The focus after a card's "delete", as useInlineForm moves it after a form: the button that had it
+ * goes with its card, so the focus goes to the button in the same place of the card that takes its
+ * place (the next one; the one before for the last), else to `addButton`, else to the heading of
+ * the list's section (focusable: tabIndex -1), not to the page's top. `start` as the delete begins
+ * (the focus still on its button); `failed` when it did not happen gives the focus back to the button
+ * (disabled meanwhile, it lost it).
+ */
+export const useRemovalFocus = (addButton: RefObject<HTMLElement | null>) => {
+  const removal = useRef<{
+    readonly button: HTMLElement
+    readonly neighbours: ReadonlyArray<HTMLElement | undefined>
+    readonly heading: HTMLElement | null
+  } | null>(null)
+  const start = useCallback(() => {
+    const button = document.activeElement
+    const card = button instanceof HTMLElement ? button.closest("li") : null
+    if (!(button instanceof HTMLElement) || card === null) return
+    const place = [...card.querySelectorAll<HTMLElement>("button")].indexOf(button)
+    const samePlace = (sibling: Element | null) => sibling?.querySelectorAll<HTMLElement>("button")[place]
+    removal.current = {
+      button,
+      neighbours: [samePlace(card.nextElementSibling), samePlace(card.previousElementSibling)],
+      heading: card.closest("section")?.querySelector<HTMLElement>("h1, h2") ?? null
+    }
+  }, [])
+  const failed = useCallback(() => {
+    removal.current?.button.focus()
+    removal.current = null
+  }, [])
+  // After each render: the list reloaded without the card, its button is no longer in the page.
+  useEffect(() => {
+    if (removal.current === null || removal.current.button.isConnected) return
+    const { neighbours, heading } = removal.current
+    removal.current = null
+    focusFirstShown([...neighbours, addButton.current, heading])
+  })
+  return { start, failed }
 }
 
 /** A ref whose element takes the focus once it is shown (an inline form's first field). */

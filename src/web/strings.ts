@@ -403,6 +403,8 @@ export const t = {
     request: "Cere raportul",
     download: "Descarcă",
     empty: "Niciun raport cerut încă. Alegeți o companie și o perioadă.",
+    noCompany: "Nicio companie activă: un raport se cere pentru una dintre companiile active.",
+    toCompanies: "Adăugați sau reactivați o companie",
     status: {
       pending: "în așteptare",
       generating: "se generează",

@@ -1,4 +1,4 @@
-import type { Browser, Page } from "puppeteer-core"
+import type { Browser, HTTPRequest, Page } from "puppeteer-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { projectFile } from "../../src/infra/config/ProjectFiles.js"
 import { t } from "../../src/web/strings.js"
@@ -342,6 +342,44 @@ describe("alerts and watchlists in the browser app", () => {
     expect(await filtered()).toEqual(expected)
     expect(await page.$eval(watchlistFilter, (select) => (select as HTMLSelectElement).value)).toBe(id)
     expect(problems).toEqual([])
+    await close()
+  })
+
+  // It marks every alert read.
+  it("a notice or a failed action's error on the Alerts screen goes when the filters change", async () => {
+    const { page, problems, close } = await session()
+    await page.goto(`${server.baseUrl}/alerts`)
+    await page.waitForSelector("[data-testid=alert]")
+    await waitForIdle(page)
+    const shown = () =>
+      page.evaluate(() => ({
+        notice: document.querySelector("main [data-testid=notice]")?.textContent ?? null,
+        error: document.querySelector("main [data-testid=error]")?.textContent ?? null
+      }))
+    const filterByVerdict = async (verdict: string) => {
+      await page.select("main .filters label:nth-child(3) select", verdict)
+      await page.waitForFunction((v) => new URLSearchParams(window.location.search).get("verdict") === v, {}, verdict)
+      await waitForIdle(page)
+    }
+    // "Mark all read" fails (the connection drops): its error, then another verdict.
+    await page.setRequestInterception(true)
+    const dropMarkAll = (request: HTTPRequest) =>
+      request.url().endsWith("/mark-all-read") ? request.abort("connectionfailed") : request.continue()
+    page.on("request", dropMarkAll)
+    await page.click("[data-testid=mark-all-read]")
+    await page.waitForSelector("main [data-testid=error]")
+    expect(await shown()).toEqual({ notice: null, error: t.errors.network })
+    await filterByVerdict("GO")
+    expect(await shown()).toEqual({ notice: null, error: null })
+    // Done: its notice, then another verdict.
+    page.off("request", dropMarkAll)
+    await page.setRequestInterception(false)
+    await page.click("[data-testid=mark-all-read]")
+    await page.waitForSelector("main [data-testid=notice]")
+    expect((await shown()).notice).toMatch(/marcat/)
+    await filterByVerdict("RESEARCH")
+    expect(await shown()).toEqual({ notice: null, error: null })
+    expect(problems.filter((problem) => !/ERR_CONNECTION_FAILED/.test(problem))).toEqual([])
     await close()
   })
 

@@ -92,6 +92,79 @@ describe("focus, refused fields and the next account in the browser app", () => 
     expect(await focused(page)).toMatchObject({ onBody: false, testId: "add-watchlist" })
   })
 
+  it("deleting a card moves the focus to the next card's button, else to 'add', else to the heading", async () => {
+    const [company] = await server.sql(
+      (q) => q<{ id: string }>`
+        INSERT INTO companies (tenant_id, name) VALUES (${server.demo.tenantId}, 'Ștergeri SRL') RETURNING id`
+    )
+    await server.sql(
+      (q) => q`
+        INSERT INTO watchlists (tenant_id, company_id, name, created_at)
+        SELECT ${server.demo.tenantId}, ${company!.id}, name, now() + n * interval '1 second'
+        FROM unnest(ARRAY['Lista A', 'Lista B', 'Lista C']) WITH ORDINALITY AS lists (name, n)`
+    )
+    const page = await session()
+    page.on("dialog", (dialog) => dialog.accept())
+    /** The focused element: the title of its card (watchlist or webhook), its text, its tag. */
+    const focusedCard = () =>
+      page.evaluate(() => {
+        const active = document.activeElement
+        const card = active?.closest("[data-testid=watchlist], [data-testid=webhook]")
+        return {
+          card: card?.querySelector(".title, code")?.textContent ?? null,
+          text: active?.textContent?.trim() ?? "",
+          tag: active?.tagName ?? ""
+        }
+      })
+    const deleteWith = async (card: string, title: string) => {
+      const button = await page.waitForSelector(
+        `xpath///li[@data-testid='${card}'][.//*[text()='${title}']]//button[text()='${t.delete}']`
+      )
+      await button!.focus()
+      await page.keyboard.press("Enter")
+      await page.waitForFunction(
+        (selector, gone) => ![...document.querySelectorAll(selector)].some((c) => c.textContent?.includes(gone)),
+        { timeout: 10_000 },
+        `[data-testid=${card}]`,
+        title
+      )
+      // The focus moves once the list is shown without the card.
+      await page.waitForFunction(() => document.activeElement !== document.body, { timeout: 2_000 }).catch(() => {})
+    }
+
+    await page.goto(`${server.baseUrl}/companies/${company!.id}/watchlists`)
+    await page.waitForSelector("[data-testid=watchlist]")
+    // The middle one: the next card's "delete".
+    await deleteWith("watchlist", "Lista B")
+    expect(await focusedCard()).toEqual({ card: "Lista C", text: t.delete, tag: "BUTTON" })
+    // The last one: the card before's.
+    await deleteWith("watchlist", "Lista C")
+    expect(await focusedCard()).toEqual({ card: "Lista A", text: t.delete, tag: "BUTTON" })
+    // The only one, the "add" form open (its button hidden): the screen's heading.
+    await page.click("[data-testid=add-watchlist]")
+    await page.waitForSelector("[data-testid=watchlist-form]")
+    await page.click("[data-testid=watchlist-form] .actions button[type=button]")
+    await page.waitForSelector("[data-testid=watchlist-form]", { hidden: true })
+    await page.click("[data-testid=add-watchlist]")
+    await page.waitForSelector("[data-testid=watchlist-form]")
+    await deleteWith("watchlist", "Lista A")
+    expect(await focusedCard()).toMatchObject({ card: null, tag: "H1" })
+
+    // Webhooks in Settings: the next card's "delete", then the "add" button.
+    await server.sql(
+      (q) => q`
+        INSERT INTO webhooks (tenant_id, url, secret_ciphertext, events, created_at)
+        SELECT ${server.demo.tenantId}, url, '\\x00'::bytea, ARRAY['tender.matched'], now() + n * interval '1 second'
+        FROM unnest(ARRAY['https://unu.invalid/tss', 'https://doi.invalid/tss']) WITH ORDINALITY AS hooks (url, n)`
+    )
+    await page.goto(`${server.baseUrl}/settings`)
+    await page.waitForSelector("[data-testid=webhook]")
+    await deleteWith("webhook", "https://unu.invalid/tss")
+    expect(await focusedCard()).toEqual({ card: "https://doi.invalid/tss", text: t.delete, tag: "BUTTON" })
+    await deleteWith("webhook", "https://doi.invalid/tss")
+    expect(await focusedCard()).toEqual({ card: null, text: t.settings.addWebhook, tag: "BUTTON" })
+  })
+
   it("the login form over the screens of a session that ended gives the focus back where it was", async () => {
     const page = await session()
     const form = "[data-testid=company-form]"

@@ -1,4 +1,4 @@
-import type { Browser, Page } from "puppeteer-core"
+import type { Browser, HTTPRequest, Page } from "puppeteer-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { t } from "../../src/web/strings.js"
 import { type AppServer, launchBrowser, logIn, openPage, startAppServer } from "./support/AppServer.js"
@@ -113,6 +113,32 @@ describe("moving between screens, and a session that ends, in the browser app", 
         SELECT description FROM companies WHERE tenant_id = ${server.demo.tenantId} AND name = 'Apă Canal Vest SRL'`
     )
     expect(stored).toEqual([{ description }])
+  })
+
+  it("a session that cannot be restored at page load for want of a connection says so and restores it on retry", async () => {
+    const page = await session()
+    // The connection is down as the page loads: the refresh request fails, no answer.
+    let offline = true
+    await page.setRequestInterception(true)
+    page.on("request", (request: HTTPRequest) =>
+      offline && new URL(request.url()).pathname === "/api/v1/auth/refresh"
+        ? request.abort("internetdisconnected")
+        : request.continue()
+    )
+    await page.reload()
+    await page.waitForSelector("[data-testid=login-form]")
+    const error = await page
+      .waitForSelector("[data-testid=login-form] [data-testid=error]", { timeout: 5_000 })
+      .then((box) => box!.evaluate((b) => b.querySelector("span")?.textContent ?? null))
+      .catch(() => "no message")
+    expect(error).toBe(t.errors.network)
+    // Not a logout: the session's refresh token is still stored.
+    expect(await page.evaluate(() => window.sessionStorage.getItem("tss.refreshToken"))).not.toBeNull()
+    // Back online, "retry" restores the session: the screens, no login.
+    offline = false
+    await page.click("[data-testid=login-form] [data-testid=error] button")
+    await page.waitForSelector("[data-testid=company]")
+    expect(await page.$("[data-testid=login-form]")).toBeNull()
   })
 
   it("a logout closes the screens: the login form is the whole page, nothing of the account under it", async () => {

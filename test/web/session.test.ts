@@ -73,6 +73,9 @@ const setup = (stored: string | null = null) => {
       refreshResult = async () => {
         throw make()
       }
+    },
+    refreshWorks: () => {
+      refreshResult = async () => pair(++next)
     }
   }
 }
@@ -130,15 +133,26 @@ describe("the browser session", () => {
     await session.restore()
     expect(session.status).toBe("anonymous")
     expect(session.endedReason).toMatch(/siguranță/)
+    expect(session.restoreError).toBeUndefined()
     expect(stored()).toBeNull()
   })
 
-  it("a refresh that cannot reach the server keeps the stored token for the next try", async () => {
-    const { session, stored, failRefreshWith } = setup("refresh-1")
+  it("a refresh that cannot reach the server keeps the stored token for the next try, which restores", async () => {
+    const { session, stored, failRefreshWith, refreshWorks } = setup("refresh-1")
     failRefreshWith(() => ({ _tag: "RequestError", reason: "Transport" }))
     await session.restore()
     expect(session.status).toBe("anonymous")
+    expect(session.restoreError).toMatchObject({ code: "NETWORK", message: t.errors.network })
+    expect(session.endedReason).toBeUndefined()
     expect(stored()).toBe("refresh-1")
+    // The login form's retry, the connection back.
+    const statuses: Array<string> = []
+    session.subscribe(() => statuses.push(session.status))
+    refreshWorks()
+    await session.restore()
+    expect(statuses).toEqual(["restoring", "authenticated"])
+    expect(session.restoreError).toBeUndefined()
+    expect(stored()).toBe("refresh-2")
   })
 
   it("logout ends the session even when the server does not answer", async () => {

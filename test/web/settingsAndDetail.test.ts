@@ -1,5 +1,10 @@
+import { Effect } from "effect"
 import type { Browser, HTTPRequest, Page } from "puppeteer-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import type { Plan } from "../../src/domain/Plan.js"
+import { TenantsRepo } from "../../src/infra/accounts/TenantsRepo.js"
+import { UsersRepo } from "../../src/infra/accounts/UsersRepo.js"
+import { t } from "../../src/web/strings.js"
 import { type AppServer, clickUntilShown, launchBrowser, logIn, openPage, startAppServer } from "./support/AppServer.js"
 
 /**
@@ -381,6 +386,68 @@ describe("settings and the tender detail in the browser app", () => {
   })
 
   // Last: it rewrites a tender's description.
+  /** An account of its own on `plan`, with one company, inactive; logged in on the Settings screen. */
+  const settingsOf = async (email: string, plan: Plan) => {
+    const password = "parola-setari-2026"
+    await server.run(
+      Effect.gen(function* () {
+        const tenant = yield* (yield* TenantsRepo).create({ name: email, plan })
+        yield* (yield* UsersRepo).create({ tenantId: tenant.id, email, password }).pipe(Effect.orDie)
+      })
+    )
+    await server.sql(
+      (q) => q`
+        INSERT INTO companies (tenant_id, name, active)
+        SELECT t.id, 'Inactivă SRL', false FROM tenants t JOIN users u ON u.tenant_id = t.id WHERE u.email = ${email}`
+    )
+    const opened = await openPage(browser)
+    const { page } = opened
+    await page.goto(`${server.baseUrl}/settings`)
+    await page.waitForSelector("[data-testid=login-form]")
+    await page.type("input[name=email]", email)
+    await page.type("input[name=password]", password)
+    await page.click("button[type=submit]")
+    await page.waitForSelector("[data-testid=reports]")
+    await page.waitForFunction(() => document.querySelector("[aria-busy=true]") === null)
+    return opened
+  }
+
+  it("the reports of an account without an active company: an empty state that leads to the Companies screen", async () => {
+    const { page, problems, close } = await settingsOf("fara.companii@example.ro", "consultant")
+    const card = await page.$eval("[data-testid=reports]", (reports) => ({
+      forms: reports.querySelectorAll("form").length,
+      empty: [...reports.querySelectorAll("[data-testid=empty]")].map((empty) => empty.textContent),
+      link: reports.querySelector("[data-testid=empty] a")?.getAttribute("href") ?? null
+    }))
+    expect(card).toEqual({
+      forms: 0,
+      empty: [`${t.reports.noCompany} ${t.reports.toCompanies}`],
+      link: "/companies"
+    })
+    await page.click("[data-testid=reports] [data-testid=empty] a")
+    await page.waitForFunction(
+      (title) => document.querySelector("main h1")?.textContent === title,
+      {},
+      t.companies.title
+    )
+    expect(problems).toEqual([])
+    await close()
+  })
+
+  it("a plan without reports (below Consultant) says so and offers no retry that could only be refused again", async () => {
+    const { page, close } = await settingsOf("plan.activ@example.ro", "activ")
+    await page.waitForSelector("[data-testid=reports] [data-testid=error]")
+    const refusal = await page.$eval("[data-testid=reports] [data-testid=error]", (box) => ({
+      text: box.querySelector("span")?.textContent ?? null,
+      buttons: [...box.querySelectorAll("button")].map((button) => button.textContent)
+    }))
+    expect(refusal).toEqual({ text: t.errors.byCode.PLAN_UPGRADE_REQUIRED, buttons: [] })
+    // Nor on the other cards the plan refuses.
+    const retries = await page.$$eval("main [data-testid=error] button", (buttons) => buttons.length)
+    expect(retries).toBe(0)
+    await close()
+  })
+
   it("a tender whose description carries a notice link fits a 360 px phone (no sideways scrolling)", async () => {
     const companyId = await scoredCompanyId()
     const [tender] = await server.sql(

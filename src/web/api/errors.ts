@@ -17,6 +17,14 @@ export class AppError extends Error {
     super(message)
   }
 
+  /**
+   * Whether asking again can succeed: a refusal of the plan (403 PLAN_UPGRADE_REQUIRED, spec 7) stands
+   * until the plan changes, so no "retry" is offered for it.
+   */
+  get retryable(): boolean {
+    return this.code !== "PLAN_UPGRADE_REQUIRED"
+  }
+
   /** Why the request field `name` was refused (Romanian reasons), or undefined when it was not. */
   reasonsFor(name: string): ReadonlyArray<string> | undefined {
     return this.fields.get(name)

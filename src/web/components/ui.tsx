@@ -41,7 +41,7 @@ export const ScreenHeading = (props: { readonly title: string }) => {
   )
 }
 
-/** An API error as a sentence, with a retry when the screen can reload. */
+/** An API error as a sentence, with a retry when the screen can reload and asking again can succeed. */
 export const ErrorBox = ({
   error,
   onRetry
@@ -52,7 +52,7 @@ export const ErrorBox = ({
   error === undefined ? null : (
     <div className="error" role="alert" data-testid="error">
       <span>{error.message}</span>
-      {onRetry && (
+      {onRetry && error.retryable && (
         <button type="button" className="link" onClick={onRetry}>
           {t.retry}
         </button>

@@ -56,6 +56,13 @@ export const AlertsScreen = () => {
   const setPage = (to: number) => go({ page: to })
   const [notice, setNotice] = useState<string | undefined>(undefined)
   const action = useAction()
+  const { clearError } = action
+  // "N alerts marked read", or an action's failure, told of the list as it was filtered: not of the next one.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs when a filter changes, whichever way (a select, the address).
+  useEffect(() => {
+    setNotice(undefined)
+    clearError()
+  }, [readFilter, watchlistId, verdict, dateFrom, clearError])
   const watchlists = useLoad(() => call((c) => c.watchlists.list()).then((r) => r.data), [])
   // Deleted watchlists are listed nowhere, but their alerts are kept and the list filters by them:
   // the watchlists the alerts shown name (id and name) that are not active are offered as deleted.

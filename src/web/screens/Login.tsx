@@ -58,6 +58,7 @@ export const LoginScreen = ({ overlay = false }: { readonly overlay?: boolean })
       <h1>{t.appName}</h1>
       <p className="muted">{t.login.subtitle}</p>
       {session.endedReason && !error && <p className="notice">{session.endedReason}</p>}
+      {!error && <ErrorBox error={session.restoreError} onRetry={() => session.restore()} />}
       <Field label={t.login.email}>
         <input
           type="email"

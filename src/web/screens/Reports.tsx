@@ -3,6 +3,7 @@ import { useServices } from "../AppContext.js"
 import { Empty, ErrorBox, Field, Loading, ScoreInput } from "../components/ui.js"
 import { bucharestDay, formatDateTime, formatDay } from "../format.js"
 import { useAction, useLoad } from "../hooks.js"
+import { Link, paths } from "../router.js"
 import { t } from "../strings.js"
 
 /** Spec 4.3 recommends polling a job every 5 seconds. */
@@ -34,6 +35,8 @@ export const Reports = ({ onCreditsChanged }: { readonly onCreditsChanged: () =>
   // before the connection broke is not created, nor held for, twice. A report answered starts a new key.
   const pendingKey = useRef<{ readonly fields: string; readonly key: string } | null>(null)
 
+  // Nothing to ask a report for: an empty company list and a disabled button would not say why.
+  const noCompany = companies.data !== undefined && companies.data.length === 0
   const busy = (reports.data ?? []).some((r) => r.status === "pending" || r.status === "generating")
   // biome-ignore lint/correctness/useExhaustiveDependencies: each answer, fresh data or a failed poll (error), arms the next poll.
   useEffect(() => {
@@ -75,35 +78,41 @@ export const Reports = ({ onCreditsChanged }: { readonly onCreditsChanged: () =>
     <section className="card" data-testid="reports">
       <h2>{t.reports.title}</h2>
       <p className="muted small">{t.reports.intro}</p>
-      <form className="inline-form" onSubmit={request}>
-        <Field label={t.reports.company}>
-          <select value={companyId} onChange={(e) => setCompanyId(e.target.value)}>
-            {(companies.data ?? []).map((co) => (
-              <option key={co.id} value={co.id}>
-                {co.name}
-              </option>
-            ))}
-          </select>
-        </Field>
-        <Field label={t.reports.dateFrom} reasons={action.error?.reasonsFor("date_from")}>
-          <input type="date" required value={dateFrom} onChange={(e) => setDateFrom(e.target.value)} />
-        </Field>
-        <Field label={t.reports.dateTo} reasons={action.error?.reasonsFor("date_to")}>
-          <input type="date" required value={dateTo} onChange={(e) => setDateTo(e.target.value)} />
-        </Field>
-        <Field label={t.tenders.minScore} reasons={action.error?.reasonsFor("min_score")}>
-          <ScoreInput value={minScore} onValue={setMinScore} />
-        </Field>
-        <button type="submit" className="primary" disabled={action.pending || !companies.data?.length}>
-          {t.reports.request}
-        </button>
-      </form>
+      {noCompany ? (
+        <Empty>
+          {t.reports.noCompany} <Link to={paths.companies()}>{t.reports.toCompanies}</Link>
+        </Empty>
+      ) : (
+        <form className="inline-form" onSubmit={request}>
+          <Field label={t.reports.company}>
+            <select value={companyId} onChange={(e) => setCompanyId(e.target.value)}>
+              {(companies.data ?? []).map((co) => (
+                <option key={co.id} value={co.id}>
+                  {co.name}
+                </option>
+              ))}
+            </select>
+          </Field>
+          <Field label={t.reports.dateFrom} reasons={action.error?.reasonsFor("date_from")}>
+            <input type="date" required value={dateFrom} onChange={(e) => setDateFrom(e.target.value)} />
+          </Field>
+          <Field label={t.reports.dateTo} reasons={action.error?.reasonsFor("date_to")}>
+            <input type="date" required value={dateTo} onChange={(e) => setDateTo(e.target.value)} />
+          </Field>
+          <Field label={t.tenders.minScore} reasons={action.error?.reasonsFor("min_score")}>
+            <ScoreInput value={minScore} onValue={setMinScore} />
+          </Field>
+          <button type="submit" className="primary" disabled={action.pending || !companies.data?.length}>
+            {t.reports.request}
+          </button>
+        </form>
+      )}
       <ErrorBox error={action.error} />
       <ErrorBox error={reports.error} onRetry={reports.reload} />
       {reports.data === undefined ? (
         reports.loading && <Loading />
       ) : reports.data.length === 0 ? (
-        <Empty>{t.reports.empty}</Empty>
+        !noCompany && <Empty>{t.reports.empty}</Empty>
       ) : (
         <ul className="rows" data-testid="report-list">
           {reports.data.map((report) => (

@@ -2,7 +2,7 @@ import { type FormEvent, useCallback, useRef, useState } from "react"
 import { useServices } from "../AppContext.js"
 import { Empty, ErrorBox, Field, Loading, Notice, ScreenHeading } from "../components/ui.js"
 import { formatDate, formatDateTime, shortDay } from "../format.js"
-import { useAction, useLoad } from "../hooks.js"
+import { useAction, useLoad, useRemovalFocus } from "../hooks.js"
 import { INGEST_SETTING, sourceRows } from "../sources.js"
 import { t } from "../strings.js"
 import { Reports } from "./Reports.js"
@@ -289,9 +289,13 @@ const Webhooks = () => {
       reload()
     }
   }
+  const addButton = useRef<HTMLButtonElement>(null)
+  const removalFocus = useRemovalFocus(addButton)
   const remove = async (id: string, hookUrl: string) => {
     if (!window.confirm(t.settings.confirmDeleteWebhook(hookUrl))) return
+    removalFocus.start()
     if (await action.run(() => call((c) => c.webhookDashboard.deleteWebhook({ path: { id } })))) reload()
+    else removalFocus.failed()
   }
   // A second click on the same retry before the first answers (a double click) sends nothing: the
   // server would refuse it (409, no longer failed) and the card would show that as an error.
@@ -326,7 +330,7 @@ const Webhooks = () => {
             onChange={(e) => setSecret(e.target.value)}
           />
         </Field>
-        <button type="submit" className="primary" disabled={action.pending}>
+        <button type="submit" className="primary" disabled={action.pending} ref={addButton}>
           {t.settings.addWebhook}
         </button>
       </form>

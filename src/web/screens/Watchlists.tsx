@@ -3,7 +3,7 @@ import { useServices } from "../AppContext.js"
 import { Empty, ErrorBox, Field, Loading, Notice, ScoreInput, ScreenHeading } from "../components/ui.js"
 import { amountInput, changedFields, keywordsInput, parseAmount, splitKeywords } from "../FormInputs.js"
 import { formatAmount } from "../format.js"
-import { useAction, useFocusOnMount, useInlineForm, useLoad } from "../hooks.js"
+import { useAction, useFocusOnMount, useInlineForm, useLoad, useRemovalFocus } from "../hooks.js"
 import { Link, paths } from "../router.js"
 import { t } from "../strings.js"
 import { CountyPicker } from "./CountyPicker.js"
@@ -56,13 +56,16 @@ export const WatchlistsScreen = ({ companyId }: { readonly companyId: string }) 
   const { editing, open, setEditing, addButton } = useInlineForm<Watchlist | "new">()
   const [notice, setNotice] = useState<string | undefined>(undefined)
   const action = useAction()
+  const removalFocus = useRemovalFocus(addButton)
 
   const remove = async (watchlist: Watchlist) => {
     if (!window.confirm(t.watchlists.confirmDelete(watchlist.name))) return
+    removalFocus.start()
     const done = await action.run(() =>
       call((c) => c.watchlists.remove({ path: { id: watchlist.id } })).then(() => true)
     )
-    if (done) {
+    if (!done) removalFocus.failed()
+    else {
       setNotice(t.watchlists.deleted)
       // An editor left open for the deleted list could only fail to save (404) and lose its changes.
       setEditing((current) => (current !== "new" && current?.id === watchlist.id ? undefined : current))

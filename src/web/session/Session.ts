@@ -61,6 +61,12 @@ export class Session {
   /** Why the last session ended without a logout (shown above the login form). */
   endedReason: string | undefined
   /**
+   * Why the stored session could not be restored at page load though it may well be alive (no
+   * connection, a server error): its refresh token stays stored, and the login form offers `restore`
+   * again. A failure is not a logout.
+   */
+  restoreError: AppError | undefined
+  /**
    * The e-mail of this tab's last login (lower-cased; the app keeps it over reloads), until a logout:
    * after a session that ended, a login with the same one returns to the screens as they were,
    * another starts afresh.
@@ -95,14 +101,22 @@ export class Session {
     }
   }
 
-  /** At page load: trade a stored refresh token for a fresh pair, or show the login form. */
+  /**
+   * At page load, and again on the login form's retry: trade a stored refresh token for a fresh pair,
+   * or show the login form.
+   */
   async restore() {
     if (this.store.read() === null) return this.setStatus("anonymous")
+    this.restoreError = undefined
+    if (this.status !== "restoring") this.setStatus("restoring")
     try {
       await this.refresh()
-    } catch {
-      // refresh() already ended the session when the token was refused; a network failure lands here too.
-      if (this.status !== "authenticated") this.setStatus("anonymous")
+    } catch (failure) {
+      if (this.status === "authenticated") return
+      // refresh() already ended the session (and forgot the token) when the token was refused; any
+      // other failure leaves it stored, to be tried again.
+      if (this.store.read() !== null) this.restoreError = toAppError(failure)
+      this.setStatus("anonymous")
     }
   }
 
@@ -184,6 +198,7 @@ export class Session {
   }
 
   private accept(pair: TokenPair) {
+    this.restoreError = undefined
     this.accessToken = pair.accessToken
     this.store.write(pair.refreshToken)
     this.timers.clearTimeout(this.refreshTimer)
@@ -199,6 +214,7 @@ export class Session {
     this.timers.clearTimeout(this.refreshTimer)
     this.accessToken = undefined
     this.store.write(null)
+    this.restoreError = undefined
     this.endedReason = reason
     // A logout (here or in another tab) forgets the account; a session that ended keeps it for the next login.
     if (reason === undefined) this.account = undefined
