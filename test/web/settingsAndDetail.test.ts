@@ -442,6 +442,10 @@ describe("settings and the tender detail in the browser app", () => {
       buttons: [...box.querySelectorAll("button")].map((button) => button.textContent)
     }))
     expect(refusal).toEqual({ text: t.errors.byCode.PLAN_UPGRADE_REQUIRED, buttons: [] })
+    // The refusal is the card: no form to fill in vain, no "add a company" to get a report.
+    expect(await page.$$("[data-testid=reports] form, [data-testid=reports] .empty, [data-testid=reports] a")).toEqual(
+      []
+    )
     // Nor on the other cards the plan refuses.
     const retries = await page.$$eval("main [data-testid=error] button", (buttons) => buttons.length)
     expect(retries).toBe(0)

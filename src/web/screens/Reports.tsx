@@ -35,8 +35,10 @@ export const Reports = ({ onCreditsChanged }: { readonly onCreditsChanged: () =>
   // before the connection broke is not created, nor held for, twice. A report answered starts a new key.
   const pendingKey = useRef<{ readonly fields: string; readonly key: string } | null>(null)
 
+  // The plan has no reports (below Consultant): its refusal is the whole card, no form to fill in vain.
+  const planRefused = reports.error?.code === "PLAN_UPGRADE_REQUIRED"
   // Nothing to ask a report for: an empty company list and a disabled button would not say why.
-  const noCompany = companies.data !== undefined && companies.data.length === 0
+  const noCompany = !planRefused && companies.data !== undefined && companies.data.length === 0
   const busy = (reports.data ?? []).some((r) => r.status === "pending" || r.status === "generating")
   // biome-ignore lint/correctness/useExhaustiveDependencies: each answer, fresh data or a failed poll (error), arms the next poll.
   useEffect(() => {
@@ -78,7 +80,7 @@ export const Reports = ({ onCreditsChanged }: { readonly onCreditsChanged: () =>
     <section className="card" data-testid="reports">
       <h2>{t.reports.title}</h2>
       <p className="muted small">{t.reports.intro}</p>
-      {noCompany ? (
+      {planRefused ? null : noCompany ? (
         <Empty>
           {t.reports.noCompany} <Link to={paths.companies()}>{t.reports.toCompanies}</Link>
         </Empty>
