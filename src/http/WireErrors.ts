@@ -99,8 +99,26 @@ type Issue = HttpApiDecodeError["issues"][number]
  * filter } & maxLength(320); … }, actual []`): the caller is told an object was expected, in JSON's
  * words, not the payload schema's internals.
  */
-const issueMessage = (issue: Issue) =>
-  shortenQuotes(issue.message.replace(/^Expected \{ .* \}, actual /s, "Expected a JSON object, actual "))
+const issueMessage = (issue: Issue) => {
+  const message = issue.message.replace(/^Expected \{ .* \}, actual /s, "Expected a JSON object, actual ")
+  return holdsCredential(issue, message) ? message.replace(QUOTED_VALUE, "") : shortenQuotes(message)
+}
+
+/**
+ * The body fields that hold a credential: a password (login), a refresh token (refresh), a
+ * webhook's signing secret. A refusal of one, or of a value that holds one (a login body sent inside
+ * an array), says what was expected and never quotes the value, not even its first characters:
+ * error bodies are kept by proxies, gateways and clients' logs.
+ */
+const CREDENTIAL_FIELDS = ["password", "refreshToken", "secret"]
+
+/** Schema's quotation of the rejected value, at the end of its messages (`…, actual "…"`). */
+const QUOTED_VALUE = /, actual [\s\S]*$/
+
+const holdsCredential = (issue: Issue, message: string) => {
+  const quoted = QUOTED_VALUE.exec(message)?.[0] ?? ""
+  return CREDENTIAL_FIELDS.some((field) => issue.path.includes(field) || quoted.includes(`"${field}":`))
+}
 
 const describeIssue = (issue: Issue) =>
   issue.path.length > 0 ? `${issue.path.join(".")}: ${issueMessage(issue)}` : issueMessage(issue)
