@@ -16,14 +16,25 @@ const notify = () => {
   }
   for (const listener of listeners) listener()
 }
-window.addEventListener("popstate", notify)
+// Whether the address shown was reached by going back (the browser's Back or Forward, or a "back"
+// link of the app), where a screen may show itself as it was left (`listMemory.ts`).
+let cameBack = false
+window.addEventListener("popstate", () => {
+  cameBack = true
+  notify()
+})
 
-export const navigate = (to: string, options: { replace?: boolean } = {}) => {
+/** `back`: a link back to where the consultant came from, which returns there as it was left. */
+export const navigate = (to: string, options: { replace?: boolean; back?: boolean | undefined } = {}) => {
   if (options.replace) window.history.replaceState(null, "", to)
   else window.history.pushState(null, "", to)
+  cameBack = options.back === true
   window.scrollTo(0, 0)
   notify()
 }
+
+/** True when the address shown was reached by going back (not a reload, not a link forward). */
+export const arrivedBack = () => cameBack
 
 /**
  * True once after a move to another screen: the link that was followed is gone, so without a new
@@ -122,11 +133,13 @@ export const Link = (props: {
   readonly children: ReactNode
   readonly className?: string | undefined
   readonly testId?: string | undefined
+  /** A link back to where the consultant came from (see `navigate`). */
+  readonly back?: boolean | undefined
 }) => {
   const onClick = (event: MouseEvent<HTMLAnchorElement>) => {
     if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return
     event.preventDefault()
-    navigate(props.to)
+    navigate(props.to, { back: props.back })
   }
   return (
     <a href={props.to} onClick={onClick} className={props.className} data-testid={props.testId}>

@@ -76,6 +76,93 @@ describe("moving between screens, and a session that ends, in the browser app", 
     expect(await page.title()).toBe(`${t.alerts.title} — ${t.appName}`)
   })
 
+  it("Back from a tender returns to the list as it was left: the pages loaded and the scroll; a filter change starts at page 1", async () => {
+    // The demo's rescores done first: the list's order stays the same throughout (a reload compares it).
+    const rescoring = () =>
+      server.sql(
+        (q) => q<{ n: number }>`
+          SELECT count(*)::int AS n FROM jobs WHERE kind = 'company.rescore' AND status IN ('queued', 'running')`
+      )
+    for (let tries = 0; (await rescoring())[0]!.n > 0 && tries < 100; tries++)
+      await new Promise((r) => setTimeout(r, 200))
+    const page = await session()
+    const companyId = server.demo.companyIds[0]!
+    await page.goto(`${server.baseUrl}/companies/${companyId}/tenders`)
+    await page.waitForSelector("[data-testid=tender]")
+    const links = () => page.$$eval("[data-testid=tender-link]", (as) => as.map((a) => a.getAttribute("href") ?? ""))
+    const count = () => page.$$eval("[data-testid=tender]", (items) => items.length)
+    const settled = (n: number) =>
+      page.waitForFunction(
+        (n) =>
+          document.querySelectorAll("[data-testid=tender]").length === n && !document.querySelector("[aria-busy=true]"),
+        {},
+        n
+      )
+    // "Mai multe" clicked where it is: scrolled to, the list's sentinel would load the page itself meanwhile.
+    const more = async (n: number) => {
+      await page.$eval("[data-testid=load-more]", (button) => (button as HTMLButtonElement).click())
+      await settled(n)
+    }
+    await settled(20)
+    // Two pages ("Mai multe"), then scrolled to the 30th tender, which is opened.
+    await more(40)
+    const twoPages = await links()
+    // Scrolled as a consultant scrolls: the page's scroll event comes before the next click.
+    const scrollTo = (y: number) =>
+      page.evaluate(async (y) => {
+        window.scrollTo(0, y)
+        await new Promise((frame) => requestAnimationFrame(() => requestAnimationFrame(frame)))
+        return window.scrollY
+      }, y)
+    const scrollY = await scrollTo(
+      await page.$eval(
+        "[data-testid=tender]:nth-child(30)",
+        (item) => item.getBoundingClientRect().top + window.scrollY - 100
+      )
+    )
+    expect(scrollY).toBeGreaterThan(1000)
+    const scrolled = () => page.evaluate(() => window.scrollY)
+    const open = async (index: number) => {
+      await page.evaluate((index) => {
+        document.querySelectorAll<HTMLElement>("[data-testid=tender-link]")[index]!.click()
+      }, index)
+      await page.waitForSelector("[data-testid=tender-detail]")
+    }
+    await open(29)
+    await page.goBack()
+    await page.waitForSelector("[data-testid=tender]")
+    // Both pages, where they were (not the first page again, at the top).
+    expect({ count: await count(), links: await links() }).toEqual({ count: 40, links: twoPages })
+    expect(Math.abs((await scrolled()) - scrollY)).toBeLessThan(50)
+    // "Mai multe" continues from the second page: the third, nothing repeated or skipped (as a fresh list's).
+    await more(60)
+    const threePages = await links()
+    expect(threePages.slice(0, 40)).toEqual(twoPages)
+    expect(new Set(threePages).size).toBe(60)
+    // The detail's own "back" link returns to it the same way.
+    const scrollBefore = await scrollTo(2500)
+    await open(45)
+    await page.click("[data-testid=back]")
+    await page.waitForSelector("[data-testid=tender]")
+    expect(await links()).toEqual(threePages)
+    expect(Math.abs((await scrolled()) - scrollBefore)).toBeLessThan(50)
+    // A filter change starts from page 1, even back to the filters of the list remembered.
+    await page.select("[data-testid=sort]", "value")
+    await page.waitForFunction(() => window.location.search.includes("sort=value"))
+    await settled(20)
+    await page.select("[data-testid=sort]", "score")
+    await page.waitForFunction(() => !window.location.search.includes("sort=value"))
+    await settled(20)
+    expect(await links()).toEqual(twoPages.slice(0, 20))
+    // A reload starts fresh too; its three pages are those the list remembered and continued.
+    await page.reload()
+    await settled(20)
+    expect(await scrolled()).toBe(0)
+    await more(40)
+    await more(60)
+    expect(await links()).toEqual(threePages)
+  })
+
   it("a session ended while a form is being filled keeps what was typed once the consultant logs in again", async () => {
     const page = await session()
     const form = "[data-testid=company-form]"

@@ -31,8 +31,10 @@ export const useDocumentTitle = (screen: string | undefined) => {
 export const ScreenHeading = (props: { readonly title: string }) => {
   const heading = useRef<HTMLHeadingElement>(null)
   useDocumentTitle(props.title)
+  // Without scrolling: a move forward starts at the page's top anyway, and on a move back the place
+  // the screen or the browser restored (a long list's scroll) must stay.
   useEffect(() => {
-    if (takeHeadingFocus()) heading.current?.focus()
+    if (takeHeadingFocus()) heading.current?.focus({ preventScroll: true })
   }, [])
   return (
     <h1 ref={heading} tabIndex={-1}>

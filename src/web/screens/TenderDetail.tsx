@@ -64,20 +64,15 @@ export const TenderDetailScreen = (props: { readonly companyId: string; readonly
   // screen or this company's tender list; else the company's list unfiltered.
   const from = backPath(useLocation().split("?")[1] ?? "")
   const fromRoute = from === undefined ? undefined : matchRoute(from.split("?")[0]!)
+  // Followed back to the list it was opened from, the list shows itself as it was left (pages, scroll).
+  const fromList = from !== undefined && fromRoute?.name === "tenders" && fromRoute.companyId === props.companyId
   const back =
     from !== undefined && fromRoute?.name === "alerts" ? (
-      <Link to={from} testId="back">
+      <Link to={from} testId="back" back>
         ← {t.alerts.back}
       </Link>
     ) : (
-      <Link
-        to={
-          from !== undefined && fromRoute?.name === "tenders" && fromRoute.companyId === props.companyId
-            ? from
-            : paths.tenders(props.companyId)
-        }
-        testId="back"
-      >
+      <Link to={fromList ? from : paths.tenders(props.companyId)} testId="back" back={fromList}>
         ← {t.tenders.back}
       </Link>
     )

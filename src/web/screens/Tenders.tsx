@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from "react"
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "react"
 import { ROMANIAN_COUNTIES } from "../../domain/tenders/Counties.js"
 import { normalizeRomanianText } from "../../domain/tenders/RomanianText.js"
 import { useServices } from "../AppContext.js"
@@ -7,7 +7,8 @@ import { toAppError } from "../api/errors.js"
 import { Empty, ErrorBox, Field, Loading, ScoreBadge, ScreenHeading, VerdictBadge } from "../components/ui.js"
 import { daysLeft, formatDate, formatTenderValue } from "../format.js"
 import { useLoad } from "../hooks.js"
-import { ISO_DAY, Link, paths, queryOf } from "../router.js"
+import { recallList, rememberList } from "../listMemory.js"
+import { arrivedBack, ISO_DAY, Link, paths, queryOf } from "../router.js"
 import { t } from "../strings.js"
 import { CpvPicker } from "./CpvPicker.js"
 
@@ -112,7 +113,7 @@ const initial: ListState = {
 }
 
 export const TendersScreen = ({ companyId }: { readonly companyId: string }) => {
-  const { call } = useServices()
+  const { call, session } = useServices()
   const company = useLoad(
     () => call((c) => c.companies.get({ path: { id: companyId } })).then((r) => r.data),
     [companyId]
@@ -144,7 +145,14 @@ export const TendersScreen = ({ companyId }: { readonly companyId: string }) => 
           ),
     [filters.cpv]
   )
-  const [list, setList] = useState<ListState>(initial)
+  // A tender opened from here returns to this list as it is (`from` in its address: a reload of the
+  // detail, or a link to it shared, keeps the way back).
+  const listPath = paths.tenders(companyId) + filtersToUrl(filters)
+  // Coming back to this list (Back from a tender) shows it as it was left, pages and scroll, for a few
+  // minutes; its next page continues from the cursor it had (the cursor's snapshot keeps the order).
+  const memoryKey = `${session.account ?? ""} ${listPath}`
+  const [remembered] = useState(() => (arrivedBack() ? recallList<ListState>(memoryKey) : undefined))
+  const [list, setList] = useState<ListState>(remembered?.state ?? initial)
   // Each filter change starts a new generation; answers of an older one are dropped.
   const generation = useRef(0)
   const inFlight = useRef(false)
@@ -188,8 +196,32 @@ export const TendersScreen = ({ companyId }: { readonly companyId: string }) => 
     [call, companyId, filters, list.cursor]
   )
 
+  const showsRemembered = useRef(remembered !== undefined)
   // biome-ignore lint/correctness/useExhaustiveDependencies: a filter change restarts the list.
-  useEffect(() => loadPage(true), [companyId, filters])
+  useEffect(() => {
+    if (showsRemembered.current) showsRemembered.current = false
+    else loadPage(true)
+  }, [companyId, filters])
+  // Before the first paint, so the list never shows at its top first.
+  useLayoutEffect(() => {
+    if (remembered !== undefined) window.scrollTo(0, remembered.scrollY)
+  }, [remembered])
+  // The list as it is left: followed as it scrolls (a link followed scrolls the page to the top
+  // before this screen goes), kept as it unmounts.
+  const leaving = useRef({ key: memoryKey, list })
+  leaving.current = { key: memoryKey, list }
+  useEffect(() => {
+    let scrollY = window.scrollY
+    const follow = () => {
+      scrollY = window.scrollY
+    }
+    window.addEventListener("scroll", follow, { passive: true })
+    return () => {
+      window.removeEventListener("scroll", follow)
+      const { key, list } = leaving.current
+      if (list.items.length > 0) rememberList(key, { state: { ...list, loading: false, error: undefined }, scrollY })
+    }
+  }, [])
 
   // More pages on scroll: a sentinel below the list asks for the next page when it comes into view.
   const sentinel = useRef<HTMLDivElement>(null)
@@ -209,9 +241,6 @@ export const TendersScreen = ({ companyId }: { readonly companyId: string }) => 
 
   const now = new Date()
   const filtered = filtersToUrl(filters) !== ""
-  // A tender opened from here returns to this list as it is (`from` in its address: a reload of the
-  // detail, or a link to it shared, keeps the way back).
-  const listPath = paths.tenders(companyId) + filtersToUrl(filters)
   return (
     <section>
       <div className="heading">
