@@ -26,6 +26,7 @@ describe.concurrent("configuration errors", () => {
     ["RATE_LIMIT_GENERAL_PER_MINUTE", { RATE_LIMIT_GENERAL_PER_MINUTE: "0" }],
     ["DATABASE_URL", { DATABASE_URL: "mysql://x" }],
     ["REDIS_URL", { REDIS_URL: "http://localhost:6379" }],
+    ["REDIS_URL", { REDIS_URL: "redis://127.0.0.1:1/abc" }],
     ["LOG_LEVEL", { LOG_LEVEL: "loud" }],
     ["PUBLIC_BASE_URL", { PUBLIC_BASE_URL: "ftp://example.com" }],
     ["TRUST_PROXY", { TRUST_PROXY: "10.0.0.0/33" }],

@@ -95,6 +95,21 @@ const url = (name: string, protocols: ReadonlyArray<string>) =>
     })
   })
 
+/**
+ * REDIS_URL: a redis:// or rediss:// URL whose path, if any, is a database number (`/0`): ioredis
+ * reads any other path (`/abc`) as a database it then fails to SELECT, an unhandled error that ended
+ * the process with a stack trace instead of this one line.
+ */
+const redisUrl = url("REDIS_URL", ["redis:", "rediss:"]).pipe(
+  Config.validate({
+    message: "REDIS_URL: Expected its path to be a database number (redis://host:6379/0) or nothing",
+    validation: Option.match({
+      onNone: () => true,
+      onSome: (value) => /^\/?(\d+)?$/.test(new URL(Redacted.value(value)).pathname)
+    })
+  })
+)
+
 const booleanFlag = (name: string) =>
   Config.literal(
     "true",
@@ -175,7 +190,7 @@ export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024
 export const appConfig: Config.Config<AppConfigShape> = Config.all({
   databaseUrl: url("DATABASE_URL", ["postgres:", "postgresql:"]),
   databaseReadUrl: url("DATABASE_READ_URL", ["postgres:", "postgresql:"]),
-  redisUrl: url("REDIS_URL", ["redis:", "rediss:"]),
+  redisUrl,
   port: Config.port("PORT").pipe(Config.withDefault(3000)),
   host: Config.string("HOST").pipe(Config.withDefault("127.0.0.1")),
   publicBaseUrl: optionalString("PUBLIC_BASE_URL"),
