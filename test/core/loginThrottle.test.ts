@@ -1,13 +1,15 @@
 import { randomBytes } from "node:crypto"
 import { describe, expect, it } from "@effect/vitest"
-import { Duration, Effect, Either, Layer, Option, TestClock } from "effect"
+import { Duration, Effect, Either, Layer, Logger, Option, TestClock } from "effect"
+import { vi } from "vitest"
 import { clientNetwork } from "../../src/domain/ClientNetwork.js"
 import type { RateLimitPolicy } from "../../src/domain/RateLimitPolicy.js"
 import { clientAddress, normaliseAddress, parseTrustProxy, type TrustProxy } from "../../src/domain/TrustProxy.js"
-import { LoginLocksLive } from "../../src/infra/limits/LoginLocks.js"
+import { LockStoreError, LoginLocks, LoginLocksLive } from "../../src/infra/limits/LoginLocks.js"
 import { checkNotLocked, recordFailure } from "../../src/infra/limits/LoginThrottle.js"
 import { RateLimiterStoreLive } from "../../src/infra/limits/RateLimitStore.js"
 import { RateLimitsLive } from "../../src/infra/limits/RateLimits.js"
+import { jsonLogger } from "../../src/infra/observability/JsonLogger.js"
 import { RedisConnection } from "../../src/infra/redis/RedisConnection.js"
 import { TestRedisLive, testRedisUrl } from "../support/testRedis.js"
 
@@ -83,6 +85,24 @@ const trust = (value: string): TrustProxy => {
   if (!parsed.ok) throw new Error(parsed.reason)
   return parsed.trust
 }
+
+describe("a lock store that does not answer", () => {
+  it.effect("lets the login through with a warning that says why", () =>
+    Effect.gen(function* () {
+      const printed = vi.spyOn(globalThis.console, "log").mockImplementation(() => undefined)
+      const unanswered = Effect.fail(new LockStoreError({ cause: new Error("Command timed out") }))
+      yield* checkNotLocked(policy, "someone@example.ro").pipe(
+        Effect.provideService(LoginLocks, { lockedUntil: () => unanswered, lock: () => unanswered }),
+        Effect.provide(Logger.replace(Logger.defaultLogger, jsonLogger))
+      )
+      const lines = printed.mock.calls.map(([line]) => JSON.parse(String(line)) as { message: string })
+      printed.mockRestore()
+      expect(lines.map((line) => line.message)).toEqual([
+        "Login lock store unavailable; login allowed Command timed out"
+      ])
+    })
+  )
+})
 
 describe("client address (TRUST_PROXY)", () => {
   it("off: the peer, whatever X-Forwarded-For says", () => {

@@ -1,7 +1,12 @@
 import { Context, Data, Effect, Layer, Option } from "effect"
 import { RedisConnection } from "../redis/RedisConnection.js"
 
-export class LockStoreError extends Data.TaggedError("LockStoreError")<{ readonly cause: unknown }> {}
+/** The lock store did not answer; its message is the cause's, so the warning that lets a login through says why. */
+export class LockStoreError extends Data.TaggedError("LockStoreError")<{ readonly cause: unknown }> {
+  override get message() {
+    return this.cause instanceof Error ? this.cause.message : String(this.cause)
+  }
+}
 
 /**
  * Login locks: "subject S may not log in before instant T". The instant is written as a value (in
