@@ -99,12 +99,42 @@ describe("TED XML", () => {
     )
   })
 
+  it("reads a deadline given as a day only as the end of that day in the buyer's time", () => {
+    const dayOnly = fixture("ted-xml/20-156983-001-EXP.xml")
+      .replace("<TIME_RECEIPT_TENDERS>12:00</TIME_RECEIPT_TENDERS>", "")
+      .replace("<DT_DATE_FOR_SUBMISSION>20200508 12:00</DT_DATE_FOR_SUBMISSION>", "")
+    // Bids are taken through 8 May (BST, UTC+1): the tender is not closed as that day begins.
+    expect(readTenders(dayOnly, "ted-xml", cpvCatalog).tenders[0]!.deadline?.toISOString()).toBe(
+      "2020-05-08T22:59:59.000Z"
+    )
+    const coded = fixture("ted-xml/20-156983-001-EXP.xml")
+      .replace("<TIME_RECEIPT_TENDERS>12:00</TIME_RECEIPT_TENDERS>", "")
+      .replace("<DATE_RECEIPT_TENDERS>2020-05-08</DATE_RECEIPT_TENDERS>", "")
+      .replace("20200508 12:00", "20200508")
+    expect(readTenders(coded, "ted-xml", cpvCatalog).tenders[0]!.deadline?.toISOString()).toBe(
+      "2020-05-08T22:59:59.000Z"
+    )
+  })
+
   it("keeps a notice's value only in RON or EUR (GBP, DKK, CZK have no documented rate)", () => {
     const tender = only("ted-xml/20-156983-001-EXP.xml")
     expect(tender.title).toBe("Kitchen and Bathroom Framework 2020-2024")
     expect(tender.mainCpv).toBe("45000000-7")
     expect(tender.estimatedValueRon).toBeNull()
     expect(tender.estimatedValueEur).toBeNull()
+  })
+
+  it("values a notice without a total by its lots' sum, when every lot states one in one currency (as eForms)", () => {
+    // The sample's two lots (1,295,520 + 234,856) in EUR, its total (II.1.5, optional) and the coded
+    // data's copy of it left out.
+    const lotsOnly = fixture("ted-xml/20-213571-001-EXP.xml")
+      .replace('<VAL_ESTIMATED_TOTAL CURRENCY="GBP">1530376.00</VAL_ESTIMATED_TOTAL>', "")
+      .replace('<VALUE TYPE="ESTIMATED_TOTAL" CURRENCY="GBP">1530376.00</VALUE>', "")
+      .replaceAll('<VAL_OBJECT CURRENCY="GBP">', '<VAL_OBJECT CURRENCY="EUR">')
+    expect(readTenders(lotsOnly, "ted-xml", cpvCatalog).tenders[0]!.estimatedValueEur).toBe(1530376)
+    // One lot without a value: the sum would understate the notice.
+    const partial = lotsOnly.replace('<VAL_OBJECT CURRENCY="EUR">234856.00</VAL_OBJECT>', "")
+    expect(readTenders(partial, "ted-xml", cpvCatalog).tenders[0]!.estimatedValueEur).toBeNull()
   })
 
   it("drops a foreign national id (no Romanian CUI control digit) rather than store it as a fiscal code", () => {
@@ -133,6 +163,18 @@ describe("TED XML", () => {
       estimatedValueEur: 300000,
       winnerFiscalCodes: ["22505268"]
     })
+  })
+
+  it("decodes XML character references in text (&#537; is ș, as any XML producer may write it)", () => {
+    // The Romanian notice's own text with its letters written as numeric references, decimal and hex.
+    const escaped = fixture("ted-xml/ro-f03-award.synthetic.xml")
+      .replace("secţia ATI", "sec&#355;ia ATI")
+      .replace("materiale sanitare şi", "materiale sanitare &#x219;i")
+      .replace("Timişoara</OFFICIALNAME>", "Timi&#537;oara &amp; &#38;#537;</OFFICIALNAME>")
+    const tender = readTenders(escaped, "ted-xml", cpvCatalog).tenders[0]!
+    expect(tender.title).toBe("Furnizare materiale sanitare și consumabile pentru secția ATI")
+    // "&#38;#537;" is the text "&#537;": decoded once, not twice.
+    expect(tender.authority.name).toBe("Spitalul Clinic Județean de Urgență Timișoara & &#537;")
   })
 })
 
@@ -180,6 +222,13 @@ describe("eForms", () => {
     )
     expect(tender.deadline?.toISOString()).toBe("2020-02-04T08:00:00.000Z")
     expect(tender.publishDate.toISOString()).toBe("2019-11-20T23:00:00.000Z")
+  })
+
+  it("reads a deadline without its time as the end of that day, in the date's offset", () => {
+    const dayOnly = fixture("eforms/cn_24_minimal.xml").replace("<cbc:EndTime>10:00:00+02:00</cbc:EndTime>", "")
+    expect(readTenders(dayOnly, "eforms", cpvCatalog).tenders[0]!.deadline?.toISOString()).toBe(
+      "2020-02-04T21:59:59.000Z"
+    )
   })
 
   it("reads an award notice's winners through lot results, tenders and tendering parties", () => {
@@ -287,6 +336,15 @@ describe("SICAP", () => {
       winnerFiscalCodes: ["14476722"]
     })
     expect(first!.publishDate.toISOString()).toBe("2024-03-28T22:00:00.000Z")
+  })
+
+  it("reads a direct award row's value written with a decimal comma, and no value for 0", () => {
+    // The sample's header and first row, its value as a Romanian spreadsheet writes it, then 0.
+    const [header, row] = fixture("sicap/sicap_pnrr_direct_awards_until_2024-03.csv").split("\n")
+    const withValue = (value: string) =>
+      readTenders(`${header}\n${row!.replace(",70,Servicii", `,${value},Servicii`)}\n`, "sicap", cpvCatalog)
+    expect(withValue('"1.234,56"').tenders[0]!.estimatedValueRon).toBe(1234.56)
+    expect(withValue("0")).toMatchObject({ skips: [], tenders: [{ estimatedValueRon: null, estimatedValueEur: null }] })
   })
 
   it("accepts a bare list response {total, items}", () => {

@@ -169,6 +169,43 @@ describe("the native record", () => {
     expect(countyOf(null)).toBeNull()
   })
 
+  it("stores Bucharest's sectors as București, the county the app filters and measures by", () => {
+    const countyOf = (county: string) =>
+      Either.getOrThrow(
+        normalizeTenderRecord(cpvCatalog, { ...base, contracting_authority: { ...base.contracting_authority, county } })
+      ).authority.county
+    for (const written of [
+      "Bucuresti Sector 4",
+      "București, Sectorul 2",
+      "Municipiul Bucureşti - sector 1",
+      "BUCURESTI SECTOR 6"
+    ]) {
+      expect(countyOf(written), written).toBe("București")
+    }
+    // A sector alone names no county (place.test.ts), nor does a seventh sector.
+    expect(countyOf("Sector 3")).toBe("Sector 3")
+    expect(countyOf("Bucuresti Sector 7")).toBe("Bucuresti Sector 7")
+  })
+
+  it("reads times without an offset as Bucharest time, and a deadline given as a day as the end of that day", () => {
+    const tender = (fields: object) => Either.getOrThrow(normalizeTenderRecord(cpvCatalog, { ...base, ...fields }))
+    // What a spreadsheet writes: Bucharest wall-clock time, whatever the machine's zone (UTC in production).
+    const local = tender({
+      deadline: "2026-03-15T12:00:00",
+      publish_date: "2026-03-01 09:30",
+      issued_at: "2026-07-01T09:30"
+    })
+    expect(local.deadline?.toISOString()).toBe("2026-03-15T10:00:00.000Z")
+    expect(local.publishDate.toISOString()).toBe("2026-03-01T07:30:00.000Z")
+    expect(local.issuedAt?.toISOString()).toBe("2026-07-01T06:30:00.000Z")
+    // A day: published that Bucharest day; open until the day ends, not closed as it begins.
+    const days = tender({ deadline: "2026-03-15", publish_date: "2026-03-01" })
+    expect(days.deadline?.toISOString()).toBe("2026-03-15T21:59:59.000Z")
+    expect(days.publishDate.toISOString()).toBe("2026-02-28T22:00:00.000Z")
+    // An offset or Z is kept as written.
+    expect(tender({ deadline: "2026-03-15T12:00:00+03:00" }).deadline?.toISOString()).toBe("2026-03-15T09:00:00.000Z")
+  })
+
   it("keeps the main CPV code and the next 99 distinct ones a notice lists, in order", () => {
     const listed = [...cpvCatalog.values()]
     expect(listed.length).toBeGreaterThan(MAX_CPV_CODES)

@@ -187,6 +187,25 @@ describe("sicapRecord: contract notices (CN)", () => {
     )
     expect(t.estimatedValueRon).toBe(1021908.27)
     expect(t.deadline?.toISOString()).toBe("2019-01-18T13:00:00.000Z")
+    // A deadline given as a day only: bids are taken through that day.
+    const day = tender(sicapRecord("cn", { item: { ...rest, tenderReceiptDeadlineExport: "18.01.2019" } }))
+    expect(day.deadline?.toISOString()).toBe("2019-01-18T21:59:59.000Z")
+  })
+
+  it("reads the export value in either number format, and no value for 0", () => {
+    const { estimatedValueRon: _, ...rest } = cnItem
+    const valuesOf = (estimatedValueExport: string) => {
+      const t = tender(sicapRecord("cn", { item: { ...rest, estimatedValueExport } }))
+      return [t.estimatedValueRon, t.estimatedValueEur]
+    }
+    expect(valuesOf("1.021.908,27 RON")).toEqual([1021908.27, 205615.35])
+    expect(valuesOf("1,021,908.27 RON")[0]).toBe(1021908.27)
+    // A decimal point without thousands separators: not 100 times the value.
+    expect(valuesOf("1021908.27 RON")[0]).toBe(1021908.27)
+    expect(valuesOf("70.5 RON")[0]).toBe(70.5)
+    expect(valuesOf("1.021.908 RON")[0]).toBe(1021908)
+    expect(valuesOf("21 908,27 EUR")[1]).toBe(21908.27)
+    expect(valuesOf("0,00 RON")).toEqual([null, null])
   })
 
   it("a simplified notice (SCN, type 17) has its own public page", () => {

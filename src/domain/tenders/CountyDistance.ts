@@ -46,11 +46,16 @@ const BORDERS: ReadonlyArray<readonly [string, ReadonlyArray<string>]> = [
 
 const byFolded = new Map(ROMANIAN_COUNTIES.map((county) => [foldForMatching(county).replace(/[^a-z]/g, ""), county]))
 
+/** București with one of its six sectors ("Bucuresti Sector 4", "Municipiul București, Sectorul 2"), as addresses write it. */
+const BUCHAREST_SECTOR = /^\s*(?:(?:municipiul|mun\.?)\s*)?bucuresti\s*[,-]?\s*sector(?:ul)?\s*[1-6]\s*$/
+
 /**
  * The county's name as stored (`Vâlcea`, `București`) from how people and notices write it
- * (`valcea`, `JUDETUL VALCEA`, `Jud. Vâlcea`, `Municipiul Bucuresti`), or null when it names none.
+ * (`valcea`, `JUDETUL VALCEA`, `Jud. Vâlcea`, `Municipiul Bucuresti`, `Bucuresti Sector 4`), or null
+ * when it names none.
  */
 export const canonicalCounty = (text: string): string | null => {
+  if (BUCHAREST_SECTOR.test(foldForMatching(text))) return "București"
   const folded = foldForMatching(text)
     .replace(/^\s*(judetul|jud\.?|municipiul|mun\.?)\s+/, "")
     .replace(/[^a-z]/g, "")

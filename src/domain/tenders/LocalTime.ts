@@ -6,6 +6,9 @@ import { BUCHAREST_TIME_ZONE, wallClockToInstant } from "../BucharestTime.js"
  * is for, unless the notice says its buyer is elsewhere (localToIso with that country's zone).
  */
 
+/** The time of a deadline given as a day only: bids are taken through that day, not until it begins. */
+export const END_OF_DAY = "23:59:59"
+
 /** "2020-05-08" or "20200508", optional "12:00"/"12:00:00", in a time zone → ISO instant; null when unreadable. */
 export const localToIso = (timeZone: string, date: string, time?: string): string | null => {
   const d = /^(\d{4})-?(\d{2})-?(\d{2})$/.exec(date.trim())

@@ -3,6 +3,7 @@ import { eurToRon, ronToEur } from "../Currency.js"
 import { canonicalCounty } from "./CountyDistance.js"
 import { type CpvCatalog, normalizeCpvCode } from "./Cpv.js"
 import { romanianFiscalCodeOfNotice } from "./FiscalCode.js"
+import { bucharestLocalToIso, END_OF_DAY } from "./LocalTime.js"
 import { normalizeAuthorityName, normalizeRomanianText } from "./RomanianText.js"
 import { storedSourceUrl } from "./SourceUrl.js"
 
@@ -17,11 +18,37 @@ export const MAX_CPV_CODES = 100
 const MAX_VALUE = 1e15
 
 const Money = Schema.Number.pipe(Schema.finite(), Schema.between(0, MAX_VALUE))
+
+/**
+ * An ISO 8601 instant as a source or a spreadsheet writes it. With an offset or Z it is kept; without
+ * one it is Bucharest wall-clock time (`new Date` would read it in the machine's zone, UTC in
+ * production); a bare day is that Bucharest day's start, or for a deadline its end: a tender due
+ * "2026-03-15" takes bids through that day.
+ */
+const SourceInstant = (dayMeans: "start" | "end") =>
+  Schema.transformOrFail(Schema.String, Schema.DateFromSelf, {
+    strict: true,
+    decode: (input, _, ast) => {
+      const text = input.trim()
+      const local = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{1,2}:\d{2}(?::\d{2})?)(?:\.\d+)?)?$/.exec(text)
+      const iso =
+        local === null
+          ? text
+          : bucharestLocalToIso(local[1]!, local[2] ?? (dayMeans === "end" ? END_OF_DAY : undefined))
+      const date = iso === null ? null : new Date(iso)
+      return date === null || Number.isNaN(date.getTime())
+        ? ParseResult.fail(new ParseResult.Type(ast, input, `Expected a date, got "${input}"`))
+        : ParseResult.succeed(date)
+    },
+    encode: (date) => ParseResult.succeed(date.toISOString())
+  })
+const Instant = SourceInstant("start")
+const Deadline = SourceInstant("end")
 const Text = Schema.String.pipe(Schema.filter((s) => s.trim().length > 0, { message: () => "must not be empty" }))
 
 /**
  * The native tender record: what every format is parsed into, and what the JSON / JSON-lines / CSV
- * import formats carry as is. Dates are ISO 8601 strings; values are plain numbers.
+ * import formats carry as is. Dates are ISO 8601 strings (SourceInstant); values are plain numbers.
  */
 export const TenderRecord = Schema.Struct({
   source: Text,
@@ -36,15 +63,15 @@ export const TenderRecord = Schema.Struct({
     fiscal_code: Schema.optional(Schema.NullOr(Schema.String)),
     county: Schema.optional(Schema.NullOr(Schema.String))
   }),
-  deadline: Schema.optional(Schema.NullOr(Schema.Date)),
+  deadline: Schema.optional(Schema.NullOr(Deadline)),
   estimated_value_ron: Schema.optional(Schema.NullOr(Money)),
   estimated_value_eur: Schema.optional(Schema.NullOr(Money)),
-  publish_date: Schema.Date,
+  publish_date: Instant,
   /**
    * When the source issued this version of the notice (eForms' issue date and time). A change
    * notice keeps its notice's source id; with it, an older version arriving later changes nothing.
    */
-  issued_at: Schema.optional(Schema.NullOr(Schema.Date)),
+  issued_at: Schema.optional(Schema.NullOr(Instant)),
   /**
    * This version's own id when it is not the source id (an eForms change notice's UUID): a later
    * change that names this version, not the original, still finds the tender by it.

@@ -1,6 +1,6 @@
 import { Either } from "effect"
 import { countyFromNuts } from "../Counties.js"
-import { bucharestLocalToIso } from "../LocalTime.js"
+import { bucharestLocalToIso, END_OF_DAY } from "../LocalTime.js"
 import { recordValueFields, type TenderRecordInput } from "../TenderRecord.js"
 import { type ParsedItem, parsed, skipped } from "./ParsedItem.js"
 import { all, attr, descendants, first, parseXmlFile, text, type XmlNode } from "./Xml.js"
@@ -26,14 +26,17 @@ const inLanguage = (values: unknown, languages: ReadonlyArray<string>): string |
   return text(nodes[0])
 }
 
-/** "2020-02-04+02:00" and "10:00:00+02:00" → "2020-02-04T10:00:00+02:00" (Romanian time when no offset). */
-const ublDateTime = (date: string | undefined, time: string | undefined): string | null => {
+/**
+ * "2020-02-04+02:00" and "10:00:00+02:00" → "2020-02-04T10:00:00+02:00" (Romanian time when no
+ * offset); without a time, the day's start, or its end for a deadline (`dayEnd`).
+ */
+const ublDateTime = (date: string | undefined, time: string | undefined, dayEnd = false): string | null => {
   if (date === undefined) return null
   const d = /^(\d{4}-\d{2}-\d{2})(Z|[+-]\d{2}:\d{2})?$/.exec(date)
   const t = /^(\d{2}:\d{2}(?::\d{2})?)(Z|[+-]\d{2}:\d{2})?$/.exec(time ?? "")
   if (d === null) return null
   const zone = t?.[2] ?? d[2]
-  const clock = t?.[1] ?? "00:00:00"
+  const clock = t?.[1] ?? (dayEnd ? END_OF_DAY : "00:00:00")
   return zone === undefined ? bucharestLocalToIso(d[1]!, clock) : `${d[1]}T${clock}${zone}`
 }
 
@@ -120,7 +123,7 @@ const fromEforms = (
       const process = first(lot.TenderingProcess)
       return first(process?.TenderSubmissionDeadlinePeriod) ?? first(process?.ParticipationRequestReceptionPeriod)
     })
-    .map((period) => ublDateTime(text(period?.EndDate), text(period?.EndTime)))
+    .map((period) => ublDateTime(text(period?.EndDate), text(period?.EndTime), true))
     .filter((d): d is string => d !== null)
     .sort((a, b) => Date.parse(a) - Date.parse(b))
   const noticeResult = first(extension?.NoticeResult)

@@ -1,8 +1,9 @@
 import { Either } from "effect"
 import { countyFromNuts } from "../Counties.js"
-import { bucharestLocalToIso } from "../LocalTime.js"
+import { bucharestLocalToIso, END_OF_DAY } from "../LocalTime.js"
 import { recordValueFields, type TenderRecordInput } from "../TenderRecord.js"
-import { emptyToNull, numberOrNull, readCsv } from "./Csv.js"
+import { parseExportedAmount } from "./Amount.js"
+import { emptyToNull, readCsv } from "./Csv.js"
 import { type ParsedItem, parsed, parseJson, skipped } from "./ParsedItem.js"
 
 /**
@@ -46,12 +47,11 @@ const noticeUrl = (type: "contract" | "award", id: unknown) =>
 const directAwardUrl = (id: string | null) =>
   id === null ? "" : `https://e-licitatie.ro/pub/direct-acquisition/award-notice/view/${id}`
 
-/** "12130675,84 RON" → {amount, currency}. */
+/** "12130675,84 RON" → {amount, currency}; the amount in either number format (parseExportedAmount). */
 const parseExportValue = (value: unknown) => {
   const match = /^([0-9.,\s]+)\s*([A-Z]{3})$/.exec(str(value) ?? "")
-  if (match === null) return undefined
-  const amount = Number(match[1]!.replace(/[\s.]/g, "").replace(",", "."))
-  return Number.isFinite(amount) ? { amount, currency: match[2]! } : undefined
+  const amount = match === null ? undefined : parseExportedAmount(match[1]!)
+  return amount === undefined ? undefined : { amount, currency: match![2]! }
 }
 
 /** A row of a notice list (`/api-pub/NoticeCommon/GetCNoticeList`, `…/GetCANoticeList`). */
@@ -76,9 +76,9 @@ const fromListItem = (item: Json): TenderRecordInput => {
     },
     // Times without an offset are Bucharest time, whatever the machine's zone (as the poller reads them).
     deadline:
-      sicapInstant(item.maxTenderReceiptDeadline) ??
-      sicapInstant(item.minTenderReceiptDeadline) ??
-      sicapInstant(item.tenderReceiptDeadlineExport) ??
+      sicapDeadline(item.maxTenderReceiptDeadline) ??
+      sicapDeadline(item.minTenderReceiptDeadline) ??
+      sicapDeadline(item.tenderReceiptDeadlineExport) ??
       null,
     ...(ron !== undefined ? recordValueFields(ron, "RON") : recordValueFields(exported?.amount, exported?.currency)),
     publish_date: sicapInstant(item.noticeStateDate) ?? str(item.noticeStateDate) ?? "",
@@ -146,7 +146,7 @@ const fromNotice = (notice: Json, contracts: ReadonlyArray<Json>): TenderRecordI
       fiscal_code: str(address.nationalIDNumber) ?? null,
       county
     },
-    deadline: sicapInstant(findKey(edit, "tenderReceiptDeadline")) ?? null,
+    deadline: sicapDeadline(findKey(edit, "tenderReceiptDeadline")) ?? null,
     ...recordValueFields(amount, currency),
     publish_date: str(notice.publicationDate) ?? str(edit.publicationDetailsModel?.caPublicationDate) ?? "",
     source_url: noticeUrl(type, type === "award" ? (notice.caNoticeID ?? notice.caNoticeId) : notice.cNoticeId),
@@ -221,7 +221,8 @@ export const parseSicapDirectAwardsCsv = (text: string): ReadonlyArray<ParsedIte
           county: emptyToNull(v["authority.county"])
         },
         deadline: null,
-        estimated_value_ron: numberOrNull(v["item.awardedValue"]) as number | null,
+        // "630.25" as exported, "630,25" once a Romanian spreadsheet saved it; 0 is no value.
+        ...recordValueFields(parseExportedAmount(v["item.awardedValue"] ?? ""), "RON"),
         publish_date: bucharestLocalToIso(v["item.publicationDate"] ?? "") ?? v["item.publicationDate"] ?? "",
         source_url: directAwardUrl(emptyToNull(v["item.daAwardNoticeId"])),
         winner_fiscal_codes: winner === null ? [] : [winner]
@@ -240,16 +241,21 @@ export const parseSicapDirectAwardsCsv = (text: string): ReadonlyArray<ParsedIte
  * ("2020-04-04T01:54:35+03:00"), kept as they are; one without an offset ("2019-04-08T14:17:43", or
  * the export's "09.05.2019 15:00") is read as Bucharest wall-clock time.
  */
-const sicapInstant = (value: unknown): string | undefined => {
+const sicapInstant = (value: unknown, dayTime?: string): string | undefined => {
   const text = str(value)
   if (text === undefined) return undefined
   if (/^\d{4}-\d{2}-\d{2}T[\d:.]+(Z|[+-]\d{2}:?\d{2})$/i.test(text)) return text
   const iso = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{1,2}:\d{2}(?::\d{2})?)(?:\.\d+)?)?$/.exec(text)
-  if (iso !== null) return bucharestLocalToIso(iso[1]!, iso[2]) ?? undefined
+  if (iso !== null) return bucharestLocalToIso(iso[1]!, iso[2] ?? dayTime) ?? undefined
   const export_ = /^(\d{2})\.(\d{2})\.(\d{4})(?:\s+(\d{1,2}:\d{2}(?::\d{2})?))?$/.exec(text)
-  if (export_ !== null) return bucharestLocalToIso(`${export_[3]}-${export_[2]}-${export_[1]}`, export_[4]) ?? undefined
+  if (export_ !== null) {
+    return bucharestLocalToIso(`${export_[3]}-${export_[2]}-${export_[1]}`, export_[4] ?? dayTime) ?? undefined
+  }
   return undefined
 }
+
+/** A deadline as sicapInstant reads it; one given as a day only ("18.01.2019") is that day's end. */
+const sicapDeadline = (value: unknown): string | undefined => sicapInstant(value, END_OF_DAY)
 
 /**
  * A party as the lists write it, fiscal code first: "RO1590120 - REGIA NATIONALA …" (notice lists),
@@ -295,9 +301,9 @@ const cnRecord = (item: Json, detail: unknown): TenderRecordInput | string => {
     ...base,
     notice_type: "contract",
     deadline:
-      sicapInstant(item.maxTenderReceiptDeadline) ??
-      sicapInstant(item.minTenderReceiptDeadline) ??
-      sicapInstant(item.tenderReceiptDeadlineExport) ??
+      sicapDeadline(item.maxTenderReceiptDeadline) ??
+      sicapDeadline(item.minTenderReceiptDeadline) ??
+      sicapDeadline(item.tenderReceiptDeadlineExport) ??
       null,
     ...value,
     // List items carry no publication date: the state date is the nearest (it never precedes publication).

@@ -2,7 +2,7 @@ import { Either } from "effect"
 import { BUCHAREST_TIME_ZONE } from "../../BucharestTime.js"
 import { countyFromNuts } from "../Counties.js"
 import { timeZoneOfCountry } from "../CountryTimeZones.js"
-import { bucharestLocalToIso, localToIso } from "../LocalTime.js"
+import { bucharestLocalToIso, END_OF_DAY, localToIso } from "../LocalTime.js"
 import { recordValueFields, type TenderRecordInput } from "../TenderRecord.js"
 import { type ParsedItem, parsed, skipped } from "./ParsedItem.js"
 import { all, attr, descendants, first, paragraphs, parseXmlFile, text, type XmlNode } from "./Xml.js"
@@ -37,26 +37,43 @@ const cpvsOf = (objectContract: XmlNode): Array<string> => {
   return [main, ...additional].filter((code): code is string => code !== undefined)
 }
 
-/** Value and currency: the estimated total, else the awarded total; only RON and EUR are kept. */
+/**
+ * The lots' estimated values (OBJECT_DESCR/VAL_OBJECT) summed, when every lot states one and all in
+ * one currency, as eForms reads them: a part of the lots, or several currencies, would understate or
+ * mix it.
+ */
+const lotsTotal = (objectContract: XmlNode) => {
+  const amounts = all(objectContract?.OBJECT_DESCR).map((lot) => first(lot.VAL_OBJECT))
+  if (amounts.length === 0 || amounts.some((amount) => amount === undefined)) return recordValueFields(NaN, undefined)
+  const currencies = new Set(amounts.map((amount) => attr(amount, "CURRENCY")))
+  if (currencies.size !== 1) return recordValueFields(NaN, undefined)
+  const cents = amounts.reduce((sum: number, amount) => sum + Math.round(Number(text(amount)) * 100), 0)
+  return recordValueFields(cents / 100, [...currencies][0])
+}
+
+/**
+ * Value and currency: the estimated total, else the awarded total, else the lots' sum; only RON and
+ * EUR are kept.
+ */
 const estimatedValue = (objectContract: XmlNode, notice: XmlNode) => {
   const node =
     first(objectContract?.VAL_ESTIMATED_TOTAL) ??
     first(objectContract?.VAL_TOTAL) ??
     all(first(notice.CODED_DATA_SECTION?.NOTICE_DATA?.VALUES)?.VALUE).find((v) => attr(v, "TYPE") !== undefined)
-  return recordValueFields(Number(text(node)), attr(node, "CURRENCY"))
+  return node === undefined ? lotsTotal(objectContract) : recordValueFields(Number(text(node)), attr(node, "CURRENCY"))
 }
 
-/** The deadline, written in the buyer's local time: its country's zone, Bucharest when it names none we know. */
+/** The deadline, written in the buyer's local time: its country's zone, Bucharest when it names none we know; a day without a time is its end. */
 const deadlineOf = (form: XmlNode, notice: XmlNode, buyerCountry: string | undefined): string | null => {
   const zone = timeZoneOfCountry(buyerCountry) ?? BUCHAREST_TIME_ZONE
   const procedure = first(form.PROCEDURE)
   const date = text(procedure?.DATE_RECEIPT_TENDERS)
-  if (date !== undefined) return localToIso(zone, date, text(procedure?.TIME_RECEIPT_TENDERS))
+  if (date !== undefined) return localToIso(zone, date, text(procedure?.TIME_RECEIPT_TENDERS) ?? END_OF_DAY)
   // CODIF_DATA carries "20200508 12:00".
   const coded = text(notice.CODED_DATA_SECTION?.CODIF_DATA?.DT_DATE_FOR_SUBMISSION)
   if (coded === undefined) return null
   const [day, time] = coded.split(/\s+/)
-  return localToIso(zone, day ?? "", time)
+  return localToIso(zone, day ?? "", time ?? END_OF_DAY)
 }
 
 /**

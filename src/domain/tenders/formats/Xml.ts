@@ -5,8 +5,13 @@ import { errorMessage, type ParsedItem, skipped } from "./ParsedItem.js"
 /** A parsed XML element: child elements by local name, attributes as "@_name", text as "#text". */
 export type XmlNode = Record<string, any>
 
-/** Namespace prefixes dropped; every value kept as a string (CPV "09331200", fiscal code "00064203"). */
+/**
+ * Namespace prefixes dropped; every value kept as a string (CPV "09331200", fiscal code "00064203").
+ * Character references (`&#537;`, `&#x219;`) are decoded as XML requires: the parser's own entity
+ * handling covers only the five named ones, and a notice written with references kept them as text.
+ */
 const parser = new XMLParser({
+  htmlEntities: true,
   ignoreAttributes: false,
   attributeNamePrefix: "@_",
   removeNSPrefix: true,
