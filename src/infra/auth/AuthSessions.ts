@@ -99,17 +99,10 @@ export const AuthSessionsLive = Layer.effect(
     const sessionMaxMs = Duration.toMillis(Duration.days((yield* AppConfig).sessionMaxDays))
     const graceMs = Duration.toMillis(REFRESH_GRACE_WINDOW)
 
-    // `expiresIn` counts from `now`: a pair answered again within the grace window carries the access
-    // token issued at the first answer, which lives that much less.
-    const pair = (
-      subject: Omit<AccessClaims, "expiresAt">,
-      issuedAt: number,
-      refreshToken: string,
-      now = issuedAt
-    ): TokenPair => ({
+    const pair = (subject: Omit<AccessClaims, "expiresAt">, issuedAt: number, refreshToken: string): TokenPair => ({
       accessToken: accessTokenIssuedAt(accessKey, subject, issuedAt),
       refreshToken,
-      expiresIn: EXPIRES_IN_SECONDS - Math.ceil((now - issuedAt) / 1000)
+      expiresIn: EXPIRES_IN_SECONDS
     })
 
     const insertSession = SqlSchema.single({
@@ -204,7 +197,7 @@ export const AuthSessionsLive = Layer.effect(
           const inGrace = now - rotatedAt <= graceMs
           const successorRedeemed =
             inGrace && row.successor_id !== null && (yield* successorRotated(row.successor_id)).rotated
-          if (inGrace && !successorRedeemed) return issued(pair(subject, rotatedAt, successor, now))
+          if (inGrace && !successorRedeemed) return issued(pair(subject, rotatedAt, successor))
           // A replay after the grace window or after the successor's own rotation: the token leaked,
           // so the whole family dies.
           yield* sql`
