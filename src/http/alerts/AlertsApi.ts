@@ -98,6 +98,10 @@ export class AlertsApi extends HttpApiGroup.make("alerts")
   .add(
     HttpApiEndpoint.patch("markAllRead", "/mark-all-read")
       .annotate(OpenApi.Summary, "Mark every alert of the account read")
+      .annotate(
+        OpenApi.Description,
+        "Takes no body (or {}): a body naming fields (a filter such as watchlistId) is 400 VALIDATION_ERROR naming them, nothing marked."
+      )
       .addSuccess(Schema.Struct({ data: Schema.Struct({ updated: Schema.Int }) }))
   )
   .add(
