@@ -109,7 +109,7 @@ const importCommand = Command.make(
           message: `Cannot import ${inputName(file)}: tried ${read.left.format}: ${reason}; nothing was written`
         })
       }
-      const { tenders, skips } = read.right
+      const { tenders, cancelled, skips } = read.right
 
       const progress = progressBar(tenders.length)
       const stored: { inserted: Array<string>; updated: Array<string>; failed: Array<UpsertResult["failed"][number]> } =
@@ -138,6 +138,15 @@ const importCommand = Command.make(
           progress.update(Math.min(start + TENDER_CHUNK_SIZE, tenders.length), "tenders stored")
         }
         progress.finish()
+        // A notice that cancels its procedure closes its tender (stored above, or before), before it is
+        // scored: a closed tender alerts nobody.
+        if (cancelled.length > 0) {
+          yield* store.resolveVersions(cancelled).pipe(
+            Effect.flatMap(store.tenderIds),
+            Effect.flatMap((ids) => store.closeCancelled([...ids.values()])),
+            Effect.uninterruptible
+          )
+        }
 
         // One line per skip: a reason quotes the file's values, which may hold line breaks.
         for (const skip of skips) yield* Console.error(escapeControls(`skipped ${skip.ref}: ${skip.reason}`))

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process"
+import { randomUUID } from "node:crypto"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -251,6 +252,40 @@ layer(TestDatabaseLive, { timeout: 120_000 })("tenders import (CLI, child proces
         SELECT notice_type, winner_fiscal_codes FROM tenders WHERE source = 'sicap' AND source_notice_id = 'CAN1008830'`
         expect(award).toEqual({ notice_type: "award", winner_fiscal_codes: ["22505268", "24205100"] })
       }),
+    CLI_TIMEOUT
+  )
+
+  it.effect(
+    "an eForms change notice that cancels the notice it changes (reason `cancel`) closes its tender; another reason does not",
+    () =>
+      Effect.gen(function* () {
+        const url = yield* TestDatabaseUrl
+        const sql = yield* SqlClient.SqlClient
+        const write = yield* scratchFiles
+        // The real notice and its real change, under ids of this test's own; the change's reason is
+        // the sample's `update-add`, then `cancel`, "Notice cancelled" (BT-140).
+        const noticeId = randomUUID()
+        const withIds = (xml: string) =>
+          xml
+            .replaceAll("c4c415ee-ac08-4465-8fa6-57568cf69462", noticeId)
+            .replace("71397268-6c47-4f2f-8ab0-f41a26138f81", randomUUID())
+        const change = fixture("eforms/change-cn_24_open_dates.xml")
+        const reason = '<cbc:ReasonCode listName="change-corrig-justification">update-add</cbc:ReasonCode>'
+        expect(change).toContain(reason)
+        const original = write("cn.xml", Buffer.from(withIds(fixture("eforms/cn_24_open.xml"))))
+        const updated = write("change-update.xml", Buffer.from(withIds(change)))
+        const cancelled = write(
+          "change-cancel.xml",
+          Buffer.from(withIds(change.replace(reason, reason.replace("update-add", "cancel"))))
+        )
+        const cancelledAt = sql<{ cancelled_at: Date | null }>`
+          SELECT cancelled_at FROM tenders WHERE source = 'ted-eforms' AND source_notice_id = ${noticeId}`
+        expect(summaryOf(yield* importTenders(url, [original]))).toMatchObject({ imported: 1, skipped: 0 })
+        expect(summaryOf(yield* importTenders(url, [updated]))).toMatchObject({ imported: 0, updated: 1 })
+        expect((yield* cancelledAt)[0]?.cancelled_at).toBeNull()
+        expect(summaryOf(yield* importTenders(url, [cancelled]))).toMatchObject({ imported: 0, updated: 1 })
+        expect((yield* cancelledAt)[0]?.cancelled_at).toBeInstanceOf(Date)
+      }).pipe(Effect.scoped),
     CLI_TIMEOUT
   )
 

@@ -261,6 +261,23 @@ describe("eForms", () => {
     expect(change.deadline?.getTime()).not.toBe(original.deadline?.getTime())
   })
 
+  it('a change notice whose reason is `cancel` (BT-140, "Notice cancelled") cancels the notice it changes; `update-add` does not', () => {
+    const change = fixture("eforms/change-cn_24_open_dates.xml")
+    const reason = '<cbc:ReasonCode listName="change-corrig-justification">update-add</cbc:ReasonCode>'
+    expect(change).toContain(reason)
+    const cancellation = change.replace(reason, reason.replace("update-add", "cancel"))
+    const intention = change.replace(reason, reason.replace("update-add", "cancel-intent"))
+    const cancelled = (xml: string) =>
+      parseInput(xml, "eforms").map((item) => item._tag === "Parsed" && item.cancelled === true)
+    expect(cancelled(change)).toEqual([false])
+    expect(cancelled(cancellation)).toEqual([true])
+    expect(cancelled(intention)).toEqual([false])
+    const read = readTenders(cancellation, "eforms", cpvCatalog)
+    expect(read.cancelled.map((t) => t.sourceNoticeId)).toEqual(["c4c415ee-ac08-4465-8fa6-57568cf69462"])
+    expect(read.tenders).toEqual(read.cancelled)
+    expect(readTenders(change, "eforms", cpvCatalog).cancelled).toEqual([])
+  })
+
   it("treats a VEAT notice as an award", () => {
     expect(only("eforms/veat_24.xml").noticeType).toBe("award")
   })

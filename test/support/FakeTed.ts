@@ -331,7 +331,8 @@ export const eformsNoticeXml = (fields: {
   readonly buyerNuts?: string
   readonly estimatedValue?: number
   readonly deadline?: string
-  readonly changes?: { readonly changedNoticeId: string }
+  /** A change notice of `changedNoticeId`, with its reason (BT-140: `update-add`, `cancel`, …) when given. */
+  readonly changes?: { readonly changedNoticeId: string; readonly reason?: string }
 }): string => {
   const nuts = fields.buyerNuts ?? "RO321"
   const published = `${fields.publicationDate}${offsetOn(fields.publicationDate, "Europe/Luxembourg")}`
@@ -347,7 +348,7 @@ export const eformsNoticeXml = (fields: {
   const changes =
     fields.changes === undefined
       ? ""
-      : `<efac:Changes><efbc:ChangedNoticeIdentifier>${fields.changes.changedNoticeId}-01</efbc:ChangedNoticeIdentifier><efac:Change><efbc:ChangeDescription languageID="RON">Modificare</efbc:ChangeDescription></efac:Change></efac:Changes>`
+      : `<efac:Changes><efbc:ChangedNoticeIdentifier>${fields.changes.changedNoticeId}-01</efbc:ChangedNoticeIdentifier><efac:Change><efbc:ChangeDescription languageID="RON">Modificare</efbc:ChangeDescription></efac:Change>${fields.changes.reason === undefined ? "" : `<efac:ChangeReason><cbc:ReasonCode listName="change-corrig-justification">${fields.changes.reason}</cbc:ReasonCode></efac:ChangeReason>`}</efac:Changes>`
   const value =
     fields.estimatedValue === undefined
       ? ""

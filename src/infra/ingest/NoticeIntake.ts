@@ -119,15 +119,6 @@ export const NoticeIntakeLive = Layer.effect(
         Effect.orDie
       )
 
-    /** Cancelled procedures are closed from now on (the first cancellation's time is kept). */
-    const closeCancelled = (tenderIds: ReadonlyArray<string>) =>
-      tenderIds.length === 0
-        ? Effect.void
-        : Effect.flatMap(Clock.currentTimeMillis, (now) =>
-            sql`UPDATE tenders SET cancelled_at = coalesce(cancelled_at, ${new Date(now)})
-                WHERE id = ANY(${tenderIds}::uuid[])`.pipe(Effect.asVoid, Effect.orDie)
-          )
-
     /** The other source's tenders of this one's buyer published within a week of it. */
     const otherSourceTenders = (source: SourceName, tender: Tender) =>
       sql<{
@@ -175,16 +166,6 @@ export const NoticeIntakeLive = Layer.effect(
         return Option.map(Option.fromNullable(match), (other) => other.id)
       })
 
-    const tenderIds = (tenders: ReadonlyArray<Tender>) =>
-      sql<{ id: string; source: string; source_notice_id: string }>`
-        SELECT t.id, t.source, t.source_notice_id
-        FROM unnest(${tenders.map((t) => t.source)}::text[], ${tenders.map((t) => t.sourceNoticeId)}::text[])
-          AS k(source, source_notice_id)
-        JOIN tenders t USING (source, source_notice_id)`.pipe(
-        Effect.map((rows) => new Map(rows.map((row) => [`${row.source}\u0000${row.source_notice_id}`, row.id]))),
-        Effect.orDie
-      )
-
     const intake = (source: SourceName, notices: ReadonlyArray<PolledNotice>, cursor = Option.none<unknown>()) =>
       sql
         .withTransaction(
@@ -231,7 +212,7 @@ export const NoticeIntakeLive = Layer.effect(
             // A change of a change names the first change: keyed by the original, it finds its tender.
             const resolved = yield* store.resolveVersions(normalized.map((entry) => entry.tender))
             const versions = normalized.map(({ notice }, i) => ({ notice, tender: resolved[i]! }))
-            const existing = yield* tenderIds(resolved)
+            const existing = yield* store.tenderIds(resolved)
             const toStore: Array<{ notice: PolledNotice; tender: Tender }> = []
             const joinedIds: Array<{ notice: PolledNotice; tenderId: string }> = []
             const changedByJoin: Array<string> = []
@@ -261,7 +242,7 @@ export const NoticeIntakeLive = Layer.effect(
             const joined = joinedIds.length
             const stored = yield* store.upsert(toStore.map((entry) => entry.tender))
             const refused = new Map(stored.failed.map(({ tender, reason }) => [tender, reason]))
-            const ids = yield* tenderIds(toStore.map((entry) => entry.tender))
+            const ids = yield* store.tenderIds(toStore.map((entry) => entry.tender))
             for (const { notice, tender } of toStore) {
               const reason = refused.get(tender)
               if (reason !== undefined) skip(notice, reason)
@@ -281,7 +262,7 @@ export const NoticeIntakeLive = Layer.effect(
               ...toStore.filter(({ notice }) => notice.cancelled === true).map(({ tender }) => ids.get(keyOf(tender))),
               ...joinedIds.filter(({ notice }) => notice.cancelled === true).map(({ tenderId }) => tenderId)
             ]
-            yield* closeCancelled(cancelled.filter((id): id is string => id !== undefined))
+            yield* store.closeCancelled(cancelled.filter((id): id is string => id !== undefined))
             const changed = [...new Set([...stored.updated, ...changedByJoin])]
             const scored = [...new Set([...stored.inserted, ...changed])]
             if (scored.length > 0) {

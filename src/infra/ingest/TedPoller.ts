@@ -81,7 +81,9 @@ const polled = (ref: TedNoticeRef, item: ParsedItem): PolledNotice => ({
   version: 0,
   tedRef: normalizeTedPublicationNumber(ref.publicationNumber) ?? null,
   pageUrl: ref.pageUrl,
-  item
+  item,
+  // A change notice "Notice cancelled": its tender is closed, as a SEAP cancellation closes one.
+  cancelled: item._tag === "Parsed" && item.cancelled === true
 })
 
 /**

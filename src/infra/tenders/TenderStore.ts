@@ -1,5 +1,5 @@
 import { SqlClient, type SqlError, SqlSchema } from "@effect/sql"
-import { Context, Effect, Layer, Schema } from "effect"
+import { Clock, Context, Effect, Layer, Schema } from "effect"
 import { type CpvCatalog, makeCpvCatalog } from "../../domain/tenders/Cpv.js"
 import type { Authority, Tender } from "../../domain/tenders/TenderRecord.js"
 import { JobQueue, JobQueueLive } from "../queue/JobQueue.js"
@@ -35,6 +35,13 @@ export class TenderStore extends Context.Tag("TenderStore")<
      * it before.
      */
     readonly resolveVersions: (tenders: ReadonlyArray<Tender>) => Effect.Effect<ReadonlyArray<Tender>>
+    /** The stored tenders' ids, keyed by source and source notice id (NUL-separated); absent ones are left out. */
+    readonly tenderIds: (tenders: ReadonlyArray<Tender>) => Effect.Effect<ReadonlyMap<string, string>>
+    /**
+     * Closes the tenders of cancelled procedures (a SEAP cancellation, a TED change notice "Notice
+     * cancelled") from now on: `cancelled_at`, the first cancellation's time kept.
+     */
+    readonly closeCancelled: (tenderIds: ReadonlyArray<string>) => Effect.Effect<void>
     /** The CPV table (8-digit code → canonical code) for normalising imports. */
     readonly cpvCatalog: Effect.Effect<CpvCatalog>
   }
@@ -402,8 +409,29 @@ export const TenderStoreLive = Layer.effect(
         return { inserted, updated, failed }
       })
 
+    const tenderIds = (tenders: ReadonlyArray<Tender>) =>
+      sql<{ id: string; source: string; source_notice_id: string }>`
+        SELECT t.id, t.source, t.source_notice_id
+        FROM unnest(${tenders.map((t) => t.source)}::text[], ${tenders.map((t) => t.sourceNoticeId)}::text[])
+          AS k(source, source_notice_id)
+        JOIN tenders t USING (source, source_notice_id)`.pipe(
+        Effect.map(
+          (rows): ReadonlyMap<string, string> =>
+            new Map(rows.map((row) => [`${row.source}\u0000${row.source_notice_id}`, row.id]))
+        ),
+        Effect.orDie
+      )
+
+    const closeCancelled = (ids: ReadonlyArray<string>) =>
+      ids.length === 0
+        ? Effect.void
+        : Effect.flatMap(Clock.currentTimeMillis, (now) =>
+            sql`UPDATE tenders SET cancelled_at = coalesce(cancelled_at, ${new Date(now)})
+                WHERE id = ANY(${ids}::uuid[])`.pipe(Effect.asVoid, Effect.orDie)
+          )
+
     const cpvCatalog = allCpvCodes().pipe(Effect.map(makeCpvCatalog), Effect.orDie)
 
-    return { upsert, resolveVersions, cpvCatalog }
+    return { upsert, resolveVersions, tenderIds, closeCancelled, cpvCatalog }
   })
 ).pipe(Layer.provide(JobQueueLive))

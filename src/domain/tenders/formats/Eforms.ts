@@ -10,7 +10,8 @@ import { all, attr, descendants, first, parseXmlFile, text, type XmlNode } from 
  * included); prior information notices are skipped. The source id is the notice UUID; a change
  * notice carries the id of the notice it changes, so importing it updates that tender in place (its
  * own id, `version_id`, lets a change of that change find the tender too), and its issue date and
- * time (`issued_at`) keep an older version read later from undoing it.
+ * time (`issued_at`) keep an older version read later from undoing it. A change notice whose reason is
+ * "Notice cancelled" marks its item `cancelled`: the procedure's tender is closed.
  * Multilingual texts are read in Romanian when present, else in the notice's language.
  */
 
@@ -164,6 +165,14 @@ const fromEforms = (
   }
 }
 
+/**
+ * Whether a change notice cancels the notice it changes: its change reason (BT-140, codelist
+ * change-corrig-justification) is `cancel`, "Notice cancelled". `cancel-intent` ("Cancellation
+ * intention") announces one and closes nothing yet.
+ */
+const cancelsNotice = (changes: XmlNode | undefined): boolean =>
+  all(changes?.ChangeReason).some((reason) => text(reason.ReasonCode)?.trim() === "cancel")
+
 export const parseEforms = (text_: string): ReadonlyArray<ParsedItem> => {
   const file = parseXmlFile(text_)
   if (Either.isLeft(file)) return [file.left]
@@ -171,7 +180,8 @@ export const parseEforms = (text_: string): ReadonlyArray<ParsedItem> => {
   const rootName = Object.keys(document).find((key) => key !== "?xml")
   const notice = rootName === undefined ? undefined : first(document[rootName])
   const ownId = text(notice?.ID)
-  const changed = text(first(descendants(notice?.UBLExtensions, "Changes"))?.ChangedNoticeIdentifier)
+  const changes = first(descendants(notice?.UBLExtensions, "Changes"))
+  const changed = text(changes?.ChangedNoticeIdentifier)
   // "c4c415ee-…-01": the changed notice's id with its version suffix. A change of a change names the
   // first change (eForms: the latest version), whose id the store maps to the original's tender.
   const noticeId = changed?.replace(/-\d{2}$/, "") ?? ownId
@@ -186,5 +196,5 @@ export const parseEforms = (text_: string): ReadonlyArray<ParsedItem> => {
   const noticeType = ROOTS[rootName as keyof typeof ROOTS]
   if (noticeType === undefined) return [skipped(ref, `unsupported eForms root element ${rootName}`)]
   const record = fromEforms(notice, noticeType, noticeId, ownId)
-  return [typeof record === "string" ? skipped(ref, record) : parsed(ref, record)]
+  return [typeof record === "string" ? skipped(ref, record) : parsed(ref, record, cancelsNotice(changes))]
 }

@@ -60,13 +60,21 @@ export interface Skip {
   readonly reason: string
 }
 
-/** Parsed and normalised: the tenders to store, and every record skipped with its reason. */
+/**
+ * Parsed and normalised: the tenders to store, those of them whose notice says the procedure was
+ * cancelled (their tenders are closed once stored), and every record skipped with its reason.
+ */
 export const readTenders = (
   text: string,
   format: ImportFormat,
   catalog: CpvCatalog
-): { readonly tenders: ReadonlyArray<Tender>; readonly skips: ReadonlyArray<Skip> } => {
+): {
+  readonly tenders: ReadonlyArray<Tender>
+  readonly cancelled: ReadonlyArray<Tender>
+  readonly skips: ReadonlyArray<Skip>
+} => {
   const tenders: Array<Tender> = []
+  const cancelled: Array<Tender> = []
   const skips: Array<Skip> = []
   for (const item of parseInput(text, format)) {
     if (item._tag === "Skipped") {
@@ -74,10 +82,14 @@ export const readTenders = (
       continue
     }
     const tender = normalizeTenderRecord(catalog, item.record)
-    if (Either.isRight(tender)) tenders.push(tender.right)
-    else skips.push({ ref: item.ref, reason: tender.left })
+    if (Either.isLeft(tender)) {
+      skips.push({ ref: item.ref, reason: tender.left })
+      continue
+    }
+    tenders.push(tender.right)
+    if (item.cancelled === true) cancelled.push(tender.right)
   }
-  return { tenders, skips }
+  return { tenders, cancelled, skips }
 }
 
 /**
