@@ -187,6 +187,29 @@ describe("a company or tender that changes while a scoring job computes", () => 
       })
     )
 
+    it.effect("a watchlist edited during a tender job alerts by what it says now, not by its criteria of before", () =>
+      Effect.gen(function* () {
+        const sql = (yield* scoringFixtures).sql
+        const otherTrade = yield* matchAfter(
+          ({ watchlist }) => sql`UPDATE watchlists SET cpv_codes = '{72000000-5}' WHERE id = ${watchlist}`
+        )
+        expect(otherTrade).toMatchObject({ written: { scored: 1, alerts: 0, events: 0 }, alerts: 0, events: 0 })
+        const higherBar = yield* matchAfter(
+          ({ watchlist }) => sql`UPDATE watchlists SET min_score = 100 WHERE id = ${watchlist}`
+        )
+        expect(higherBar).toMatchObject({ written: { alerts: 0, events: 0 }, alerts: 0, events: 0 })
+        const valueRange = yield* matchAfter(
+          ({ watchlist }) => sql`UPDATE watchlists SET max_value = 1000 WHERE id = ${watchlist}`
+        )
+        expect(valueRange).toMatchObject({ written: { alerts: 0, events: 0 }, alerts: 0, events: 0 })
+        // An edit the tender still passes keeps the alert: the rescore the edit queued never alerts.
+        const stillPasses = yield* matchAfter(
+          ({ watchlist }) => sql`UPDATE watchlists SET keywords = '{drumuri}', name = 'Drumuri' WHERE id = ${watchlist}`
+        )
+        expect(stillPasses).toMatchObject({ written: { alerts: 1, events: 1 }, alerts: 1, events: 1 })
+      })
+    )
+
     it.effect("a company deactivated during a tender job raises no alert and no event from that job's write", () =>
       Effect.gen(function* () {
         const sql = (yield* scoringFixtures).sql

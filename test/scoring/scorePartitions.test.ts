@@ -55,6 +55,51 @@ describe("partitioned scores (migration 0024)", () => {
       })
     )
 
+    it.effect("a deactivated company's row moves with the publish date, its score as it was", () =>
+      Effect.gen(function* () {
+        const f = yield* scoringFixtures
+        const scoring = yield* ScoringService
+        yield* f.sql`SELECT score_partitions_ensure('2026-01-01', '2026-04-01')`
+        const active = yield* f.company("Drumuri SA", "Asfaltare drumuri")
+        yield* f.watchlist(active, { cpv: ["45233000-9"] })
+        const paused = yield* f.company("Construcții SA", "Construcții civile")
+        yield* f.watchlist(paused, { cpv: ["45000000-7"] })
+        const tender = yield* f.tender({
+          title: "Asfaltare drumuri comunale",
+          cpv: "45233142-6",
+          publishDate: "2026-01-10T08:00:00Z"
+        })
+        // Only the deactivated company's: its rescore writes no row at all.
+        const lone = yield* f.tender({
+          title: "Construcție pod peste râul Olt",
+          cpv: "45221111-3",
+          publishDate: "2026-01-12T08:00:00Z"
+        })
+        yield* scoring.scoreTenders([tender, lone], { isNew: [tender, lone] })
+        const rowsOf = (tenderId: string) =>
+          f.sql<{ company_id: string; tender_publish_date: Date; overall_score: number; scored_at: Date }>`
+            SELECT company_id, tender_publish_date, overall_score, scored_at FROM tender_scores
+            WHERE tender_id = ${tenderId} ORDER BY company_id`
+        expect((yield* rowsOf(tender)).map((row) => row.company_id).sort()).toEqual([active, paused].sort())
+        expect((yield* rowsOf(lone)).map((row) => row.company_id)).toEqual([paused])
+        const [before] = (yield* rowsOf(tender)).filter((row) => row.company_id === paused)
+        const [loneBefore] = yield* rowsOf(lone)
+        yield* f.sql`UPDATE companies SET active = false WHERE id = ${paused}`
+        yield* f.sql`UPDATE tenders SET publish_date = '2026-03-05T08:00:00Z' WHERE id IN (${tender}, ${lone})`
+        yield* scoring.scoreTenders([tender, lone], { isNew: [], changed: [tender, lone] })
+        const moved = yield* rowsOf(tender)
+        expect(moved.map((row) => row.tender_publish_date.toISOString())).toEqual([
+          "2026-03-05T08:00:00.000Z",
+          "2026-03-05T08:00:00.000Z"
+        ])
+        expect(moved.find((row) => row.company_id === paused)).toEqual({
+          ...before,
+          tender_publish_date: new Date("2026-03-05T08:00:00Z")
+        })
+        expect(yield* rowsOf(lone)).toEqual([{ ...loneBefore, tender_publish_date: new Date("2026-03-05T08:00:00Z") }])
+      })
+    )
+
     it.effect(
       "a row whose month has no partition lands in the default partition, and moves out when its month is created",
       () =>

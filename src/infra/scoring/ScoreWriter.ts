@@ -2,7 +2,7 @@ import { SqlClient, type SqlError } from "@effect/sql"
 import { Clock, Context, Effect } from "effect"
 import type { CpvAffinity } from "../../domain/scoring/CpvAffinity.js"
 import { type TenderMatch, tenderMatchedPayload } from "../../domain/scoring/MatchEvent.js"
-import { alertingWatchlists } from "../../domain/scoring/Matching.js"
+import { alertingWatchlists, isCandidate } from "../../domain/scoring/Matching.js"
 import { MODEL_VERSION, scorePair } from "../../domain/scoring/Model.js"
 import { SCORE_FLOOR } from "../../domain/scoring/ScoreFloor.js"
 import type { CorpusStats } from "../../domain/scoring/Semantic.js"
@@ -12,7 +12,7 @@ import { JobQueue } from "../queue/JobQueue.js"
 import { arrayLiteral } from "./ArrayLiteral.js"
 import { MatchSink } from "./MatchSink.js"
 import { queueRescores, ScoreTenders } from "./ScoringJobKinds.js"
-import type { LoadedCompany, LoadedTender } from "./ScoringReads.js"
+import { type LoadedCompany, type LoadedTender, makeScoringReads } from "./ScoringReads.js"
 
 /** The floor the writer applies: SCORE_FLOOR, unless a test provides another to pin a pair at it. */
 export class StoredScoreFloor extends Context.Reference<StoredScoreFloor>()("StoredScoreFloor", {
@@ -55,6 +55,8 @@ export interface ScoringBasis {
 /** Which scored pairs may raise alerts and events. */
 interface AlertRule {
   readonly mayAlert: (tenderId: string, companyId: string, verdict: Verdict) => boolean
+  /** Whether any pair of the tender may alert, whatever its verdict (a new or changed tender). */
+  readonly mayEverAlert: (tenderId: string) => boolean
 }
 
 /** (company, tender) pairs as two parallel id arrays. */
@@ -136,6 +138,38 @@ const isOpenAt = (tender: LoadedTender, at: Date) =>
   !tender.row.cancelled && (tender.row.deadline === null || tender.row.deadline > at)
 
 /**
+ * The match of a scored pair: the company's watchlists the score reaches and whose filters pass, with
+ * its tender.matched event; none when no watchlist does.
+ */
+const matchOf = (
+  company: LoadedCompany,
+  tender: LoadedTender,
+  score: ReturnType<typeof scorePair>,
+  scoredAt: Date
+): TenderMatch | undefined => {
+  const watchlists = alertingWatchlists(company.prepared, tender.prepared, score)
+  if (watchlists.length === 0) return undefined
+  const companyId = company.prepared.company.id
+  const matched = {
+    id: tender.row.id,
+    title: tender.row.title,
+    cpvCodes: [tender.prepared.tender.mainCpv, ...tender.prepared.tender.additionalCpvs],
+    deadline: tender.row.deadline,
+    estimatedValueRon: tender.row.value_ron,
+    sourceUrl: tender.row.source_url
+  }
+  return {
+    tenantId: company.tenantId,
+    companyId,
+    tenderId: tender.row.id,
+    watchlistIds: watchlists.map(({ watchlist }) => watchlist.id),
+    score: score.overallScore,
+    verdict: score.verdict,
+    event: tenderMatchedPayload(companyId, matched, score, scoredAt)
+  }
+}
+
+/**
  * The score rows to store (those at or above the floor), and the matches: new tenders, still open,
  * that reached a watchlist of their company.
  */
@@ -158,25 +192,8 @@ const rowsOf = (
     if (score.overallScore >= floor) pushScore(scores, companyId, tender, score)
     // A tender that can no longer be bid on (an old notice imported late) is stored, never alerted.
     if (!isOpenAt(tender, scoredAt) || !alerting.mayAlert(tender.row.id, companyId, score.verdict)) continue
-    const watchlists = alertingWatchlists(company.prepared, tender.prepared, score)
-    if (watchlists.length === 0) continue
-    const matched = {
-      id: tender.row.id,
-      title: tender.row.title,
-      cpvCodes: [tender.prepared.tender.mainCpv, ...tender.prepared.tender.additionalCpvs],
-      deadline: tender.row.deadline,
-      estimatedValueRon: tender.row.value_ron,
-      sourceUrl: tender.row.source_url
-    }
-    matches.push({
-      tenantId: company.tenantId,
-      companyId,
-      tenderId: tender.row.id,
-      watchlistIds: watchlists.map(({ watchlist }) => watchlist.id),
-      score: score.overallScore,
-      verdict: score.verdict,
-      event: tenderMatchedPayload(companyId, matched, score, scoredAt)
-    })
+    const match = matchOf(company, tender, score, scoredAt)
+    if (match !== undefined) matches.push(match)
   }
   return { scores, matches }
 }
@@ -190,6 +207,7 @@ export const makeScoreWriter = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const sink = yield* MatchSink
   const jobs = yield* JobQueue
+  const reads = yield* makeScoringReads
 
   /**
    * Removes a company's scores on the tenders its rescore read that are still open at `now`, except
@@ -217,26 +235,38 @@ export const makeScoreWriter = Effect.gen(function* () {
    * would add a second row of the pair in another month instead of updating it. The rows go as
    * removed versions, so a cursor of before keeps them and the rewritten pair appears once. The
    * tenders table's date is compared too, so a row written from a stale read is healed by the next
-   * write of the tender.
+   * write of the tender. A deactivated company's rows are not rewritten (its scores stay as they were
+   * until it is reactivated): they are moved to the tender's date instead, as removed versions and
+   * rows written anew like the others. A tender batch looks at every tender it rescored, also one
+   * with no row written (its date as written is then unknown: NULL).
    */
   const removeMovedScores = (
     scores: ScoreColumns,
     scope: { readonly companyId: string } | { readonly tenderIds: ReadonlyArray<string> }
   ) => {
-    const rescored = "tenderIds" in scope ? new Set(scope.tenderIds) : undefined
-    const dates = new Map<string, string>()
+    const dates = new Map<string, string | null>()
+    if ("tenderIds" in scope) for (const tenderId of scope.tenderIds) dates.set(tenderId, null)
     scores.tenders.id.forEach((tenderId, i) => {
-      if (rescored === undefined || rescored.has(tenderId)) dates.set(tenderId, scores.tenders.publishDate[i]!)
+      if ("companyId" in scope || dates.has(tenderId)) dates.set(tenderId, scores.tenders.publishDate[i]!)
     })
     if (dates.size === 0) return Effect.void
     const companyId = "companyId" in scope ? scope.companyId : undefined
     return sql`
-      DELETE FROM tender_scores s
-      USING unnest(${arrayLiteral([...dates.keys()])}::uuid[], ${arrayLiteral([...dates.values()])}::timestamptz[])
-              AS k(tender_id, publish_date), tenders t
-      WHERE s.tender_id = k.tender_id AND t.id = k.tender_id
-        AND ${companyId === undefined ? sql`true` : sql`s.company_id = ${companyId}`}
-        AND (s.tender_publish_date <> k.publish_date OR s.tender_publish_date <> t.publish_date)`
+      WITH moved AS (
+        DELETE FROM tender_scores s
+        USING unnest(${arrayLiteral([...dates.keys()])}::uuid[], ${arrayLiteral([...dates.values()].map((date) => date ?? "NULL"))}::timestamptz[])
+                AS k(tender_id, publish_date), tenders t, companies c
+        WHERE s.tender_id = k.tender_id AND t.id = k.tender_id AND c.id = s.company_id
+          AND ${companyId === undefined ? sql`true` : sql`s.company_id = ${companyId}`}
+          AND (s.tender_publish_date <> t.publish_date OR (c.active AND s.tender_publish_date <> k.publish_date))
+        RETURNING s.*, c.active, t.publish_date AS moved_to)
+      INSERT INTO tender_scores (company_id, tender_id, overall_score, overall_confidence, verdict, model_version,
+                                 scored_at, tender_publish_date, tender_ingest_seq, score_semantic, score_keyword,
+                                 score_cpv, score_value_fit, score_historical, cpv_type)
+      SELECT company_id, tender_id, overall_score, overall_confidence, verdict, model_version, scored_at, moved_to,
+             tender_ingest_seq, score_semantic, score_keyword, score_cpv, score_value_fit, score_historical, cpv_type
+      FROM moved WHERE NOT active
+      ON CONFLICT DO NOTHING`
   }
 
   /**
@@ -307,31 +337,44 @@ export const makeScoreWriter = Effect.gen(function* () {
   }
 
   /**
-   * The matches to record: those of companies whose profile the write computed from is still current
-   * pass; of a changed company, only an active one's, on its watchlists still live and its own. A
-   * watchlist deleted (or moved to another company) or a company deactivated while the job computed
-   * raises nothing. Nothing is locked (a share lock in every batch cost ~10% of the scoring bench):
-   * a change committed during the write itself, about a second, may still see one alert of it.
+   * The matches to record. Those of companies whose profile the write computed from is still current
+   * pass. A changed company's pairs that may alert (new or changed tenders, still open) are matched
+   * again from its profile of now, as a job started after the change would: a watchlist deleted,
+   * moved to another company or edited (codes, keywords, value range, min_score, counties) while the job
+   * computed alerts by what it says now, and a deactivated company raises nothing. Dropping them
+   * instead would lose alerts the company still wants: the rescore the change queued never alerts.
+   * Nothing is locked (a share lock in every batch cost ~10% of the scoring bench): a change committed
+   * during the write itself, about a second, may still see one alert of it.
    */
-  const stillAlerting = (
-    matches: ReadonlyArray<TenderMatch>,
-    changed: ReadonlyArray<{ readonly id: string; readonly active: boolean }>
+  const currentMatches = (
+    written: { readonly pairs: ReadonlyArray<ScoringPair>; readonly matches: ReadonlyArray<TenderMatch> },
+    changed: ReadonlyArray<{ readonly id: string }>,
+    rescoring: { readonly stats: CorpusStats; readonly affinity: CpvAffinity },
+    alerting: AlertRule,
+    scoredAt: Date
   ) =>
     Effect.gen(function* () {
-      const active = new Map(changed.map((company) => [company.id, company.active]))
-      const recheck = matches.filter((match) => active.has(match.companyId))
-      if (recheck.length === 0) return matches
-      const owners = new Map(
-        (yield* sql<{ id: string; company_id: string }>`
-          SELECT id, company_id FROM watchlists
-          WHERE id = ANY(${arrayLiteral([...new Set(recheck.flatMap((match) => match.watchlistIds))])}::uuid[])
-            AND active AND deleted_at IS NULL`).map((row) => [row.id, row.company_id])
+      const changedIds = new Set(changed.map(({ id }) => id))
+      const unchanged = written.matches.filter((match) => !changedIds.has(match.companyId))
+      const recheck = written.pairs.filter(
+        ({ tender, company }) =>
+          changedIds.has(company.prepared.company.id) &&
+          isOpenAt(tender, scoredAt) &&
+          alerting.mayEverAlert(tender.row.id)
       )
-      return matches.flatMap((match) => {
-        if (!active.has(match.companyId)) return [match]
-        const watchlists = match.watchlistIds.filter((id) => owners.get(id) === match.companyId)
-        return active.get(match.companyId) && watchlists.length > 0 ? [{ ...match, watchlistIds: watchlists }] : []
+      if (recheck.length === 0) return unchanged
+      const { stats, affinity } = rescoring
+      const profiles = yield* reads.companyProfiles([
+        ...new Set(recheck.map(({ company }) => company.prepared.company.id))
+      ])
+      const rechecked = recheck.flatMap(({ tender, company }) => {
+        const now = profiles.get(company.prepared.company.id)
+        if (now === undefined || !isCandidate(now.prepared, tender.prepared, stats, affinity)) return []
+        const score = scorePair(now.prepared, tender.prepared, stats, affinity)
+        if (!alerting.mayAlert(tender.row.id, now.prepared.company.id, score.verdict)) return []
+        return matchOf(now, tender, score, scoredAt) ?? []
       })
+      return [...unchanged, ...rechecked]
     })
 
   /**
@@ -402,7 +445,8 @@ export const makeScoreWriter = Effect.gen(function* () {
       const alerting: AlertRule = {
         mayAlert: (tenderId, companyId, verdict) =>
           isNew.has(tenderId) ||
-          (changed.has(tenderId) && verdictRose(before.get(`${companyId}\u0000${tenderId}`), verdict))
+          (changed.has(tenderId) && verdictRose(before.get(`${companyId}\u0000${tenderId}`), verdict)),
+        mayEverAlert: (tenderId) => isNew.has(tenderId) || changed.has(tenderId)
       }
       const { scores, matches } = rowsOf(pairs, stats, affinity, alerting, scoredAt, yield* StoredScoreFloor)
       const computedAt = yield* Clock.currentTimeMillis
@@ -433,12 +477,10 @@ export const makeScoreWriter = Effect.gen(function* () {
                 revisions.set(staleScope.companyId, basis.revisionAtStart(staleScope.companyId))
               }
             }
+            // New tenders have no rows yet: only the rescored ones can have moved.
+            if ("tenderIds" in staleScope) yield* removeMovedScores(scores, { tenderIds: staleScope.tenderIds })
             if (scores.company.length > 0) {
-              // New tenders have no rows yet: only the rescored ones can have moved.
-              yield* removeMovedScores(
-                scores,
-                "companyId" in staleScope ? { companyId: staleScope.companyId } : { tenderIds: staleScope.tenderIds }
-              )
+              if ("companyId" in staleScope) yield* removeMovedScores(scores, { companyId: staleScope.companyId })
               yield* insertScores(scores, scoredAt, mode)
             }
             // New tenders' first scoring: the digest's "new" counts from here (migration 0034).
@@ -447,7 +489,9 @@ export const makeScoreWriter = Effect.gen(function* () {
                          SELECT id, ${scoredAt} FROM unnest(${arrived}::uuid[]) AS id ON CONFLICT DO NOTHING`
             }
             const changed = yield* companiesChangedSince(revisions)
-            const { alerts, events } = yield* sink.record(yield* stillAlerting(matches, changed))
+            const { alerts, events } = yield* sink.record(
+              yield* currentMatches({ pairs, matches }, changed, { stats, affinity }, alerting, scoredAt)
+            )
             yield* requeueChanged(changed, basis.tenders)
             return { scored: scores.company.length, alerts, events }
           })

@@ -4,6 +4,7 @@ import type { CpvAffinity } from "../../domain/scoring/CpvAffinity.js"
 import { isCandidate } from "../../domain/scoring/Matching.js"
 import type { CorpusStats } from "../../domain/scoring/Semantic.js"
 import { JobQueue, JobQueueLive } from "../queue/JobQueue.js"
+import { makeBackfillProgress } from "./BackfillProgress.js"
 import { type CandidateIndex, makeCandidatePrefilter } from "./CandidatePrefilter.js"
 import { makeCompanyProfileCache, type ProfileView } from "./CompanyProfileCache.js"
 import { makeCorpusStatsCache } from "./CorpusStatsCache.js"
@@ -88,6 +89,7 @@ export const makeScoringService = Effect.gen(function* () {
   const reads = yield* makeScoringReads
   const prefilter = yield* makeCandidatePrefilter
   const writer = yield* makeScoreWriter
+  const backfillProgress = yield* makeBackfillProgress
   const jobs = yield* JobQueue
   // Kept between calls (one job per polled page); each call reuses only unchanged profiles.
   const profileCache = yield* makeCompanyProfileCache(reads)
@@ -226,20 +228,30 @@ export const makeScoringService = Effect.gen(function* () {
 
   // A new model version may also store pairs the old one never did (issue 11: text candidates), so
   // the open tenders are scored afresh first; then whatever still carries another version (closed
-  // tenders) is rescored, so every stored row has weights in MODEL_WEIGHTS.
+  // tenders) is rescored, so every stored row has weights in MODEL_WEIGHTS. The first pass records
+  // each page it wrote (BackfillProgress): resumed after a crash, it goes on from there even when no
+  // row of another version is left on the tenders it has not reached.
   const backfillModelVersion = Effect.gen(function* () {
     let total = 0
-    if ((yield* reads.tendersScoredByOtherModels).length === 0) return total
-    const now = new Date(yield* Clock.currentTimeMillis)
-    let afterSeq = "0"
-    while (true) {
-      const open = yield* reads.openContractTendersAfter(now, afterSeq)
-      if (open.length === 0) break
-      afterSeq = open[open.length - 1]!.row.ingest_seq
-      total += (yield* scoreTenders(
-        open.map((t) => t.row.id),
-        { isNew: [] }
-      )).scored
+    const progress = yield* backfillProgress.current
+    if (progress === undefined) {
+      if ((yield* reads.tendersScoredByOtherModels).length === 0) return total
+      yield* backfillProgress.start
+    }
+    if (progress?.done !== true) {
+      const now = new Date(yield* Clock.currentTimeMillis)
+      let afterSeq = progress?.afterSeq ?? "0"
+      while (true) {
+        const open = yield* reads.openContractTendersAfter(now, afterSeq)
+        if (open.length === 0) break
+        afterSeq = open[open.length - 1]!.row.ingest_seq
+        total += (yield* scoreTenders(
+          open.map((t) => t.row.id),
+          { isNew: [] }
+        )).scored
+        yield* backfillProgress.advance(afterSeq)
+      }
+      yield* backfillProgress.finishOpenPass
     }
     while (true) {
       const tenderIds = yield* reads.tendersScoredByOtherModels

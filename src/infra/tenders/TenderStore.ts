@@ -174,6 +174,7 @@ export const TenderStoreLive = Layer.effect(
         source: Schema.String,
         source_notice_id: Schema.String,
         inserted: Schema.Boolean,
+        main_cpv: Schema.String,
         winners: Schema.Array(Schema.String)
       }),
       execute: (c) => sql`
@@ -210,7 +211,7 @@ export const TenderStoreLive = Layer.effect(
           publish_date = least(tenders.publish_date, EXCLUDED.publish_date),
           source_issued_at = greatest(tenders.source_issued_at, EXCLUDED.source_issued_at),
           updated_at = now()
-        RETURNING id, source, source_notice_id, (xmax = 0) AS inserted,
+        RETURNING id, source, source_notice_id, (xmax = 0) AS inserted, main_cpv,
                   CASE WHEN notice_type = 'award' THEN winner_fiscal_codes ELSE '{}' END AS winners`
     })
     const knownVersions = SqlSchema.findAll({
@@ -260,15 +261,46 @@ export const TenderStoreLive = Layer.effect(
         return (authority: Authority) => ids.get(authority.fiscalCode ?? `name:${authority.normalizedName}`) as string
       })
 
-    /** The winners the stored award notices among these tenders name, by tender id. */
-    const storedWinners = (tenders: ReadonlyArray<Tender>) =>
-      sql<{ id: string; winners: ReadonlyArray<string> }>`
-        SELECT t.id, t.winner_fiscal_codes AS winners
+    /**
+     * What the stored versions of these tenders give their companies' profiles, by tender id: the
+     * winners an award notice names, and the main CPV of a tender that active companies marked
+     * (their feedback counts by its class). New tenders are not found: nothing is read for them.
+     */
+    const storedProfileInputs = (tenders: ReadonlyArray<Tender>) =>
+      sql<{ id: string; winners: ReadonlyArray<string>; main_cpv: string; marked_by: ReadonlyArray<string> }>`
+        SELECT t.id, CASE WHEN t.notice_type = 'award' THEN t.winner_fiscal_codes ELSE '{}' END AS winners, t.main_cpv,
+               ARRAY(SELECT f.company_id::text FROM tender_feedback f JOIN companies c ON c.id = f.company_id AND c.active
+                     WHERE f.tender_id = t.id ORDER BY f.company_id) AS marked_by
         FROM unnest(${tenders.map((t) => t.source)}::text[], ${tenders.map((t) => t.sourceNoticeId)}::text[])
           AS k(source, source_notice_id)
         JOIN tenders t USING (source, source_notice_id)
-        WHERE t.notice_type = 'award' AND cardinality(t.winner_fiscal_codes) > 0`.pipe(
-        Effect.map((rows) => new Map(rows.map((row) => [row.id, row.winners])))
+        WHERE (t.notice_type = 'award' AND cardinality(t.winner_fiscal_codes) > 0)
+           OR EXISTS (SELECT 1 FROM tender_feedback f WHERE f.tender_id = t.id)`.pipe(
+        Effect.map((rows) => ({
+          winners: new Map(rows.filter((row) => row.winners.length > 0).map((row) => [row.id, row.winners])),
+          marked: new Map(
+            rows
+              .filter((row) => row.marked_by.length > 0)
+              .map((row) => [row.id, { mainCpv: row.main_cpv, markedBy: row.marked_by }])
+          )
+        }))
+      )
+
+    /**
+     * Queues the rescore of the active companies that marked a tender whose main CPV this write
+     * changed: their feedback counts by the code's class, so their scores moved (migration 0051 gives
+     * them a new profile revision).
+     */
+    const rescoreMarkers = (
+      before: ReadonlyMap<string, { readonly mainCpv: string; readonly markedBy: ReadonlyArray<string> }>,
+      rows: ReadonlyArray<{ readonly id: string; readonly main_cpv: string }>
+    ) =>
+      queueRescores(
+        jobs,
+        rows.flatMap((row) => {
+          const marked = before.get(row.id)
+          return marked !== undefined && marked.mainCpv !== row.main_cpv ? marked.markedBy : []
+        })
       )
 
     /**
@@ -299,7 +331,7 @@ export const TenderStoreLive = Layer.effect(
             // The same notice twice in a chunk: one row of its merged versions; the later counts as an update.
             const unique = sortedValues(mergedVersions(chunk))
             const authorityId = yield* upsertAuthorities(unique.map((t) => t.authority))
-            const winnersBefore = yield* storedWinners(unique)
+            const before = yield* storedProfileInputs(unique)
             const rows = yield* upsertTenders({
               source: unique.map((t) => t.source),
               sourceNoticeId: unique.map((t) => t.sourceNoticeId),
@@ -317,7 +349,8 @@ export const TenderStoreLive = Layer.effect(
               sourceUrl: unique.map((t) => t.sourceUrl),
               winnerFiscalCodes: unique.map((t) => t.winnerFiscalCodes.join(","))
             })
-            yield* rescoreFormerWinners(winnersBefore, rows)
+            yield* rescoreFormerWinners(before.winners, rows)
+            yield* rescoreMarkers(before.marked, rows)
             const byKey = new Map(rows.map((row) => [`${row.source}\u0000${row.source_notice_id}`, row]))
             const inserted: Array<string> = []
             const updated: Array<string> = []
