@@ -59,6 +59,7 @@ const Flaky = untypedJobKind("test.flaky")
 const Long = untypedJobKind("test.long")
 const Hangs = untypedJobKind("test.hangs", { maxAttempts: 2, timeout: "5 minutes" })
 const Other = untypedJobKind("test.other")
+const Stuck = untypedJobKind("test.stuck", { maxAttempts: 2, timeout: "5 minutes" })
 
 const millis = (delay: Option.Option<Duration.Duration>) => Option.map(delay, Duration.toMillis)
 
@@ -463,6 +464,70 @@ describe("job queue", () => {
         const [row] = yield* (yield* SqlClient.SqlClient)<{ status: string; attempts: number; last_error: string }>`
           SELECT status, attempts, last_error FROM jobs WHERE id = ${hung}`
         expect(row).toEqual({ status: "dead", attempts: 2, last_error: "timed out after 5m" })
+      }).pipe(Effect.scoped)
+    )
+
+    it.effect("a run past its timeout that cannot be interrupted frees its slot; its late end is ignored", () =>
+      Effect.gen(function* () {
+        const queue = yield* JobQueue
+        const sql = yield* SqlClient.SqlClient
+        const otherRan = yield* Deferred.make<void>()
+        const unblock = yield* Deferred.make<void>()
+        const runs = yield* Ref.make(0)
+        // One slot; the stuck run blocks where interruption cannot reach it (a blocking call).
+        yield* Layer.launch(
+          JobRunnerLive(
+            [
+              handle(Stuck, () =>
+                Ref.updateAndGet(runs, (n) => n + 1).pipe(
+                  Effect.flatMap((n) => (n === 1 ? Effect.uninterruptible(Deferred.await(unblock)) : Effect.void))
+                )
+              ),
+              handle(Other, () => Deferred.succeed(otherRan, undefined))
+            ],
+            { name: "t", concurrency: 1, lease: "1 minute", pollEvery: "10 seconds" }
+          )
+        ).pipe(Effect.forkScoped)
+        // Whatever happens below, the stuck run ends before the runner is stopped.
+        yield* Effect.addFinalizer(() => Deferred.succeed(unblock, undefined))
+        const stuck = yield* queue.enqueue(Stuck, {})
+        yield* statusOf(stuck).pipe(
+          Effect.filterOrFail((row) => row.status === "running"),
+          Effect.retry(Schedule.spaced("20 millis").pipe(Schedule.upTo("10 seconds"))),
+          TestServices.provideLive
+        )
+        yield* queue.enqueue(Other, {})
+        const advance = (steps: number) =>
+          Effect.forEach(
+            Array.from({ length: steps }),
+            () =>
+              TestClock.adjust("10 seconds").pipe(
+                Effect.zipRight(Effect.sleep("50 millis").pipe(TestServices.provideLive))
+              ),
+            { discard: true }
+          )
+        // Five minutes: the attempt fails as timed out and the other kind runs in the freed slot,
+        // though the stuck run goes on.
+        yield* advance(30)
+        yield* Deferred.await(otherRan).pipe(Effect.timeout("10 seconds"), TestServices.provideLive)
+        const lastError = sql<{ last_error: string }>`SELECT last_error FROM jobs WHERE id = ${stuck}`
+        expect(yield* statusOf(stuck)).toEqual({ status: "queued", attempts: 1 })
+        expect((yield* lastError)[0]!.last_error).toBe("timed out after 5m")
+        // Due again 2 s later, but not claimed by this runner beside its own run still going.
+        yield* advance(3)
+        expect(yield* statusOf(stuck)).toEqual({ status: "queued", attempts: 1 })
+        // The stuck run ends: its result does not complete the job; the retry runs once it has ended.
+        yield* Deferred.succeed(unblock, undefined)
+        yield* Effect.sleep("100 millis").pipe(TestServices.provideLive)
+        expect(yield* Ref.get(runs)).toBe(1)
+        yield* advance(2)
+        yield* statusOf(stuck).pipe(
+          Effect.filterOrFail((row) => row.status === "done"),
+          Effect.retry(Schedule.spaced("20 millis").pipe(Schedule.upTo("10 seconds"))),
+          TestServices.provideLive
+        )
+        expect(yield* statusOf(stuck)).toEqual({ status: "done", attempts: 2 })
+        expect(yield* Ref.get(runs)).toBe(2)
       }).pipe(Effect.scoped)
     )
 

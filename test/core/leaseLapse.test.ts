@@ -50,6 +50,9 @@ describe("a lease that runs out while its runner still runs the job (the databas
                   yield* Deferred.succeed(started[n]!, job as Job)
                   yield* Deferred.await(release[n]!)
                   yield* Deferred.succeed(finished[n]!, undefined)
+                  // The first run fails: a run that succeeded would complete the job nobody claimed since
+                  // (test/core/completionFailure.test.ts); a failed one is refused and run again.
+                  if (n === 0) return yield* Effect.fail("the first run fails")
                 })
               )
             ],
@@ -75,7 +78,7 @@ describe("a lease that runs out while its runner still runs the job (the databas
         // Not claimed again by the runner that still runs it.
         expect(yield* Deferred.isDone(started[1]!)).toBe(false)
 
-        // Its run ends (the settlement is refused: the lease was lost); then the job runs again, alone.
+        // Its run fails (the settlement is refused: the lease was lost); then the job runs again, alone.
         yield* Deferred.succeed(release[0]!, undefined)
         for (let step = 0; step < 20 && !(yield* Deferred.isDone(started[1]!)); step++) {
           yield* TestClock.adjust("1 second")

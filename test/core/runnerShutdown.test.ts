@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
-import { Clock, Deferred, Effect, Fiber, Layer } from "effect"
+import { Clock, Deferred, Effect, Fiber, Layer, Ref } from "effect"
 import { untypedJobKind } from "../../src/infra/queue/JobKind.js"
 import { JobQueue } from "../../src/infra/queue/JobQueue.js"
 import { handle, JobRunnerLive, type RunnerOptions } from "../../src/infra/queue/JobRunner.js"
@@ -77,6 +77,36 @@ describe("a runner that stops (SIGTERM) with jobs in hand", () => {
         expect(waited).toBeLessThan(10_000)
         expect(yield* rowOf(quick)).toMatchObject({ status: "done", attempts: 1 })
         expect(yield* rowOf(endless)).toMatchObject({ status: "queued", attempts: 0, locked_by: null })
+      })
+    )
+
+    it.effect("a run that cannot stop at once is waited for: its job is handed back only once it has ended", () =>
+      Effect.gen(function* () {
+        const queue = yield* JobQueue
+        const Writing = untypedJobKind("test.writing-shutdown", { maxAttempts: 3 })
+        const started = yield* Deferred.make<void>()
+        const finished = yield* Ref.make(false)
+        // Like a scoring write in its transaction: an uninterruptible step that the interruption waits for.
+        const runner = yield* Layer.launch(
+          JobRunnerLive(
+            [
+              handle(Writing, () =>
+                Deferred.succeed(started, undefined).pipe(
+                  Effect.zipRight(
+                    Effect.uninterruptible(Effect.sleep("400 millis").pipe(Effect.zipRight(Ref.set(finished, true))))
+                  ),
+                  Effect.zipRight(Effect.never)
+                )
+              )
+            ],
+            { name: "t", concurrency: 1, lease: "120 seconds", pollEvery: "1 second" }
+          )
+        ).pipe(Effect.fork)
+        const id = yield* queue.enqueue(Writing, {})
+        yield* Deferred.await(started).pipe(Effect.timeout("10 seconds"))
+        yield* Fiber.interrupt(runner)
+        expect(yield* Ref.get(finished)).toBe(true)
+        expect(yield* rowOf(id)).toMatchObject({ status: "queued", attempts: 0, locked_by: null })
       })
     )
 

@@ -172,6 +172,28 @@ export const NoticeIntakeLive = Layer.effect(
           Effect.gen(function* () {
             const cpv = yield* catalog
             const now = yield* Clock.currentTimeMillis
+            // Pages are taken in one at a time (a lock held to the commit): a TED and a SEAP page of one
+            // procedure, taken in at once, would each look for the other's tender before it commits,
+            // and make two.
+            yield* sql`SELECT pg_advisory_xact_lock(${INTAKE_LOCK})`
+            // After the intake lock, as every other lock of the page (the source's row: count, cursor).
+            yield* fencePoll(sql, source)
+            // An older version whose read began before a newer one was taken in (a retry job beside a
+            // poll, two polls) changes nothing: an undated version (SEAP's errata) read last would
+            // otherwise win the upsert. Under the lock the read marks are exactly the versions taken in.
+            const taken = yield* state.seenVersions(
+              source,
+              notices.map((notice) => notice.ref)
+            )
+            const current: Array<PolledNotice> = []
+            for (const notice of notices) {
+              const newest = taken.get(notice.ref) ?? -1
+              if (newest <= notice.version) current.push(notice)
+              else
+                yield* Effect.logInfo(
+                  `${source} notice ${notice.ref}: version ${notice.version} read after version ${newest} was taken in; it changes nothing`
+                )
+            }
             const seen: Array<SeenNotice> = []
             const unread = new Set<SeenNotice>()
             const skip = (notice: PolledNotice, reason: string) => {
@@ -188,7 +210,7 @@ export const NoticeIntakeLive = Layer.effect(
               if (notice.unread === true) unread.add(entry)
             }
             const normalized: Array<{ notice: PolledNotice; tender: Tender }> = []
-            for (const notice of notices) {
+            for (const notice of current) {
               if (notice.item._tag === "Skipped") {
                 skip(notice, notice.item.reason)
                 continue
@@ -203,12 +225,7 @@ export const NoticeIntakeLive = Layer.effect(
             }
             // A notice whose own tender exists updates it; a later version of one that joined the other
             // source's tender updates that one; a new one may be a procedure the other source already
-            // brought, which it joins instead of doubling. Pages are taken in one at a time (a lock
-            // held to the commit): a TED and a SEAP page of one procedure, taken in at once, would
-            // each look for the other's tender before it commits, and make two.
-            yield* sql`SELECT pg_advisory_xact_lock(${INTAKE_LOCK})`
-            // After the intake lock, as every other lock of the page (the source's row: count, cursor).
-            yield* fencePoll(sql, source)
+            // brought, which it joins instead of doubling.
             // A change of a change names the first change: keyed by the original, it finds its tender.
             const resolved = yield* store.resolveVersions(normalized.map((entry) => entry.tender))
             const versions = normalized.map(({ notice }, i) => ({ notice, tender: resolved[i]! }))

@@ -156,6 +156,11 @@ export class JobQueue extends Context.Tag("JobQueue")<
     readonly settlement: (job: Job, settlement: Settlement) => Effect.Effect<Statement.Statement<{ id: string }>>
     /** Settles a held job; false when the lease had been lost (reaped, taken by another worker). */
     readonly settle: (job: Job, settlement: Settlement) => Effect.Effect<boolean>
+    /**
+     * Marks a job done after a run that succeeded: held by this worker, or returned to the queue by the
+     * reaper since (its completion could not reach the database within the lease) and claimed by nobody
+     * since (its attempts unchanged). False when another claim has it, or it was settled already.
+     */
     readonly complete: (job: Job) => Effect.Effect<boolean>
     /**
      * After a failed attempt: due again after the kind's retry delay for this attempt, or dead once
@@ -449,7 +454,19 @@ export const JobQueueLive = Layer.scoped(
             ),
       settlement,
       settle,
-      complete: (job) => settle(job, { _tag: "done" }),
+      complete: (job) =>
+        Effect.flatMap(
+          clockNow,
+          (now) => sql`
+            UPDATE jobs SET status = 'done', run_at = ${now}, locked_by = NULL, lease_until = NULL, updated_at = ${now}
+            WHERE id = ${job.id}
+              AND ((status = 'running' AND locked_by = ${job.workerId})
+                OR (status = 'queued' AND locked_by IS NULL AND attempts = ${job.attempts}))
+            RETURNING 1`
+        ).pipe(
+          Effect.map((rows) => rows.length > 0),
+          Effect.orDie
+        ),
       failureOf: (kind, job, error) =>
         Effect.gen(function* () {
           const retryIn =

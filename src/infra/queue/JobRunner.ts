@@ -125,8 +125,35 @@ export interface RunnerOptions {
   readonly reapEvery?: Duration.DurationInput
 }
 
-/** A failed completion is tried again after 0.1, 0.2 and 0.4 s (on the Effect clock). */
-const COMPLETION_RETRIES = Schedule.exponential(Duration.millis(100)).pipe(Schedule.intersect(Schedule.recurs(3)))
+/**
+ * A failed completion is tried again after 0.1, 0.2, 0.4 s …, then every 5 s (on the Effect clock), for
+ * as long as a run of its kind may last: a database away for a while (restarting, failing over) must
+ * not turn a run that succeeded into one more claim, which on its last attempt was a dead letter.
+ */
+const completionRetries = (kind: JobKind<unknown, unknown>) =>
+  Schedule.exponential(Duration.millis(100)).pipe(
+    Schedule.union(Schedule.spaced(Duration.seconds(5))),
+    Schedule.upTo(kind.timeout)
+  )
+
+/**
+ * `run` for at most `timeout`, then a failed attempt (`timed out after …`). Past the timeout the run is
+ * told to stop but not waited for: one that cannot be interrupted (an uninterruptible region, a
+ * blocking call) goes on in the background, its result ignored, instead of keeping its slot and its
+ * attempt unsettled until it ends by itself. An interruption from outside (shutdown) still waits for
+ * the run to stop, so a job is handed back only once its run has ended.
+ */
+const withinTimeout = <A, E, R>(run: Effect.Effect<A, E, R>, timeout: Duration.Duration) =>
+  Effect.uninterruptibleMask((restore) =>
+    Effect.flatMap(Effect.forkDaemon(restore(run)), (fiber) =>
+      restore(Fiber.join(fiber)).pipe(
+        Effect.timeoutFail({ duration: timeout, onTimeout: () => `timed out after ${Duration.format(timeout)}` }),
+        // Timed out (or interrupted): the run is told to stop; a run that already ended ignores it.
+        Effect.tapErrorCause(() => Fiber.interruptFork(fiber)),
+        Effect.onInterrupt(() => Fiber.interrupt(fiber))
+      )
+    )
+  )
 
 /** Scheduler turns before a claim, so the jobs that finish together free their slots for one claim. */
 const BATCH_YIELDS = 8
@@ -222,6 +249,12 @@ export const makeJobRunner = <R>(handlers: ReadonlyArray<JobHandler<R>>, options
      * its lease runs out and the reaper hands it on.
      */
     const held = new Map<string, Job>()
+    /**
+     * Jobs whose run timed out but could not be stopped (an uninterruptible region, a blocking call):
+     * their attempt is settled and their slot freed, and the run goes on in the background until it
+     * ends, its result ignored. Never claimed again by this runner beside it (see `claim`).
+     */
+    const strays = new Set<string>()
     const wake = yield* Queue.sliding<void>(1)
     /** Signalled whenever a job ends, for shutdown's wait for the jobs in hand. */
     const ended = yield* Queue.sliding<void>(1)
@@ -294,36 +327,43 @@ export const makeJobRunner = <R>(handlers: ReadonlyArray<JobHandler<R>>, options
       })
 
     /**
-     * Marks a run's job done, tried again a few times (the same UPDATE, conditional on the lease): a
-     * dropped connection or a statement timeout must not undo work that succeeded. One that still
-     * fails is logged (`settling failed`) and its job left to the reaper, like any failed settlement.
+     * Marks a run's job done, tried again while it fails (`completionRetries`): a dropped connection,
+     * a statement timeout or a database restarting must not undo work that succeeded. The job stays in
+     * hand meanwhile, its lease renewed by the heartbeat whenever the database answers; one the reaper
+     * returned all the same is still completed while nobody has claimed it since (`JobQueue.complete`),
+     * and this runner does not claim it beside its completion. One that fails for good is logged
+     * (`settling failed`) and its job left to the reaper, like any failed settlement.
      */
-    const complete = (job: Job): Effect.Effect<JobOutcome> =>
+    const complete = (handler: JobHandler<R>, job: Job): Effect.Effect<JobOutcome> =>
       queue.complete(job).pipe(
         Effect.sandbox,
-        Effect.retry(COMPLETION_RETRIES),
+        Effect.retry(completionRetries(handler.kind)),
         Effect.unsandbox,
         Effect.map((held) => (held ? "done" : "lost"))
       )
 
     const runOne = (job: Job, started: Option.Option<unknown>) => {
       const handler = byKind.get(job.kind)!
+      let runEnded = false
       const work =
         job.attempts > handler.kind.maxAttempts
           ? bury(handler, job, job.lastError ?? "attempts used up")
           : handler.run(job, started).pipe(
+              Effect.ensuring(
+                Effect.sync(() => {
+                  runEnded = true
+                  strays.delete(job.id)
+                })
+              ),
               // A hung run fails like any other (retried, then dead) and frees its slot: its heartbeat
               // would renew its lease for ever. On the Effect clock (tests move it with TestClock).
-              Effect.timeoutFail({
-                duration: handler.kind.timeout,
-                onTimeout: () => `timed out after ${Duration.format(handler.kind.timeout)}`
-              }),
+              (run) => withinTimeout(run, handler.kind.timeout),
               // Only the run's failure is a failed attempt: a run that succeeded is never retried or
               // dead-lettered (with its undo) because its completion failed.
               Effect.matchCauseEffect({
                 onFailure: (cause) => fail(handler, job, cause),
                 onSuccess: (result): Effect.Effect<JobOutcome> =>
-                  result === "settled" ? Effect.succeed("settled") : complete(job)
+                  result === "settled" ? Effect.succeed("settled") : complete(handler, job)
               })
             )
       return work.pipe(
@@ -331,6 +371,7 @@ export const makeJobRunner = <R>(handlers: ReadonlyArray<JobHandler<R>>, options
         Effect.catchAllCause((cause) => Effect.logError(`Job ${job.kind} #${job.id}: settling failed`, cause)),
         Effect.ensuring(
           Effect.suspend(() => {
+            if (!runEnded && job.attempts <= handler.kind.maxAttempts) strays.add(job.id)
             held.delete(job.id)
             return adjust(job.groupKey ?? "", -1).pipe(
               Effect.zipRight(Queue.offer(wake, undefined)),
@@ -364,7 +405,7 @@ export const makeJobRunner = <R>(handlers: ReadonlyArray<JobHandler<R>>, options
           workerId,
           limit,
           lease,
-          running: [...held.keys()],
+          running: [...held.keys(), ...strays],
           ...perGroup,
           ...(start === undefined ? {} : { start })
         })
