@@ -22,15 +22,24 @@ export const zoneOffsetMinutes = (timeZone: string, epochMillis: number): number
 export const bucharestOffsetMinutes = (epochMillis: number): number =>
   zoneOffsetMinutes(BUCHAREST_TIME_ZONE, epochMillis)
 
+const DAY_MS = 86_400_000
+
 /**
  * The instant of a wall-clock time in a time zone, given as the epoch millis of the same fields read
- * as UTC (`Date.UTC(year, month - 1, day, hour, …)`).
+ * as UTC (`Date.UTC(year, month - 1, day, hour, …)`). Across a DST change (at most one within a day
+ * either side) the wall clock reads a time once, twice or never. Twice (the autumn hour, 03:00-03:59
+ * in Bucharest): its first occurrence, when a clock first shows it, so a deadline is never placed an
+ * hour after it came. Never (the spring hour skipped): as read with the offset before the change,
+ * i.e. moved on by the gap (03:30 → 04:30), as the clocks were.
  */
 export const wallClockToInstant = (timeZone: string, wallClockAsUtc: number): number => {
-  // The offset at the first guess differs from the one at the wanted instant only across a DST
-  // change, so one correction suffices.
-  const firstGuess = wallClockAsUtc - zoneOffsetMinutes(timeZone, wallClockAsUtc) * 60_000
-  return wallClockAsUtc - zoneOffsetMinutes(timeZone, firstGuess) * 60_000
+  const before = zoneOffsetMinutes(timeZone, wallClockAsUtc - DAY_MS) * 60_000
+  const after = zoneOffsetMinutes(timeZone, wallClockAsUtc + DAY_MS) * 60_000
+  // A candidate holds when the zone has that offset at the instant it gives.
+  const readings = [wallClockAsUtc - before, wallClockAsUtc - after].filter(
+    (instant) => zoneOffsetMinutes(timeZone, instant) * 60_000 === wallClockAsUtc - instant
+  )
+  return readings.length === 0 ? wallClockAsUtc - before : Math.min(...readings)
 }
 
 /** wallClockToInstant in Bucharest. */

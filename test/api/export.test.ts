@@ -255,6 +255,19 @@ describe("GET /api/v1/export/tenders", () => {
     expect(res.status).toBe(200)
   })
 
+  it("counts the 90 days in calendar days: across the autumn change (a 25-hour day) and a leap February", async () => {
+    for (const [range, status] of [
+      [{ from: "2026-08-01", to: "2026-10-30" }, 200],
+      [{ from: "2026-08-01", to: "2026-10-31" }, 400],
+      [{ from: "2028-01-01", to: "2028-03-31" }, 200],
+      [{ from: "2028-01-01", to: "2028-04-01" }, 400]
+    ] as const) {
+      const res = await request(exportUrl(range), { token: account.key })
+      expect([range, res.status]).toEqual([range, status])
+      if (status === 400) expect(res.body.code).toBe("DATE_RANGE_EXCEEDED")
+    }
+  })
+
   it("a balance short of the page serves what it pays for; none → 402", async () => {
     // An account of its own: spending its balance must not starve the other tests (any order).
     const poor = await createAccount(server)

@@ -29,4 +29,20 @@ describe("credit periods are calendar months in Europe/Bucharest", () => {
       endsAtText: "2027-02-01T00:00:00+02:00"
     })
   })
+
+  it("a period that starts in summer time and ends in winter time, and a leap February, end at local midnight", () => {
+    // October opens at +03:00 and ends at +02:00: 22:00Z on the 31st, not 21:00Z.
+    expect(creditPeriodAt(Date.parse("2026-10-31T21:59:59Z"))).toMatchObject({
+      start: "2026-10-01",
+      endsAt: new Date("2026-10-31T22:00:00.000Z"),
+      endsAtText: "2026-11-01T00:00:00+02:00"
+    })
+    expect(creditPeriodAt(Date.parse("2026-10-31T22:00:00Z")).start).toBe("2026-11-01")
+    expect(creditPeriodAt(Date.parse("2028-02-29T21:59:59Z"))).toMatchObject({
+      start: "2028-02-01",
+      endsAt: new Date("2028-02-29T22:00:00.000Z"),
+      endsAtText: "2028-03-01T00:00:00+02:00"
+    })
+    expect(creditPeriodAt(Date.parse("2028-02-29T22:00:00Z")).start).toBe("2028-03-01")
+  })
 })

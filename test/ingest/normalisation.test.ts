@@ -4,7 +4,7 @@ import { EUR_RON } from "../../src/domain/Currency.js"
 import { countyFromNuts } from "../../src/domain/tenders/Counties.js"
 import { normalizeCpvCode } from "../../src/domain/tenders/Cpv.js"
 import { normalizeFiscalCode, romanianFiscalCodeOfNotice } from "../../src/domain/tenders/FiscalCode.js"
-import { bucharestLocalToIso } from "../../src/domain/tenders/LocalTime.js"
+import { bucharestLocalToIso, END_OF_DAY, localToIso } from "../../src/domain/tenders/LocalTime.js"
 import {
   foldForMatching,
   normalizeAuthorityName,
@@ -118,6 +118,32 @@ describe("local times and counties", () => {
     expect(bucharestLocalToIso("not a date")).toBeNull()
   })
 
+  it("reads a time the autumn change repeats as its first occurrence, and one the spring change skips an hour on", () => {
+    // 2026-10-25: 04:00 EEST (01:00Z) turns back to 03:00 EET; 03:00-03:59 come twice. A deadline
+    // comes when the clock first shows it, EEST, not an hour later.
+    expect(bucharestLocalToIso("2026-10-25", "02:59:59")).toBe("2026-10-24T23:59:59.000Z")
+    expect(bucharestLocalToIso("2026-10-25", "03:00")).toBe("2026-10-25T00:00:00.000Z")
+    expect(bucharestLocalToIso("2026-10-25", "03:59:59")).toBe("2026-10-25T00:59:59.000Z")
+    expect(bucharestLocalToIso("2026-10-25", "04:00")).toBe("2026-10-25T02:00:00.000Z")
+    // 2026-03-29: 03:00 EET (01:00Z) turns to 04:00 EEST; 03:00-03:59 do not exist and move on an hour.
+    expect(bucharestLocalToIso("2026-03-29", "02:59:59")).toBe("2026-03-29T00:59:59.000Z")
+    expect(bucharestLocalToIso("2026-03-29", "03:00")).toBe("2026-03-29T01:00:00.000Z")
+    expect(bucharestLocalToIso("2026-03-29", "03:30")).toBe("2026-03-29T01:30:00.000Z")
+    expect(bucharestLocalToIso("2026-03-29", "04:00")).toBe("2026-03-29T01:00:00.000Z")
+    // The same rule in a buyer's zone behind Bucharest (TED XML abroad): London's 01:00-01:59 on 25 October.
+    expect(localToIso("Europe/London", "2026-10-25", "01:30")).toBe("2026-10-25T00:30:00.000Z")
+    expect(localToIso("Europe/London", "2026-03-29", "01:30")).toBe("2026-03-29T01:30:00.000Z")
+  })
+
+  it("reads a day that does not exist as no date, not the next day: 29 February of a common year, 31 April", () => {
+    expect(bucharestLocalToIso("2028-02-29", "12:00")).toBe("2028-02-29T10:00:00.000Z")
+    expect(bucharestLocalToIso("2026-02-28", END_OF_DAY)).toBe("2026-02-28T21:59:59.000Z")
+    expect(bucharestLocalToIso("2026-02-29", END_OF_DAY)).toBeNull()
+    expect(bucharestLocalToIso("20260229")).toBeNull()
+    expect(bucharestLocalToIso("2026-04-31", "10:00")).toBeNull()
+    expect(localToIso("Europe/London", "2027-02-29", "12:00")).toBeNull()
+  })
+
   it("maps Romanian NUTS 3 codes to counties", () => {
     expect(countyFromNuts("RO424")).toBe("Timiș")
     expect(countyFromNuts("RO321")).toBe("București")
@@ -204,6 +230,22 @@ describe("the native record", () => {
     expect(days.publishDate.toISOString()).toBe("2026-02-28T22:00:00.000Z")
     // An offset or Z is kept as written.
     expect(tender({ deadline: "2026-03-15T12:00:00+03:00" }).deadline?.toISOString()).toBe("2026-03-15T09:00:00.000Z")
+  })
+
+  it("skips a record whose date names a day that does not exist, with or without an offset, naming the field", () => {
+    for (const fields of [
+      { deadline: "2026-02-29" },
+      { deadline: "2026-02-29T12:00:00+02:00" },
+      { publish_date: "2026-04-31 09:30" },
+      { publish_date: "2026-02-30T08:00:00Z" }
+    ]) {
+      expect(Either.getLeft(normalizeTenderRecord(cpvCatalog, { ...base, ...fields }))).toEqual(
+        expect.objectContaining({ value: expect.stringContaining(Object.keys(fields)[0]!) })
+      )
+    }
+    expect(Either.getOrThrow(normalizeTenderRecord(cpvCatalog, { ...base, deadline: "2028-02-29" })).deadline).toEqual(
+      new Date("2028-02-29T21:59:59.000Z")
+    )
   })
 
   it("keeps the main CPV code and the next 99 distinct ones a notice lists, in order", () => {

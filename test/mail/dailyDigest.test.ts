@@ -219,6 +219,19 @@ describe("the digest's clock", () => {
     expect(digestSlot(at("2026-11-24T22:30:00Z").getTime())).toEqual({ date: "2026-11-25", hour: 0 })
   })
 
+  it("the slot at the exact instants of both DST changes: the skipped hour is never a slot, the repeated one is one day", () => {
+    // Spring: 02:59:59 EET, then 04:00:00 EEST; a 3 o'clock user is due from the second (hour 4 >= 3).
+    expect(digestSlot(at("2026-03-29T00:59:59Z").getTime())).toEqual({ date: "2026-03-29", hour: 2 })
+    expect(digestSlot(at("2026-03-29T01:00:00Z").getTime())).toEqual({ date: "2026-03-29", hour: 4 })
+    expect(Duration.toMillis(untilNextHour(at("2026-03-29T00:59:59Z").getTime()))).toBe(1_000)
+    // Autumn: 03:59:59 EEST, then 03:00:00 EET, the same date: its digest_sends row is already there.
+    expect(digestSlot(at("2026-10-25T00:59:59Z").getTime())).toEqual({ date: "2026-10-25", hour: 3 })
+    expect(digestSlot(at("2026-10-25T01:00:00Z").getTime())).toEqual({ date: "2026-10-25", hour: 3 })
+    // The day's last hour in Bucharest: 23:59:59 EET on 28 February 2028, then the leap day.
+    expect(digestSlot(at("2028-02-28T21:59:59Z").getTime())).toEqual({ date: "2028-02-28", hour: 23 })
+    expect(digestSlot(at("2028-02-28T22:00:00Z").getTime())).toEqual({ date: "2028-02-29", hour: 0 })
+  })
+
   it("counts in Romanian (the rule the browser app shares, RomanianFormat)", () => {
     expect(romanianCount(1, "licitație nouă", "licitații noi")).toBe("1 licitație nouă")
     expect(romanianCount(3, "licitație nouă", "licitații noi")).toBe("3 licitații noi")

@@ -9,13 +9,25 @@ import { BUCHAREST_TIME_ZONE, wallClockToInstant } from "../BucharestTime.js"
 /** The time of a deadline given as a day only: bids are taken through that day, not until it begins. */
 export const END_OF_DAY = "23:59:59"
 
+/**
+ * Whether a day exists in the calendar: `Date` rolls 29 February of a common year or 31 April over
+ * into the next month, which would move a deadline to a day the notice never named.
+ */
+export const isCalendarDay = (year: number, month: number, day: number): boolean => {
+  const date = new Date(0)
+  date.setUTCFullYear(year, month - 1, day) // not Date.UTC, which reads years 0-99 as 1900-1999
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day
+}
+
 /** "2020-05-08" or "20200508", optional "12:00"/"12:00:00", in a time zone → ISO instant; null when unreadable. */
 export const localToIso = (timeZone: string, date: string, time?: string): string | null => {
   const d = /^(\d{4})-?(\d{2})-?(\d{2})$/.exec(date.trim())
   const t = /^(\d{1,2}):(\d{2})(?::(\d{2}))?$/.exec((time ?? "00:00").trim())
   if (d === null || t === null) return null
-  const local = Date.UTC(Number(d[1]), Number(d[2]) - 1, Number(d[3]), Number(t[1]), Number(t[2]), Number(t[3] ?? 0))
-  if (Number.isNaN(local)) return null
+  const [year, month, day] = [Number(d[1]), Number(d[2]), Number(d[3])]
+  // A day that does not exist (2026-02-29, 2026-04-31) is unreadable, not the next one.
+  if (!isCalendarDay(year, month, day)) return null
+  const local = Date.UTC(year, month - 1, day, Number(t[1]), Number(t[2]), Number(t[3] ?? 0))
   return new Date(wallClockToInstant(timeZone, local)).toISOString()
 }
 

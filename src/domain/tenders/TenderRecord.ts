@@ -3,7 +3,7 @@ import { eurToRon, ronToEur } from "../Currency.js"
 import { canonicalCounty } from "./CountyDistance.js"
 import { type CpvCatalog, normalizeCpvCode } from "./Cpv.js"
 import { romanianFiscalCodeOfNotice } from "./FiscalCode.js"
-import { bucharestLocalToIso, END_OF_DAY } from "./LocalTime.js"
+import { bucharestLocalToIso, END_OF_DAY, isCalendarDay } from "./LocalTime.js"
 import { normalizeAuthorityName, normalizeRomanianText } from "./RomanianText.js"
 import { storedSourceUrl } from "./SourceUrl.js"
 
@@ -36,7 +36,10 @@ const SourceInstant = (dayMeans: "start" | "end") =>
           ? text
           : bucharestLocalToIso(local[1]!, local[2] ?? (dayMeans === "end" ? END_OF_DAY : undefined))
       const date = iso === null ? null : new Date(iso)
-      return date === null || Number.isNaN(date.getTime())
+      // `Date` reads "2026-02-29T12:00:00+02:00" as 1 March: the day written must exist.
+      const day = /^(\d{4})-(\d{2})-(\d{2})/.exec(text)
+      const dayExists = day === null || isCalendarDay(Number(day[1]), Number(day[2]), Number(day[3]))
+      return date === null || Number.isNaN(date.getTime()) || !dayExists
         ? ParseResult.fail(new ParseResult.Type(ast, input, `Expected a date, got "${input}"`))
         : ParseResult.succeed(date)
     },
