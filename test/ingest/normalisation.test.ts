@@ -144,6 +144,15 @@ describe("local times and counties", () => {
     expect(localToIso("Europe/London", "2027-02-29", "12:00")).toBeNull()
   })
 
+  it("reads a time that does not exist as no date, not a later one: 12:75, 25:00, 10:30:60; 24:00 is the day's end", () => {
+    expect(bucharestLocalToIso("2026-03-16", "12:75")).toBeNull()
+    expect(bucharestLocalToIso("2026-03-16", "25:00")).toBeNull()
+    expect(bucharestLocalToIso("2026-03-16", "10:30:60")).toBeNull()
+    expect(bucharestLocalToIso("2026-03-16", "24:30")).toBeNull()
+    expect(bucharestLocalToIso("2026-03-16", "24:00")).toBe("2026-03-16T22:00:00.000Z")
+    expect(bucharestLocalToIso("2026-03-16", "23:59:59")).toBe("2026-03-16T21:59:59.000Z")
+  })
+
   it("maps Romanian NUTS 3 codes to counties", () => {
     expect(countyFromNuts("RO424")).toBe("Timiș")
     expect(countyFromNuts("RO321")).toBe("București")

@@ -27,7 +27,10 @@ export const localToIso = (timeZone: string, date: string, time?: string): strin
   const [year, month, day] = [Number(d[1]), Number(d[2]), Number(d[3])]
   // A day that does not exist (2026-02-29, 2026-04-31) is unreadable, not the next one.
   if (!isCalendarDay(year, month, day)) return null
-  const local = Date.UTC(year, month - 1, day, Number(t[1]), Number(t[2]), Number(t[3] ?? 0))
+  const [hour, minute, second] = [Number(t[1]), Number(t[2]), Number(t[3] ?? 0)]
+  // Nor is a time that does not (12:75, 25:00), which `Date.UTC` would roll over; ISO's 24:00 is the day's end.
+  if (minute > 59 || second > 59 || hour > 24 || (hour === 24 && (minute > 0 || second > 0))) return null
+  const local = Date.UTC(year, month - 1, day, hour, minute, second)
   return new Date(wallClockToInstant(timeZone, local)).toISOString()
 }
 
