@@ -3,7 +3,14 @@ import { Duration, Effect, type Layer, Option } from "effect"
 import { EmailOutbox, SendEmail } from "../infra/mail/EmailOutbox.js"
 import { Mailer } from "../infra/mail/Mailer.js"
 import type { JobQueue } from "../infra/queue/JobQueue.js"
-import { drainDueJobs, handle, JobRunnerLive, PermanentFailure, type RunnerOptions } from "../infra/queue/JobRunner.js"
+import {
+  drainDueJobs,
+  handle,
+  JobRunnerLive,
+  PermanentFailure,
+  type RunnerOptions,
+  settleAfterRun
+} from "../infra/queue/JobRunner.js"
 
 export interface MailSenderOptions {
   /** Messages sent at once by this process. */
@@ -15,7 +22,7 @@ export interface MailSenderOptions {
 
 /**
  * A `mail.send` job: hands its message to the SMTP server and records the outcome with the job's
- * completion. A failed send is retried by the queue after MailRetrySchedule's delay, unless the
+ * completion (made by the runner, tried again while it fails). A failed send is retried by the queue after MailRetrySchedule's delay, unless the
  * server refused the message for good (5xx); the dead letter marks the message `failed`.
  */
 export const sendEmailJob = handle(
@@ -31,8 +38,9 @@ export const sendEmailJob = handle(
         .pipe(
           Effect.mapError((error) => (error.permanent ? new PermanentFailure({ reason: error.reason }) : error.reason))
         )
-      yield* outbox.recordSent(job, emailId, outcome)
-      return "settled" as const
+      // Settled by the runner after the send, retried while the database fails it: a message the
+      // server accepted is not sent again because its record failed.
+      return yield* settleAfterRun(outbox.recordSent(job, emailId, outcome))
     }),
   ({ emailId }) => Effect.flatMap(EmailOutbox, (outbox) => outbox.recordFailed(emailId))
 )

@@ -1,15 +1,20 @@
 import type { SqlClient } from "@effect/sql"
-import { Cause, Config, Duration, Effect, Layer, Option, Schedule } from "effect"
+import { Cause, Config, Duration, Effect, Exit, Layer, Option, Schedule } from "effect"
 import { REPORT_RETENTION } from "../domain/reports/ReportJob.js"
 import { reportFooterHtml, reportHtml } from "../domain/reports/ReportTemplate.js"
 import { readConfig } from "../infra/config/AppConfig.js"
 import { Metrics } from "../infra/metrics/Metrics.js"
 import type { JobQueue } from "../infra/queue/JobQueue.js"
-import { handle, JobRunnerLive } from "../infra/queue/JobRunner.js"
+import { handle, JobRunnerLive, settleAfterRun } from "../infra/queue/JobRunner.js"
 import { PdfRenderer } from "../infra/reports/PdfRenderer.js"
 import { ReportContents, ReportContentsLive } from "../infra/reports/ReportContents.js"
 import { ReportIdempotencyKeys, ReportIdempotencyKeysLive } from "../infra/reports/ReportIdempotencyKeys.js"
-import { RenderReport, ReportJobsRepo, ReportJobsRepoLive } from "../infra/reports/ReportJobsRepo.js"
+import {
+  type AttemptOutcome,
+  RenderReport,
+  ReportJobsRepo,
+  ReportJobsRepoLive
+} from "../infra/reports/ReportJobsRepo.js"
 import { DatabaseReportStorageLive } from "../infra/reports/ReportStorage.js"
 
 export interface ReportDispatcherOptions {
@@ -26,8 +31,9 @@ export const DEFAULT_REPORT_LEASE = Duration.minutes(2)
 
 /**
  * A `report.render` job: loads the report's data, has the renderer actor (PdfRenderer, its own
- * process) print it, and completes the report with its PDF and charge. A failed attempt leaves the
- * report `pending` until the queue's retry, and `failed` with its hold released after the last one.
+ * process) print it, and completes the report with its PDF and charge (the runner's settlement, tried
+ * again while it fails). A failed attempt leaves the report `pending` until the queue's retry, and
+ * `failed` with its hold released after the last one.
  */
 export const renderReportJob = handle(
   RenderReport,
@@ -39,30 +45,39 @@ export const renderReportJob = handle(
       const report = started.value
       const metrics = yield* Metrics
       const renderStarted = performance.now()
-      const outcome = yield* Effect.gen(function* () {
-        const data = yield* (yield* ReportContents).load({ companyId: report.companyId, params: report.params })
-        const pdf = yield* (yield* PdfRenderer)
-          .render({ html: reportHtml(data), footerHtml: reportFooterHtml(data) })
-          .pipe(Effect.withSpan("report.render", { attributes: { "report.id": reportId } }))
-        return yield* repo.complete(job, reportId, pdf)
-      }).pipe(
-        Effect.tap(() => {
-          metrics.reportRenders.inc({ outcome: "completed" })
-          metrics.reportRenderDuration.observe((performance.now() - renderStarted) / 1000)
-        }),
-        Effect.tapErrorCause(() => Effect.sync(() => metrics.reportRenders.inc({ outcome: "failed" }))),
-        Effect.catchAllCause((cause) =>
-          repo
-            .recordFailure(job, reportId, Cause.pretty(cause).split("\n")[0]!.slice(0, 500))
-            .pipe(
-              Effect.tap((outcome) =>
-                Effect.logWarning(`Report job ${reportId}: attempt ${job.attempts} failed (${outcome})`, cause)
-              )
-            )
+      const rendered = yield* Effect.exit(
+        Effect.gen(function* () {
+          const data = yield* (yield* ReportContents).load({ companyId: report.companyId, params: report.params })
+          return yield* (yield* PdfRenderer)
+            .render({ html: reportHtml(data), footerHtml: reportFooterHtml(data) })
+            .pipe(Effect.withSpan("report.render", { attributes: { "report.id": reportId } }))
+        })
+      )
+      const dropped = (outcome: AttemptOutcome) =>
+        outcome === "lost" ? Effect.logInfo(`Report job ${reportId}: outcome dropped (reaped meanwhile)`) : Effect.void
+      if (Exit.isFailure(rendered)) {
+        metrics.reportRenders.inc({ outcome: "failed" })
+        const outcome = yield* repo.recordFailure(
+          job,
+          reportId,
+          Cause.pretty(rendered.cause).split("\n")[0]!.slice(0, 500)
+        )
+        yield* Effect.logWarning(`Report job ${reportId}: attempt ${job.attempts} failed (${outcome})`, rendered.cause)
+        yield* dropped(outcome)
+        return "settled" as const
+      }
+      // The PDF rendered: stored and charged by the runner's settlement, tried again while the database
+      // fails it, not turned into a failed attempt (on the last one, `failed` and its hold released).
+      return yield* settleAfterRun(
+        repo.complete(job, reportId, rendered.value).pipe(
+          Effect.tap((outcome) => {
+            metrics.reportRenders.inc({ outcome: "completed" })
+            metrics.reportRenderDuration.observe((performance.now() - renderStarted) / 1000)
+            return dropped(outcome)
+          }),
+          Effect.map((outcome) => outcome !== "lost")
         )
       )
-      if (outcome === "lost") yield* Effect.logInfo(`Report job ${reportId}: outcome dropped (reaped meanwhile)`)
-      return "settled" as const
     }),
   ({ reportId }, _job, error) => Effect.flatMap(ReportJobsRepo, (repo) => repo.recordDead(reportId, error))
 )

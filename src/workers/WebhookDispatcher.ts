@@ -5,7 +5,7 @@ import { signDelivery } from "../domain/webhooks/Signature.js"
 import { readConfig } from "../infra/config/AppConfig.js"
 import { Metrics } from "../infra/metrics/Metrics.js"
 import type { JobQueue } from "../infra/queue/JobQueue.js"
-import { handleStarted, JobRunnerLive } from "../infra/queue/JobRunner.js"
+import { handleStarted, JobRunnerLive, settleAfterRun } from "../infra/queue/JobRunner.js"
 import {
   type AttemptResult,
   Deliveries,
@@ -59,7 +59,7 @@ const endUnsent = (deliveryId: string) =>
 
 /**
  * A `webhook.deliver` job: one signed attempt of its delivery, its outcome recorded with the job's
- * settlement (retried on the delivery's own schedule). A delivery that ended meanwhile (its webhook
+ * settlement (made by the runner, tried again while it fails; the delivery retried on its own schedule). A delivery that ended meanwhile (its webhook
  * deleted) or may no longer be sent (its tenant downgraded below Consultant) is not sent.
  */
 export const deliverWebhookJob = handleStarted(DeliverWebhook, {
@@ -117,14 +117,23 @@ export const deliverWebhookJob = handleStarted(DeliverWebhook, {
         yield* endUnsent(payload.deliveryId)
         return "completed" as const
       }
-      const finished = yield* deliveries.finish(job, delivery, startedAt, result)
-      ;(yield* Metrics).webhookDeliveries.inc({ outcome: DELIVERY_OUTCOMES[finished] })
-      if (finished === "lost") {
-        yield* Effect.logInfo(`Webhook delivery ${delivery.id}: outcome dropped (deleted or reaped meanwhile)`)
-      } else if (finished === "failed") {
-        yield* Effect.logWarning(`Webhook delivery ${delivery.id} failed after attempt ${delivery.attemptNo}`)
-      }
-      return "settled" as const
+      const metrics = yield* Metrics
+      // Settled by the runner after the attempt, tried again while the database fails it: an attempt
+      // that reached its receiver is not recorded as failed (and sent again) because its record failed.
+      // Its `lost` (deleted or reaped meanwhile) is counted here, not retried.
+      return yield* settleAfterRun(
+        deliveries.finish(job, delivery, startedAt, result).pipe(
+          Effect.tap((finished) => {
+            metrics.webhookDeliveries.inc({ outcome: DELIVERY_OUTCOMES[finished] })
+            return finished === "lost"
+              ? Effect.logInfo(`Webhook delivery ${delivery.id}: outcome dropped (deleted or reaped meanwhile)`)
+              : finished === "failed"
+                ? Effect.logWarning(`Webhook delivery ${delivery.id} failed after attempt ${delivery.attemptNo}`)
+                : Effect.void
+          }),
+          Effect.as(true)
+        )
+      )
     }),
   onDead: ({ deliveryId }) => Effect.flatMap(Deliveries, (deliveries) => deliveries.recordDead(deliveryId))
 })

@@ -3,7 +3,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { type Duration, Effect, Fiber, Layer, Ref, TestClock, TestServices } from "effect"
 import { untypedJobKind } from "../../src/infra/queue/JobKind.js"
 import { type Job, JobQueue } from "../../src/infra/queue/JobQueue.js"
-import { drainDueJobs, handle, type RunnerOptions } from "../../src/infra/queue/JobRunner.js"
+import { drainDueJobs, handle, type RunnerOptions, settleAfterRun } from "../../src/infra/queue/JobRunner.js"
 import { RepositoriesLive } from "../../src/infra/Repositories.js"
 import { TestDatabaseLive } from "../support/TestDatabase.js"
 
@@ -150,6 +150,80 @@ describe("a run that succeeded on its last attempt while PostgreSQL was away lon
         expect(runs).toHaveLength(1)
         expect(undone).toEqual([])
         expect(row).toEqual({ status: "done", attempts: 1 })
+      })
+    )
+  })
+})
+
+/**
+ * Runs one job of `kind` (its last attempt) whose handler leaves its settlement (`done`) to the runner,
+ * `before` run first in the handler; how often the settlement was made, the undos and the job's row.
+ */
+const runSettledAfter = (kind: ReturnType<typeof untypedJobKind>, before: (job: Job) => Effect.Effect<unknown>) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const queue = yield* JobQueue
+    const id = yield* queue.enqueue(kind, {})
+    let settlements = 0
+    const undone: Array<string> = []
+    const handler = handle(
+      kind,
+      (_payload, job) =>
+        Effect.zipRight(
+          before(job),
+          settleAfterRun(
+            Effect.suspend(() => {
+              settlements++
+              return queue.settle(job, { _tag: "done" })
+            })
+          )
+        ),
+      (_payload, _job, error) => Effect.sync(() => undone.push(error))
+    )
+    yield* drainDueJobs([handler], { name: "test", concurrency: 1, lease: "1 minute", pollEvery: "1 minute" })
+    const [row] = yield* sql<{ status: string; locked_by: string | null }>`
+      SELECT status, locked_by FROM jobs WHERE id = ${id}`
+    return { settlements, undone, row: row! }
+  })
+
+describe("a run whose handler leaves its settlement to the runner (an e-mail sent, a webhook answered)", () => {
+  layer(TestLayer, { excludeTestServices: true })((it) => {
+    it.effect("a failed settlement is tried again: settled, not a failed attempt with its undo", () =>
+      Effect.gen(function* () {
+        const Once = untypedJobKind("test.settle-once", { maxAttempts: 1 })
+        yield* failCompletions(Once.name, 2)
+        const { settlements, undone, row } = yield* runSettledAfter(Once, () => Effect.void)
+        expect(settlements).toBe(3)
+        expect(undone).toEqual([])
+        expect(row).toEqual({ status: "done", locked_by: null })
+      })
+    )
+  })
+
+  layer(TestLayer, { excludeTestServices: true })((it) => {
+    it.effect("a settlement that keeps failing leaves the job to the reaper, never to its undo", () =>
+      Effect.gen(function* () {
+        const Stuck = untypedJobKind("test.settle-never", { maxAttempts: 1, timeout: "2 seconds" })
+        yield* failCompletions(Stuck.name, 1000)
+        const { settlements, undone, row } = yield* runSettledAfter(Stuck, () => Effect.void)
+        expect(settlements).toBeGreaterThan(3)
+        expect(undone).toEqual([])
+        expect(row.status).toBe("running")
+      })
+    )
+  })
+
+  layer(TestLayer, { excludeTestServices: true })((it) => {
+    it.effect("a settlement refused because the lease went to another worker is not tried again", () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const Taken = untypedJobKind("test.settle-taken", { maxAttempts: 1 })
+        const { settlements, undone, row } = yield* runSettledAfter(Taken, (job) =>
+          sql`UPDATE jobs SET locked_by = 'another' WHERE id = ${job.id}`.pipe(Effect.orDie)
+        )
+        expect(settlements).toBe(1)
+        expect(undone).toEqual([])
+        expect(row).toEqual({ status: "running", locked_by: "another" })
       })
     )
   })

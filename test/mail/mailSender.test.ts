@@ -449,3 +449,50 @@ describe("e-mail outbox sender", () => {
     )
   })
 })
+
+/**
+ * Makes the `sent` record of a message fail its first `failures` times, as a cut connection or a
+ * statement timeout would (a sequence is not rolled back with the failed statement).
+ */
+const failSentRecords = (failures: number) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql.unsafe(`
+      CREATE SEQUENCE sent_record_failures;
+      CREATE FUNCTION fail_sent_record() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF nextval('sent_record_failures') <= ${failures} THEN
+          RAISE EXCEPTION 'connection reset while recording the send';
+        END IF;
+        RETURN NEW;
+      END $$;
+      CREATE TRIGGER fail_sent_record BEFORE UPDATE ON email_outbox FOR EACH ROW
+        WHEN (NEW.status = 'sent') EXECUTE FUNCTION fail_sent_record();`)
+  ).pipe(Effect.orDie)
+
+describe("a message the SMTP server accepted but whose record failed (a connection cut, a statement timeout)", () => {
+  layer(TestLayer, { excludeTestServices: true })((it) => {
+    it.scoped("the record is tried again: `sent`, its job done, never sent a second time", () =>
+      Effect.gen(function* () {
+        const receiver = yield* Effect.acquireRelease(
+          Effect.promise(() => startSmtpReceiver()),
+          (r) => Effect.promise(() => r.close())
+        )
+        yield* failSentRecords(2)
+        const { tenantId } = yield* tenantWithUsers("once")
+        yield* enqueue(tenantId, "Only once", "b")
+        const send = sendDueMail().pipe(Effect.provide(smtp(receiver.url)))
+        expect(yield* send).toBe(1)
+        const [row] = yield* outboxOf(tenantId)
+        expect([row!.status, row!.attempts, row!.last_error]).toEqual(["sent", 1, null])
+        const sql = yield* SqlClient.SqlClient
+        const [job] = yield* sql<{ status: string }>`
+          SELECT status FROM jobs WHERE kind = ${SendEmail.name} AND payload ->> 'emailId' IN
+            (SELECT id::text FROM email_outbox WHERE tenant_id = ${tenantId})`
+        expect(job!.status).toBe("done")
+        // Nothing left to send, now or at a retry's time.
+        expect(yield* send).toBe(0)
+        expect(receiver.received.map((m) => m.headers.subject)).toEqual(["Only once"])
+      })
+    )
+  })
+})

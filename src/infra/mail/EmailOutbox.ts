@@ -56,10 +56,11 @@ export class EmailOutbox extends Context.Tag("EmailOutbox")<
     /** The message, while it is still to be sent. */
     readonly pending: (emailId: string) => Effect.Effect<Option.Option<PendingMessage>>
     /**
-     * Records the outcome and completes the job in one statement. Not conditional on the lease:
-     * once the server has the message, `sent` is the truth.
+     * Records the outcome and completes the job in one statement; whether the job was still held. The
+     * message's row is not conditional on the lease (once the server has the message, `sent` is the
+     * truth) but on its being `pending`, so the statement may be made again after a failure.
      */
-    readonly recordSent: (job: Job, emailId: string, outcome: MailOutcome) => Effect.Effect<void>
+    readonly recordSent: (job: Job, emailId: string, outcome: MailOutcome) => Effect.Effect<boolean>
     /** The dead letter of a message: its attempts are used up. */
     readonly recordFailed: (emailId: string) => Effect.Effect<void>
   }
@@ -143,10 +144,14 @@ export const EmailOutboxLive = Layer.effect(
         Effect.gen(function* () {
           const now = yield* clockNow
           const done = yield* queue.settlement(job, { _tag: "done" })
-          yield* sql`
-            WITH held AS (${done})
-            UPDATE email_outbox SET status = ${outcome}, sent_at = ${now}
-            WHERE id = ${emailId} AND status = 'pending'`
+          const [row] = yield* sql<{ held: boolean }>`
+            WITH held AS (${done}), recorded AS (
+              UPDATE email_outbox SET status = ${outcome}, sent_at = ${now}
+              WHERE id = ${emailId} AND status = 'pending'
+              RETURNING 1
+            )
+            SELECT EXISTS (SELECT 1 FROM held) AS held`
+          return row?.held === true
         }).pipe(Effect.orDie),
       recordFailed: (emailId) =>
         sql`UPDATE email_outbox SET status = 'failed' WHERE id = ${emailId} AND status = 'pending'`.pipe(

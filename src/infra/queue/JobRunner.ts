@@ -24,10 +24,28 @@ import type { JobKind } from "./JobKind.js"
 import { type ClaimInput, type Job, JobQueue } from "./JobQueue.js"
 
 /**
- * What a handler's run ends with: `completed` (the runner marks the job done) or `settled` (the
- * handler already settled the job with `JobQueue.settlement`, in one statement with its own rows).
+ * The settlement of a run whose effect happened outside (an e-mail the SMTP server accepted, a webhook
+ * answered): one statement recording the outcome with the job's settlement (`JobQueue.settlement`),
+ * true when the job was still held. The runner makes it after the run, outside its timeout, and tries
+ * it again while it fails, as a completion (`settlementRetries`): a dropped connection must not turn an
+ * effect that happened into a failed attempt (an e-mail sent twice). One refused because the lease was
+ * lost (false) is not retried: another claim has the job. So it must be safe to make again after a
+ * failure: conditional on the lease (and on its own rows' state).
  */
-export type RunResult = "completed" | "settled"
+export class SettleAfterRun extends Data.TaggedClass("SettleAfterRun")<{
+  readonly settle: Effect.Effect<boolean, unknown>
+}> {}
+
+/** A run's result that settles its job with `settle` (see `SettleAfterRun`), run with the run's services. */
+export const settleAfterRun = <R>(settle: Effect.Effect<boolean, unknown, R>) =>
+  Effect.map(Effect.context<R>(), (context) => new SettleAfterRun({ settle: Effect.provide(settle, context) }))
+
+/**
+ * What a handler's run ends with: `completed` (the runner marks the job done), `settled` (the handler
+ * already settled the job with `JobQueue.settlement`, in one statement with its own rows), or the
+ * settlement for the runner to make (`SettleAfterRun`).
+ */
+export type RunResult = "completed" | "settled" | SettleAfterRun
 
 /** How a consumer works on one kind: its run, and what its dead letter undoes (a report's hold). */
 export interface JobHandler<R> {
@@ -50,7 +68,10 @@ export interface JobHandler<R> {
 /** A handler of `kind`: its payload decoded with the kind's Schema (an undecodable job is dead at once). */
 export const handle = <A, I, R = never, R2 = never>(
   kind: JobKind<A, I>,
-  /** Returns `"settled"` when it settled the job itself; anything else completes it. */
+  /**
+   * Returns `"settled"` when it settled the job itself, a `SettleAfterRun` for the runner to settle it;
+   * anything else completes it.
+   */
   run: (payload: A, job: Job<A>) => Effect.Effect<unknown, unknown, R>,
   onDead?: (payload: A, job: Job<A>, error: string) => Effect.Effect<void, unknown, R2>
 ): JobHandler<R | R2> => handleStarted(kind, { run: (payload, job) => run(payload, job), onDead })
@@ -75,7 +96,10 @@ export const handleStarted = <A, I, R = never, R2 = never, R3 = never>(
       decode(job.payload).pipe(
         Effect.mapError((error) => new UndecodablePayload({ message: String(error) })),
         Effect.flatMap((payload) => run(payload, { ...job, payload }, started)),
-        Effect.map((result): RunResult => (result === "settled" ? "settled" : "completed"))
+        Effect.map(
+          (result): RunResult =>
+            result === "settled" ? "settled" : result instanceof SettleAfterRun ? result : "completed"
+        )
       ),
     start: Option.fromNullable(start),
     onDead: (job, error) =>
@@ -126,11 +150,12 @@ export interface RunnerOptions {
 }
 
 /**
- * A failed completion is tried again after 0.1, 0.2, 0.4 s …, then every 5 s (on the Effect clock), for
- * as long as a run of its kind may last: a database away for a while (restarting, failing over) must
- * not turn a run that succeeded into one more claim, which on its last attempt was a dead letter.
+ * A failed completion (or `SettleAfterRun` settlement) is tried again after 0.1, 0.2, 0.4 s …, then every
+ * 5 s (on the Effect clock), for as long as a run of its kind may last: a database away for a while
+ * (restarting, failing over) must not turn a run that succeeded into one more claim, which on its
+ * last attempt was a dead letter.
  */
-const completionRetries = (kind: JobKind<unknown, unknown>) =>
+const settlementRetries = (kind: JobKind<unknown, unknown>) =>
   Schedule.exponential(Duration.millis(100)).pipe(
     Schedule.union(Schedule.spaced(Duration.seconds(5))),
     Schedule.upTo(kind.timeout)
@@ -326,21 +351,31 @@ export const makeJobRunner = <R>(handlers: ReadonlyArray<JobHandler<R>>, options
         return outcome
       })
 
+    /** `settle` tried again while it fails (its error or its defect), for as long as a run of the kind may last. */
+    const retried = (
+      handler: JobHandler<R>,
+      settle: Effect.Effect<boolean, unknown>
+    ): Effect.Effect<boolean, unknown> =>
+      settle.pipe(Effect.sandbox, Effect.retry(settlementRetries(handler.kind)), Effect.unsandbox)
+
     /**
-     * Marks a run's job done, tried again while it fails (`completionRetries`): a dropped connection,
+     * Marks a run's job done, tried again while it fails (`settlementRetries`): a dropped connection,
      * a statement timeout or a database restarting must not undo work that succeeded. The job stays in
      * hand meanwhile, its lease renewed by the heartbeat whenever the database answers; one the reaper
      * returned all the same is still completed while nobody has claimed it since (`JobQueue.complete`),
      * and this runner does not claim it beside its completion. One that fails for good is logged
      * (`settling failed`) and its job left to the reaper, like any failed settlement.
      */
-    const complete = (handler: JobHandler<R>, job: Job): Effect.Effect<JobOutcome> =>
-      queue.complete(job).pipe(
-        Effect.sandbox,
-        Effect.retry(completionRetries(handler.kind)),
-        Effect.unsandbox,
-        Effect.map((held) => (held ? "done" : "lost"))
-      )
+    const complete = (handler: JobHandler<R>, job: Job): Effect.Effect<JobOutcome, unknown> =>
+      Effect.map(retried(handler, queue.complete(job)), (held) => (held ? "done" : "lost"))
+
+    /**
+     * A handler's own settlement after its effect happened, tried again while it fails, the job kept in
+     * hand as for `complete`; refused (the lease lost), it is not retried. One that fails for good is
+     * logged (`settling failed`) and its job left to the reaper.
+     */
+    const settleAfter = (handler: JobHandler<R>, { settle }: SettleAfterRun): Effect.Effect<JobOutcome, unknown> =>
+      Effect.map(retried(handler, settle), (held) => (held ? "settled" : "lost"))
 
     const runOne = (job: Job, started: Option.Option<unknown>) => {
       const handler = byKind.get(job.kind)!
@@ -362,8 +397,12 @@ export const makeJobRunner = <R>(handlers: ReadonlyArray<JobHandler<R>>, options
               // dead-lettered (with its undo) because its completion failed.
               Effect.matchCauseEffect({
                 onFailure: (cause) => fail(handler, job, cause),
-                onSuccess: (result): Effect.Effect<JobOutcome> =>
-                  result === "settled" ? Effect.succeed("settled") : complete(handler, job)
+                onSuccess: (result): Effect.Effect<JobOutcome, unknown> =>
+                  result === "completed"
+                    ? complete(handler, job)
+                    : result === "settled"
+                      ? Effect.succeed("settled")
+                      : settleAfter(handler, result)
               })
             )
       return work.pipe(
