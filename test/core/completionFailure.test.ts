@@ -5,28 +5,20 @@ import { untypedJobKind } from "../../src/infra/queue/JobKind.js"
 import { type Job, JobQueue } from "../../src/infra/queue/JobQueue.js"
 import { drainDueJobs, handle, type RunnerOptions, settleAfterRun } from "../../src/infra/queue/JobRunner.js"
 import { RepositoriesLive } from "../../src/infra/Repositories.js"
+import { failUpdates } from "../support/FailingUpdates.js"
 import { TestDatabaseLive } from "../support/TestDatabase.js"
 
 const TestLayer = RepositoriesLive.pipe(Layer.provideMerge(TestDatabaseLive))
 
-/**
- * Makes the `done` update of a kind's jobs fail its first `failures` times, as a cut connection or a
- * statement timeout would (a sequence is not rolled back with the failed statement).
- */
+/** Makes the `done` update of a kind's jobs fail its first `failures` times. */
 const failCompletions = (kind: string, failures: number) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql.unsafe(`
-      CREATE SEQUENCE completion_failures;
-      CREATE FUNCTION fail_completion() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        IF nextval('completion_failures') <= ${failures} THEN
-          RAISE EXCEPTION 'connection reset while completing';
-        END IF;
-        RETURN NEW;
-      END $$;
-      CREATE TRIGGER fail_completion BEFORE UPDATE ON jobs FOR EACH ROW
-        WHEN (NEW.status = 'done' AND NEW.kind = '${kind}') EXECUTE FUNCTION fail_completion();`)
-  )
+  failUpdates({
+    name: "fail_completion",
+    table: "jobs",
+    when: `NEW.status = 'done' AND NEW.kind = '${kind}'`,
+    failures,
+    message: "connection reset while completing"
+  })
 
 /** Runs one job of `kind` (its last attempt) through the runner; its runs, its undos and its row after. */
 const runOnce = (kind: ReturnType<typeof untypedJobKind>) =>

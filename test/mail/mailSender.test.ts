@@ -23,6 +23,7 @@ import { LoggingMailer, SmtpMailer } from "../../src/infra/mail/Mailer.js"
 import { JobQueue } from "../../src/infra/queue/JobQueue.js"
 import { RepositoriesLive } from "../../src/infra/Repositories.js"
 import { MailSenderLive, sendDueMail } from "../../src/workers/MailSender.js"
+import { failUpdates } from "../support/FailingUpdates.js"
 import { makeSelfSignedCertificate } from "../support/HttpsReceiver.js"
 import { startSmtpReceiver } from "../support/SmtpReceiver.js"
 import { TestDatabaseLive } from "../support/TestDatabase.js"
@@ -450,24 +451,15 @@ describe("e-mail outbox sender", () => {
   })
 })
 
-/**
- * Makes the `sent` record of a message fail its first `failures` times, as a cut connection or a
- * statement timeout would (a sequence is not rolled back with the failed statement).
- */
+/** Makes the `sent` record of a message fail its first `failures` times. */
 const failSentRecords = (failures: number) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql.unsafe(`
-      CREATE SEQUENCE sent_record_failures;
-      CREATE FUNCTION fail_sent_record() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        IF nextval('sent_record_failures') <= ${failures} THEN
-          RAISE EXCEPTION 'connection reset while recording the send';
-        END IF;
-        RETURN NEW;
-      END $$;
-      CREATE TRIGGER fail_sent_record BEFORE UPDATE ON email_outbox FOR EACH ROW
-        WHEN (NEW.status = 'sent') EXECUTE FUNCTION fail_sent_record();`)
-  ).pipe(Effect.orDie)
+  failUpdates({
+    name: "fail_sent_record",
+    table: "email_outbox",
+    when: "NEW.status = 'sent'",
+    failures,
+    message: "connection reset while recording the send"
+  })
 
 describe("a message the SMTP server accepted but whose record failed (a connection cut, a statement timeout)", () => {
   layer(TestLayer, { excludeTestServices: true })((it) => {

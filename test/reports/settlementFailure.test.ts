@@ -10,6 +10,7 @@ import { ReportIdempotencyKeysLive } from "../../src/infra/reports/ReportIdempot
 import { RenderReport, ReportJobsRepo, ReportJobsRepoLive } from "../../src/infra/reports/ReportJobsRepo.js"
 import { DatabaseReportStorageLive, ReportStorage } from "../../src/infra/reports/ReportStorage.js"
 import { renderReportJob } from "../../src/workers/ReportDispatcher.js"
+import { failUpdates } from "../support/FailingUpdates.js"
 import { TestDatabaseLive } from "../support/TestDatabase.js"
 
 /** The report job's parts on a real database, rendering with the real renderer actor (its own process, Chromium). */
@@ -28,24 +29,15 @@ const TestLayer = Layer.mergeAll(ReportJobsRepoLive, ReportIdempotencyKeysLive, 
 
 const PARAMS = { date_from: "2026-11-01", date_to: "2026-11-30", min_score: 0, watchlist_id: null }
 
-/**
- * Makes the completion of a report fail its first `failures` times, as a cut connection or a statement
- * timeout would (a sequence is not rolled back with the failed statement).
- */
+/** Makes the completion of a report fail its first `failures` times. */
 const failReportCompletions = (failures: number) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql.unsafe(`
-      CREATE SEQUENCE report_completion_failures;
-      CREATE FUNCTION fail_report_completion() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        IF nextval('report_completion_failures') <= ${failures} THEN
-          RAISE EXCEPTION 'connection reset while completing the report';
-        END IF;
-        RETURN NEW;
-      END $$;
-      CREATE TRIGGER fail_report_completion BEFORE UPDATE ON report_jobs FOR EACH ROW
-        WHEN (NEW.status = 'completed') EXECUTE FUNCTION fail_report_completion();`)
-  ).pipe(Effect.orDie)
+  failUpdates({
+    name: "fail_report_completion",
+    table: "report_jobs",
+    when: "NEW.status = 'completed'",
+    failures,
+    message: "connection reset while completing the report"
+  })
 
 describe("a report rendered but whose completion failed (a connection cut, a statement timeout)", () => {
   layer(TestLayer, { excludeTestServices: true, timeout: 180_000 })((it) => {

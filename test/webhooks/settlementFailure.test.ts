@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import { failUpdates } from "../support/FailingUpdates.js"
 import { makeSelfSignedCertificate, startHttpsReceiver } from "../support/HttpsReceiver.js"
 import {
   DispatcherTestLayer,
@@ -13,24 +14,15 @@ import {
 
 const certificate = makeSelfSignedCertificate()
 
-/**
- * Makes the record of a delivery's success fail its first `failures` times, as a cut connection or a
- * statement timeout would (a sequence is not rolled back with the failed statement).
- */
+/** Makes the record of a delivery's success fail its first `failures` times. */
 const failSuccessRecords = (failures: number) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql.unsafe(`
-      CREATE SEQUENCE success_record_failures;
-      CREATE FUNCTION fail_success_record() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        IF nextval('success_record_failures') <= ${failures} THEN
-          RAISE EXCEPTION 'connection reset while recording the attempt';
-        END IF;
-        RETURN NEW;
-      END $$;
-      CREATE TRIGGER fail_success_record BEFORE UPDATE ON webhook_deliveries FOR EACH ROW
-        WHEN (NEW.status = 'succeeded') EXECUTE FUNCTION fail_success_record();`)
-  ).pipe(Effect.orDie)
+  failUpdates({
+    name: "fail_success_record",
+    table: "webhook_deliveries",
+    when: "NEW.status = 'succeeded'",
+    failures,
+    message: "connection reset while recording the attempt"
+  })
 
 // On the live clock: the record is tried again after 0.1, 0.2 s … of the Effect clock.
 describe("an attempt its receiver answered 2xx but whose record failed (a connection cut, a statement timeout)", () => {
