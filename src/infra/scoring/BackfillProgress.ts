@@ -10,7 +10,7 @@ export interface OpenPassProgress {
 }
 
 /**
- * The backfill's progress (table score_backfills, migration 0051), kept per model version: a backfill
+ * The backfill's progress (table score_backfills, migration 0050), kept per model version: a backfill
  * resumed after a crash goes on with its first pass from the last page written, whether or not rows
  * of another version remain (the tenders left may have none, and still owe the pairs only the new
  * model stores).

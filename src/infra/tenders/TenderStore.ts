@@ -288,7 +288,7 @@ export const TenderStoreLive = Layer.effect(
 
     /**
      * Queues the rescore of the active companies that marked a tender whose main CPV this write
-     * changed: their feedback counts by the code's class, so their scores moved (migration 0051 gives
+     * changed: their feedback counts by the code's class, so their scores moved (migration 0050 gives
      * them a new profile revision).
      */
     const rescoreMarkers = (
