@@ -23,8 +23,8 @@ import {
   expectOneLineFailure,
   PROJECT_ROOT,
   type ProcessResult,
+  runBundledCli,
   runCli,
-  runScript,
   UUID_PATTERN
 } from "./processes.js"
 
@@ -156,7 +156,7 @@ describe("ops CLI", () => {
   it("user create takes the password from USER_PASSWORD, kept out of the command line (shell history, ps); it is checked as --password is", async () => {
     const tenantId = await newTenant()
     const withPassword = (email: string, password: string) =>
-      runScript("src/bin/cli.ts", ["user", "create", "--tenant", tenantId, "--email", email], {
+      runBundledCli(["user", "create", "--tenant", tenantId, "--email", email], {
         DATABASE_URL: databaseUrl,
         USER_PASSWORD: password
       })

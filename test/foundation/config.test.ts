@@ -10,7 +10,7 @@ import { ingestConfig } from "../../src/infra/ingest/IngestConfig.js"
 import { freePort } from "../hardening/OwnServers.js"
 import { databaseUrl as databaseNamed } from "../support/databaseNames.js"
 import { TestDatabaseLive, TestDatabaseUrl } from "../support/TestDatabase.js"
-import { expectOneLineFailure, runScript } from "./processes.js"
+import { expectOneLineFailure, runBundledCli, runScript } from "./processes.js"
 
 /** A process started with a bad variable says which one, in one line, and exits non-zero. */
 describe.concurrent("configuration errors", () => {
@@ -69,7 +69,7 @@ describe.concurrent("configuration errors", () => {
   })
 
   it("the ops CLI reports a bad variable the same way", async () => {
-    const line = expectOneLineFailure(await runScript("src/bin/cli.ts", ["migrate"], { LOG_LEVEL: "loud" }))
+    const line = expectOneLineFailure(await runBundledCli(["migrate"], { LOG_LEVEL: "loud" }))
     expect(line).toMatch(/^Invalid configuration: LOG_LEVEL/)
   })
 })

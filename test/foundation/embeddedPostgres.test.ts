@@ -7,7 +7,7 @@ import { PgClient } from "@effect/sql-pg"
 import { Effect, Exit, Redacted, Scope } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
 import { startEmbeddedPostgres } from "../../src/infra/db/EmbeddedPostgres.js"
-import { expectJson, PROJECT_ROOT, runScript } from "./processes.js"
+import { expectJson, PROJECT_ROOT, runBundledCli } from "./processes.js"
 
 const freePort = () =>
   new Promise<number>((resolve, reject) => {
@@ -93,7 +93,7 @@ describe("embedded PostgreSQL", () => {
     const port = await freePort()
     const running = await start(dataDir, port)
     try {
-      const result = await runScript("src/bin/cli.ts", ["tenant", "create", "--name", "Alături", "--plan", "free"], {
+      const result = await runBundledCli(["tenant", "create", "--name", "Alături", "--plan", "free"], {
         DATABASE_URL: undefined,
         DATA_DIR: dataDir,
         EMBEDDED_PG_PORT: String(port)

@@ -10,30 +10,35 @@ export interface ProcessResult {
   readonly stderr: string
 }
 
+/** Runs `node <args>` from the project root with extra (or removed: undefined) variables. */
+const runProcess = (args: ReadonlyArray<string>, env: Record<string, string | undefined>): Promise<ProcessResult> => {
+  const merged: Record<string, string> = {}
+  for (const [k, v] of Object.entries({ ...process.env, ...env })) if (v !== undefined) merged[k] = v
+  return new Promise((resolve) => {
+    execFile(process.execPath, args, { cwd: PROJECT_ROOT, env: merged, timeout: 90_000 }, (error, stdout, stderr) => {
+      const code = error === null ? 0 : typeof error.code === "number" ? error.code : 1
+      resolve({ code, stdout, stderr })
+    })
+  })
+}
+
 /** Runs `node --import tsx <script> ...args` from the project root with extra (or removed: undefined) variables. */
 export const runScript = (
   script: string,
   args: ReadonlyArray<string>,
   env: Record<string, string | undefined> = {}
-): Promise<ProcessResult> => {
-  const merged: Record<string, string> = {}
-  for (const [k, v] of Object.entries({ ...process.env, ...env })) if (v !== undefined) merged[k] = v
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ["--import", "tsx", script, ...args],
-      { cwd: PROJECT_ROOT, env: merged, timeout: 90_000 },
-      (error, stdout, stderr) => {
-        const code = error === null ? 0 : typeof error.code === "number" ? error.code : 1
-        resolve({ code, stdout, stderr })
-      }
-    )
-  })
-}
+): Promise<ProcessResult> => runProcess(["--import", "tsx", script, ...args], env)
+
+/**
+ * The ops CLI as `npm run cli` runs it: from its bundle (built by the global setup), which starts in a
+ * second where tsx took six (and a file running a dozen commands hit the test timeout on a busy machine).
+ */
+export const runBundledCli = (args: ReadonlyArray<string>, env: Record<string, string | undefined> = {}) =>
+  runProcess(["src/bin/launch.mjs", "cli", ...args], env)
 
 /** The ops CLI against the given database. */
 export const runCli = (databaseUrl: string, ...args: ReadonlyArray<string>) =>
-  runScript("src/bin/cli.ts", args, { DATABASE_URL: databaseUrl })
+  runBundledCli(args, { DATABASE_URL: databaseUrl })
 
 /** Success: exit 0, exactly one JSON object on stdout (one line). */
 export const expectJson = (result: ProcessResult): any => {

@@ -30,7 +30,7 @@ const importTenders = (
   whileRunning: (child: ChildProcess) => Effect.Effect<unknown, unknown, SqlClient.SqlClient> = () => Effect.void
 ) =>
   Effect.gen(function* () {
-    const child = spawn(process.execPath, ["--import", "tsx", "src/bin/cli.ts", "tenders", "import", ...args], {
+    const child = spawn(process.execPath, ["src/bin/launch.mjs", "cli", "tenders", "import", ...args], {
       env: { ...process.env, DATABASE_URL: databaseUrl },
       stdio: ["pipe", "pipe", "pipe"]
     })
@@ -48,7 +48,7 @@ const importTenders = (
     return yield* Effect.promise(() => closed)
   })
 
-/** Each child process takes ~3 s to start (tsx); more on a busy 2-core machine. */
+/** Each child process takes ~1 s to start (the CLI's bundle, as `npm run cli` runs it); more on a busy 2-core machine. */
 const CLI_TIMEOUT = 180_000
 
 const summaryOf = (run: CliRun) => {

@@ -6,7 +6,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, ManagedRuntime, Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { makeSecretBox } from "../../src/infra/webhooks/SecretBox.js"
-import { expectJson, expectOneLineFailure, runScript } from "../foundation/processes.js"
+import { expectJson, expectOneLineFailure, runBundledCli } from "../foundation/processes.js"
 import { TestDatabaseLive, TestDatabaseUrl } from "../support/TestDatabase.js"
 
 /** `keys rotate-master-key` as a real CLI process against this file's fresh PostgreSQL database. */
@@ -18,7 +18,7 @@ describe("MASTER_KEY rotation of webhook secrets (CLI)", () => {
   const secrets = ["first-webhook-secret-0123456789abcdef", "second-webhook-secret-0123456789abcdef"]
   const run = <A>(effect: Effect.Effect<A, unknown, SqlClient.SqlClient>) => runtime.runPromise(Effect.orDie(effect))
   const rotate = (env: Record<string, string | undefined>) =>
-    runScript("src/bin/cli.ts", ["keys", "rotate-master-key"], {
+    runBundledCli(["keys", "rotate-master-key"], {
       DATABASE_URL: databaseUrl,
       MASTER_KEY: oldKey.toString("hex"),
       ...env

@@ -2,6 +2,7 @@ import { PgClient } from "@effect/sql-pg"
 import chromium from "@sparticuz/chromium"
 import { Effect, Exit, Layer, Redacted, Scope } from "effect"
 import type { TestProject } from "vitest/node"
+import { buildServerBundle } from "../../scripts/build-server.mjs"
 import { buildWeb } from "../../scripts/build-web.mjs"
 import { migrate } from "../../src/infra/DatabaseSetup.js"
 import { startEmbeddedPostgres } from "../../src/infra/db/EmbeddedPostgres.js"
@@ -28,6 +29,8 @@ export default async function setup(project: TestProject) {
   if (!process.env.CHROMIUM_PATH) await chromium.executablePath()
   // The browser tests drive the app as served from dist/web: build it once (a no-op when up to date).
   await buildWeb()
+  // The CLI tests run the CLI as \`npm run cli\` does, from its bundle: build it once (a no-op when up to date).
+  await buildServerBundle("cli")
   const scope = Effect.runSync(Scope.make())
   const adminUrl = process.env.DATABASE_URL
     ? process.env.DATABASE_URL
