@@ -129,9 +129,11 @@ describe("settings and the tender detail in the browser app", () => {
     const companyId = server.demo.companyIds[0]!
     const tenantId = server.demo.tenantId
     const tenderId = server.demo.tenderIds[0]!
-    // One statement: the webhook, its event and a failed delivery commit together. The demo's own
-    // scoring may raise this very event meanwhile; it then either committed first (the event is
+    // One statement: the webhook, its event and a failed delivery commit together, once the jobs the
+    // earlier tests queued (reports: credits, PDFs) are done, so that none of them contends with it.
+    // The demo's own scoring may raise this very event; it then either committed first (the event is
     // reused, and it saw no webhook to deliver to) or waits for this statement and adds nothing.
+    await server.whenJobsIdle()
     await server.sql(
       (q) => q`
         WITH hook AS (

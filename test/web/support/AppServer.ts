@@ -2,7 +2,7 @@ import { createServer } from "node:http"
 import { HttpApiBuilder, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
-import { Clock, Duration, Effect, Layer, ManagedRuntime, Option } from "effect"
+import { Clock, Duration, Effect, Layer, ManagedRuntime, Option, Schedule } from "effect"
 import puppeteer, { type Browser, type Page } from "puppeteer-core"
 import { type DemoSeedResult, seedDemoAndScore } from "../../../src/demo/seedDemo.js"
 import { RoutesLive } from "../../../src/http/Server.js"
@@ -60,15 +60,37 @@ export const startAppServer = async () => {
     baseUrl: `http://127.0.0.1:${address.port}`,
     demo,
     run: runtime.runPromise,
-    /** Runs a query on the app's database: what a test checks the app stored. */
+    /** Runs a query on the app's database: what a test checks the app stored (or sets up beside it). */
     sql: <A>(query: (sql: SqlClient.SqlClient) => Effect.Effect<A, unknown>) =>
-      runtime.runPromise(Effect.flatMap(SqlClient.SqlClient, (client) => query(client).pipe(Effect.orDie))),
+      runtime.runPromise(
+        Effect.flatMap(SqlClient.SqlClient, (client) => query(client).pipe(Effect.mapError(withCause), Effect.orDie))
+      ),
+    /** Waits (up to 30 s) until the worker has no job running or due: set-up that writes what jobs write. */
+    whenJobsIdle: () => runtime.runPromise(jobsIdle),
     advanceClock: shifted.advance,
     close: () => runtime.dispose()
   }
 }
 
 export type AppServer = Awaited<ReturnType<typeof startAppServer>>
+
+/** A failed query's error with PostgreSQL's own reason and SQLSTATE (a SqlError's message alone says only "Failed to execute statement"). */
+const withCause = (error: unknown) => {
+  const cause = (error as { cause?: { message?: string; code?: string } }).cause
+  const message = error instanceof Error ? error.message : String(error)
+  return new Error(cause?.message ? `${message}: ${cause.message} (SQLSTATE ${cause.code ?? "?"})` : message)
+}
+
+const jobsIdle = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const [{ busy }] = yield* sql<{ busy: number }>`
+    SELECT count(*)::int AS busy FROM jobs WHERE status = 'running' OR (status = 'queued' AND run_at <= now())`
+  if (busy > 0) return yield* Effect.fail("busy" as const)
+}).pipe(
+  Effect.retry({ while: (e) => e === "busy", schedule: Schedule.spaced("100 millis"), times: 300 }),
+  Effect.catchAll(() => Effect.void),
+  Effect.orDie
+)
 
 /** A browser as the app's users have it: Romanian locale (date inputs read dd.mm.yyyy, as the app writes dates). */
 export const launchBrowser = async (): Promise<Browser> => {
