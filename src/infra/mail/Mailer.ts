@@ -20,7 +20,7 @@ export interface MailMessage {
 /** What became of a message: handed to the SMTP server, or only logged (no SMTP_URL). */
 export type MailOutcome = "sent" | "logged"
 
-/** The SMTP server could not be reached or did not accept the message; `reason` holds no credentials. */
+/** The SMTP server could not be reached or did not accept the message; `reason` holds no credentials and no recipient address. */
 export class MailSendFailed extends Data.TaggedError("MailSendFailed")<{
   readonly reason: string
   /** The server's reply code (nodemailer's `responseCode`); none when no reply caused the failure. */
@@ -49,12 +49,20 @@ export const MAIL_SEND_DEADLINE = Duration.seconds(60)
 /** The commands whose refusal is a refusal of the message itself. */
 const MESSAGE_COMMANDS = new Set(["MAIL FROM", "RCPT TO", "DATA"])
 
-const sendFailed = (error: unknown) => {
+/**
+ * The reason without the recipient's address: it is kept with the job (`jobs.last_error`) and logged,
+ * and an SMTP refusal quotes the address ("550 5.1.1 <ana@firma.ro>: user unknown"); the message's
+ * own row already says whom it was for.
+ */
+const withoutRecipient = (reason: string, to: string) =>
+  to === "" ? reason : reason.replace(new RegExp(to.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "gi"), "<recipient>")
+
+const sendFailed = (error: unknown, to: string) => {
   const { responseCode, command }: { responseCode?: unknown; command?: unknown } =
     typeof error === "object" && error !== null ? error : {}
   const code = typeof responseCode === "number" ? responseCode : undefined
   return new MailSendFailed({
-    reason: error instanceof Error ? error.message : String(error),
+    reason: withoutRecipient(error instanceof Error ? error.message : String(error), to),
     ...(code === undefined ? {} : { responseCode: code }),
     permanent: code !== undefined && code >= 500 && code < 600 && MESSAGE_COMMANDS.has(String(command))
   })
@@ -92,7 +100,7 @@ export const SmtpMailer = (options: {
           // address nodemailer reads in it: such a message is refused for good, unsent.
           if (!isOneAddress(message.to)) {
             return Effect.fail(
-              new MailSendFailed({ reason: `The recipient is not one e-mail address: ${message.to}`, permanent: true })
+              new MailSendFailed({ reason: "The recipient is not one e-mail address", permanent: true })
             )
           }
           // The TCP connection is ours (nodemailer's getSocket, made for proxies; TLS and STARTTLS
@@ -116,7 +124,7 @@ export const SmtpMailer = (options: {
           const transport = nodemailer.createTransport(new SmtpTransport(settings))
           return Effect.tryPromise({
             try: () => transport.sendMail({ from: options.from, messageId: `<${id}@${messageDomain}>`, ...message }),
-            catch: sendFailed
+            catch: (error) => sendFailed(error, message.to)
           }).pipe(
             Effect.onInterrupt(() => Effect.sync(() => socket?.destroy())),
             Effect.timeoutFail({
