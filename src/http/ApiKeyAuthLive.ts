@@ -49,6 +49,7 @@ export const makeApiKeyAuth = (policy: keyof RateLimitPolicies | null) =>
           if (!planRules[owner.plan].apiAccess) {
             return yield* new ApiError.PlanUpgradeRequired({ message: "The API is available on the Consultant plan" })
           }
+          yield* keys.noteUse(owner.keyId)
           const credits = new CreditsReport()
           yield* CreditsReport.install(credits, owner.tenantId, ledger)
           if (policy !== null) {

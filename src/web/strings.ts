@@ -239,6 +239,8 @@ export const t = {
     confirmRevoke: (name: string) => `Revocați cheia „${name}”? Aplicațiile care o folosesc se opresc imediat.`,
     noKeys: "Nicio cheie API. Creați una ca să folosiți API-ul din alte aplicații.",
     createdAt: "Creată",
+    lastUsedAt: (at: string) => `folosită ultima dată ${at}`,
+    neverUsed: "nefolosită încă",
     credits: "Credite luna aceasta",
     creditsRemaining: (n: number, total: number) => `${formatNumber(n, 0)} din ${formatNumber(total, 0)} rămase`,
     creditsUsed: (n: number) => `${formatNumber(n, 0)} folosite`,

@@ -175,14 +175,26 @@ describe("API-key settings (spec 5.3)", () => {
       maskedKey: `${key.slice(0, 12)}…`,
       active: true,
       createdAt: created.body.data.createdAt,
-      revokedAt: null
+      revokedAt: null,
+      lastUsedAt: null
     })
 
     // The key works on the key API until revoked, then gets 401 API_KEY_REVOKED at once.
+    const beforeUse = Date.now()
     const beforeRevocation = await client(server, key).get(
       "/api/v1/tenders?companyId=00000000-0000-4000-8000-000000000000"
     )
     expect(beforeRevocation.status).not.toBe(401)
+    // The list says when it was last used (written in the background, so looked for a little while).
+    let lastUsedAt: string | null = null
+    for (let attempt = 0; attempt < 50 && lastUsedAt === null; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      const keys = (await api.get("/api/v1/settings/api-keys")).body.data
+      lastUsedAt = keys.find((k: any) => k.id === created.body.data.id).lastUsedAt
+    }
+    expect(lastUsedAt).toMatch(/Z$/)
+    expect(Date.parse(lastUsedAt!)).toBeGreaterThanOrEqual(beforeUse - 1_000)
+    expect(Date.parse(lastUsedAt!)).toBeLessThanOrEqual(Date.now())
     const revoked = await api.delete(`/api/v1/settings/api-keys/${created.body.data.id}`)
     expect(revoked.status).toBe(200)
     expect(revoked.body.data).toMatchObject({ id: created.body.data.id, active: false })

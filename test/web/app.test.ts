@@ -423,14 +423,32 @@ describe("the browser app", () => {
     const ok = await fetch(`${server.baseUrl}/api/v1/webhooks`, { headers: { authorization: `Bearer ${key}` } })
     expect(ok.status).toBe(200)
 
-    // Once: gone from the page after closing it, and after a reload; the list shows it masked.
+    // Once: gone from the page after closing it, and after a reload; the list shows it masked, with
+    // when it was last used (that request; recorded in the background, so awaited in the database).
     await page.click("[data-testid=close-key]")
     expect(await page.content()).not.toContain(key)
+    for (let attempt = 0; attempt < 50; attempt++) {
+      const [{ used }] = (await sql(
+        (q) =>
+          q<{
+            used: number
+          }>`SELECT count(*)::int AS used FROM api_keys WHERE name = 'integrare CRM' AND last_used_at IS NOT NULL`
+      )) as [{ used: number }]
+      if (used === 1) break
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
     await page.reload()
     await page.waitForSelector("[data-testid=key]")
     expect(await page.content()).not.toContain(key)
     const masked = await texts(page, "[data-testid=key] code")
     expect(masked).toContain(`${key.slice(0, 12)}…`)
+    const lastUse = await page.$$eval("[data-testid=key]", (rows) =>
+      rows
+        .filter((li) => li.textContent?.includes("integrare CRM"))
+        .map((li) => li.querySelector("[data-testid=key-last-used]")?.textContent ?? "")
+    )
+    expect(lastUse).toHaveLength(1)
+    expect(lastUse[0]).toMatch(/^folosită ultima dată \d{2}\.\d{2}\.\d{4}/)
 
     page.once("dialog", (dialog) => dialog.accept())
     const rows = await page.$$("[data-testid=key]")

@@ -12,7 +12,11 @@ export const ApiKeySummary = Schema.Struct({
   maskedKey: Schema.String.annotations({ description: "`svc_` and the first 8 hex characters, then …" }),
   active: Schema.Boolean,
   createdAt: DateTime,
-  revokedAt: Schema.NullOr(DateTime)
+  revokedAt: Schema.NullOr(DateTime),
+  lastUsedAt: Schema.NullOr(DateTime).annotations({
+    description:
+      "When the key last authenticated a request, to the minute (recorded at most once a minute per API process); null: never used"
+  })
 })
 
 export const CreatedApiKey = Schema.Struct({

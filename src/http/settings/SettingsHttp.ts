@@ -27,7 +27,8 @@ const toWire = (summary: ApiKeySummary) => ({
   maskedKey: summary.masked,
   active: summary.revokedAt === null,
   createdAt: summary.createdAt,
-  revokedAt: summary.revokedAt
+  revokedAt: summary.revokedAt,
+  lastUsedAt: summary.lastUsedAt
 })
 
 export const SettingsHttpLive = HttpApiBuilder.group(Api, "settings", (handlers) =>

@@ -1,9 +1,10 @@
 import { timingSafeEqual } from "node:crypto"
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { Context, Effect, Layer, Option, Schema } from "effect"
+import { Clock, Context, Duration, Effect, FiberSet, Layer, Option, Schema } from "effect"
 import { generateApiKey, hashApiKey, MAX_ACTIVE_API_KEYS, maskApiKey } from "../../domain/ApiKey.js"
 import { ApiKeyLimitExceeded, ApiKeyNotFound, type TenantNotFound } from "../../domain/Errors.js"
 import type { Plan } from "../../domain/Plan.js"
+import { clockNow } from "../db/ClockNow.js"
 import { makeRunPrepared } from "../db/PreparedStatements.js"
 import { lockTenant } from "../db/TenantLock.js"
 import { ApiKeyStatements } from "./ApiKeyStatements.js"
@@ -15,6 +16,8 @@ export interface ApiKeySummary {
   readonly masked: string
   readonly createdAt: Date
   readonly revokedAt: Date | null
+  /** When the key last authenticated a request, to the minute (KEY_USE_PRECISION); null: never. */
+  readonly lastUsedAt: Date | null
 }
 
 /** What a presented key resolves to; revoked keys resolve too, so callers can say "revoked". */
@@ -41,6 +44,11 @@ export class ApiKeysRepo extends Context.Tag("ApiKeysRepo")<
     readonly list: (tenantId: string) => Effect.Effect<ReadonlyArray<ApiKeySummary>>
     /** Looks the SHA-256 of the presented key up; a read per request, so revocation is immediate. */
     readonly findOwner: (presentedKey: string) => Effect.Effect<Option.Option<ApiKeyOwner>>
+    /**
+     * Notes that the key authenticated a request: written at most once per KEY_USE_PRECISION per key
+     * in this process, in the background, so the request neither waits for it nor fails with it.
+     */
+    readonly noteUse: (keyId: string) => Effect.Effect<void>
   }
 >() {}
 
@@ -49,7 +57,8 @@ const KeyRow = Schema.Struct({
   name: Schema.String,
   display_prefix: Schema.String,
   created_at: Schema.DateFromSelf,
-  revoked_at: Schema.NullOr(Schema.DateFromSelf)
+  revoked_at: Schema.NullOr(Schema.DateFromSelf),
+  last_used_at: Schema.NullOr(Schema.DateFromSelf)
 })
 
 const toSummary = (row: typeof KeyRow.Type): ApiKeySummary => ({
@@ -57,14 +66,25 @@ const toSummary = (row: typeof KeyRow.Type): ApiKeySummary => ({
   name: row.name,
   masked: row.display_prefix,
   createdAt: row.created_at,
-  revokedAt: row.revoked_at
+  revokedAt: row.revoked_at,
+  lastUsedAt: row.last_used_at
 })
 
-export const ApiKeysRepoLive = Layer.effect(
+/**
+ * How fresh a key's last use is: a key used all day is written once a minute per API process, not
+ * once per request (the key API's hot path stays a single read).
+ */
+export const KEY_USE_PRECISION = Duration.minutes(1)
+
+export const ApiKeysRepoLive = Layer.scoped(
   ApiKeysRepo,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const runPrepared = yield* makeRunPrepared
+    // The background writes of noteUse, interrupted when the layer closes (a last use lost then is a minute's).
+    const usageWrites = yield* FiberSet.make()
+    const lastNoted = new Map<string, number>()
+    const keyColumns = sql.literal("id, name, display_prefix, created_at, revoked_at, last_used_at")
 
     const countActive = SqlSchema.single({
       Request: Schema.String,
@@ -83,21 +103,25 @@ export const ApiKeysRepoLive = Layer.effect(
       execute: (input) => sql`
         INSERT INTO api_keys (tenant_id, name, key_hash, display_prefix)
         VALUES (${input.tenantId}, ${input.name}, ${input.keyHash}, ${input.displayPrefix})
-        RETURNING id, name, display_prefix, created_at, revoked_at`
+        RETURNING ${keyColumns}`
     })
     const revokeKey = SqlSchema.findOne({
-      Request: Schema.Struct({ keyId: Schema.String, tenantId: Schema.optionalWith(Schema.String, { exact: true }) }),
+      Request: Schema.Struct({
+        keyId: Schema.String,
+        tenantId: Schema.optionalWith(Schema.String, { exact: true }),
+        now: Schema.DateFromSelf
+      }),
       Result: KeyRow,
       execute: (input) => sql`
-        UPDATE api_keys SET revoked_at = coalesce(revoked_at, now())
+        UPDATE api_keys SET revoked_at = coalesce(revoked_at, ${input.now})
         WHERE id = ${input.keyId} ${input.tenantId === undefined ? sql`` : sql`AND tenant_id = ${input.tenantId}`}
-        RETURNING id, name, display_prefix, created_at, revoked_at`
+        RETURNING ${keyColumns}`
     })
     const keysOf = SqlSchema.findAll({
       Request: Schema.String,
       Result: KeyRow,
       execute: (tenantId) => sql`
-        SELECT id, name, display_prefix, created_at, revoked_at FROM api_keys
+        SELECT ${keyColumns} FROM api_keys
         WHERE tenant_id = ${tenantId} ORDER BY created_at, id`
     })
 
@@ -121,7 +145,7 @@ export const ApiKeysRepoLive = Layer.effect(
         .pipe(Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die, NoSuchElementException: Effect.die }))
 
     const revoke = (input: { readonly keyId: string; readonly tenantId?: string }) =>
-      revokeKey(input).pipe(
+      Effect.flatMap(clockNow, (now) => revokeKey({ ...input, now })).pipe(
         Effect.orDie,
         Effect.flatMap(
           Option.match({
@@ -156,6 +180,26 @@ export const ApiKeysRepoLive = Layer.effect(
       )
     }
 
-    return { create, revoke, list, findOwner }
+    const noteUse = (keyId: string) =>
+      Effect.gen(function* () {
+        const now = yield* Clock.currentTimeMillis
+        const last = lastNoted.get(keyId)
+        if (last !== undefined && now - last < Duration.toMillis(KEY_USE_PRECISION)) return
+        lastNoted.set(keyId, now)
+        yield* FiberSet.run(
+          usageWrites,
+          // greatest(): another API process may have written a later use already.
+          sql`UPDATE api_keys SET last_used_at = greatest(last_used_at, ${new Date(now)}) WHERE id = ${keyId}`.pipe(
+            Effect.catchAll((error) =>
+              Effect.logWarning(
+                "An API key's last use could not be recorded; the next request tries again",
+                error
+              ).pipe(Effect.andThen(Effect.sync(() => lastNoted.delete(keyId))))
+            )
+          )
+        )
+      })
+
+    return { create, revoke, list, findOwner, noteUse }
   })
 )

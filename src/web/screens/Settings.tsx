@@ -170,6 +170,9 @@ const ApiKeys = () => {
               <span className="muted small">
                 {t.settings.createdAt} {formatDate(key.createdAt)}
               </span>
+              <span className="muted small" data-testid="key-last-used">
+                {key.lastUsedAt === null ? t.settings.neverUsed : t.settings.lastUsedAt(formatDateTime(key.lastUsedAt))}
+              </span>
               {key.active ? (
                 <button
                   type="button"
