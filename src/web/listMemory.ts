@@ -7,6 +7,8 @@
 export interface RememberedList<A> {
   readonly state: A
   readonly scrollY: number
+  /** The item opened from the list, whose link takes the focus back on return (keyboard and screen reader users' place). */
+  readonly openedId?: string | undefined
 }
 
 const KEPT_MS = 5 * 60_000

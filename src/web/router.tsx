@@ -1,4 +1,4 @@
-import { type MouseEvent, type ReactNode, useEffect, useSyncExternalStore } from "react"
+import { type MouseEvent, type ReactNode, type Ref, useEffect, useSyncExternalStore } from "react"
 
 /**
  * A small history router: the app's few paths need no library. Deep links work because the server
@@ -135,14 +135,19 @@ export const Link = (props: {
   readonly testId?: string | undefined
   /** A link back to where the consultant came from (see `navigate`). */
   readonly back?: boolean | undefined
+  /** Called when the link is followed in the app (not opened in another tab), before the move. */
+  readonly onFollow?: (() => void) | undefined
+  /** The element, e.g. to give it the focus back on return. */
+  readonly anchorRef?: Ref<HTMLAnchorElement> | undefined
 }) => {
   const onClick = (event: MouseEvent<HTMLAnchorElement>) => {
     if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return
     event.preventDefault()
+    props.onFollow?.()
     navigate(props.to, { back: props.back })
   }
   return (
-    <a href={props.to} onClick={onClick} className={props.className} data-testid={props.testId}>
+    <a href={props.to} onClick={onClick} className={props.className} data-testid={props.testId} ref={props.anchorRef}>
       {props.children}
     </a>
   )

@@ -134,6 +134,9 @@ describe("moving between screens, and a session that ends, in the browser app", 
     // Both pages, where they were (not the first page again, at the top).
     expect({ count: await count(), links: await links() }).toEqual({ count: 40, links: twoPages })
     expect(Math.abs((await scrolled()) - scrollY)).toBeLessThan(50)
+    // The focus is on the link of the tender opened (not on the heading at the page's top).
+    const focused = () => page.evaluate(() => document.activeElement?.getAttribute("href") ?? null)
+    expect(await focused()).toBe(twoPages[29])
     // "Mai multe" continues from the second page: the third, nothing repeated or skipped (as a fresh list's).
     await more(60)
     const threePages = await links()
@@ -146,6 +149,7 @@ describe("moving between screens, and a session that ends, in the browser app", 
     await page.waitForSelector("[data-testid=tender]")
     expect(await links()).toEqual(threePages)
     expect(Math.abs((await scrolled()) - scrollBefore)).toBeLessThan(50)
+    expect(await focused()).toBe(threePages[45])
     // A filter change starts from page 1, even back to the filters of the list remembered.
     await page.select("[data-testid=sort]", "value")
     await page.waitForFunction(() => window.location.search.includes("sort=value"))

@@ -206,6 +206,13 @@ export const TendersScreen = ({ companyId }: { readonly companyId: string }) => 
   useLayoutEffect(() => {
     if (remembered !== undefined) window.scrollTo(0, remembered.scrollY)
   }, [remembered])
+  // The tender opened from here: its link takes the focus back when the list is shown again (after the
+  // heading took it), so the next Tab goes on from there, not from the page's top.
+  const opened = useRef<string | undefined>(undefined)
+  const openedLink = useRef<HTMLAnchorElement>(null)
+  useEffect(() => {
+    if (remembered?.openedId !== undefined) openedLink.current?.focus({ preventScroll: true })
+  }, [remembered])
   // The list as it is left: followed as it scrolls (a link followed scrolls the page to the top
   // before this screen goes), kept as it unmounts.
   const leaving = useRef({ key: memoryKey, list })
@@ -219,7 +226,9 @@ export const TendersScreen = ({ companyId }: { readonly companyId: string }) => 
     return () => {
       window.removeEventListener("scroll", follow)
       const { key, list } = leaving.current
-      if (list.items.length > 0) rememberList(key, { state: { ...list, loading: false, error: undefined }, scrollY })
+      if (list.items.length > 0) {
+        rememberList(key, { state: { ...list, loading: false, error: undefined }, scrollY, openedId: opened.current })
+      }
     }
   }, [])
 
@@ -391,7 +400,15 @@ export const TendersScreen = ({ companyId }: { readonly companyId: string }) => 
               <VerdictBadge verdict={tender.verdict} />
             </div>
             <div className="tender-body">
-              <Link to={paths.tender(companyId, tender.id, listPath)} className="title" testId="tender-link">
+              <Link
+                to={paths.tender(companyId, tender.id, listPath)}
+                className="title"
+                testId="tender-link"
+                onFollow={() => {
+                  opened.current = tender.id
+                }}
+                anchorRef={tender.id === remembered?.openedId ? openedLink : undefined}
+              >
                 {tender.title}
               </Link>
               <p className="muted small">
