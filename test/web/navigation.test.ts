@@ -225,6 +225,13 @@ describe("moving between screens, and a session that ends, in the browser app", 
     expect(error).toBe(t.errors.network)
     // Not a logout: the session's refresh token is still stored.
     expect(await page.evaluate(() => window.sessionStorage.getItem("tss.refreshToken"))).not.toBeNull()
+    // A retry still offline fails again and keeps what was typed meanwhile in the form.
+    await page.type("[data-testid=login-form] input[name=email]", "ana@firma")
+    await page.click("[data-testid=login-form] [data-testid=error] button")
+    await page.waitForSelector("[data-testid=login-form] [data-testid=error]", { timeout: 5_000 })
+    expect(await page.$eval("[data-testid=login-form] input[name=email]", (i) => (i as HTMLInputElement).value)).toBe(
+      "ana@firma"
+    )
     // Back online, "retry" restores the session: the screens, no login.
     offline = false
     await page.click("[data-testid=login-form] [data-testid=error] button")

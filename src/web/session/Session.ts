@@ -108,7 +108,8 @@ export class Session {
   async restore() {
     if (this.store.read() === null) return this.setStatus("anonymous")
     this.restoreError = undefined
-    if (this.status !== "restoring") this.setStatus("restoring")
+    // The login form's retry keeps the form, and what is typed in it, while it runs (its error goes).
+    this.setStatus(this.status)
     try {
       await this.refresh()
     } catch (failure) {
