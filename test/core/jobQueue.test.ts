@@ -158,6 +158,52 @@ describe("job queue", () => {
       })
     )
 
+    it.effect("a kind of a higher priority is claimed first; FIFO within a priority", () =>
+      Effect.gen(function* () {
+        const queue = yield* JobQueue
+        const Bulk = untypedJobKind("test.bulk")
+        const Backfill = untypedJobKind("test.backfill-like")
+        const Urgent = untypedJobKind("test.urgent", { priority: 10 })
+        const bulk = yield* Effect.forEach([1, 2, 3], (n) => queue.enqueue(Bulk, { n }))
+        const backfill = yield* queue.enqueue(Backfill, {})
+        const urgent = yield* Effect.forEach([1, 2], (n) => queue.enqueue(Urgent, { n }))
+        const kinds = [Bulk, Backfill, Urgent]
+        const priorities = new Map(kinds.map((kind) => [kind.name, kind.priority]))
+        const claimed: Array<string> = []
+        while (true) {
+          const { jobs } = yield* queue.claim({
+            kinds: kinds.map((kind) => kind.name),
+            priorities,
+            workerId: "w",
+            limit: 2,
+            lease: "1 minute"
+          })
+          if (jobs.length === 0) break
+          claimed.push(...jobs.map((job) => job.id))
+        }
+        expect(claimed).toEqual([...urgent, ...bulk, backfill])
+      })
+    )
+
+    it.effect("a runner runs its kinds' due jobs by priority: the urgent job queued last runs first", () =>
+      Effect.gen(function* () {
+        const queue = yield* JobQueue
+        const Batch = untypedJobKind("test.batch")
+        const Edit = untypedJobKind("test.edit", { priority: 10 })
+        yield* Effect.forEach([1, 2, 3], (n) => queue.enqueue(Batch, { n }))
+        yield* queue.enqueue(Edit, { n: 4 })
+        const runs: Array<unknown> = []
+        const record = (payload: unknown) => Effect.sync(() => runs.push(payload))
+        yield* drainDueJobs([handle(Batch, record), handle(Edit, record)], {
+          name: "t",
+          concurrency: 1,
+          lease: "1 minute",
+          pollEvery: "1 minute"
+        })
+        expect(runs).toEqual([{ n: 4 }, { n: 1 }, { n: 2 }, { n: 3 }])
+      })
+    )
+
     it.effect(
       "a group gets at most its bound, less what the worker already runs of it; other groups are not held up",
       () =>

@@ -8,7 +8,7 @@ import { JobRetrySchedule } from "../../domain/Retries.js"
  * gets before it is dead-lettered (a worker that dies mid-job used one), the delays between
  * failed attempts, stepped from a Schedule so that a retry is a stored run time (src/domain/Retries),
  * and how long one attempt may run before the runner fails it (a hung handler would otherwise hold
- * its slot for ever: its heartbeat keeps renewing the lease).
+ * its slot for ever: its heartbeat keeps renewing the lease), and its priority among the kinds of its runner.
  */
 export interface JobKind<A, I = A> {
   readonly name: string
@@ -16,6 +16,11 @@ export interface JobKind<A, I = A> {
   readonly maxAttempts: number
   readonly retry: Schedule.Schedule<unknown, unknown>
   readonly timeout: Duration.Duration
+  /**
+   * Claimed before due jobs of kinds with a lower one (0 unless given): work someone is waiting for
+   * on a screen goes ahead of a backlog of bulk work of the same runner.
+   */
+  readonly priority: number
 }
 
 /**
@@ -31,13 +36,15 @@ export const jobKind = <A, I>(
     readonly maxAttempts?: number
     readonly retry?: Schedule.Schedule<unknown, unknown>
     readonly timeout?: Duration.DurationInput
+    readonly priority?: number
   } = {}
 ): JobKind<A, I> => ({
   name,
   payload,
   maxAttempts: options.maxAttempts ?? 5,
   retry: options.retry ?? JobRetrySchedule,
-  timeout: Duration.decode(options.timeout ?? DEFAULT_JOB_TIMEOUT)
+  timeout: Duration.decode(options.timeout ?? DEFAULT_JOB_TIMEOUT),
+  priority: options.priority ?? 0
 })
 
 /** A kind whose payload is any JSON value: for tests and tools that drive the queue directly. */

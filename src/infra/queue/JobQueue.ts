@@ -28,6 +28,11 @@ export interface Job<A = unknown> {
 
 export interface ClaimInput {
   readonly kinds: ReadonlyArray<string>
+  /**
+   * The kinds' priorities (JobKind.priority; 0 when absent): due jobs of a higher one are claimed
+   * first, then by run time; FIFO among kinds of one priority.
+   */
+  readonly priorities?: ReadonlyMap<string, number>
   readonly workerId: string
   /** At most this many jobs in all. */
   readonly limit: number
@@ -231,6 +236,7 @@ export const JobQueueLive = Layer.scoped(
 
     const claim = ({
       kinds,
+      priorities,
       workerId,
       limit,
       lease,
@@ -245,6 +251,7 @@ export const JobQueueLive = Layer.scoped(
         const bound = perGroup ?? limit
         const full = [...inFlight].filter(([, n]) => n >= bound).map(([key]) => key)
         const busy = [...inFlight].filter(([, n]) => n > 0 && n < bound)
+        // Due jobs are taken by their kind's priority, then by run time (FIFO within one priority).
         // Jobs of groups already at their bound are skipped before the LIMIT, so a backlog for one
         // slow group never fills the scan and hides other groups' due jobs. Each kind is scanned on
         // its own (`jobs_ready_idx` is ordered by run time within a kind): `kind = ANY(kinds)` made
@@ -258,7 +265,8 @@ export const JobQueueLive = Layer.scoped(
         const scan = limit * SCAN_FACTOR
         const rows = yield* sql`
           WITH candidates AS (
-            SELECT c.id, c.group_key, c.run_at FROM unnest(${kinds}::text[]) AS k(kind)
+            SELECT c.id, c.group_key, c.run_at, k.priority
+            FROM unnest(${kinds}::text[], ${kinds.map((kind) => priorities?.get(kind) ?? 0)}::int[]) AS k(kind, priority)
             CROSS JOIN LATERAL (
               SELECT id, group_key, run_at FROM jobs
               WHERE status = 'queued' AND kind = k.kind AND run_at <= ${now}
@@ -266,21 +274,22 @@ export const JobQueueLive = Layer.scoped(
                 AND NOT (id = ANY(${running}::bigint[]))
               ORDER BY run_at, id
               LIMIT ${scan}) c
-            ORDER BY c.run_at, c.id
+            ORDER BY k.priority DESC, c.run_at, c.id
             LIMIT ${scan}
           ), ranked AS (
-            SELECT c.id FROM (
-              SELECT id, group_key, run_at,
-                     row_number() OVER (PARTITION BY group_key ORDER BY run_at, id) AS rank
+            SELECT c.id, c.priority FROM (
+              SELECT id, group_key, priority,
+                     row_number() OVER (PARTITION BY group_key ORDER BY priority DESC, run_at, id) AS rank
               FROM candidates) c
             LEFT JOIN unnest(${busy.map(([key]) => key)}::text[], ${busy.map(([, n]) => n)}::int[]) AS f(group_key, n)
               ON f.group_key = c.group_key
             WHERE c.group_key IS NULL OR c.rank <= ${bound} - coalesce(f.n, 0)
           ), chosen AS (
-            SELECT id FROM jobs WHERE id IN (SELECT id FROM ranked) AND status = 'queued'
-            ORDER BY run_at, id
+            SELECT j.id FROM jobs j JOIN ranked r ON r.id = j.id
+            WHERE j.status = 'queued'
+            ORDER BY r.priority DESC, j.run_at, j.id
             LIMIT ${limit}
-            FOR UPDATE SKIP LOCKED
+            FOR UPDATE OF j SKIP LOCKED
           ), claimed AS (
             UPDATE jobs j SET status = 'running', attempts = attempts + 1, unless_queued = false, locked_by = ${workerId},
                    lease_until = ${after(now, lease)}, updated_at = ${now}

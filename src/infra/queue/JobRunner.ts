@@ -262,6 +262,7 @@ export const makeJobRunner = <R>(handlers: ReadonlyArray<JobHandler<R>>, options
     const workerId = `${options.name}-${randomUUID()}`
     const byKind = new Map(handlers.map((handler) => [handler.kind.name, handler]))
     const kinds = [...byKind.keys()]
+    const priorities = new Map(handlers.map((handler) => [handler.kind.name, handler.kind.priority]))
     const lease = Duration.decode(options.lease)
     const pollEvery = Duration.decode(options.pollEvery)
 
@@ -441,6 +442,7 @@ export const makeJobRunner = <R>(handlers: ReadonlyArray<JobHandler<R>>, options
       Effect.flatMap(starts.length === 0 ? Effect.succeed(undefined) : starts[0]!, (start) =>
         queue.claim({
           kinds,
+          priorities,
           workerId,
           limit,
           lease,

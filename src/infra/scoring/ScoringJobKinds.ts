@@ -17,8 +17,14 @@ export const ScoreTenders = jobKind(
   })
 )
 
-/** "company.rescore", queued when a company's description, profile or watchlists change. */
-export const RescoreCompany = jobKind("company.rescore", Schema.Struct({ companyId: Schema.String }))
+/**
+ * "company.rescore", queued when a company's description, profile or watchlists change: a consultant
+ * who saved a watchlist waits for its list on the screen, so it goes ahead of a backlog of
+ * `tenders.score` batches (a day's import, a catch-up poll) that would otherwise hold it for minutes.
+ */
+export const RescoreCompany = jobKind("company.rescore", Schema.Struct({ companyId: Schema.String }), {
+  priority: 10
+})
 
 /**
  * How a change queues its company's rescore: grouped by the company, and not again while one is still
