@@ -39,7 +39,32 @@ const revoke = Command.make("revoke", { id: uuidOption("id") }, ({ id }) =>
   )
 ).pipe(Command.withDescription("Revoke an API key (idempotent) → {keyId, revoked}"))
 
-/** `apikey create --tenant T [--name N]` → {"keyId","key"}; `apikey revoke --id K` → {"keyId","revoked":true} */
-export const apikeyCommand = Command.make("apikey", {}, missingSubcommand("apikey", ["create", "revoke"])).pipe(
-  Command.withSubcommands([create, revoke])
+const list = Command.make("list", { tenant: uuidOption("tenant") }, ({ tenant }) =>
+  Effect.gen(function* () {
+    yield* (yield* TenantsRepo).get(tenant)
+    const keys = yield* (yield* ApiKeysRepo).list(tenant)
+    return yield* printJson({
+      keys: keys.map((key) => ({
+        keyId: key.id,
+        name: key.name,
+        maskedKey: key.masked,
+        active: key.revokedAt === null,
+        createdAt: key.createdAt.toISOString(),
+        revokedAt: key.revokedAt?.toISOString() ?? null,
+        lastUsedAt: key.lastUsedAt?.toISOString() ?? null
+      }))
+    })
+  }).pipe(Effect.catchTag("TenantNotFound", (e) => new CliFailure({ message: `No tenant with id ${e.tenantId}` })))
+).pipe(
+  Command.withDescription(
+    "The tenant's API keys, masked, oldest first, with when each was last used → {keys: [{keyId, name, maskedKey, active, createdAt, revokedAt, lastUsedAt}]}"
+  )
+)
+
+/**
+ * `apikey create --tenant T [--name N]` → {"keyId","key"}; `apikey list --tenant T` → {"keys":[…]};
+ * `apikey revoke --id K` → {"keyId","revoked":true}
+ */
+export const apikeyCommand = Command.make("apikey", {}, missingSubcommand("apikey", ["create", "list", "revoke"])).pipe(
+  Command.withSubcommands([create, list, revoke])
 )

@@ -399,6 +399,41 @@ describe("ops CLI", () => {
     expect(expectOneLineFailure(malformed)).toMatch(/^--id must be a UUID/)
   })
 
+  it("apikey list prints the tenant's keys masked, with their ids (for revoke) and last use; an unknown tenant is a one-line error", async () => {
+    const tenantId = await newTenant()
+    const first = expectJson(await cli("apikey", "create", "--tenant", tenantId, "--name", "CRM"))
+    const second = expectJson(await cli("apikey", "create", "--tenant", tenantId))
+    expectJson(await cli("apikey", "revoke", "--id", second.keyId))
+    const usedAt = "2026-12-01T09:30:00.000Z"
+    await query((sql) => sql`UPDATE api_keys SET last_used_at = ${new Date(usedAt)} WHERE id = ${first.keyId}`)
+    const { keys } = expectJson(await cli("apikey", "list", "--tenant", tenantId))
+    expect(keys).toEqual([
+      {
+        keyId: first.keyId,
+        name: "CRM",
+        maskedKey: `${(first.key as string).slice(0, 12)}…`,
+        active: true,
+        createdAt: expect.stringMatching(/Z$/),
+        revokedAt: null,
+        lastUsedAt: usedAt
+      },
+      expect.objectContaining({
+        keyId: second.keyId,
+        active: false,
+        revokedAt: expect.stringMatching(/Z$/),
+        lastUsedAt: null
+      })
+    ])
+    // The full key is never printed again.
+    expect(JSON.stringify(keys)).not.toContain(first.key)
+    const [unknown, malformed] = await Promise.all([
+      cli("apikey", "list", "--tenant", "00000000-0000-4000-8000-000000000000"),
+      cli("apikey", "list", "--tenant", "acme")
+    ])
+    expect(expectOneLineFailure(unknown)).toBe("No tenant with id 00000000-0000-4000-8000-000000000000")
+    expect(expectOneLineFailure(malformed)).toMatch(/^--tenant must be a UUID/)
+  })
+
   it("credits set writes the balance and a ledger adjustment; a negative or non-integer value is refused", async () => {
     const tenantId = await newTenant()
     expect(expectJson(await cli("credits", "set", "--tenant", tenantId, "--remaining", "42"))).toEqual({
@@ -512,7 +547,7 @@ describe("ops CLI", () => {
 
   it("a command group without its subcommand, or no command, is a one-line error", async () => {
     const [group, none] = await Promise.all([cli("apikey"), cli()])
-    expect(expectOneLineFailure(group)).toBe("Missing subcommand: apikey create|revoke (see apikey --help)")
+    expect(expectOneLineFailure(group)).toBe("Missing subcommand: apikey create|list|revoke (see apikey --help)")
     expect(expectOneLineFailure(none)).toBe("Missing command (see --help for the list)")
   })
 
