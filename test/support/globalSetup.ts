@@ -29,7 +29,7 @@ export default async function setup(project: TestProject) {
   if (!process.env.CHROMIUM_PATH) await chromium.executablePath()
   // The browser tests drive the app as served from dist/web: build it once (a no-op when up to date).
   await buildWeb()
-  // The CLI tests run the CLI as \`npm run cli\` does, from its bundle: build it once (a no-op when up to date).
+  // The CLI tests run the CLI as `npm run cli` does, from its bundle: build it once (a no-op when up to date).
   await buildServerBundle("cli")
   const scope = Effect.runSync(Scope.make())
   const adminUrl = process.env.DATABASE_URL
