@@ -1,6 +1,6 @@
 // `npm start` (and `npm run api` / `npm run worker` / `npm run cli`): runs src/bin/<name>.ts from a
 // bundle (scripts/build-server.mjs). Loading the Effect packages module by module (under tsx or
-// natively) costs seconds on a small machine (a CLI command took 6 s under tsx, 1 s bundled), and a
+// natively) costs seconds on a small machine (a CLI command: 3.0 s under tsx, 0.9 s bundled), and a
 // second `npm start` must be up in under 2 s; esbuild's bundle of our code plus the Effect packages
 // (tree-shaken, other dependencies left external) loads in about half the time. The bundle is rebuilt
 // only when a source file or the lockfile is newer than it. `all-in-one` and `api` serve the browser

@@ -30,8 +30,8 @@ export const runScript = (
 ): Promise<ProcessResult> => runProcess(["--import", "tsx", script, ...args], env)
 
 /**
- * The ops CLI as `npm run cli` runs it: from its bundle (built by the global setup), which starts in a
- * second where tsx took six (and a file running a dozen commands hit the test timeout on a busy machine).
+ * The ops CLI as `npm run cli` runs it: from its bundle (built by the global setup): 1 CPU-second a
+ * command where tsx took 5 (a file running a dozen commands hit the test timeout on a busy machine).
  */
 export const runBundledCli = (args: ReadonlyArray<string>, env: Record<string, string | undefined> = {}) =>
   runProcess(["src/bin/launch.mjs", "cli", ...args], env)
