@@ -294,13 +294,7 @@ describe("alerts and watchlists in the browser app", () => {
     })
     expect(removed.status).toBe(204)
     // The rescore the deletion queued runs first, so the alerts below are the ones there are.
-    const rescoring = () =>
-      server.sql(
-        (q) => q<{ n: number }>`
-          SELECT count(*)::int AS n FROM jobs WHERE kind = 'company.rescore' AND status IN ('queued', 'running')`
-      )
-    for (let tries = 0; (await rescoring())[0]!.n > 0 && tries < 100; tries++)
-      await new Promise((r) => setTimeout(r, 200))
+    await server.whenJobsIdle()
     const expected = (
       await server.sql(
         (q) => q<{ title: string }>`

@@ -78,13 +78,7 @@ describe("moving between screens, and a session that ends, in the browser app", 
 
   it("Back from a tender returns to the list as it was left: the pages loaded and the scroll; a filter change starts at page 1", async () => {
     // The demo's rescores done first: the list's order stays the same throughout (a reload compares it).
-    const rescoring = () =>
-      server.sql(
-        (q) => q<{ n: number }>`
-          SELECT count(*)::int AS n FROM jobs WHERE kind = 'company.rescore' AND status IN ('queued', 'running')`
-      )
-    for (let tries = 0; (await rescoring())[0]!.n > 0 && tries < 100; tries++)
-      await new Promise((r) => setTimeout(r, 200))
+    await server.whenJobsIdle()
     const page = await session()
     const companyId = server.demo.companyIds[0]!
     await page.goto(`${server.baseUrl}/companies/${companyId}/tenders`)

@@ -109,7 +109,7 @@ export class Session {
     if (this.store.read() === null) return this.setStatus("anonymous")
     this.restoreError = undefined
     // The login form's retry keeps the form, and what is typed in it, while it runs (its error goes).
-    this.setStatus(this.status)
+    this.notify()
     try {
       await this.refresh()
     } catch (failure) {
@@ -224,6 +224,10 @@ export class Session {
 
   private setStatus(status: SessionStatus) {
     this.status = status
+    this.notify()
+  }
+
+  private notify() {
     for (const listener of this.listeners) listener()
   }
 }

@@ -81,10 +81,12 @@ const withCause = (error: unknown) => {
   return new Error(cause?.message ? `${message}: ${cause.message} (SQLSTATE ${cause.code ?? "?"})` : message)
 }
 
+/** No job running or due by the app's clock (the worker's own "due": a test may have moved that clock on). */
 const jobsIdle = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
+  const now = new Date(yield* Clock.currentTimeMillis)
   const [{ busy }] = yield* sql<{ busy: number }>`
-    SELECT count(*)::int AS busy FROM jobs WHERE status = 'running' OR (status = 'queued' AND run_at <= now())`
+    SELECT count(*)::int AS busy FROM jobs WHERE status = 'running' OR (status = 'queued' AND run_at <= ${now})`
   if (busy > 0) return yield* Effect.fail("busy" as const)
 }).pipe(
   Effect.retry({ while: (e) => e === "busy", schedule: Schedule.spaced("100 millis"), times: 300 }),
