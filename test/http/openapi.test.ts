@@ -166,6 +166,23 @@ describe("the served OpenAPI document", () => {
     expect(document.paths["/api/v1/auth/login"].post.responses["429"].headers["Retry-After"]).toBeDefined()
   })
 
+  it("types the export row as spec 2.4 does: the beta fields nullable, not null only, the factors integers", () => {
+    const row =
+      document.paths["/api/v1/export/tenders"].get.responses["200"].content["application/json"].schema.properties.data
+        .items
+    const types = (name: string) => (row.properties[name].anyOf ?? [row.properties[name]]).map((s: any) => s.type)
+    // A client generated from the document keeps decoding rows once these are filled in (spec 9.3).
+    expect(types("cpv_description")).toEqual(["string", "null"])
+    expect(types("price_benchmark_median_eur")).toEqual(["number", "null"])
+    expect(types("price_benchmark_signal")).toEqual(["string", "null"])
+    expect(row.properties.price_benchmark_signal.anyOf[0].enum).toEqual(["below_market", "in_range", "above_market"])
+    for (const factor of ["score_cpv", "score_semantic", "score_keyword", "score_value_fit", "score_historical"]) {
+      expect(row.required, factor).toContain(factor)
+      expect(row.properties[factor].anyOf, factor).toBeUndefined()
+      expect(alternatives(document, row.properties[factor])[0]?.type, factor).toBe("integer")
+    }
+  })
+
   it("gives every timestamp `format: date-time` and every day `format: date`, wherever it is", () => {
     const values = namedValues(document)
     const timeValues = values.filter((value) => TIME_NAME.test(value.name))

@@ -9,12 +9,27 @@ import { errors } from "../WireErrors.js"
 
 const Percent = Schema.Int.pipe(Schema.between(0, 100))
 
-/** Spec 2.4. The three beta fields are always null for now. */
+/**
+ * The three beta fields of spec 2.4: always null for now (README), typed as the spec gives them, so a
+ * client generated from the document, or the browser's, keeps decoding rows once they are filled in
+ * (spec 9.3).
+ */
+const BetaCpvDescription = Schema.NullOr(Schema.String).annotations({
+  description: "The CPV description in Romanian; null during the current beta phase"
+})
+const BetaPriceSignal = Schema.NullOr(Schema.Literal("below_market", "in_range", "above_market")).annotations({
+  description: "Always null during the current beta phase"
+})
+const BetaPriceMedian = Schema.NullOr(Schema.Number).annotations({
+  description: "Null when unavailable or during the current beta phase"
+})
+
+/** Spec 2.4. */
 export const ExportRowWire = Schema.Struct({
   tender_id: Schema.UUID,
   title: Schema.String,
   cpv_codes: Schema.Array(CpvCode),
-  cpv_description: Schema.Null,
+  cpv_description: BetaCpvDescription,
   contracting_authority: Schema.String,
   authority_county: Schema.NullOr(Schema.String),
   deadline: Schema.NullOr(UtcTimestamp),
@@ -23,13 +38,13 @@ export const ExportRowWire = Schema.Struct({
   publish_date: UtcTimestamp,
   overall_score: Percent,
   verdict: Verdict,
-  score_cpv: Schema.NullOr(Percent),
-  score_semantic: Schema.NullOr(Percent),
-  score_keyword: Schema.NullOr(Percent),
-  score_value_fit: Schema.NullOr(Percent),
-  score_historical: Schema.NullOr(Percent),
-  price_benchmark_signal: Schema.Null,
-  price_benchmark_median_eur: Schema.Null,
+  score_cpv: Percent,
+  score_semantic: Percent,
+  score_keyword: Percent,
+  score_value_fit: Percent,
+  score_historical: Percent,
+  price_benchmark_signal: BetaPriceSignal,
+  price_benchmark_median_eur: BetaPriceMedian,
   source_url: Schema.String
 })
 

@@ -84,11 +84,11 @@ export const ExportRow = Schema.Struct({
   publish_date: Schema.String,
   overall_score: Schema.Number,
   verdict: Verdict,
-  score_cpv: Schema.NullOr(Schema.Number),
-  score_semantic: Schema.NullOr(Schema.Number),
-  score_keyword: Schema.NullOr(Schema.Number),
-  score_value_fit: Schema.NullOr(Schema.Number),
-  score_historical: Schema.NullOr(Schema.Number),
+  score_cpv: Schema.Number,
+  score_semantic: Schema.Number,
+  score_keyword: Schema.Number,
+  score_value_fit: Schema.Number,
+  score_historical: Schema.Number,
   source_url: Schema.String,
   publish_key: Schema.String
 })
