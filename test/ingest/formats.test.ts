@@ -281,6 +281,28 @@ describe("eForms", () => {
   it("treats a VEAT notice as an award", () => {
     expect(only("eforms/veat_24.xml").noticeType).toBe("award")
   })
+
+  it("reads a VEAT's winners through its settled contracts (it has no lot result code, BT-142)", () => {
+    const veat = fixture("eforms/veat_24.xml")
+    expect(veat).not.toContain("TenderResultCode")
+    // The SDK example's consortium (ORG-0004..6, tendering party TPA-0001) moved to Romania, the lead
+    // with a fiscal code (a synthetic edit): the contract CON-0001 went to its tender TEN-0001.
+    const lead = '<cbc:ID schemeName="organization">ORG-0006</cbc:ID>'
+    const inRomania = veat
+      .replace(
+        `${lead}\n\t\t\t\t\t\t\t\t</cac:PartyIdentification>`,
+        `${lead}\n\t\t\t\t\t\t\t\t</cac:PartyIdentification><cac:PartyLegalEntity><cbc:CompanyID>RO 22505268</cbc:CompanyID></cac:PartyLegalEntity>`
+      )
+      .replaceAll(
+        '<cbc:IdentificationCode listName="country">GBR</cbc:IdentificationCode>',
+        '<cbc:IdentificationCode listName="country">ROU</cbc:IdentificationCode>'
+      )
+    expect(inRomania).toContain("RO 22505268")
+    expect(readTenders(inRomania, "eforms", cpvCatalog).tenders[0]!.winnerFiscalCodes).toEqual(["22505268"])
+    // Without the settled contract nothing names the winning tender.
+    const withoutContract = inRomania.replace(/<efac:SettledContract>[\s\S]*?<\/efac:SettledContract>/g, "")
+    expect(readTenders(withoutContract, "eforms", cpvCatalog).tenders[0]!.winnerFiscalCodes).toEqual([])
+  })
 })
 
 describe("SICAP", () => {

@@ -74,14 +74,20 @@ const romanianIdOf = (organization: XmlNode | undefined): string | undefined => 
   return country === undefined || country === "ROU" ? text(first(organization?.PartyLegalEntity)?.CompanyID) : undefined
 }
 
-/** Winners: organisations behind the tenders that lot results marked as won ("selec-w"). */
+/**
+ * Winners: organisations behind the tenders that lot results mark as won ("selec-w", BT-142) or that a
+ * settled contract was concluded with (BT-3202). A VEAT (notice subtypes 25-28) has no BT-142, which
+ * the eForms SDK forbids there: its contracts name the tenders they went to.
+ */
 const winnersOf = (noticeResult: XmlNode | undefined, organizations: Map<string, XmlNode>): Array<string> => {
   if (noticeResult === undefined) return []
-  const wonTenders = new Set(
-    all(noticeResult.LotResult)
+  const tenderIdsOf = (node: XmlNode) => all(node.LotTender).map((tender) => text(tender.ID))
+  const wonTenders = new Set([
+    ...all(noticeResult.LotResult)
       .filter((result) => text(result.TenderResultCode) === "selec-w")
-      .flatMap((result) => all(result.LotTender).map((tender) => text(tender.ID)))
-  )
+      .flatMap(tenderIdsOf),
+    ...all(noticeResult.SettledContract).flatMap(tenderIdsOf)
+  ])
   const winningParties = new Set(
     all(noticeResult.LotTender)
       .filter((tender) => wonTenders.has(text(tender.ID)))
