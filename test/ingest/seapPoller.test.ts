@@ -158,6 +158,43 @@ describe("SEAP poller", () => {
       })
     )
 
+    it.effect("a detail SEAP refuses with 400 is read from its list row, with its winners; other failures wait", () =>
+      Effect.gen(function* () {
+        const seap = yield* Seap
+        const sql = yield* SqlClient.SqlClient
+        const refusedAward = seapAwardNotice({ publicationDate: today(), winners: [{ fiscalCode: "RO 22505268" }] })
+        const refusedDirect = seapDirectAcquisition({
+          publicationDate: today(),
+          supplier: { fiscalCode: "RO 6865630", name: "DELTA PLUS" }
+        })
+        const forbidden = seapAwardNotice({ publicationDate: today() })
+        seap.publishAwardNotice(refusedAward)
+        seap.publishDirectAcquisition(refusedDirect)
+        seap.publishAwardNotice(forbidden)
+        seap.failDetail(refusedAward.item.noticeNo, 1, 400)
+        seap.failDetail(refusedDirect.item.uniqueIdentificationCode, 1, 400)
+        seap.failDetail(forbidden.item.noticeNo, 1, 403)
+        yield* (yield* SeapPoller).poll
+        const [award] = yield* sicapTender(refusedAward.item.noticeNo)
+        expect(award).toMatchObject({
+          notice_type: "award",
+          title: refusedAward.item.contractTitle.replace(/\s+/g, " ")
+        })
+        // The contracts (the winners) are their own request, which answered.
+        expect(award?.winner_fiscal_codes).toEqual(["22505268"])
+        const [direct] = yield* sicapTender(refusedDirect.item.uniqueIdentificationCode)
+        expect(direct?.winner_fiscal_codes).toEqual(["6865630"])
+        // A 403 may be SEAP throttling: that notice is not taken half-read, it waits for its retry job.
+        expect(yield* sicapTender(forbidden.item.noticeNo)).toHaveLength(0)
+        const retried = (yield* sql<{ ref: string }>`
+          SELECT coalesce(payload->'item'->>'noticeNo', payload->'item'->>'uniqueIdentificationCode') AS ref
+          FROM jobs WHERE kind = 'ingest.seap-notice'`).map((job) => job.ref)
+        expect(retried).toContain(forbidden.item.noticeNo)
+        expect(retried).not.toContain(refusedAward.item.noticeNo)
+        expect(retried).not.toContain(refusedDirect.item.uniqueIdentificationCode)
+      })
+    )
+
     it.effect(
       "one award on TED and SEAP (SEAP cites the TED number) is one tender with both pages and both winners",
       () =>

@@ -95,6 +95,20 @@ const makeSeapPoller = Effect.gen(function* () {
     })
 
   /**
+   * A notice's detail. One SEAP answers 400 (its classic detail endpoints do so for eForms "v2"
+   * notices, ../shared/sources) is read from its list row instead: asking again would get the same
+   * 400 for the week its retry job lives, and then lose the notice. Every other failure fails the
+   * read (retried as its own job).
+   */
+  const detailOf = (ref: string, path: string) =>
+    client.getJson(`${base}${path}`, 1).pipe(
+      Effect.catchIf(
+        (failure) => failure.reason === "refused" && failure.status === 400,
+        () => Effect.as(Effect.logWarning(`seap: the detail of ${ref} answered 400; read from its list row`), undefined)
+      )
+    )
+
+  /**
    * A listed notice with its detail, as a notice for the intake. A crash while reading it (a detail
    * no reader foresaw) skips that notice with the reason, as a malformed one is: never its page.
    */
@@ -104,12 +118,9 @@ const makeSeapPoller = Effect.gen(function* () {
     return Effect.gen(function* () {
       const detail =
         list === "can"
-          ? yield* client.getJson(`${base}/api-pub/C_PUBLIC_CANotice/get/${idOf(item, "caNoticeId")}`, 1)
+          ? yield* detailOf(ref, `/api-pub/C_PUBLIC_CANotice/get/${idOf(item, "caNoticeId")}`)
           : list === "da"
-            ? yield* client.getJson(
-                `${base}/api-pub/PublicDirectAcquisition/getView/${idOf(item, "directAcquisitionId")}`,
-                1
-              )
+            ? yield* detailOf(ref, `/api-pub/PublicDirectAcquisition/getView/${idOf(item, "directAcquisitionId")}`)
             : undefined
       const contracts = list === "can" ? yield* awardContracts(Number(idOf(item, "caNoticeId"))) : []
       const record = sicapRecord(list, { item, detail, contracts })
