@@ -282,6 +282,46 @@ describe("eForms", () => {
     expect(only("eforms/veat_24.xml").noticeType).toBe("award")
   })
 
+  it("reads a prior information notice that calls for competition as a contract, open to expressions of interest", () => {
+    // The SDK's pin-only example made a call for competition (a synthetic edit): subtype 10's type
+    // code, its part a lot, and the lot's deadline for expressions of interest (BT-630).
+    const pinOnly = fixture("eforms/pin-only_24.xml")
+    const call = pinOnly
+      .replace(">pin-only</cbc:NoticeTypeCode>", ">pin-cfc-standard</cbc:NoticeTypeCode>")
+      .replace('<cbc:ID schemeName="Part">PAR-0000</cbc:ID>', '<cbc:ID schemeName="Lot">LOT-0000</cbc:ID>')
+      .replace(
+        "\t\t</cac:TenderingTerms>\n\t\t<cac:ProcurementProject>",
+        "\t\t</cac:TenderingTerms>\n\t\t<cac:TenderingProcess><ext:UBLExtensions><ext:UBLExtension><ext:ExtensionContent><efext:EformsExtension>" +
+          "<efac:InterestExpressionReceptionPeriod><cbc:EndDate>2026-12-21+02:00</cbc:EndDate><cbc:EndTime>12:00:00+02:00</cbc:EndTime></efac:InterestExpressionReceptionPeriod>" +
+          "</efext:EformsExtension></ext:ExtensionContent></ext:UBLExtension></ext:UBLExtensions></cac:TenderingProcess>\n\t\t<cac:ProcurementProject>"
+      )
+    expect(call).toContain("InterestExpressionReceptionPeriod")
+    expect(call).toContain("LOT-0000")
+    const [tender] = readTenders(call, "eforms", cpvCatalog).tenders
+    expect(tender).toMatchObject({ noticeType: "contract", mainCpv: "72000000-5", title: "ProPrName1234" })
+    expect(tender!.deadline?.toISOString()).toBe("2026-12-21T10:00:00.000Z")
+    // pin-only, pin-buyer and pin-rtl announce: still skipped.
+    for (const code of ["pin-only", "pin-buyer", "pin-rtl"]) {
+      const notice = pinOnly.replace(">pin-only</cbc:NoticeTypeCode>", `>${code}</cbc:NoticeTypeCode>`)
+      expect(parseInput(notice, "eforms")).toEqual([
+        expect.objectContaining({ _tag: "Skipped", reason: "a prior information notice is not a tender" })
+      ])
+    }
+  })
+
+  it("skips a contract modification notice (can-modif): it changes a contract awarded long ago, it is no new award", () => {
+    const award = fixture("eforms/can_24_minimal.xml")
+    const typeCode = /<cbc:NoticeTypeCode listName="result">[^<]+<\/cbc:NoticeTypeCode>/
+    expect(award).toMatch(typeCode)
+    const modification = award.replace(
+      typeCode,
+      '<cbc:NoticeTypeCode listName="cont-modif">can-modif</cbc:NoticeTypeCode>'
+    )
+    expect(parseInput(modification, "eforms")).toEqual([
+      expect.objectContaining({ _tag: "Skipped", reason: "a contract modification notice is not a new award" })
+    ])
+  })
+
   it("reads a VEAT's winners through its settled contracts (it has no lot result code, BT-142)", () => {
     const veat = fixture("eforms/veat_24.xml")
     expect(veat).not.toContain("TenderResultCode")

@@ -6,8 +6,11 @@ import { type ParsedItem, parsed, skipped } from "./ParsedItem.js"
 import { all, attr, descendants, first, parseXmlFile, text, type XmlNode } from "./Xml.js"
 
 /**
- * eForms (UBL 2.3) notices: `ContractNotice` (contract) and `ContractAwardNotice` (award, VEAT
- * included); prior information notices are skipped. The source id is the notice UUID; a change
+ * eForms (UBL 2.3) notices: `ContractNotice` (contract), a `PriorInformationNotice` used as a call
+ * for competition (`pin-cfc-standard`, `pin-cfc-social`: a contract, open to expressions of interest)
+ * and `ContractAwardNotice` (award, VEAT included). Other prior information notices announce, and a
+ * contract modification notice (`can-modif`) changes a contract awarded long ago: neither is a tender
+ * of its own, both are skipped. The source id is the notice UUID; a change
  * notice carries the id of the notice it changes, so importing it updates that tender in place (its
  * own id, `version_id`, lets a change of that change find the tender too), and its issue date and
  * time (`issued_at`) keep an older version read later from undoing it. A change notice whose reason is
@@ -15,7 +18,10 @@ import { all, attr, descendants, first, parseXmlFile, text, type XmlNode } from 
  * Multilingual texts are read in Romanian when present, else in the notice's language.
  */
 
-const ROOTS = { ContractNotice: "contract", ContractAwardNotice: "award" } as const
+const ROOTS = { ContractNotice: "contract", ContractAwardNotice: "award", PriorInformationNotice: "contract" } as const
+
+/** The prior information notices that call for competition (eForms notice subtypes 10-14 and CEI). */
+const CALLS_FOR_COMPETITION = new Set(["pin-cfc-standard", "pin-cfc-social"])
 
 /** The text of a multilingual field in the preferred language. */
 const inLanguage = (values: unknown, languages: ReadonlyArray<string>): string | undefined => {
@@ -107,8 +113,11 @@ const fromEforms = (
   noticeId: string,
   versionId: string | undefined
 ): TenderRecordInput | string => {
-  const typeCode = text(notice.NoticeTypeCode) ?? ""
-  if (/^pin/.test(typeCode)) return `notice type ${typeCode} is a prior information notice, not a tender`
+  const typeCode = text(notice.NoticeTypeCode)?.trim() ?? ""
+  if (/^pin/.test(typeCode) && !CALLS_FOR_COMPETITION.has(typeCode)) {
+    return "a prior information notice is not a tender"
+  }
+  if (typeCode === "can-modif") return "a contract modification notice is not a new award"
   const extension = first(descendants(notice.UBLExtensions, "EformsExtension"))
   const organizations = new Map<string, XmlNode>()
   for (const organization of all(extension?.Organizations?.Organization)) {
@@ -124,11 +133,16 @@ const fromEforms = (
   const lotProjects = lots.map((lot) => first(lot.ProcurementProject))
   // A lot's deadline: for tenders or, in a procedure in stages (restricted, negotiated, competitive
   // dialogue), for requests to participate, the one a bidder must meet first (as TED XML's
-  // DATE_RECEIPT_TENDERS covers both). Without it the tender would count as open forever.
+  // DATE_RECEIPT_TENDERS covers both) or, in a call for competition by prior information notice, for
+  // expressions of interest (BT-630). Without it the tender would count as open forever.
   const deadlines = lots
     .map((lot) => {
       const process = first(lot.TenderingProcess)
-      return first(process?.TenderSubmissionDeadlinePeriod) ?? first(process?.ParticipationRequestReceptionPeriod)
+      return (
+        first(process?.TenderSubmissionDeadlinePeriod) ??
+        first(process?.ParticipationRequestReceptionPeriod) ??
+        first(descendants(process?.UBLExtensions, "InterestExpressionReceptionPeriod"))
+      )
     })
     .map((period) => ublDateTime(text(period?.EndDate), text(period?.EndTime), true))
     .filter((d): d is string => d !== null)
@@ -194,13 +208,16 @@ export const parseEforms = (text_: string): ReadonlyArray<ParsedItem> => {
   const ref = `notice ${ownId ?? "?"}`
   // No root element, or one no format reads: the file as a whole is not a notice.
   if (rootName === undefined || notice === undefined) return [skipped("file", "no root element")]
-  if (rootName !== "PriorInformationNotice" && !(rootName in ROOTS)) {
-    return [skipped("file", `the root element <${rootName}> is not an eForms ContractNotice or ContractAwardNotice`)]
+  const noticeType = ROOTS[rootName as keyof typeof ROOTS]
+  if (noticeType === undefined) {
+    return [
+      skipped(
+        "file",
+        `the root element <${rootName}> is not an eForms ContractNotice, ContractAwardNotice or PriorInformationNotice`
+      )
+    ]
   }
   if (noticeId === undefined) return [skipped(ref, "no eForms notice with an ID")]
-  if (rootName === "PriorInformationNotice") return [skipped(ref, "a prior information notice is not a tender")]
-  const noticeType = ROOTS[rootName as keyof typeof ROOTS]
-  if (noticeType === undefined) return [skipped(ref, `unsupported eForms root element ${rootName}`)]
   const record = fromEforms(notice, noticeType, noticeId, ownId)
   return [typeof record === "string" ? skipped(ref, record) : parsed(ref, record, cancelsNotice(changes))]
 }
