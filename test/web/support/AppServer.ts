@@ -81,12 +81,20 @@ const withCause = (error: unknown) => {
   return new Error(cause?.message ? `${message}: ${cause.message} (SQLSTATE ${cause.code ?? "?"})` : message)
 }
 
-/** No job running or due by the app's clock (the worker's own "due": a test may have moved that clock on). */
+/** The job kinds this server's worker runs (scoring); others (a report's render) wait here for good. */
+const workerKinds = jobHandlers.map((handler) => handler.kind.name)
+
+/**
+ * No job of the worker's kinds running or due by the app's clock (the worker's own "due": a test may
+ * have moved that clock on). Jobs of other kinds are no one's here: waiting for them would only wait out
+ * the 30 s.
+ */
 const jobsIdle = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const now = new Date(yield* Clock.currentTimeMillis)
   const [{ busy }] = yield* sql<{ busy: number }>`
-    SELECT count(*)::int AS busy FROM jobs WHERE status = 'running' OR (status = 'queued' AND run_at <= ${now})`
+    SELECT count(*)::int AS busy FROM jobs
+    WHERE kind IN ${sql.in(workerKinds)} AND (status = 'running' OR (status = 'queued' AND run_at <= ${now}))`
   if (busy > 0) return yield* Effect.fail("busy" as const)
 }).pipe(
   Effect.retry({ while: (e) => e === "busy", schedule: Schedule.spaced("100 millis"), times: 300 }),
