@@ -10,7 +10,7 @@ import { ingestConfig } from "../../src/infra/ingest/IngestConfig.js"
 import { freePort } from "../hardening/OwnServers.js"
 import { databaseUrl as databaseNamed } from "../support/databaseNames.js"
 import { TestDatabaseLive, TestDatabaseUrl } from "../support/TestDatabase.js"
-import { expectOneLineFailure, runBundledCli, runScript } from "./processes.js"
+import { expectOneLineFailure, runBundledCli, runEntryPoint } from "./processes.js"
 
 /** A process started with a bad variable says which one, in one line, and exits non-zero. */
 describe.concurrent("configuration errors", () => {
@@ -42,7 +42,7 @@ describe.concurrent("configuration errors", () => {
   const unreachable = { DATABASE_URL: "postgres://postgres@127.0.0.1:1/nowhere", REDIS_URL: "" }
 
   it.each(cases)("the API process names %s", async (variable, env) => {
-    const line = expectOneLineFailure(await runScript("src/bin/api.ts", [], { ...unreachable, ...env }))
+    const line = expectOneLineFailure(await runEntryPoint("api", { ...unreachable, ...env }))
     expect(line).toMatch(/^Invalid configuration: /)
     expect(line).toContain(variable)
     expect(line).not.toContain(`${variable}: ${variable}`)
@@ -50,7 +50,7 @@ describe.concurrent("configuration errors", () => {
 
   it("an unreachable Redis is one line naming REDIS_URL's address, never its password", async () => {
     const line = expectOneLineFailure(
-      await runScript("src/bin/api.ts", [], {
+      await runEntryPoint("api", {
         REDIS_URL: "redis://user:s3cret@127.0.0.1:1",
         DATABASE_URL: "postgres://postgres@127.0.0.1:1/nowhere"
       })
@@ -60,7 +60,7 @@ describe.concurrent("configuration errors", () => {
 
   it("an unreachable PostgreSQL is one line naming DATABASE_URL and the server's reason", async () => {
     const line = expectOneLineFailure(
-      await runScript("src/bin/api.ts", [], {
+      await runEntryPoint("api", {
         REDIS_URL: "",
         DATABASE_URL: "postgres://postgres@127.0.0.1:5432/tss_no_such_database"
       })
@@ -91,14 +91,14 @@ describe.concurrent("a worker's own variables", () => {
   const unreachable = { DATABASE_URL: "postgres://postgres@127.0.0.1:1/nowhere", REDIS_URL: "" }
 
   it.each(cases)("the worker process names %s before it connects to the database", async (variable, env) => {
-    const line = expectOneLineFailure(await runScript("src/bin/worker.ts", [], { ...unreachable, ...env }))
+    const line = expectOneLineFailure(await runEntryPoint("worker", { ...unreachable, ...env }))
     expect(line).toMatch(/^Invalid configuration: /)
     expect(line).toContain(variable)
   })
 
   it("npm start names INGEST_POLL_SECONDS before it connects to the database", async () => {
     const line = expectOneLineFailure(
-      await runScript("src/bin/all-in-one.ts", [], { ...unreachable, INGEST_POLL_SECONDS: "0" })
+      await runEntryPoint("all-in-one", { ...unreachable, INGEST_POLL_SECONDS: "0" })
     )
     expect(line).toMatch(/^Invalid configuration: INGEST_POLL_SECONDS/)
   })
@@ -111,7 +111,7 @@ describe.concurrent("a worker's own variables", () => {
     await admin.query(`CREATE DATABASE "${name}"`)
     try {
       const url = databaseNamed(inject("adminDatabaseUrl"), name)
-      const result = await runScript("src/bin/worker.ts", [], {
+      const result = await runEntryPoint("worker", {
         DATABASE_URL: url,
         REDIS_URL: "",
         DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), "tss-config-")),
@@ -154,7 +154,7 @@ describe("a DATA_DIR the process cannot use", () => {
     fs.writeFileSync(file, "")
     const dataDir = path.join(file, "data")
     const line = expectOneLineFailure(
-      await runScript("src/bin/api.ts", [], {
+      await runEntryPoint("api", {
         DATABASE_URL: databaseUrl,
         REDIS_URL: "",
         PORT: String(await freePort()),
@@ -199,7 +199,7 @@ describe("an empty or blank variable counts as unset", () => {
   })
 
   it("the API process reads PORT= as unset: it goes on to the database instead of refusing PORT", async () => {
-    const started = await runScript("src/bin/api.ts", [], {
+    const started = await runEntryPoint("api", {
       PORT: "",
       HOST: "",
       DATABASE_URL: "postgres://postgres@127.0.0.1:1/nowhere"

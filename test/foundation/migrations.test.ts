@@ -6,7 +6,7 @@ import { Effect, Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
 import { freePort } from "../hardening/OwnServers.js"
 import { databaseUrl } from "../support/databaseNames.js"
-import { expectJson, expectOneLineFailure, PROJECT_ROOT, runCli, runScript } from "./processes.js"
+import { expectJson, expectOneLineFailure, PROJECT_ROOT, runCli, runEntryPoint } from "./processes.js"
 
 const admin = (url: string, statement: string) =>
   Effect.runPromise(
@@ -53,8 +53,8 @@ describe("migrations", () => {
       // A table left by hand (or a half-restored dump): 0001_accounts.sql cannot create it.
       await admin(url, "CREATE TABLE tenants (x int)")
       const [api, worker, cli] = await Promise.all([
-        runScript("src/bin/api.ts", [], { DATABASE_URL: url, REDIS_URL: "", PORT: String(await freePort()) }),
-        runScript("src/bin/worker.ts", [], { DATABASE_URL: url, REDIS_URL: "" }),
+        runEntryPoint("api", { DATABASE_URL: url, REDIS_URL: "", PORT: String(await freePort()) }),
+        runEntryPoint("worker", { DATABASE_URL: url, REDIS_URL: "" }),
         runCli(url, "migrate")
       ])
       const reason = 'Migration 0001_accounts.sql failed: relation "tenants" already exists'

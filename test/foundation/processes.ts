@@ -22,19 +22,22 @@ const runProcess = (args: ReadonlyArray<string>, env: Record<string, string | un
   })
 }
 
-/** Runs `node --import tsx <script> ...args` from the project root with extra (or removed: undefined) variables. */
-export const runScript = (
-  script: string,
-  args: ReadonlyArray<string>,
-  env: Record<string, string | undefined> = {}
-): Promise<ProcessResult> => runProcess(["--import", "tsx", script, ...args], env)
-
 /**
  * The ops CLI as `npm run cli` runs it: from its bundle (built by the global setup): 1 CPU-second a
  * command where tsx took 5 (a file running a dozen commands hit the test timeout on a busy machine).
  */
 export const runBundledCli = (args: ReadonlyArray<string>, env: Record<string, string | undefined> = {}) =>
   runProcess(["src/bin/launch.mjs", "cli", ...args], env)
+
+/**
+ * A service process (`api`, `worker`, `all-in-one`) as `npm run api` and the like start it: from its
+ * bundle (built by the global setup). Under tsx each took ~5 CPU-seconds, and the configuration
+ * tests start two dozen at once.
+ */
+export const runEntryPoint = (
+  name: "api" | "worker" | "all-in-one",
+  env: Record<string, string | undefined> = {}
+): Promise<ProcessResult> => runProcess(["src/bin/launch.mjs", name], env)
 
 /** The ops CLI against the given database. */
 export const runCli = (databaseUrl: string, ...args: ReadonlyArray<string>) =>

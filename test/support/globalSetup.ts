@@ -29,8 +29,9 @@ export default async function setup(project: TestProject) {
   if (!process.env.CHROMIUM_PATH) await chromium.executablePath()
   // The browser tests drive the app as served from dist/web: build it once (a no-op when up to date).
   await buildWeb()
-  // The CLI tests run the CLI as `npm run cli` does, from its bundle: build it once (a no-op when up to date).
-  await buildServerBundle("cli")
+  // The CLI and process tests run the CLI and the services as `npm run cli` / `npm run api` … do, from
+  // their bundles: build them once (a no-op when up to date), not in each test's process at once.
+  for (const entryPoint of ["cli", "api", "worker", "all-in-one"]) await buildServerBundle(entryPoint)
   const scope = Effect.runSync(Scope.make())
   const adminUrl = process.env.DATABASE_URL
     ? process.env.DATABASE_URL
