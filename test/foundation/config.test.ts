@@ -97,9 +97,7 @@ describe.concurrent("a worker's own variables", () => {
   })
 
   it("npm start names INGEST_POLL_SECONDS before it connects to the database", async () => {
-    const line = expectOneLineFailure(
-      await runEntryPoint("all-in-one", { ...unreachable, INGEST_POLL_SECONDS: "0" })
-    )
+    const line = expectOneLineFailure(await runEntryPoint("all-in-one", { ...unreachable, INGEST_POLL_SECONDS: "0" }))
     expect(line).toMatch(/^Invalid configuration: INGEST_POLL_SECONDS/)
   })
 
