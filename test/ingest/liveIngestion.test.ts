@@ -8,7 +8,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { RepositoriesLive } from "../../src/infra/Repositories.js"
 import { makeSecretBox, SecretBox } from "../../src/infra/webhooks/SecretBox.js"
-import { PROJECT_ROOT } from "../foundation/processes.js"
+import { entryPointArgs, PROJECT_ROOT } from "../foundation/processes.js"
 import type { FakeTed } from "../support/FakeTed.js"
 import { type HttpsReceiver, startHttpsReceiver } from "../support/HttpsReceiver.js"
 import { TestDatabaseLive, TestDatabaseUrl } from "../support/TestDatabase.js"
@@ -33,7 +33,7 @@ const startWorker = (ted: FakeTed, receiver: HttpsReceiver, env: Record<string, 
     fs.writeFileSync(caFile, receiver.ca)
     return yield* Effect.acquireRelease(
       Effect.sync(() =>
-        spawn(process.execPath, ["--import", "tsx", "src/bin/worker.ts"], {
+        spawn(process.execPath, entryPointArgs("worker"), {
           cwd: PROJECT_ROOT,
           stdio: "ignore",
           env: {

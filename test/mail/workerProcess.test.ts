@@ -7,7 +7,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { EmailOutbox } from "../../src/infra/mail/EmailOutbox.js"
 import { RepositoriesLive } from "../../src/infra/Repositories.js"
-import { PROJECT_ROOT } from "../foundation/processes.js"
+import { entryPointArgs, PROJECT_ROOT } from "../foundation/processes.js"
 import { makeSelfSignedCertificate } from "../support/HttpsReceiver.js"
 import { startSmtpReceiver } from "../support/SmtpReceiver.js"
 import { TestDatabaseLive, TestDatabaseUrl } from "../support/TestDatabase.js"
@@ -18,7 +18,7 @@ const TestLayer = RepositoriesLive.pipe(Layer.provideMerge(TestDatabaseLive))
 const workerProcess = (env: Record<string, string>) =>
   Effect.acquireRelease(
     Effect.sync(() => {
-      const child = spawn(process.execPath, ["--import", "tsx", "src/bin/worker.ts"], {
+      const child = spawn(process.execPath, entryPointArgs("worker"), {
         cwd: PROJECT_ROOT,
         env: { ...process.env, REDIS_URL: "", LOG_LEVEL: "warn", ...env },
         stdio: ["ignore", "pipe", "pipe"]

@@ -3,12 +3,12 @@ import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { PROJECT_ROOT } from "../foundation/processes.js"
+import { entryPointArgs, PROJECT_ROOT } from "../foundation/processes.js"
 
 /** A real worker process (src/bin/worker.ts: jobs, webhooks, mail, reports) on the given database. */
 export const startWorker = (databaseUrl: string, env: Record<string, string> = {}): ChildProcess => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "tss-report-worker-"))
-  const child = spawn(process.execPath, ["--import", "tsx", "src/bin/worker.ts"], {
+  const child = spawn(process.execPath, entryPointArgs("worker"), {
     cwd: PROJECT_ROOT,
     stdio: ["ignore", "ignore", "inherit"],
     env: {

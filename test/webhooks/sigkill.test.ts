@@ -8,7 +8,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { RepositoriesLive } from "../../src/infra/Repositories.js"
 import { makeSecretBox, SecretBox } from "../../src/infra/webhooks/SecretBox.js"
-import { PROJECT_ROOT } from "../foundation/processes.js"
+import { entryPointArgs, PROJECT_ROOT } from "../foundation/processes.js"
 import { startHttpsReceiver } from "../support/HttpsReceiver.js"
 import { TestDatabaseLive, TestDatabaseUrl } from "../support/TestDatabase.js"
 import { deliveriesOf, eventually, expectedSignature, newMatchingTenders, tenantWithWebhooks } from "./fixtures.js"
@@ -29,7 +29,7 @@ const caFile = (dir: string, ca: string) => {
 const startWorker = (databaseUrl: string, ca: string, dataDir: string) =>
   Effect.acquireRelease(
     Effect.sync(() =>
-      spawn(process.execPath, ["--import", "tsx", "src/bin/worker.ts"], {
+      spawn(process.execPath, entryPointArgs("worker"), {
         cwd: PROJECT_ROOT,
         stdio: "ignore",
         env: {
