@@ -84,6 +84,8 @@ export const t = {
 
   tenders: {
     title: (company: string) => `Licitații pentru ${company}`,
+    /** The heading when the company could not be loaded (its error is shown below). */
+    titleWithoutCompany: "Licitații",
     minScore: "Scor minim",
     status: "Stare",
     statusAll: "Toate",
@@ -131,6 +133,8 @@ export const t = {
   verdict: VERDICT_LABELS_RO as Record<"GO" | "RESEARCH" | "SKIP", string>,
 
   detail: {
+    /** The heading when the tender could not be loaded (its error is shown below). */
+    titleUnloaded: "Licitație",
     breakdown: "De ce acest scor",
     confidence: (pct: number) => `Încredere: ${pct}%`,
     factor: {
@@ -172,6 +176,7 @@ export const t = {
 
   watchlists: {
     title: (company: string) => `Liste de urmărire: ${company}`,
+    titleWithoutCompany: "Liste de urmărire",
     intro: "Ce caută compania: coduri CPV, cuvinte cheie, valori, o autoritate anume.",
     add: "Listă nouă",
     name: "Denumire",
@@ -211,6 +216,8 @@ export const t = {
     anyVerdict: "Toate",
     dateFrom: "De la data",
     markAllRead: "Marchează toate ca citite",
+    confirmMarkAllFiltered:
+      "Se marchează ca citite toate alertele contului, din toate companiile și listele, nu doar cele filtrate aici. Continuați?",
     markedAll: (n: number) =>
       n === 1 ? "O alertă marcată ca citită." : `${romanianCount(n, "alertă", "alerte")} marcate ca citite.`,
     markRead: "Marchează citită",
@@ -234,6 +241,7 @@ export const t = {
     newKeyWarning: "Copiați-o acum: nu va mai fi afișată niciodată.",
     copy: "Copiază",
     copied: "Copiată",
+    copyFailed: "Browserul nu a permis copierea: cheia este selectată, copiați-o cu Ctrl+C (⌘+C pe Mac).",
     revoke: "Revocă",
     revoked: "revocată",
     confirmRevoke: (name: string) => `Revocați cheia „${name}”? Aplicațiile care o folosesc se opresc imediat.`,

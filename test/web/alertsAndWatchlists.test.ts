@@ -368,9 +368,16 @@ describe("alerts and watchlists in the browser app", () => {
     // Done: its notice, then another verdict.
     page.off("request", dropMarkAll)
     await page.setRequestInterception(false)
+    // Under the GO filter the app asks first (the route marks every alert of the account): yes.
+    const questions: Array<string> = []
+    page.on("dialog", (dialog) => {
+      questions.push(dialog.message())
+      void dialog.accept()
+    })
     await page.click("[data-testid=mark-all-read]")
     await page.waitForSelector("main [data-testid=notice]")
     expect((await shown()).notice).toMatch(/marcat/)
+    expect(questions).toEqual([t.alerts.confirmMarkAllFiltered])
     await filterByVerdict("RESEARCH")
     expect(await shown()).toEqual({ notice: null, error: null })
     expect(problems.filter((problem) => !/ERR_CONNECTION_FAILED/.test(problem))).toEqual([])

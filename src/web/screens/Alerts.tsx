@@ -115,6 +115,9 @@ export const AlertsScreen = () => {
     }
   }
   const markAll = async () => {
+    // The route marks every alert of the account (spec 4.8, no body): under a filter the list shows
+    // fewer than it will mark, so the user is asked first.
+    if (filtered && !window.confirm(t.alerts.confirmMarkAllFiltered)) return
     const done = await action.run(() => call((c) => c.alerts.markAllRead()))
     if (done) {
       setNotice(t.alerts.markedAll(done.data.updated))

@@ -110,6 +110,7 @@ export const Reports = ({ onCreditsChanged }: { readonly onCreditsChanged: () =>
         </form>
       )}
       <ErrorBox error={action.error} />
+      <ErrorBox error={companies.error} onRetry={companies.reload} />
       <ErrorBox error={reports.error} onRetry={reports.reload} />
       {reports.data === undefined ? (
         reports.loading && <Loading />

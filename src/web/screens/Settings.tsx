@@ -99,7 +99,8 @@ const ApiKeys = () => {
   const [created, setCreated] = useState<
     { readonly id: string; readonly name: string; readonly key: string } | undefined
   >(undefined)
-  const [copied, setCopied] = useState(false)
+  const [copied, setCopied] = useState<"no" | "yes" | "failed">("no")
+  const keyText = useRef<HTMLElement>(null)
   const action = useAction()
 
   const create = async (event: FormEvent) => {
@@ -109,7 +110,7 @@ const ApiKeys = () => {
     )
     if (result) {
       setCreated({ id: result.data.id, name: result.data.name, key: result.data.key })
-      setCopied(false)
+      setCopied("no")
       setName("")
       keys.reload()
     }
@@ -122,11 +123,15 @@ const ApiKeys = () => {
       keys.reload()
     }
   }
+  // No clipboard (the app served over plain http on another host than localhost) or a refused one:
+  // the key, shown only this once, is selected and the user told to copy it by hand.
   const copy = async (key: string) => {
-    await navigator.clipboard.writeText(key).then(
-      () => setCopied(true),
-      () => setCopied(false)
+    const done = await (navigator.clipboard?.writeText(key) ?? Promise.reject()).then(
+      () => true,
+      () => false
     )
+    setCopied(done ? "yes" : "failed")
+    if (!done && keyText.current !== null) window.getSelection()?.selectAllChildren(keyText.current)
   }
 
   return (
@@ -138,14 +143,21 @@ const ApiKeys = () => {
           <strong>{t.settings.newKeyTitle}</strong>
           <p className="small">{t.settings.newKeyWarning}</p>
           <div className="copy-row">
-            <code data-testid="new-key-value">{created.key}</code>
+            <code data-testid="new-key-value" ref={keyText}>
+              {created.key}
+            </code>
             <button type="button" onClick={() => copy(created.key)} data-testid="copy-key">
-              {copied ? t.settings.copied : t.settings.copy}
+              {copied === "yes" ? t.settings.copied : t.settings.copy}
             </button>
             <button type="button" className="link" onClick={() => setCreated(undefined)} data-testid="close-key">
               {t.close}
             </button>
           </div>
+          {copied === "failed" && (
+            <p className="small" role="alert" data-testid="copy-failed">
+              {t.settings.copyFailed}
+            </p>
+          )}
         </div>
       )}
       <form className="inline-form" onSubmit={create}>

@@ -50,6 +50,12 @@ export const FactorChart = (props: {
   </ol>
 )
 
+/** The tab's title while the tender loads (its heading comes with it, and takes the focus then). */
+const LoadingTitle = () => {
+  useDocumentTitle(t.loading)
+  return null
+}
+
 export const TenderDetailScreen = (props: { readonly companyId: string; readonly tenderId: string }) => {
   const { call } = useServices()
   const tender = useLoad(
@@ -59,7 +65,6 @@ export const TenderDetailScreen = (props: { readonly companyId: string; readonly
       ),
     [props.companyId, props.tenderId]
   )
-  useDocumentTitle(tender.data?.title ?? t.loading)
   // Back where it was opened from, as it was (`from`, an app path: filters, sort, page): the Alerts
   // screen or this company's tender list; else the company's list unfiltered.
   const from = backPath(useLocation().split("?")[1] ?? "")
@@ -80,7 +85,14 @@ export const TenderDetailScreen = (props: { readonly companyId: string; readonly
     return (
       <section>
         {back}
-        <ErrorBox error={tender.error} onRetry={tender.reload} />
+        {tender.error === undefined ? (
+          <LoadingTitle />
+        ) : (
+          <>
+            <ScreenHeading title={t.detail.titleUnloaded} />
+            <ErrorBox error={tender.error} onRetry={tender.reload} />
+          </>
+        )}
         {tender.loading && <Loading />}
       </section>
     )

@@ -1,3 +1,4 @@
+import { useEffect, useRef } from "react"
 import { useServices } from "../AppContext.js"
 import { ErrorBox } from "../components/ui.js"
 import { useAction, useLoad } from "../hooks.js"
@@ -20,8 +21,21 @@ export const TenderFeedback = (props: { readonly companyId: string; readonly ten
     await action.run(() => call((c) => c.feedback.mark({ path, payload: { relevant } })))
     marks.reload()
   }
+  // "Anulează marcajul" goes with the mark it undoes: the focus it had goes to "Relevantă", not to the page's top.
+  const relevantButton = useRef<HTMLButtonElement>(null)
+  const focusAfterUndo = useRef(false)
+  useEffect(() => {
+    if (!focusAfterUndo.current || current !== undefined || marks.data === undefined || action.pending) return
+    focusAfterUndo.current = false
+    relevantButton.current?.focus()
+  })
   const undo = async () => {
-    await action.run(() => call((c) => c.feedback.unmark({ path })))
+    focusAfterUndo.current = true
+    const undone = await action.run(async () => {
+      await call((c) => c.feedback.unmark({ path }))
+      return true
+    })
+    if (undone !== true) focusAfterUndo.current = false
     marks.reload()
   }
   return (
@@ -34,6 +48,7 @@ export const TenderFeedback = (props: { readonly companyId: string; readonly ten
       <div className="actions">
         <button
           type="button"
+          ref={relevantButton}
           aria-pressed={current?.relevant === true}
           disabled={action.pending || marks.data === undefined}
           onClick={() => mark(true)}
@@ -61,7 +76,11 @@ export const TenderFeedback = (props: { readonly companyId: string; readonly ten
           {current.relevant ? t.feedback.markedRelevant : t.feedback.markedNotRelevant}
         </p>
       )}
-      <ErrorBox error={action.error ?? marks.error} />
+      {action.error === undefined ? (
+        <ErrorBox error={marks.error} onRetry={marks.reload} />
+      ) : (
+        <ErrorBox error={action.error} />
+      )}
     </div>
   )
 }

@@ -253,7 +253,15 @@ export const TendersScreen = ({ companyId }: { readonly companyId: string }) => 
   return (
     <section>
       <div className="heading">
-        <ScreenHeading title={company.data ? t.tenders.title(company.data.name) : t.loading} />
+        <ScreenHeading
+          title={
+            company.data
+              ? t.tenders.title(company.data.name)
+              : company.error
+                ? t.tenders.titleWithoutCompany
+                : t.loading
+          }
+        />
         <Link to={paths.watchlists(companyId)}>{t.companies.watchlistsLink}</Link>
       </div>
       <ErrorBox error={company.error} onRetry={company.reload} />

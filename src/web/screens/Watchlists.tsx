@@ -77,7 +77,15 @@ export const WatchlistsScreen = ({ companyId }: { readonly companyId: string }) 
     <section>
       <div className="heading">
         <div>
-          <ScreenHeading title={company.data ? t.watchlists.title(company.data.name) : t.loading} />
+          <ScreenHeading
+            title={
+              company.data
+                ? t.watchlists.title(company.data.name)
+                : company.error
+                  ? t.watchlists.titleWithoutCompany
+                  : t.loading
+            }
+          />
           <p className="muted">{t.watchlists.intro}</p>
         </div>
         {editing === undefined && (

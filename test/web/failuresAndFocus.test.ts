@@ -1,0 +1,158 @@
+import type { Browser, HTTPRequest, Page } from "puppeteer-core"
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import { t } from "../../src/web/strings.js"
+import { type AppServer, launchBrowser, logIn, openPage, startAppServer } from "./support/AppServer.js"
+
+/**
+ * What the app does when a load fails, a browser refuses, or an action removes the button that had
+ * the focus: the user is told, can retry, and keeps a place on the page.
+ */
+describe("failures and focus in the browser app", () => {
+  let server: AppServer
+  let browser: Browser
+
+  beforeAll(async () => {
+    ;[server, browser] = await Promise.all([startAppServer(), launchBrowser()])
+  })
+  afterAll(async () => {
+    await browser?.close()
+    await server?.close()
+  })
+
+  /** Answers the first GET of `pathname` with a 503 (a passing failure), then lets the rest through. */
+  const failFirst = async (page: Page, pathname: RegExp) => {
+    let failed = 0
+    await page.setRequestInterception(true)
+    page.on("request", (request: HTTPRequest) => {
+      if (request.method() === "GET" && pathname.test(new URL(request.url()).pathname) && failed === 0) {
+        failed++
+        return request.respond({ status: 503, contentType: "text/plain", body: "busy" })
+      }
+      return request.continue()
+    })
+    return () => failed
+  }
+
+  const heading = (page: Page) => page.$eval("h1", (h) => h.textContent ?? "")
+  const unreadCount = async () =>
+    (
+      await server.sql(
+        (q) =>
+          q<{ n: number }>`SELECT count(*)::int AS n FROM alerts WHERE tenant_id = ${server.demo.tenantId} AND NOT read`
+      )
+    )[0]!.n
+
+  it("'mark all read' under a filter asks first (it marks every alert of the account); declined, nothing is marked", async () => {
+    const { page, problems, close } = await openPage(browser)
+    await logIn(page, server.baseUrl, server.demo.email, server.demo.password)
+    const before = await unreadCount()
+    expect(before).toBeGreaterThan(0)
+    const questions: Array<string> = []
+    let accept = false
+    page.on("dialog", (dialog) => {
+      questions.push(dialog.message())
+      void (accept ? dialog.accept() : dialog.dismiss())
+    })
+    await page.goto(`${server.baseUrl}/alerts?verdict=GO`)
+    await page.waitForSelector("[data-testid=alert]")
+    await page.click("[data-testid=mark-all-read]")
+    await vi.waitFor(() => expect(questions).toEqual([t.alerts.confirmMarkAllFiltered]))
+    expect(await unreadCount()).toBe(before)
+    // Accepted: every alert of the account is read, as the question said.
+    accept = true
+    await page.click("[data-testid=mark-all-read]")
+    await page.waitForSelector("[data-testid=notice]")
+    expect(await unreadCount()).toBe(0)
+    expect(questions).toHaveLength(2)
+    // Without a filter the list shows what the button marks: no question.
+    await server.sql((q) => q`UPDATE alerts SET read = false WHERE tenant_id = ${server.demo.tenantId}`)
+    await page.goto(`${server.baseUrl}/alerts`)
+    await page.waitForSelector("[data-testid=alert]")
+    await page.click("[data-testid=mark-all-read]")
+    await page.waitForSelector("[data-testid=notice]")
+    expect(questions).toHaveLength(2)
+    expect(await unreadCount()).toBe(0)
+    expect(problems).toEqual([])
+    await close()
+  })
+
+  it("a new key's 'Copiază' without a clipboard (plain http on another host) selects the key and says to copy it by hand", async () => {
+    const { page, problems, close } = await openPage(browser)
+    await page.evaluateOnNewDocument(() => {
+      Object.defineProperty(navigator, "clipboard", { value: undefined, configurable: true })
+    })
+    await logIn(page, server.baseUrl, server.demo.email, server.demo.password)
+    await page.click("a[href='/settings']")
+    await page.waitForSelector("[data-testid=create-key]")
+    await page.type("input[name=keyName]", "fără clipboard")
+    await page.click("[data-testid=create-key]")
+    await page.waitForSelector("[data-testid=new-key-value]")
+    await page.click("[data-testid=copy-key]")
+    await page.waitForSelector("[data-testid=copy-failed]")
+    expect(await page.$eval("[data-testid=copy-failed]", (n) => n.textContent)).toBe(t.settings.copyFailed)
+    const key = await page.$eval("[data-testid=new-key-value]", (n) => n.textContent)
+    expect(key).toMatch(/^svc_[0-9a-f]{64}$/)
+    expect(await page.evaluate(() => window.getSelection()?.toString())).toBe(key)
+    expect(await page.$eval("[data-testid=copy-key]", (n) => n.textContent)).toBe(t.settings.copy)
+    expect(problems).toEqual([])
+    await close()
+  })
+
+  it("the reports card says when the company list failed to load, with a retry that fills it", async () => {
+    const { page, close } = await openPage(browser)
+    await logIn(page, server.baseUrl, server.demo.email, server.demo.password)
+    const failed = await failFirst(page, /^\/api\/v1\/companies$/)
+    await page.click("a[href='/settings']")
+    await page.waitForSelector("[data-testid=reports] [data-testid=error] button")
+    expect(failed()).toBe(1)
+    expect(await page.$$eval("[data-testid=reports] select option", (options) => options.length)).toBe(0)
+    await page.click("[data-testid=reports] [data-testid=error] button")
+    await page.waitForSelector("[data-testid=reports] select option")
+    expect(await page.$("[data-testid=reports] [data-testid=error]")).toBeNull()
+    await close()
+  })
+
+  it("a screen whose company or tender cannot be loaded has a heading of its own, not 'Se încarcă…'", async () => {
+    const { page, close } = await openPage(browser)
+    await logIn(page, server.baseUrl, server.demo.email, server.demo.password)
+    const unknown = "6f1d2a8e-1c8b-4c55-9f0e-7a2b3c4d5e6f"
+    await page.goto(`${server.baseUrl}/companies/${unknown}/tenders`)
+    await page.waitForSelector("[data-testid=error]")
+    await page.waitForFunction((loading) => document.querySelector("h1")?.textContent !== loading, {}, t.loading)
+    expect(await heading(page)).toBe(t.tenders.titleWithoutCompany)
+    await page.goto(`${server.baseUrl}/companies/${unknown}/watchlists`)
+    await page.waitForSelector("[data-testid=error]")
+    await page.waitForFunction((loading) => document.querySelector("h1")?.textContent !== loading, {}, t.loading)
+    expect(await heading(page)).toBe(t.watchlists.titleWithoutCompany)
+    await page.goto(`${server.baseUrl}/companies/${server.demo.companyIds[0]}/tenders/${unknown}`)
+    await page.waitForSelector("[data-testid=error]")
+    expect(await heading(page)).toBe(t.detail.titleUnloaded)
+    expect(await page.title()).toContain(t.detail.titleUnloaded)
+    await close()
+  })
+
+  it("feedback: a failed load of the marks offers a retry; an undo gives the focus to 'Relevantă'", async () => {
+    const { page, problems, close } = await openPage(browser)
+    await logIn(page, server.baseUrl, server.demo.email, server.demo.password)
+    const companyId = server.demo.companyIds[0]!
+    const [top] = await server.sql(
+      (q) => q<{ tender_id: string }>`
+        SELECT tender_id FROM tender_scores WHERE company_id = ${companyId} ORDER BY overall_score DESC, tender_id LIMIT 1`
+    )
+    const failed = await failFirst(page, /\/feedback$/)
+    await page.goto(`${server.baseUrl}/companies/${companyId}/tenders/${top!.tender_id}`)
+    await page.waitForSelector("[data-testid=feedback] [data-testid=error] button")
+    expect(failed()).toBe(1)
+    expect(await page.$eval("[data-testid=mark-relevant]", (b) => (b as HTMLButtonElement).disabled)).toBe(true)
+    await page.click("[data-testid=feedback] [data-testid=error] button")
+    await page.waitForSelector("[data-testid=feedback][data-mark=none]")
+    await page.click("[data-testid=mark-relevant]")
+    await page.waitForSelector("[data-testid=unmark]")
+    await page.focus("[data-testid=unmark]")
+    await page.keyboard.press("Enter")
+    await page.waitForSelector("[data-testid=feedback][data-mark=none]")
+    await page.waitForFunction(() => document.activeElement?.getAttribute("data-testid") === "mark-relevant")
+    expect(problems.filter((p) => !/503/.test(p))).toEqual([])
+    await close()
+  })
+})
