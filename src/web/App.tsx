@@ -144,10 +144,19 @@ const Shell = () => {
           {unread !== undefined && unread > 0 && <span className="count">{formatNumber(unread, 0)}</span>}
         </button>
         <nav className={menuOpen ? "nav open" : "nav"}>
-          <Link to={paths.companies()} className={section === "companies" ? "active" : undefined}>
+          <Link
+            to={paths.companies()}
+            className={section === "companies" ? "active" : undefined}
+            current={section === "companies" ? "page" : undefined}
+          >
             {t.nav.companies}
           </Link>
-          <Link to={paths.alerts()} className={section === "alerts" ? "active" : undefined} testId="nav-alerts">
+          <Link
+            to={paths.alerts()}
+            className={section === "alerts" ? "active" : undefined}
+            current={section === "alerts" ? "page" : undefined}
+            testId="nav-alerts"
+          >
             {t.nav.alerts}
             {unread !== undefined && (
               <span
@@ -159,7 +168,11 @@ const Shell = () => {
               </span>
             )}
           </Link>
-          <Link to={paths.settings()} className={section === "settings" ? "active" : undefined}>
+          <Link
+            to={paths.settings()}
+            className={section === "settings" ? "active" : undefined}
+            current={section === "settings" ? "page" : undefined}
+          >
             {t.nav.settings}
           </Link>
           <button type="button" className="link" onClick={() => session.logout()} data-testid="logout">

@@ -139,6 +139,8 @@ export const Link = (props: {
   readonly onFollow?: (() => void) | undefined
   /** The element, e.g. to give it the focus back on return. */
   readonly anchorRef?: Ref<HTMLAnchorElement> | undefined
+  /** `page` on the navigation's link to the section shown (said by screen readers, not only drawn). */
+  readonly current?: "page" | undefined
 }) => {
   const onClick = (event: MouseEvent<HTMLAnchorElement>) => {
     if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return
@@ -147,7 +149,14 @@ export const Link = (props: {
     navigate(props.to, { back: props.back })
   }
   return (
-    <a href={props.to} onClick={onClick} className={props.className} data-testid={props.testId} ref={props.anchorRef}>
+    <a
+      href={props.to}
+      onClick={onClick}
+      className={props.className}
+      data-testid={props.testId}
+      ref={props.anchorRef}
+      aria-current={props.current}
+    >
       {props.children}
     </a>
   )

@@ -241,6 +241,7 @@ export const t = {
     newKeyWarning: "Copiați-o acum: nu va mai fi afișată niciodată.",
     copy: "Copiază",
     copied: "Copiată",
+    deliveryColumns: { time: "Momentul", status: "Stare", response: "Răspuns", action: "Acțiune" },
     copyFailed: "Browserul nu a permis copierea: cheia este selectată, copiați-o cu Ctrl+C (⌘+C pe Mac).",
     revoke: "Revocă",
     revoked: "revocată",

@@ -131,6 +131,24 @@ describe("failures and focus in the browser app", () => {
     await close()
   })
 
+  it("what is only drawn is also said: the section shown (aria-current) and each day's credit use", async () => {
+    const { page, problems, close } = await openPage(browser)
+    await logIn(page, server.baseUrl, server.demo.email, server.demo.password)
+    const current = () => page.$$eval("a[aria-current=page]", (links) => links.map((a) => a.textContent))
+    expect(await current()).toEqual([t.nav.companies])
+    await page.click("a[href='/settings']")
+    await page.waitForSelector("[data-testid=daily-use] li")
+    expect(await current()).toEqual([t.nav.settings])
+    // Read as a screen reader does: the accessible text of each day, not the bar's title.
+    const days = await page.$$eval("[data-testid=daily-use] li", (items) =>
+      items.map((item) => ({ title: item.getAttribute("title"), said: item.querySelector(".sr-only")?.textContent }))
+    )
+    expect(days.length).toBeGreaterThan(0)
+    for (const day of days) expect(day.said).toBe(day.title)
+    expect(problems).toEqual([])
+    await close()
+  })
+
   it("feedback: a failed load of the marks offers a retry; an undo gives the focus to 'Relevantă'", async () => {
     const { page, problems, close } = await openPage(browser)
     await logIn(page, server.baseUrl, server.demo.email, server.demo.password)

@@ -157,6 +157,12 @@ describe("settings and the tender detail in the browser app", () => {
     })
     await page.click("a[href='/settings']")
     await page.waitForSelector("[data-testid=webhook] tr[data-status=failed] button")
+    // The deliveries' columns are named for screen readers (the headers are not drawn).
+    expect(
+      await page.$$eval("[data-testid=webhook] table.deliveries thead th[scope=col]", (cells) =>
+        cells.map((cell) => cell.textContent)
+      )
+    ).toEqual(Object.values(t.settings.deliveryColumns))
     // A double click, as users do on a small "Retrimite" link.
     await page.$eval("[data-testid=webhook] tr[data-status=failed] button", (button) => {
       ;(button as HTMLButtonElement).click()

@@ -230,7 +230,11 @@ const Credits = ({ version }: { readonly version: number }) => {
             {data.daily.map((day) => (
               <li key={day.date} title={t.settings.dailyUseDay(shortDay(day.date), day.used)}>
                 <span className="day-bar" style={{ height: `${(day.used / peak) * 100}%` }} />
-                <span className="day-label">{shortDay(day.date)}</span>
+                <span className="day-label" aria-hidden="true">
+                  {shortDay(day.date)}
+                </span>
+                {/* The day's figure for screen readers and keyboards: the bar and its title are for the mouse. */}
+                <span className="sr-only">{t.settings.dailyUseDay(shortDay(day.date), day.used)}</span>
               </li>
             ))}
           </ol>
@@ -376,6 +380,14 @@ const Webhooks = () => {
                 <p className="muted small">{t.settings.noDeliveries}</p>
               ) : (
                 <table className="deliveries">
+                  <thead className="sr-only">
+                    <tr>
+                      <th scope="col">{t.settings.deliveryColumns.time}</th>
+                      <th scope="col">{t.settings.deliveryColumns.status}</th>
+                      <th scope="col">{t.settings.deliveryColumns.response}</th>
+                      <th scope="col">{t.settings.deliveryColumns.action}</th>
+                    </tr>
+                  </thead>
                   <tbody>
                     {deliveriesOf(hook).map((delivery) => (
                       <tr key={delivery.id} data-status={delivery.status}>
