@@ -10,7 +10,9 @@ export interface Loaded<A> {
 
 /**
  * Loads data for a screen: re-runs when `deps` change, ignores answers that arrive after a newer
- * request (fast filter changes), keeps the last data while reloading.
+ * request (fast filter changes), keeps the last data while reloading. A failed load keeps the last
+ * data only when it was loaded for the same `deps` (a refresh that failed); for other `deps` (a filter
+ * changed) it would show what the user no longer asked for beside the error, so it is dropped.
  */
 export const useLoad = <A>(load: () => Promise<A>, deps: ReadonlyArray<unknown>): Loaded<A> => {
   const [state, setState] = useState<{ data: A | undefined; error: AppError | undefined; loading: boolean }>({
@@ -20,17 +22,31 @@ export const useLoad = <A>(load: () => Promise<A>, deps: ReadonlyArray<unknown>)
   })
   const [version, setVersion] = useState(0)
   const latest = useRef(0)
+  // Which `deps` the requests and the data are for: a count moved by each change of them.
+  const depsChanges = useRef(0)
+  const dataFor = useRef(-1)
+  // Declared before the load below: its effect runs first, so a load sees the count of its `deps`.
+  useEffect(() => {
+    depsChanges.current++
+  }, [...deps])
   // biome-ignore lint/correctness/useExhaustiveDependencies: the caller names the dependencies of `load`.
   useEffect(() => {
     const request = ++latest.current
+    const forDeps = depsChanges.current
     setState((previous) => ({ ...previous, loading: true }))
     load().then(
       (data) => {
-        if (request === latest.current) setState({ data, error: undefined, loading: false })
+        if (request !== latest.current) return
+        dataFor.current = forDeps
+        setState({ data, error: undefined, loading: false })
       },
       (error) => {
-        if (request === latest.current)
-          setState((previous) => ({ ...previous, error: toAppError(error), loading: false }))
+        if (request !== latest.current) return
+        setState((previous) => ({
+          data: dataFor.current === forDeps ? previous.data : undefined,
+          error: toAppError(error),
+          loading: false
+        }))
       }
     )
   }, [...deps, version])

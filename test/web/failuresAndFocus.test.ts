@@ -19,12 +19,13 @@ describe("failures and focus in the browser app", () => {
     await server?.close()
   })
 
-  /** Answers the first GET of `pathname` with a 503 (a passing failure), then lets the rest through. */
-  const failFirst = async (page: Page, pathname: RegExp) => {
+  /** Answers the first GET whose URL `matches` with a 503 (a passing failure), then lets the rest through. */
+  const failFirst = async (page: Page, matches: RegExp | ((url: URL) => boolean)) => {
+    const test = typeof matches === "function" ? matches : (url: URL) => matches.test(url.pathname)
     let failed = 0
     await page.setRequestInterception(true)
     page.on("request", (request: HTTPRequest) => {
-      if (request.method() === "GET" && pathname.test(new URL(request.url()).pathname) && failed === 0) {
+      if (request.method() === "GET" && test(new URL(request.url())) && failed === 0) {
         failed++
         return request.respond({ status: 503, contentType: "text/plain", body: "busy" })
       }
@@ -128,6 +129,26 @@ describe("failures and focus in the browser app", () => {
     await page.waitForSelector("[data-testid=error]")
     expect(await heading(page)).toBe(t.detail.titleUnloaded)
     expect(await page.title()).toContain(t.detail.titleUnloaded)
+    await close()
+  })
+
+  it("a filter change whose load fails shows the error, not the last filter's alerts under the new one", async () => {
+    const { page, close } = await openPage(browser)
+    await logIn(page, server.baseUrl, server.demo.email, server.demo.password)
+    await page.goto(`${server.baseUrl}/alerts`)
+    await page.waitForSelector("[data-testid=alert]")
+    const failed = await failFirst(
+      page,
+      (url) => url.pathname === "/api/v1/alerts" && url.searchParams.get("verdict") === "GO"
+    )
+    await page.select("main .filters label:nth-child(3) select", "GO")
+    await page.waitForSelector("main [data-testid=error]")
+    expect(failed()).toBe(1)
+    expect(await page.$$("[data-testid=alert]")).toHaveLength(0)
+    // Retried: the GO alerts.
+    await page.click("main [data-testid=error] button")
+    await page.waitForSelector("[data-testid=alert]")
+    expect(await page.$("main [data-testid=error]")).toBeNull()
     await close()
   })
 
