@@ -108,7 +108,8 @@ const focusFirstShown = (candidates: ReadonlyArray<HTMLElement | null | undefine
  * place (the next one; the one before for the last), else to `addButton`, else to the heading of
  * the list's section (focusable: tabIndex -1), not to the page's top. `start` as the delete begins
  * (the focus still on its button); `failed` when it did not happen gives the focus back to the button
- * (disabled meanwhile, it lost it).
+ * (disabled meanwhile, it lost it); `settled`, once the list reloaded, ends the watch when the card
+ * stayed (an action that removes the card only under some filters: an alert marked read).
  */
 export const useRemovalFocus = (addButton: RefObject<HTMLElement | null>) => {
   const removal = useRef<{
@@ -132,6 +133,9 @@ export const useRemovalFocus = (addButton: RefObject<HTMLElement | null>) => {
     removal.current?.button.focus()
     removal.current = null
   }, [])
+  const settled = useCallback(() => {
+    if (removal.current?.button.isConnected) removal.current = null
+  }, [])
   // After each render: the list reloaded without the card, its button is no longer in the page.
   useEffect(() => {
     if (removal.current === null || removal.current.button.isConnected) return
@@ -139,7 +143,7 @@ export const useRemovalFocus = (addButton: RefObject<HTMLElement | null>) => {
     removal.current = null
     focusFirstShown([...neighbours, addButton.current, heading])
   })
-  return { start, failed }
+  return { start, failed, settled }
 }
 
 /** A ref whose element takes the focus once it is shown (an inline form's first field). */

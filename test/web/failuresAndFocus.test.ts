@@ -152,6 +152,45 @@ describe("failures and focus in the browser app", () => {
     await close()
   })
 
+  it("an alert's read / unread button keeps the focus; under 'necitite' it goes to the next alert's", async () => {
+    const { page, problems, close } = await openPage(browser)
+    await logIn(page, server.baseUrl, server.demo.email, server.demo.password)
+    await server.sql((q) => q`UPDATE alerts SET read = false WHERE tenant_id = ${server.demo.tenantId}`)
+    const focused = () =>
+      page.evaluate(() => ({
+        testId: document.activeElement?.getAttribute("data-testid") ?? null,
+        alert: document.activeElement?.closest("[data-testid=alert]")?.getAttribute("data-alert-id") ?? null
+      }))
+    const alertIds = () =>
+      page.$$eval("[data-testid=alert]", (items) => items.map((item) => item.getAttribute("data-alert-id")))
+
+    // Every alert listed: the card stays, its button says "mark unread" now and keeps the focus.
+    await page.goto(`${server.baseUrl}/alerts`)
+    await page.waitForSelector("[data-testid=alert] [data-testid=mark-read]")
+    const [first] = await alertIds()
+    await page.focus("[data-testid=alert]:first-child [data-testid=mark-read]")
+    await page.keyboard.press("Enter")
+    await page.waitForSelector("[data-testid=alert]:first-child [data-testid=mark-unread]")
+    await page.waitForFunction(() => document.activeElement?.getAttribute("data-testid") === "mark-unread")
+    expect(await focused()).toEqual({ testId: "mark-unread", alert: first })
+
+    // Only the unread: the card goes, the focus goes to the same button of the alert in its place.
+    await page.goto(`${server.baseUrl}/alerts?unread=true`)
+    await page.waitForSelector("[data-testid=alert] [data-testid=mark-read]")
+    const [gone, next] = await alertIds()
+    await page.focus("[data-testid=alert]:first-child [data-testid=mark-read]")
+    await page.keyboard.press("Enter")
+    await page.waitForFunction(
+      (id) => document.querySelector(`[data-testid=alert][data-alert-id="${id}"]`) === null,
+      {},
+      gone!
+    )
+    await page.waitForFunction(() => document.activeElement?.getAttribute("data-testid") === "mark-read")
+    expect(await focused()).toEqual({ testId: "mark-read", alert: next })
+    expect(problems).toEqual([])
+    await close()
+  })
+
   it("what is only drawn is also said: the section shown (aria-current) and each day's credit use", async () => {
     const { page, problems, close } = await openPage(browser)
     await logIn(page, server.baseUrl, server.demo.email, server.demo.password)

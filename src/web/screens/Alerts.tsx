@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from "react"
 import { useServices } from "../AppContext.js"
 import { Empty, ErrorBox, Loading, Notice, ScoreBadge, ScreenHeading, VerdictBadge } from "../components/ui.js"
 import { bucharestMidnight, formatDateTime } from "../format.js"
-import { useAction, useLoad } from "../hooks.js"
+import { useAction, useLoad, useRemovalFocus } from "../hooks.js"
 import { ISO_DAY, isUuid, Link, navigate, paths, queryOf, useLocation } from "../router.js"
 import { t } from "../strings.js"
 import { useUnread } from "../unread.js"
@@ -107,12 +107,21 @@ export const AlertsScreen = () => {
   // A filter change starts again on the first page.
   const filter = (change: Partial<Filters>) => go({ ...change, page: 1 })
 
+  // The focus of a read/unread button: kept on it (the button stays enabled meanwhile: a disabled one
+  // drops the focus), or, when the alert leaves the list (marked read under "necitite"), given to the
+  // same button of the alert that takes its place.
+  const markAllButton = useRef<HTMLButtonElement>(null)
+  const removalFocus = useRemovalFocus(markAllButton)
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs once the list has reloaded.
+  useEffect(() => removalFocus.settled(), [alerts.data])
   const setRead = async (id: string, read: boolean) => {
+    if (action.pending) return
+    removalFocus.start()
     const done = await action.run(() => call((c) => c.alerts.setRead({ path: { id }, payload: { read } })))
     if (done) {
       alerts.reload()
       unread.refresh()
-    }
+    } else removalFocus.failed()
   }
   const markAll = async () => {
     // The route marks every alert of the account (spec 4.8, no body): under a filter the list shows
@@ -138,7 +147,13 @@ export const AlertsScreen = () => {
     <section>
       <div className="heading">
         <ScreenHeading title={t.alerts.title} />
-        <button type="button" onClick={markAll} disabled={action.pending} data-testid="mark-all-read">
+        <button
+          type="button"
+          ref={markAllButton}
+          onClick={markAll}
+          disabled={action.pending}
+          data-testid="mark-all-read"
+        >
           {t.alerts.markAllRead}
         </button>
       </div>
@@ -196,6 +211,7 @@ export const AlertsScreen = () => {
               key={alert.id}
               className={alert.read ? "alert" : "alert unread"}
               data-testid="alert"
+              data-alert-id={alert.id}
               data-read={alert.read}
             >
               <ScoreBadge score={alert.score} verdict={alert.verdict} />
@@ -220,7 +236,7 @@ export const AlertsScreen = () => {
                 type="button"
                 className="link"
                 onClick={() => setRead(alert.id, !alert.read)}
-                disabled={action.pending}
+                aria-disabled={action.pending}
                 data-testid={alert.read ? "mark-unread" : "mark-read"}
               >
                 {alert.read ? t.alerts.markUnread : t.alerts.markRead}
