@@ -191,6 +191,32 @@ describe("failures and focus in the browser app", () => {
     await close()
   })
 
+  it("a key revoked from the keyboard gives the focus of its button to its 'revocată' badge", async () => {
+    const { page, problems, close } = await openPage(browser)
+    await logIn(page, server.baseUrl, server.demo.email, server.demo.password)
+    page.on("dialog", (dialog) => void dialog.accept())
+    await page.click("a[href='/settings']")
+    await page.waitForSelector("[data-testid=create-key]")
+    await page.type("input[name=keyName]", "de revocat")
+    await page.click("[data-testid=create-key]")
+    await page.waitForSelector("[data-testid=new-key-value]")
+    const [created] = await server.sql(
+      (q) => q<{ id: string }>`
+        SELECT id FROM api_keys WHERE tenant_id = ${server.demo.tenantId} AND name = 'de revocat'`
+    )
+    const row = `[data-testid=key][data-key-id="${created!.id}"]`
+    await page.waitForSelector(`${row} [data-testid=revoke-key]`)
+    await page.focus(`${row} [data-testid=revoke-key]`)
+    await page.keyboard.press("Enter")
+    await page.waitForSelector(`${row} [data-testid=key-revoked]`)
+    await page.waitForFunction(() => document.activeElement?.getAttribute("data-testid") === "key-revoked")
+    expect(
+      await page.evaluate(() => document.activeElement?.closest("[data-testid=key]")?.getAttribute("data-key-id"))
+    ).toBe(created!.id)
+    expect(problems).toEqual([])
+    await close()
+  })
+
   it("what is only drawn is also said: the section shown (aria-current) and each day's credit use", async () => {
     const { page, problems, close } = await openPage(browser)
     await logIn(page, server.baseUrl, server.demo.email, server.demo.password)

@@ -1,4 +1,4 @@
-import { type FormEvent, useCallback, useRef, useState } from "react"
+import { type FormEvent, useCallback, useEffect, useRef, useState } from "react"
 import { useServices } from "../AppContext.js"
 import { Empty, ErrorBox, Field, Loading, Notice, ScreenHeading } from "../components/ui.js"
 import { formatDate, formatDateTime, shortDay } from "../format.js"
@@ -115,11 +115,20 @@ const ApiKeys = () => {
       keys.reload()
     }
   }
+  // A revoked key's button becomes its "revocată" badge: the focus the button had goes to the badge.
+  const revokedJustNow = useRef<string | null>(null)
+  useEffect(() => {
+    const id = revokedJustNow.current
+    if (id === null || keys.data?.some((key) => key.id === id && !key.active) !== true) return
+    revokedJustNow.current = null
+    document.querySelector<HTMLElement>(`[data-testid=key][data-key-id="${id}"] [data-testid=key-revoked]`)?.focus()
+  }, [keys.data])
   const revoke = async (id: string, keyName: string) => {
     if (!window.confirm(t.settings.confirmRevoke(keyName))) return
     if (await action.run(() => call((c) => c.settings.revokeApiKey({ path: { id } })))) {
       // The banner must not keep offering a key that no longer works.
       setCreated((shown) => (shown?.id === id ? undefined : shown))
+      revokedJustNow.current = id
       keys.reload()
     }
   }
@@ -177,7 +186,7 @@ const ApiKeys = () => {
       ) : (
         <ul className="rows" data-testid="key-list">
           {keys.data.map((key) => (
-            <li key={key.id} data-testid="key" data-active={key.active}>
+            <li key={key.id} data-testid="key" data-key-id={key.id} data-active={key.active}>
               <code>{key.maskedKey}</code> <span>{key.name}</span>
               <span className="muted small">
                 {t.settings.createdAt} {formatDate(key.createdAt)}
@@ -196,7 +205,9 @@ const ApiKeys = () => {
                   {t.settings.revoke}
                 </button>
               ) : (
-                <span className="badge">{t.settings.revoked}</span>
+                <span className="badge" tabIndex={-1} data-testid="key-revoked">
+                  {t.settings.revoked}
+                </span>
               )}
             </li>
           ))}
