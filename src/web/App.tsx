@@ -99,13 +99,20 @@ const Shell = () => {
   const [changes, setChanges] = useState(0)
   // The last answer (count and newest unread alert); a poll answering otherwise is a change.
   const lastSeen = useRef<string | undefined>(undefined)
+  // Counts are asked in order; an answer to a request older than the one already shown is dropped
+  // (a poll sent before a "mark read" that answers after its refresh would put the old count back).
+  const requested = useRef(0)
+  const shown = useRef(0)
   const [menuOpen, setMenuOpen] = useState(false)
   const load = useCallback(
     (poll: boolean) => {
       // Not while the session is over (the screens wait under the login form).
       if (session.status !== "authenticated") return
+      const request = ++requested.current
       call((c) => c.alerts.list({ urlParams: { unread: true, limit: 1 } })).then(
         (page) => {
+          if (request < shown.current) return
+          shown.current = request
           const seen = `${page.meta.total} ${page.data[0]?.id ?? ""}`
           // A screen's own refresh follows its own change, which it has shown already: only polls count.
           if (poll && lastSeen.current !== undefined && seen !== lastSeen.current) setChanges((n) => n + 1)

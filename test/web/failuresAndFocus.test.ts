@@ -217,6 +217,52 @@ describe("failures and focus in the browser app", () => {
     await close()
   })
 
+  it("the unread badge keeps the newest count: a poll sent before a 'mark read' that answers after it is dropped", async () => {
+    const { page, problems, close } = await openPage(browser)
+    await page.evaluateOnNewDocument(() => {
+      ;(window as unknown as { tssUnreadPollMs: number }).tssUnreadPollMs = 2_000
+    })
+    await server.sql((q) => q`UPDATE alerts SET read = false WHERE tenant_id = ${server.demo.tenantId}`)
+    const before = await unreadCount()
+    await logIn(page, server.baseUrl, server.demo.email, server.demo.password)
+    const badge = () => page.$eval("[data-testid=unread-count]", (n) => n.textContent)
+    const isCount = (url: URL) =>
+      url.pathname === "/api/v1/alerts" &&
+      url.searchParams.get("unread") === "true" &&
+      url.searchParams.get("limit") === "1"
+    // An answer of the count as it was (before the mark), to send late for a poll held back.
+    let oldAnswer: string | undefined
+    let held: HTTPRequest | undefined
+    await page.setRequestInterception(true)
+    page.on("request", (request: HTTPRequest) => {
+      if (oldAnswer !== undefined && held === undefined && isCount(new URL(request.url()))) {
+        held = request
+        return
+      }
+      return request.continue()
+    })
+    page.on("response", async (response) => {
+      if (oldAnswer === undefined && isCount(new URL(response.url())) && response.ok())
+        oldAnswer = await response.text()
+    })
+    await page.goto(`${server.baseUrl}/alerts`)
+    await page.waitForSelector("[data-testid=alert] [data-testid=mark-read]")
+    await vi.waitFor(() => expect(held).toBeDefined(), { timeout: 15_000 })
+    await page.click("[data-testid=alert]:first-child [data-testid=mark-read]")
+    await page.waitForFunction(
+      (n) => document.querySelector("[data-testid=unread-count]")?.textContent === n,
+      {},
+      String(before - 1)
+    )
+    // The poll sent before the mark answers now, with the count before it.
+    // (Checked before the next poll, 2 s after the held one, could mend it.)
+    await held!.respond({ status: 200, contentType: "application/json", body: oldAnswer! })
+    await new Promise((resolve) => setTimeout(resolve, 150))
+    expect(await badge()).toBe(String(before - 1))
+    expect(problems).toEqual([])
+    await close()
+  })
+
   it("what is only drawn is also said: the section shown (aria-current) and each day's credit use", async () => {
     const { page, problems, close } = await openPage(browser)
     await logIn(page, server.baseUrl, server.demo.email, server.demo.password)
