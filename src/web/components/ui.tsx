@@ -28,6 +28,16 @@ export const useDocumentTitle = (screen: string | undefined) => {
  * A screen's <h1>: it names the page title and, when the screen was just navigated to, takes the
  * focus (tabIndex -1: focusable by the app, not a Tab stop), so a screen reader announces the screen.
  */
+/**
+ * The heading of a screen about something it loads (a company): its title once loaded, a title of its
+ * own when the load failed (the error is shown below it), else "Se încarcă…".
+ */
+export const loadedTitle = <A,>(
+  loaded: { readonly data: A | undefined; readonly error: AppError | undefined },
+  titleOf: (data: A) => string,
+  unloaded: string
+) => (loaded.data !== undefined ? titleOf(loaded.data) : loaded.error !== undefined ? unloaded : t.loading)
+
 export const ScreenHeading = (props: { readonly title: string }) => {
   const heading = useRef<HTMLHeadingElement>(null)
   useDocumentTitle(props.title)

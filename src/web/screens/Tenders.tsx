@@ -4,7 +4,16 @@ import { normalizeRomanianText } from "../../domain/tenders/RomanianText.js"
 import { useServices } from "../AppContext.js"
 import type { AppError } from "../api/errors.js"
 import { toAppError } from "../api/errors.js"
-import { Empty, ErrorBox, Field, Loading, ScoreBadge, ScreenHeading, VerdictBadge } from "../components/ui.js"
+import {
+  Empty,
+  ErrorBox,
+  Field,
+  Loading,
+  loadedTitle,
+  ScoreBadge,
+  ScreenHeading,
+  VerdictBadge
+} from "../components/ui.js"
 import { daysLeft, formatDate, formatTenderValue } from "../format.js"
 import { useLoad } from "../hooks.js"
 import { recallList, rememberList } from "../listMemory.js"
@@ -254,13 +263,7 @@ export const TendersScreen = ({ companyId }: { readonly companyId: string }) => 
     <section>
       <div className="heading">
         <ScreenHeading
-          title={
-            company.data
-              ? t.tenders.title(company.data.name)
-              : company.error
-                ? t.tenders.titleWithoutCompany
-                : t.loading
-          }
+          title={loadedTitle(company, (loaded) => t.tenders.title(loaded.name), t.tenders.titleWithoutCompany)}
         />
         <Link to={paths.watchlists(companyId)}>{t.companies.watchlistsLink}</Link>
       </div>

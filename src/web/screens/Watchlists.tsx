@@ -1,6 +1,6 @@
 import { type FormEvent, useState } from "react"
 import { useServices } from "../AppContext.js"
-import { Empty, ErrorBox, Field, Loading, Notice, ScoreInput, ScreenHeading } from "../components/ui.js"
+import { Empty, ErrorBox, Field, Loading, loadedTitle, Notice, ScoreInput, ScreenHeading } from "../components/ui.js"
 import { amountInput, changedFields, keywordsInput, parseAmount, splitKeywords } from "../FormInputs.js"
 import { formatAmount } from "../format.js"
 import { useAction, useFocusOnMount, useInlineForm, useLoad, useRemovalFocus } from "../hooks.js"
@@ -78,13 +78,7 @@ export const WatchlistsScreen = ({ companyId }: { readonly companyId: string }) 
       <div className="heading">
         <div>
           <ScreenHeading
-            title={
-              company.data
-                ? t.watchlists.title(company.data.name)
-                : company.error
-                  ? t.watchlists.titleWithoutCompany
-                  : t.loading
-            }
+            title={loadedTitle(company, (loaded) => t.watchlists.title(loaded.name), t.watchlists.titleWithoutCompany)}
           />
           <p className="muted">{t.watchlists.intro}</p>
         </div>
