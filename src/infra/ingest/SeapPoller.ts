@@ -95,9 +95,9 @@ const makeSeapPoller = Effect.gen(function* () {
     })
 
   /**
-   * A notice's detail. One SEAP answers 400 (its classic detail endpoints do so for eForms "v2"
-   * notices, ../shared/sources) is read from its list row instead: asking again would get the same
-   * 400 for the week its retry job lives, and then lose the notice. Every other failure fails the
+   * A notice's detail, or none when SEAP answers 400 (its classic detail endpoints do for eForms "v2"
+   * notices, ../shared/sources): the notice is then read from its list row, where asking again would
+   * get the same 400 for the week its retry job lives and then lose it. Every other failure fails the
    * read (retried as its own job).
    */
   const detailOf = (ref: string, path: string) =>

@@ -25,10 +25,6 @@ export const useDocumentTitle = (screen: string | undefined) => {
 }
 
 /**
- * A screen's <h1>: it names the page title and, when the screen was just navigated to, takes the
- * focus (tabIndex -1: focusable by the app, not a Tab stop), so a screen reader announces the screen.
- */
-/**
  * The heading of a screen about something it loads (a company): its title once loaded, a title of its
  * own when the load failed (the error is shown below it), else "Se încarcă…".
  */
@@ -38,6 +34,10 @@ export const loadedTitle = <A,>(
   unloaded: string
 ) => (loaded.data !== undefined ? titleOf(loaded.data) : loaded.error !== undefined ? unloaded : t.loading)
 
+/**
+ * A screen's <h1>: it names the page title and, when the screen was just navigated to, takes the
+ * focus (tabIndex -1: focusable by the app, not a Tab stop), so a screen reader announces the screen.
+ */
 export const ScreenHeading = (props: { readonly title: string }) => {
   const heading = useRef<HTMLHeadingElement>(null)
   useDocumentTitle(props.title)
