@@ -52,6 +52,10 @@ export const codeSetOf = (codes: ReadonlyArray<string>): CodeSet => ({
 
 /** meetingDepth over prepared parts: the tender code's 8 digits and significant length, the watched code's significant digits. */
 const depthOf = (tender: string, tenderSignificantLength: number, watched: string): number => {
+  // Most pairs compared lie in different divisions, settled by the first two digits (a significant
+  // part has at least two).
+  if (tender.charCodeAt(0) !== watched.charCodeAt(0)) return 0
+  if (tender.charCodeAt(1) !== watched.charCodeAt(1)) return 1
   if (tender.startsWith(watched)) return INSIDE
   const limit = Math.min(tenderSignificantLength, watched.length)
   let shared = 0

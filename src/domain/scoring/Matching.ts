@@ -79,7 +79,20 @@ interface TextProfile {
 // Computed once per company and corpus snapshot: the candidate rule asks for it for every pair.
 const textProfiles = new WeakMap<CorpusStats, WeakMap<PreparedCompany, TextProfile>>()
 
+// The last profile asked for: the rule walks its pairs company by company, so most calls are for
+// the company of the call before, found without the two WeakMap lookups.
+let lastProfile: { company: PreparedCompany; stats: CorpusStats; profile: TextProfile } | undefined
+
 const textProfileOf = (company: PreparedCompany, stats: CorpusStats): TextProfile => {
+  if (lastProfile !== undefined && lastProfile.company === company && lastProfile.stats === stats) {
+    return lastProfile.profile
+  }
+  const profile = cachedTextProfileOf(company, stats)
+  lastProfile = { company, stats, profile }
+  return profile
+}
+
+const cachedTextProfileOf = (company: PreparedCompany, stats: CorpusStats): TextProfile => {
   let byCompany = textProfiles.get(stats)
   if (byCompany === undefined) {
     byCompany = new WeakMap()
@@ -103,15 +116,22 @@ const textProfileOf = (company: PreparedCompany, stats: CorpusStats): TextProfil
   return profile
 }
 
-export const textEvidence = (company: PreparedCompany, tender: PreparedTender, stats: CorpusStats): TextEvidence => {
-  const { terms, weights, total } = textProfileOf(company, stats)
+/** Specificity of the profile's words the tender contains. */
+const sharedSpecificity = ({ terms, weights }: TextProfile, tender: PreparedTender): number => {
   let shared = 0
   for (let i = 0; i < terms.length; i++) if (tender.termFrequencies.has(terms[i]!)) shared += weights[i]!
-  return { shared, total }
+  return shared
+}
+
+export const textEvidence = (company: PreparedCompany, tender: PreparedTender, stats: CorpusStats): TextEvidence => {
+  const profile = textProfileOf(company, stats)
+  return { shared: sharedSpecificity(profile, tender), total: profile.total }
 }
 
 export const isTextCandidate = (company: PreparedCompany, tender: PreparedTender, stats: CorpusStats): boolean => {
-  const { shared, total } = textEvidence(company, tender, stats)
+  const profile = textProfileOf(company, stats)
+  const shared = sharedSpecificity(profile, tender)
+  const total = profile.total
   const floor = knownMostlyByText(company) ? TEXT_ONLY_CANDIDATE_FLOOR : TEXT_CANDIDATE_FLOOR
   return shared > 0 && (shared >= floor || shared >= TEXT_CANDIDATE_COVERAGE * total)
 }

@@ -5,9 +5,25 @@ export interface CorpusStats {
   readonly documentCount: number
   readonly averageLength: number
   readonly documentFrequencies: ReadonlyMap<string, number>
+  /**
+   * inverseDocumentFrequency of every term of the corpus, worked out once: scoring asks for it for
+   * every shared term of every pair (tens of millions of times a run), and a logarithm costs more
+   * than the lookup. A term outside the corpus has `unseenIdf`.
+   */
+  readonly idf: ReadonlyMap<string, number>
+  readonly unseenIdf: number
 }
 
-export const emptyCorpusStats: CorpusStats = { documentCount: 0, averageLength: 1, documentFrequencies: new Map() }
+/** BM25+ style idf of a term in `df` of `documentCount` documents: always positive. */
+const idfOf = (documentCount: number, df: number): number => Math.log(1 + (documentCount - df + 0.5) / (df + 0.5))
+
+export const emptyCorpusStats: CorpusStats = {
+  documentCount: 0,
+  averageLength: 1,
+  documentFrequencies: new Map(),
+  idf: new Map(),
+  unseenIdf: idfOf(0, 0)
+}
 
 /** Builds corpus statistics from tenders' term frequencies. */
 export const buildCorpusStats = (
@@ -23,10 +39,14 @@ export const buildCorpusStats = (
       documentFrequencies.set(term, (documentFrequencies.get(term) ?? 0) + 1)
     }
   }
+  const idf = new Map<string, number>()
+  for (const [term, df] of documentFrequencies) idf.set(term, idfOf(documentCount, df))
   return {
     documentCount,
     averageLength: documentCount > 0 ? Math.max(1, totalLength / documentCount) : 1,
-    documentFrequencies
+    documentFrequencies,
+    idf,
+    unseenIdf: idfOf(documentCount, 0)
   }
 }
 
@@ -39,10 +59,8 @@ export const BM25_B = 0.75
 export const SEMANTIC_SCALE = 8
 
 /** Always positive, so every shared term adds to the score (BM25+ style idf). */
-export const inverseDocumentFrequency = (stats: CorpusStats, term: string): number => {
-  const df = stats.documentFrequencies.get(term) ?? 0
-  return Math.log(1 + (stats.documentCount - df + 0.5) / (df + 0.5))
-}
+export const inverseDocumentFrequency = (stats: CorpusStats, term: string): number =>
+  stats.idf.get(term) ?? stats.unseenIdf
 
 /** BM25 term weight (idf × saturated tf) of one query term in the tender; 0 when absent. */
 export const termContribution = (term: string, tender: PreparedTender, stats: CorpusStats): number => {
