@@ -22,8 +22,10 @@ export const KEYWORD_RATE = 0.8
  * A phrase can only occur where all its stems do: one map lookup per stem rules most tenders out
  * before the text is scanned (the candidate rule and the scorer ask this for every pair).
  */
-const mayContain = (phrase: KeywordPhrase, tender: PreparedTender): boolean =>
-  phrase.stems.every((stem) => tender.termFrequencies.has(stem))
+const mayContain = (phrase: KeywordPhrase, tender: PreparedTender): boolean => {
+  for (const stem of phrase.stems) if (!tender.termFrequencies.has(stem)) return false
+  return true
+}
 
 /** The keyword factor's evidence: the keywords the tender contains, by where it names them first. */
 export interface KeywordsFound {

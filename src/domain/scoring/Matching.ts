@@ -158,7 +158,7 @@ export const isCandidate = (
   const t = tender.tender
   if (cpvMatchReaches(tender.cpv, company.profileCpv, CANDIDATE_MIN_CPV)) return true
   if (company.authorityIds.has(t.authorityId)) return true
-  if (company.company.history.some((award) => award.authorityId === t.authorityId)) return true
+  for (const award of company.company.history) if (award.authorityId === t.authorityId) return true
   if (matchesAnyPhrase(company.phrases, tender)) return true
   if (affinity.byClass.size > 0 && isAffinityCandidate(company, tender, affinity)) return true
   return company.textTerms.length > 0 && isTextCandidate(company, tender, stats)

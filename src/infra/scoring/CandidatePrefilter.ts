@@ -148,16 +148,14 @@ export const makeCandidatePrefilter = Effect.gen(function* () {
       const tendersByCompany = (batch: ReadonlyArray<LoadedTender>) => {
         const byCompany = new Map<string, Array<LoadedTender>>()
         for (const tender of batch) {
-          // A company reached through several keys is a candidate of the tender once.
-          const reached = new Set<string>()
+          // A company reached through several keys is a candidate of the tender once: tenders are
+          // taken one after the other, so one already reached has this tender last in its list.
           const collect = (set: Set<string> | undefined) => {
             if (set === undefined) return
             for (const id of set) {
-              if (reached.has(id)) continue
-              reached.add(id)
               const tenders = byCompany.get(id)
               if (tenders === undefined) byCompany.set(id, [tender])
-              else tenders.push(tender)
+              else if (tenders[tenders.length - 1] !== tender) tenders.push(tender)
             }
           }
           for (const key of cpvKeys.get(tender)!) collect(byCpvKey.get(key))

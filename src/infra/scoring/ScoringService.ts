@@ -72,6 +72,8 @@ export class ScoringChunks extends Context.Reference<ScoringChunks>()("ScoringCh
   defaultValue: () => ({ batch: SCORING_BATCH_SIZE, group: SCORING_GROUP_SIZE })
 }) {}
 
+const byTenderId = (a: LoadedTender, b: LoadedTender) => (a.row.id < b.row.id ? -1 : a.row.id > b.row.id ? 1 : 0)
+
 const chunksOf = <A>(items: ReadonlyArray<A>, size: number): Array<ReadonlyArray<A>> => {
   const chunks: Array<ReadonlyArray<A>> = []
   for (let i = 0; i < items.length; i += size) chunks.push(items.slice(i, i + size))
@@ -105,14 +107,18 @@ export const makeScoringService = Effect.gen(function* () {
   ) =>
     Effect.gen(function* () {
       const startedAt = yield* Clock.currentTimeMillis
-      const candidates = candidatesOf.tendersByCompany(tenders)
-      const companies = yield* profiles.profilesOf([...candidates.keys()])
+      // Pairs in the order the score INSERT sorts its rows (company, then tender id; uuids compare as
+      // their lower-case text does), so PostgreSQL's sort finds them in order.
+      const candidates = candidatesOf.tendersByCompany([...tenders].sort(byTenderId))
+      const companyIds = [...candidates.keys()].sort()
+      const companies = yield* profiles.profilesOf(companyIds)
       const profilesAt = yield* Clock.currentTimeMillis
       // Company by company (see CandidateIndex): the rule here, then the scorer and the writer, in this order.
       const pairs: Array<ScoringPair> = []
       let checked = 0
-      for (const [companyId, candidateTenders] of candidates) {
+      for (const companyId of companyIds) {
         const company = companies.get(companyId)
+        const candidateTenders = candidates.get(companyId)!
         if (company === undefined) continue
         checked += candidateTenders.length
         for (const tender of candidateTenders) {
