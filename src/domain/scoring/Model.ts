@@ -128,7 +128,8 @@ const factor = (weight: number, score: number): Factor => ({
 
 /**
  * The full breakdown (weights and contributions) of factor scores under the given weights. Built for
- * every pair scored (millions per run), so each object is made once: no spread, no lookup by name.
+ * every pair scored (millions per run), so each object is made once: no spread, and each weight read
+ * by its own name rather than through a name passed in.
  */
 export const factorBreakdown = (scores: FactorScores, weights: Weights = WEIGHTS): Factors => {
   const cpv = weights.cpv

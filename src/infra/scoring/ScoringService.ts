@@ -118,8 +118,8 @@ export const makeScoringService = Effect.gen(function* () {
       let checked = 0
       for (const companyId of companyIds) {
         const company = companies.get(companyId)
-        const candidateTenders = candidates.get(companyId)!
         if (company === undefined) continue
+        const candidateTenders = candidates.get(companyId)!
         checked += candidateTenders.length
         for (const tender of candidateTenders) {
           if (isCandidate(company.prepared, tender.prepared, stats, affinity)) pairs.push({ tender, company })
