@@ -1,9 +1,9 @@
-import type { Browser, HTTPRequest, Page } from "puppeteer-core"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import type { HTTPRequest, Page } from "puppeteer-core"
+import { describe, expect, it } from "vitest"
 import { projectFile } from "../../src/infra/config/ProjectFiles.js"
 import { t } from "../../src/web/strings.js"
 import { request } from "../support/http.js"
-import { type AppServer, launchBrowser, logIn, openPage, startAppServer, texts } from "./support/AppServer.js"
+import { appAndBrowser, logIn, openPage, texts } from "./support/AppServer.js"
 
 /**
  * The Alerts and Watchlists screens of a consultant with several client companies, in a real
@@ -15,27 +15,18 @@ import { type AppServer, launchBrowser, logIn, openPage, startAppServer, texts }
 const DOCS = projectFile("docs")
 
 describe("alerts and watchlists in the browser app", () => {
-  let server: AppServer
-  let browser: Browser
-
-  beforeAll(async () => {
-    ;[server, browser] = await Promise.all([startAppServer(), launchBrowser()])
-  })
-  afterAll(async () => {
-    await browser?.close()
-    await server?.close()
-  })
+  const app = appAndBrowser()
 
   const waitForIdle = (page: Page) => page.waitForFunction(() => document.querySelector("[aria-busy=true]") === null)
 
   /** A logged-in page; `unreadPollMs` shortens the unread badge's poll (the app's test setting, README). */
   const session = async (options: { unreadPollMs?: number } = {}) => {
-    const opened = await openPage(browser)
+    const opened = await openPage(app.browser)
     if (options.unreadPollMs !== undefined)
       await opened.page.evaluateOnNewDocument((ms) => {
         ;(window as unknown as { tssUnreadPollMs: number }).tssUnreadPollMs = ms
       }, options.unreadPollMs)
-    await logIn(opened.page, server.baseUrl, server.demo.email, server.demo.password)
+    await logIn(opened.page, app.server.baseUrl, app.server.demo.email, app.server.demo.password)
     return opened
   }
 
@@ -45,20 +36,20 @@ describe("alerts and watchlists in the browser app", () => {
     await page.waitForSelector("[data-testid=alert-company]")
     const shown = await texts(page, "[data-testid=alert] .title")
     const companies = await texts(page, "[data-testid=alert-company]")
-    const expected = await server.sql(
+    const expected = await app.server.sql(
       (q) => q<{ title: string; company: string }>`
         SELECT t.title, c.name AS company FROM alerts a
         JOIN tenders t ON t.id = a.tender_id JOIN companies c ON c.id = a.company_id
-        WHERE a.tenant_id = ${server.demo.tenantId}
+        WHERE a.tenant_id = ${app.server.demo.tenantId}
         ORDER BY a.created_at DESC, a.score DESC, a.id DESC LIMIT 20`
     )
     expect(expected.length).toBeGreaterThan(0)
     expect(shown).toEqual(expected.map((row) => row.title))
     expect(companies).toEqual(expected.map((row) => row.company))
     // The demo is a consultant's workspace: its alerts span both client companies.
-    const allCompanies = await server.sql(
+    const allCompanies = await app.server.sql(
       (q) => q<{ n: number }>`
-        SELECT count(DISTINCT company_id)::int AS n FROM alerts WHERE tenant_id = ${server.demo.tenantId}`
+        SELECT count(DISTINCT company_id)::int AS n FROM alerts WHERE tenant_id = ${app.server.demo.tenantId}`
     )
     expect(allCompanies[0]!.n).toBeGreaterThan(1)
     await page.screenshot({ path: `${DOCS}/alerts.png` })
@@ -68,8 +59,8 @@ describe("alerts and watchlists in the browser app", () => {
 
   it("the Watchlists screen shows each CPV code with its Romanian label, and so does the editor's chips", async () => {
     const { page, problems, close } = await session()
-    const companyId = server.demo.companyIds[0]!
-    await page.goto(`${server.baseUrl}/companies/${companyId}/watchlists`)
+    const companyId = app.server.demo.companyIds[0]!
+    await page.goto(`${app.server.baseUrl}/companies/${companyId}/watchlists`)
     await page.waitForSelector("[data-testid=watchlist-cpv] li")
     // Labels arrive after the list (one CPV search per distinct code).
     await page.waitForFunction(() =>
@@ -83,7 +74,7 @@ describe("alerts and watchlists in the browser app", () => {
     )
     const codes = [...new Set(shown.map(([code]) => code!))]
     expect(codes.length).toBeGreaterThan(0)
-    const table = await server.sql(
+    const table = await app.server.sql(
       (q) => q<{ code: string; label_ro: string }>`
         SELECT rtrim(code_full) AS code, label_ro FROM cpv_codes WHERE rtrim(code_full) = ANY(${codes})`
     )
@@ -140,7 +131,7 @@ describe("alerts and watchlists in the browser app", () => {
 
   it("keeps the Alerts page after opening an alert's tender and coming back; a page past the end moves to the last", async () => {
     const { page, problems, close } = await session()
-    await page.goto(`${server.baseUrl}/alerts`)
+    await page.goto(`${app.server.baseUrl}/alerts`)
     await page.waitForSelector(".pager")
     await page.click(".pager button:last-of-type")
     await page.waitForFunction(
@@ -155,7 +146,7 @@ describe("alerts and watchlists in the browser app", () => {
     expect(await page.$eval(".pager span", (span) => span.textContent)).toMatch(/^Pagina 2 din/)
     expect((await texts(page, "[data-testid=alert] .title"))[0]).toBe(title)
     // A page beyond the end (an old link, alerts deleted meanwhile) shows the last one, and says so in the address.
-    await page.goto(`${server.baseUrl}/alerts?page=999`)
+    await page.goto(`${app.server.baseUrl}/alerts?page=999`)
     await page.waitForSelector("[data-testid=alert]")
     const last = await page.$eval(".pager span", (span) => /din (\d+)/.exec(span.textContent ?? "")?.[1])
     await page.waitForFunction((n) => window.location.search === `?page=${n}`, {}, last)
@@ -165,8 +156,8 @@ describe("alerts and watchlists in the browser app", () => {
 
   it("deleting the watchlist whose editor is open closes the editor (no form left for a list that is gone)", async () => {
     const { page, problems, close } = await session()
-    const companyId = server.demo.companyIds[0]!
-    await page.goto(`${server.baseUrl}/companies/${companyId}/watchlists`)
+    const companyId = app.server.demo.companyIds[0]!
+    await page.goto(`${app.server.baseUrl}/companies/${companyId}/watchlists`)
     await page.waitForSelector("[data-testid=watchlist]")
     const before = (await page.$$("[data-testid=watchlist]")).length
     // Edit the first watchlist, then delete that same one from its card.
@@ -182,13 +173,13 @@ describe("alerts and watchlists in the browser app", () => {
 
   it("the open Alerts list shows a new alert when the unread badge's poll finds it, keeping its filters", async () => {
     const { page, problems, close } = await session({ unreadPollMs: 500 })
-    await page.goto(`${server.baseUrl}/alerts?unread=true`)
+    await page.goto(`${app.server.baseUrl}/alerts?unread=true`)
     await page.waitForSelector("[data-testid=alert]")
     await waitForIdle(page)
     const badge = () => page.$eval("[data-testid=unread-count]", (count) => count.textContent ?? "")
-    const before = await server.sql(
+    const before = await app.server.sql(
       (q) => q<{ n: number }>`
-        SELECT count(*)::int AS n FROM alerts WHERE tenant_id = ${server.demo.tenantId} AND NOT read`
+        SELECT count(*)::int AS n FROM alerts WHERE tenant_id = ${app.server.demo.tenantId} AND NOT read`
     )
     await page.waitForFunction(
       (n) => document.querySelector("[data-testid=unread-count]")?.textContent === n,
@@ -196,19 +187,19 @@ describe("alerts and watchlists in the browser app", () => {
       String(before[0]!.n)
     )
     // The scoring pipeline raises an alert while the screen is open: a tender not yet alerted for a watchlist.
-    const [target] = await server.sql(
+    const [target] = await app.server.sql(
       (q) => q<{ watchlist_id: string; company_id: string; tender_id: string; title: string }>`
         SELECT w.id AS watchlist_id, w.company_id, t.id AS tender_id, t.title
         FROM watchlists w CROSS JOIN tenders t
-        WHERE w.tenant_id = ${server.demo.tenantId} AND w.deleted_at IS NULL
+        WHERE w.tenant_id = ${app.server.demo.tenantId} AND w.deleted_at IS NULL
           AND NOT EXISTS (SELECT 1 FROM alerts a WHERE a.watchlist_id = w.id AND a.tender_id = t.id)
         ORDER BY w.created_at, t.id LIMIT 1`
     )
-    await server.sql(
+    await app.server.sql(
       (q) => q`
         INSERT INTO alerts (tenant_id, company_id, watchlist_id, tender_id, score, verdict, read, created_at,
                             tender_publish_date)
-        SELECT ${server.demo.tenantId}, ${target!.company_id}, ${target!.watchlist_id}, ${target!.tender_id}, 90, 'GO',
+        SELECT ${app.server.demo.tenantId}, ${target!.company_id}, ${target!.watchlist_id}, ${target!.tender_id}, 90, 'GO',
                false, now() + interval '1 minute', publish_date
         FROM tenders WHERE id = ${target!.tender_id}`
     )
@@ -233,8 +224,8 @@ describe("alerts and watchlists in the browser app", () => {
   it("a tender's back link returns where it was opened from: the Alerts as they were, or the company's list", async () => {
     const { page, problems, close } = await session()
     // Enough unread alerts for a second page.
-    await server.sql((q) => q`UPDATE alerts SET read = false WHERE tenant_id = ${server.demo.tenantId}`)
-    await page.goto(`${server.baseUrl}/alerts?unread=true&page=2`)
+    await app.server.sql((q) => q`UPDATE alerts SET read = false WHERE tenant_id = ${app.server.demo.tenantId}`)
+    await page.goto(`${app.server.baseUrl}/alerts?unread=true&page=2`)
     await page.waitForFunction(
       () => document.querySelector(".pager span")?.textContent?.startsWith("Pagina 2 ") ?? false
     )
@@ -253,8 +244,8 @@ describe("alerts and watchlists in the browser app", () => {
     expect(await page.$eval(readFilter, (select) => (select as HTMLSelectElement).value)).toBe("true")
 
     // Opened from the company's tender list: back to the list.
-    const companyId = server.demo.companyIds[0]!
-    await page.goto(`${server.baseUrl}/companies/${companyId}/tenders`)
+    const companyId = app.server.demo.companyIds[0]!
+    await page.goto(`${app.server.baseUrl}/companies/${companyId}/tenders`)
     await page.waitForSelector("[data-testid=tender-link]")
     await page.click("[data-testid=tender-link]")
     await page.waitForSelector("[data-testid=tender-detail]")
@@ -266,7 +257,7 @@ describe("alerts and watchlists in the browser app", () => {
     // A `from` leading out of the app (a crafted link) is no way back: the link goes to the tenders list.
     const listPath = detailPath.replace(/\/[^/]+$/, "")
     for (const from of ["https://evil.example/alerts", "//evil.example/alerts", "/\\evil.example/alerts", "/nowhere"]) {
-      await page.goto(`${server.baseUrl}${detailPath}?${new URLSearchParams({ from })}`)
+      await page.goto(`${app.server.baseUrl}${detailPath}?${new URLSearchParams({ from })}`)
       await page.waitForSelector("[data-testid=tender-detail]")
       const back = await page.$eval("[data-testid=back]", (link) => [link.getAttribute("href"), link.textContent])
       expect({ from, back }).toEqual({ from, back: [listPath, "← Înapoi la licitații"] })
@@ -278,25 +269,25 @@ describe("alerts and watchlists in the browser app", () => {
   it("the watchlist filter offers a deleted watchlist whose alerts are shown, marked deleted, and filters by it", async () => {
     const { page, problems, close } = await session()
     // The watchlist of the newest alert, deleted through the API: its alerts are kept (spec 4.6).
-    const [newest] = await server.sql(
+    const [newest] = await app.server.sql(
       (q) => q<{ id: string; name: string; companyId: string }>`
         SELECT w.id, w.name, w.company_id AS "companyId" FROM alerts a JOIN watchlists w ON w.id = a.watchlist_id
-        WHERE a.tenant_id = ${server.demo.tenantId} ORDER BY a.created_at DESC, a.score DESC, a.id DESC LIMIT 1`
+        WHERE a.tenant_id = ${app.server.demo.tenantId} ORDER BY a.created_at DESC, a.score DESC, a.id DESC LIMIT 1`
     )
     const { id, name } = newest!
-    const login = await request(`${server.baseUrl}/api/v1/auth/login`, {
+    const login = await request(`${app.server.baseUrl}/api/v1/auth/login`, {
       method: "POST",
-      body: { email: server.demo.email, password: server.demo.password }
+      body: { email: app.server.demo.email, password: app.server.demo.password }
     })
-    const removed = await request(`${server.baseUrl}/api/v1/watchlists/${id}`, {
+    const removed = await request(`${app.server.baseUrl}/api/v1/watchlists/${id}`, {
       method: "DELETE",
       token: login.body.data.accessToken
     })
     expect(removed.status).toBe(204)
     // The rescore the deletion queued runs first, so the alerts below are the ones there are.
-    await server.whenJobsIdle()
+    await app.server.whenJobsIdle()
     const expected = (
-      await server.sql(
+      await app.server.sql(
         (q) => q<{ title: string }>`
           SELECT t.title FROM alerts a JOIN tenders t ON t.id = a.tender_id
           WHERE a.watchlist_id = ${id} ORDER BY a.created_at DESC, a.score DESC, a.id DESC LIMIT 20`
@@ -342,7 +333,7 @@ describe("alerts and watchlists in the browser app", () => {
   // It marks every alert read.
   it("a notice or a failed action's error on the Alerts screen goes when the filters change", async () => {
     const { page, problems, close } = await session()
-    await page.goto(`${server.baseUrl}/alerts`)
+    await page.goto(`${app.server.baseUrl}/alerts`)
     await page.waitForSelector("[data-testid=alert]")
     await waitForIdle(page)
     const shown = () =>
@@ -390,17 +381,17 @@ describe("alerts and watchlists in the browser app", () => {
     // A browser whose zone is not Bucharest's (a laptop set to UTC, a remote desktop abroad).
     await page.emulateTimezone("UTC")
     // One alert raised at 01:00 Bucharest on 15.11.2026 (23:00 UTC the day before); every other alert earlier.
-    const rows = await server.sql(
+    const rows = await app.server.sql(
       (q) => q<{ id: string; title: string }>`
         SELECT a.id, t.title FROM alerts a JOIN tenders t ON t.id = a.tender_id
-        WHERE a.tenant_id = ${server.demo.tenantId} ORDER BY a.created_at DESC, a.score DESC, a.id DESC LIMIT 1`
+        WHERE a.tenant_id = ${app.server.demo.tenantId} ORDER BY a.created_at DESC, a.score DESC, a.id DESC LIMIT 1`
     )
     const target = rows[0]!
-    await server.sql(
-      (q) => q`UPDATE alerts SET created_at = '2026-11-01T10:00:00Z' WHERE tenant_id = ${server.demo.tenantId}`
+    await app.server.sql(
+      (q) => q`UPDATE alerts SET created_at = '2026-11-01T10:00:00Z' WHERE tenant_id = ${app.server.demo.tenantId}`
     )
-    await server.sql((q) => q`UPDATE alerts SET created_at = '2026-11-14T23:00:00Z' WHERE id = ${target.id}`)
-    await page.goto(`${server.baseUrl}/alerts`)
+    await app.server.sql((q) => q`UPDATE alerts SET created_at = '2026-11-14T23:00:00Z' WHERE id = ${target.id}`)
+    await page.goto(`${app.server.baseUrl}/alerts`)
     await page.waitForSelector("[data-testid=alert]")
     // The list itself dates it 15.11.2026, 01:00 (Bucharest).
     expect(await page.$$eval("[data-testid=alert]", (items) => items[0]?.textContent ?? "")).toContain("15.11.2026")

@@ -1,10 +1,10 @@
 import { mkdirSync } from "node:fs"
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import type { Browser, Page } from "puppeteer-core"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import type { Page } from "puppeteer-core"
+import { describe, expect, it } from "vitest"
 import { projectFile } from "../../src/infra/config/ProjectFiles.js"
-import { type AppServer, launchBrowser, logIn, openPage, startAppServer, texts } from "./support/AppServer.js"
+import { appAndBrowser, logIn, openPage, texts } from "./support/AppServer.js"
 
 /**
  * The browser app in a real Chromium (puppeteer-core) against the real API process, job worker and
@@ -15,23 +15,14 @@ import { type AppServer, launchBrowser, logIn, openPage, startAppServer, texts }
 const DOCS = projectFile("docs")
 
 describe("the browser app", () => {
-  let server: AppServer
-  let browser: Browser
+  const app = appAndBrowser()
   const pages: Array<{ close: () => Promise<void>; problems: Array<string> }> = []
-
-  beforeAll(async () => {
-    ;[server, browser] = await Promise.all([startAppServer(), launchBrowser()])
-  })
-  afterAll(async () => {
-    await browser?.close()
-    await server?.close()
-  })
 
   /** A logged-in page; the test fails if the page logged a console error or threw (CSP refusals included). */
   const session = async (viewport?: { width: number; height: number }) => {
-    const opened = await openPage(browser, viewport)
+    const opened = await openPage(app.browser, viewport)
     pages.push(opened)
-    await logIn(opened.page, server.baseUrl, server.demo.email, server.demo.password)
+    await logIn(opened.page, app.server.baseUrl, app.server.demo.email, app.server.demo.password)
     return opened
   }
   const expectNoProblems = (problems: Array<string>) => expect(problems).toEqual([])
@@ -46,7 +37,7 @@ describe("the browser app", () => {
   }
 
   const sql = <A>(query: (sql: SqlClient.SqlClient) => Effect.Effect<A, unknown>) =>
-    server.run(Effect.flatMap(SqlClient.SqlClient, (client) => query(client).pipe(Effect.orDie)))
+    app.server.run(Effect.flatMap(SqlClient.SqlClient, (client) => query(client).pipe(Effect.orDie)))
 
   it("logs in with e-mail and password and lists the workspace's companies", async () => {
     const { page, problems } = await session()
@@ -60,7 +51,7 @@ describe("the browser app", () => {
     // login's e-mail (a login after a session that ended returns to the screens for the same account only).
     const stored = await page.evaluate(() => ({ ...window.sessionStorage }))
     expect(Object.keys(stored).sort()).toEqual(["tss.account", "tss.refreshToken"])
-    expect(stored["tss.account"]).toBe(server.demo.email.toLowerCase())
+    expect(stored["tss.account"]).toBe(app.server.demo.email.toLowerCase())
     expect(await page.evaluate(() => JSON.stringify(window.localStorage))).toBe("{}")
     expectNoProblems(problems)
   })
@@ -377,7 +368,7 @@ describe("the browser app", () => {
     expect(labels.some((label) => label.includes("\u021b"))).toBe(true) // ț, e.g. "întreținere"
     for (const label of labels) expect(label).not.toMatch(/[\u015f\u0163\u015e\u0162]/)
 
-    await page.goto(server.baseUrl)
+    await page.goto(app.server.baseUrl)
     await page.waitForSelector("[data-testid=company] a.title")
     await (await companyPage(page, /Proiect Expert/)).click()
     await page.waitForSelector("[data-testid=tender-link]")
@@ -420,7 +411,7 @@ describe("the browser app", () => {
     expect(key).toMatch(/^svc_[0-9a-f]{64}$/)
     expect(await page.$("[data-testid=copy-key]")).not.toBeNull()
     // The key works on the key API.
-    const ok = await fetch(`${server.baseUrl}/api/v1/webhooks`, { headers: { authorization: `Bearer ${key}` } })
+    const ok = await fetch(`${app.server.baseUrl}/api/v1/webhooks`, { headers: { authorization: `Bearer ${key}` } })
     expect(ok.status).toBe(200)
 
     // Once: gone from the page after closing it, and after a reload; the list shows it masked, with
@@ -458,7 +449,9 @@ describe("the browser app", () => {
         await row.waitForSelector(".badge")
       }
     }
-    const revoked = await fetch(`${server.baseUrl}/api/v1/webhooks`, { headers: { authorization: `Bearer ${key}` } })
+    const revoked = await fetch(`${app.server.baseUrl}/api/v1/webhooks`, {
+      headers: { authorization: `Bearer ${key}` }
+    })
     expect(revoked.status).toBe(401)
     expect(((await revoked.json()) as { code: string }).code).toBe("API_KEY_REVOKED")
     expectNoProblems(problems)
@@ -534,7 +527,7 @@ describe("the browser app", () => {
       if (path.startsWith("/api/")) seen.push(`${response.status()} ${path}`)
     })
     // 16 minutes later on the server's clock: the in-memory access token (15 min) has expired.
-    server.advanceClock("16 minutes")
+    app.server.advanceClock("16 minutes")
     await page.click("[data-testid=nav-alerts]")
     await page.waitForSelector("[data-testid=alert]")
     expect(await page.$("[data-testid=login-form]")).toBeNull()
@@ -546,8 +539,8 @@ describe("the browser app", () => {
   })
 
   it("a throttled login says how long to wait", async () => {
-    const { page, problems } = await openPage(browser)
-    await page.goto(`${server.baseUrl}/`)
+    const { page, problems } = await openPage(app.browser)
+    await page.goto(`${app.server.baseUrl}/`)
     await page.waitForSelector("[data-testid=login-form]")
     await page.type("input[name=email]", "nimeni@example.test")
     await page.type("input[name=password]", "parola-gresita")

@@ -1,35 +1,18 @@
-import type { Browser, HTTPRequest, Page } from "puppeteer-core"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import type { HTTPRequest, Page } from "puppeteer-core"
+import { describe, expect, it } from "vitest"
 import { t } from "../../src/web/strings.js"
-import {
-  type AppServer,
-  clickUntilShown,
-  launchBrowser,
-  logIn,
-  openPage,
-  startAppServer,
-  texts
-} from "./support/AppServer.js"
+import { appAndBrowser, clickUntilShown, logIn, openPage, texts } from "./support/AppServer.js"
 
 /** Place (issue 21) in the browser app: a company's counties and a watchlist's county filter, set and shown. */
 describe("counties in the browser app", () => {
-  let server: AppServer
-  let browser: Browser
-
-  beforeAll(async () => {
-    ;[server, browser] = await Promise.all([startAppServer(), launchBrowser()])
-  })
-  afterAll(async () => {
-    await browser?.close()
-    await server?.close()
-  })
+  const app = appAndBrowser()
 
   it("the company form sets the counties it works in; the watchlist form its county filter", async () => {
-    const { page, problems, close } = await openPage(browser)
-    await logIn(page, server.baseUrl, server.demo.email, server.demo.password)
-    const [first] = await server.sql(
+    const { page, problems, close } = await openPage(app.browser)
+    await logIn(page, app.server.baseUrl, app.server.demo.email, app.server.demo.password)
+    const [first] = await app.server.sql(
       (q) => q<{ id: string }>`
-        SELECT id FROM companies WHERE tenant_id = ${server.demo.tenantId} ORDER BY created_at, id LIMIT 1`
+        SELECT id FROM companies WHERE tenant_id = ${app.server.demo.tenantId} ORDER BY created_at, id LIMIT 1`
     )
     await page.waitForSelector("[data-testid=company]")
     await page.click("[data-testid=company]:first-child .actions button")
@@ -43,12 +26,12 @@ describe("counties in the browser app", () => {
     expect(await texts(page, "[data-testid=company]:first-child [data-testid=company-counties]")).toEqual([
       "Județe: Gorj, Vâlcea"
     ])
-    const [stored] = await server.sql(
+    const [stored] = await app.server.sql(
       (q) => q<{ counties: ReadonlyArray<string> }>`SELECT counties FROM companies WHERE id = ${first!.id}`
     )
     expect(stored!.counties).toEqual(["Gorj", "Vâlcea"])
 
-    await page.goto(`${server.baseUrl}/companies/${first!.id}/watchlists`)
+    await page.goto(`${app.server.baseUrl}/companies/${first!.id}/watchlists`)
     await page.waitForSelector("[data-testid=watchlist]")
     await clickUntilShown(
       page,
@@ -59,7 +42,7 @@ describe("counties in the browser app", () => {
     await page.click("[data-testid=save-watchlist]")
     await page.waitForSelector("[data-testid=watchlist-counties]")
     expect(await texts(page, "[data-testid=watchlist-counties]")).toEqual(["Județe: Dolj"])
-    const filtered = await server.sql(
+    const filtered = await app.server.sql(
       (q) => q<{ counties: ReadonlyArray<string> }>`
         SELECT counties FROM watchlists WHERE company_id = ${first!.id} AND cardinality(counties) > 0`
     )
@@ -69,8 +52,8 @@ describe("counties in the browser app", () => {
   })
 
   it("counties the server refuses are marked at the picker: aria-invalid, the Romanian reason beside it", async () => {
-    const { page, close } = await openPage(browser)
-    await logIn(page, server.baseUrl, server.demo.email, server.demo.password)
+    const { page, close } = await openPage(app.browser)
+    await logIn(page, app.server.baseUrl, app.server.demo.email, app.server.demo.password)
     // What an app older than the server's county list would send: a name the server does not know.
     // The server's own 400 answers it (the request reaches it, rewritten).
     await page.setRequestInterception(true)
@@ -106,11 +89,11 @@ describe("counties in the browser app", () => {
     // The form stays open with what was picked.
     expect(await texts(page, "[data-testid=company-counties-picker] .chip")).toContain("Olt×")
 
-    const [first] = await server.sql(
+    const [first] = await app.server.sql(
       (q) => q<{ id: string }>`
-        SELECT id FROM companies WHERE tenant_id = ${server.demo.tenantId} ORDER BY created_at, id LIMIT 1`
+        SELECT id FROM companies WHERE tenant_id = ${app.server.demo.tenantId} ORDER BY created_at, id LIMIT 1`
     )
-    await page.goto(`${server.baseUrl}/companies/${first!.id}/watchlists`)
+    await page.goto(`${app.server.baseUrl}/companies/${first!.id}/watchlists`)
     await page.waitForSelector("[data-testid=watchlist]")
     await clickUntilShown(
       page,

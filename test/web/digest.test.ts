@@ -1,30 +1,21 @@
 import { mkdirSync } from "node:fs"
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import type { Browser, Page } from "puppeteer-core"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import type { Page } from "puppeteer-core"
+import { describe, expect, it } from "vitest"
 import { projectFile } from "../../src/infra/config/ProjectFiles.js"
-import { type AppServer, launchBrowser, logIn, openPage, startAppServer } from "./support/AppServer.js"
+import { appAndBrowser, logIn, openPage } from "./support/AppServer.js"
 
 /** The daily digest's settings in a real Chromium, against the real API and database (demo data). */
 describe("the daily digest in the settings screen", () => {
-  let server: AppServer
-  let browser: Browser
-
-  beforeAll(async () => {
-    ;[server, browser] = await Promise.all([startAppServer(), launchBrowser()])
-  })
-  afterAll(async () => {
-    await browser?.close()
-    await server?.close()
-  })
+  const app = appAndBrowser()
 
   const stored = () =>
-    server.run(
+    app.server.run(
       Effect.flatMap(
         SqlClient.SqlClient,
         (sql) => sql<{ enabled: boolean; hour: number }>`
-          SELECT digest_enabled AS enabled, digest_hour AS hour FROM users WHERE email = ${server.demo.email}`
+          SELECT digest_enabled AS enabled, digest_hour AS hour FROM users WHERE email = ${app.server.demo.email}`
       ).pipe(
         Effect.map((rows) => rows[0]),
         Effect.orDie
@@ -56,8 +47,8 @@ describe("the daily digest in the settings screen", () => {
   }
 
   it("turns the digest on at a chosen hour, keeps it over a reload, and turns it off", async () => {
-    const { page, problems, close } = await openPage(browser)
-    await logIn(page, server.baseUrl, server.demo.email, server.demo.password)
+    const { page, problems, close } = await openPage(app.browser)
+    await logIn(page, app.server.baseUrl, app.server.demo.email, app.server.demo.password)
     await page.click("a[href='/settings']")
     await page.waitForSelector("[data-testid=digest] select[name=digestHour]")
 

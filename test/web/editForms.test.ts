@@ -1,18 +1,10 @@
 import { Effect } from "effect"
-import type { Browser, Page } from "puppeteer-core"
+import type { Page } from "puppeteer-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { AuthSessions, AuthSessionsLive } from "../../src/infra/auth/AuthSessions.js"
 import { t } from "../../src/web/strings.js"
 import { request } from "../support/http.js"
-import {
-  type AppServer,
-  clickUntilShown,
-  launchBrowser,
-  logIn,
-  openPage,
-  startAppServer,
-  texts
-} from "./support/AppServer.js"
+import { appAndBrowser, clickUntilShown, logIn, openPage, texts } from "./support/AppServer.js"
 
 /**
  * The app's edit forms and the alerts pager as a consultant uses them, in a real Chromium against
@@ -21,22 +13,18 @@ import {
  * a proxy's error page from a refused input; the alerts pager survives alerts read.
  */
 describe("edit forms and the alerts pager in the browser app", () => {
-  let server: AppServer
-  let browser: Browser
+  const app = appAndBrowser()
   let page: Page
   let close: () => Promise<void>
 
   beforeAll(async () => {
-    ;[server, browser] = await Promise.all([startAppServer(), launchBrowser()])
-    const opened = await openPage(browser)
+    const opened = await openPage(app.browser)
     page = opened.page
     close = opened.close
-    await logIn(page, server.baseUrl, server.demo.email, server.demo.password)
+    await logIn(page, app.server.baseUrl, app.server.demo.email, app.server.demo.password)
   })
   afterAll(async () => {
     await close?.()
-    await browser?.close()
-    await server?.close()
   })
 
   const inputValue = (selector: string) => page.$eval(selector, (e) => (e as HTMLInputElement).value)
@@ -45,11 +33,11 @@ describe("edit forms and the alerts pager in the browser app", () => {
     page.waitForFunction(predicate as (arg: unknown) => boolean, { timeout: 10_000 }, arg).catch(() => undefined)
 
   it("the company form opened for A and then for B shows and saves B's data", async () => {
-    const [a, b] = await server.sql(
+    const [a, b] = await app.server.sql(
       (q) => q<{ id: string; name: string; description: string }>`
-        SELECT id, name, description FROM companies WHERE tenant_id = ${server.demo.tenantId} ORDER BY created_at, id`
+        SELECT id, name, description FROM companies WHERE tenant_id = ${app.server.demo.tenantId} ORDER BY created_at, id`
     )
-    await page.goto(`${server.baseUrl}/companies`)
+    await page.goto(`${app.server.baseUrl}/companies`)
     await page.waitForSelector("[data-testid=company]")
     const editButton = (n: number) => `[data-testid=company]:nth-child(${n}) .actions button:nth-of-type(1)`
     await clickUntilShown(page, editButton(1), "[data-testid=company-form]")
@@ -63,7 +51,7 @@ describe("edit forms and the alerts pager in the browser app", () => {
     const shownName = await inputValue("[data-testid=company-form] input[name=name]")
     await page.click("[data-testid=company-form] button[type=submit]")
     await page.waitForSelector("[data-testid=company-form]", { hidden: true })
-    const [storedB] = await server.sql(
+    const [storedB] = await app.server.sql(
       (q) => q<{ name: string; description: string }>`SELECT name, description FROM companies WHERE id = ${b!.id}`
     )
     expect({ shownName, storedB }).toEqual({
@@ -73,17 +61,17 @@ describe("edit forms and the alerts pager in the browser app", () => {
   })
 
   it("the watchlist form opened for W1 and then for W2 shows and saves W2's criteria", async () => {
-    const [company] = await server.sql(
+    const [company] = await app.server.sql(
       (q) => q<{ id: string }>`
-        SELECT company_id AS id FROM watchlists WHERE tenant_id = ${server.demo.tenantId} AND deleted_at IS NULL
+        SELECT company_id AS id FROM watchlists WHERE tenant_id = ${app.server.demo.tenantId} AND deleted_at IS NULL
         GROUP BY company_id HAVING count(*) >= 2 ORDER BY company_id LIMIT 1`
     )
-    const [w1, w2] = await server.sql(
+    const [w1, w2] = await app.server.sql(
       (q) => q<{ id: string; name: string; keywords: ReadonlyArray<string> }>`
         SELECT id, name, keywords FROM watchlists WHERE company_id = ${company!.id} AND deleted_at IS NULL
         ORDER BY created_at, id`
     )
-    await page.goto(`${server.baseUrl}/companies/${company!.id}/watchlists`)
+    await page.goto(`${app.server.baseUrl}/companies/${company!.id}/watchlists`)
     await page.waitForSelector("[data-testid=watchlist]")
     const nameInput = "[data-testid=watchlist-form] input[name=name]"
     await clickUntilShown(page, "[data-testid=watchlist]:nth-child(1) .actions button", "[data-testid=watchlist-form]")
@@ -96,7 +84,7 @@ describe("edit forms and the alerts pager in the browser app", () => {
     const shownName = await inputValue(nameInput)
     await page.click("[data-testid=save-watchlist]")
     await page.waitForSelector("[data-testid=watchlist-form]", { hidden: true })
-    const [storedW2] = await server.sql(
+    const [storedW2] = await app.server.sql(
       (q) =>
         q<{ name: string; keywords: ReadonlyArray<string> }>`SELECT name, keywords FROM watchlists WHERE id = ${w2!.id}`
     )
@@ -107,20 +95,20 @@ describe("edit forms and the alerts pager in the browser app", () => {
   })
 
   it("a watchlist saved from the editor keeps a change made meanwhile to a field not touched in it", async () => {
-    const [w] = await server.sql(
+    const [w] = await app.server.sql(
       (q) => q<{ id: string; company_id: string; name: string }>`
-        SELECT id, company_id, name FROM watchlists WHERE tenant_id = ${server.demo.tenantId} AND deleted_at IS NULL
+        SELECT id, company_id, name FROM watchlists WHERE tenant_id = ${app.server.demo.tenantId} AND deleted_at IS NULL
         ORDER BY created_at DESC, id DESC LIMIT 1`
     )
-    const [user] = await server.sql(
-      (q) => q<{ id: string }>`SELECT id FROM users WHERE tenant_id = ${server.demo.tenantId} LIMIT 1`
+    const [user] = await app.server.sql(
+      (q) => q<{ id: string }>`SELECT id FROM users WHERE tenant_id = ${app.server.demo.tenantId} LIMIT 1`
     )
-    const colleague = await server.run(
-      Effect.flatMap(AuthSessions, (sessions) => sessions.login({ id: user!.id, tenantId: server.demo.tenantId })).pipe(
-        Effect.provide(AuthSessionsLive)
-      )
+    const colleague = await app.server.run(
+      Effect.flatMap(AuthSessions, (sessions) =>
+        sessions.login({ id: user!.id, tenantId: app.server.demo.tenantId })
+      ).pipe(Effect.provide(AuthSessionsLive))
     )
-    await page.goto(`${server.baseUrl}/companies/${w!.company_id}/watchlists`)
+    await page.goto(`${app.server.baseUrl}/companies/${w!.company_id}/watchlists`)
     await page.waitForSelector("[data-testid=watchlist]")
     const index = await page.$$eval(
       "[data-testid=watchlist] .title",
@@ -133,7 +121,7 @@ describe("edit forms and the alerts pager in the browser app", () => {
       "[data-testid=watchlist-form]"
     )
     // Another session of the account changes the keywords while the form is open.
-    const patched = await request(`${server.baseUrl}/api/v1/watchlists/${w!.id}`, {
+    const patched = await request(`${app.server.baseUrl}/api/v1/watchlists/${w!.id}`, {
       method: "PATCH",
       token: colleague.accessToken,
       body: { keywords: ["schimbat de coleg"] }
@@ -144,7 +132,7 @@ describe("edit forms and the alerts pager in the browser app", () => {
     await page.type("[data-testid=watchlist-form] input[name=name]", "Redenumită")
     await page.click("[data-testid=save-watchlist]")
     await page.waitForSelector("[data-testid=watchlist-form]", { hidden: true })
-    const [stored] = await server.sql(
+    const [stored] = await app.server.sql(
       (q) =>
         q<{ name: string; keywords: ReadonlyArray<string> }>`SELECT name, keywords FROM watchlists WHERE id = ${w!.id}`
     )
@@ -152,12 +140,12 @@ describe("edit forms and the alerts pager in the browser app", () => {
   })
 
   it("a watchlist's alert threshold left empty is not saved (it would read as 0: an alert for every tender)", async () => {
-    const [w] = await server.sql(
+    const [w] = await app.server.sql(
       (q) => q<{ id: string; company_id: string; min_score: number }>`
-        SELECT id, company_id, min_score FROM watchlists WHERE tenant_id = ${server.demo.tenantId} AND deleted_at IS NULL
+        SELECT id, company_id, min_score FROM watchlists WHERE tenant_id = ${app.server.demo.tenantId} AND deleted_at IS NULL
         ORDER BY created_at, id LIMIT 1`
     )
-    await page.goto(`${server.baseUrl}/companies/${w!.company_id}/watchlists`)
+    await page.goto(`${app.server.baseUrl}/companies/${w!.company_id}/watchlists`)
     await page.waitForSelector("[data-testid=watchlist]")
     await clickUntilShown(page, "[data-testid=watchlist]:nth-child(1) .actions button", "[data-testid=watchlist-form]")
     await page.click("[data-testid=watchlist-form] input[name=minScore]", { clickCount: 3 })
@@ -169,7 +157,7 @@ describe("edit forms and the alerts pager in the browser app", () => {
     )
     expect(invalid).toBe(true)
     expect(await page.$("[data-testid=watchlist-form]")).not.toBeNull()
-    const [stored] = await server.sql(
+    const [stored] = await app.server.sql(
       (q) => q<{ min_score: number }>`SELECT min_score FROM watchlists WHERE id = ${w!.id}`
     )
     expect(stored!.min_score).toBe(w!.min_score)
@@ -177,9 +165,9 @@ describe("edit forms and the alerts pager in the browser app", () => {
 
   /** A company of the demo account that has scored tenders. */
   const scoredCompanyId = async () => {
-    const [row] = await server.sql(
+    const [row] = await app.server.sql(
       (q) => q<{ id: string }>`
-        SELECT c.id FROM companies c WHERE c.tenant_id = ${server.demo.tenantId} AND c.active
+        SELECT c.id FROM companies c WHERE c.tenant_id = ${app.server.demo.tenantId} AND c.active
           AND EXISTS (SELECT 1 FROM tender_scores s WHERE s.company_id = c.id)
         ORDER BY c.created_at, c.id LIMIT 1`
     )
@@ -188,7 +176,7 @@ describe("edit forms and the alerts pager in the browser app", () => {
 
   /** The new-watchlist form, opened on the Watchlists screen of a company with scored tenders. */
   const openNewWatchlist = async () => {
-    await page.goto(`${server.baseUrl}/companies/${await scoredCompanyId()}/watchlists`)
+    await page.goto(`${app.server.baseUrl}/companies/${await scoredCompanyId()}/watchlists`)
     await page.waitForSelector("[data-testid=add-watchlist]")
     await clickUntilShown(page, "[data-testid=add-watchlist]", "[data-testid=watchlist-form]")
   }
@@ -248,7 +236,7 @@ describe("edit forms and the alerts pager in the browser app", () => {
     }))
 
   it("text pasted past a field's maxLength is cut by the browser, and the field says so beside it", async () => {
-    await page.goto(`${server.baseUrl}/companies`)
+    await page.goto(`${app.server.baseUrl}/companies`)
     await page.waitForSelector("[data-testid=add-company]")
     await clickUntilShown(page, "[data-testid=add-company]", "[data-testid=company-form]")
     const form = "[data-testid=company-form]"
@@ -296,7 +284,7 @@ describe("edit forms and the alerts pager in the browser app", () => {
         ),
       { timeout: 10_000 }
     )
-    const [stored] = await server.sql(
+    const [stored] = await app.server.sql(
       (q) => q<{ min_value: string; max_value: string }>`
         SELECT min_value::text, max_value::text FROM watchlists WHERE name = 'Sub o mie' AND deleted_at IS NULL`
     )
@@ -312,9 +300,9 @@ describe("edit forms and the alerts pager in the browser app", () => {
 
   it("a save answered by a proxy's 503/500 page (not the API's JSON) says the server failed, not 'invalid data'", async () => {
     // A page of its own: its requests are intercepted.
-    const own = await openPage(browser)
+    const own = await openPage(app.browser)
     try {
-      await logIn(own.page, server.baseUrl, server.demo.email, server.demo.password)
+      await logIn(own.page, app.server.baseUrl, app.server.demo.email, app.server.demo.password)
       const form = "[data-testid=company-form]"
       await own.page.click("[data-testid=add-company]")
       await own.page.waitForSelector(form)
@@ -359,7 +347,7 @@ describe("edit forms and the alerts pager in the browser app", () => {
   })
 
   it("a company name typed with a trailing space is saved trimmed", async () => {
-    await page.goto(`${server.baseUrl}/companies`)
+    await page.goto(`${app.server.baseUrl}/companies`)
     await page.waitForSelector("[data-testid=add-company]")
     await page.click("[data-testid=add-company]")
     await page.waitForSelector("[data-testid=company-form]")
@@ -367,9 +355,9 @@ describe("edit forms and the alerts pager in the browser app", () => {
     await page.click("[data-testid=company-form] button[type=submit]")
     await page.waitForSelector("[data-testid=company-form]", { hidden: true, timeout: 10_000 }).catch(() => undefined)
     const errors = await texts(page, "[data-testid=company-form] [data-testid=error]")
-    const stored = await server.sql(
+    const stored = await app.server.sql(
       (q) => q<{ name: string }>`
-        SELECT name FROM companies WHERE tenant_id = ${server.demo.tenantId} AND name LIKE 'Client Nou%'`
+        SELECT name FROM companies WHERE tenant_id = ${app.server.demo.tenantId} AND name LIKE 'Client Nou%'`
     )
     expect({ errors, stored: stored.map((row) => row.name) }).toEqual({ errors: [], stored: ["Client Nou SRL"] })
   })
@@ -377,7 +365,7 @@ describe("edit forms and the alerts pager in the browser app", () => {
   it("a company form refused (by the server or by the client's own check) says why in Romanian, per field", async () => {
     const form = "[data-testid=company-form]"
     const shownError = () => texts(page, `${form} [data-testid=error] span`)
-    await page.goto(`${server.baseUrl}/companies`)
+    await page.goto(`${app.server.baseUrl}/companies`)
     await page.waitForSelector("[data-testid=add-company]")
     await page.click("[data-testid=add-company]")
     await page.waitForSelector(form)
@@ -401,35 +389,35 @@ describe("edit forms and the alerts pager in the browser app", () => {
       blank
     )
     expect(await shownError()).toEqual([blank])
-    const stored = await server.sql(
+    const stored = await app.server.sql(
       (q) => q<{ n: number }>`
-        SELECT count(*)::int AS n FROM companies WHERE tenant_id = ${server.demo.tenantId} AND name LIKE 'Firmă cu cod%'`
+        SELECT count(*)::int AS n FROM companies WHERE tenant_id = ${app.server.demo.tenantId} AND name LIKE 'Firmă cu cod%'`
     )
     expect(stored[0]!.n).toBe(0)
   })
 
   it("alerts, unread only, page 2: marking its one alert read shows the 20 unread alerts left", async () => {
     // Exactly 21 unread alerts: page 1 holds 20, page 2 one.
-    await server.sql(
+    await app.server.sql(
       (q) => q`
         INSERT INTO alerts (tenant_id, company_id, watchlist_id, tender_id, score, verdict, read, created_at,
                             tender_publish_date)
         SELECT w.tenant_id, w.company_id, w.id, t.id, 70, 'GO', false, now() - (t.n || ' minutes')::interval,
                t.publish_date
-        FROM (SELECT * FROM watchlists WHERE tenant_id = ${server.demo.tenantId} ORDER BY created_at LIMIT 1) w
+        FROM (SELECT * FROM watchlists WHERE tenant_id = ${app.server.demo.tenantId} ORDER BY created_at LIMIT 1) w
         CROSS JOIN LATERAL (
           SELECT t.id, t.publish_date, row_number() OVER (ORDER BY t.id) AS n FROM tenders t
           WHERE NOT EXISTS (SELECT 1 FROM alerts a WHERE a.watchlist_id = w.id AND a.tender_id = t.id)
           LIMIT 30) t`
     )
-    await server.sql((q) => q`UPDATE alerts SET read = true WHERE tenant_id = ${server.demo.tenantId}`)
-    await server.sql(
+    await app.server.sql((q) => q`UPDATE alerts SET read = true WHERE tenant_id = ${app.server.demo.tenantId}`)
+    await app.server.sql(
       (q) => q`
         UPDATE alerts SET read = false WHERE id IN (
-          SELECT id FROM alerts WHERE tenant_id = ${server.demo.tenantId}
+          SELECT id FROM alerts WHERE tenant_id = ${app.server.demo.tenantId}
           ORDER BY created_at DESC, score DESC, id DESC LIMIT 21)`
     )
-    await page.goto(`${server.baseUrl}/alerts`)
+    await page.goto(`${app.server.baseUrl}/alerts`)
     await page.waitForSelector("[data-testid=alert]")
     await page.select(".filters select", "true")
     await page.waitForFunction(() => document.querySelector(".pager span")?.textContent?.includes("2"))

@@ -1,23 +1,14 @@
-import type { Browser, HTTPRequest, Page } from "puppeteer-core"
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import type { HTTPRequest, Page } from "puppeteer-core"
+import { describe, expect, it, vi } from "vitest"
 import { t } from "../../src/web/strings.js"
-import { type AppServer, launchBrowser, logIn, openPage, startAppServer } from "./support/AppServer.js"
+import { appAndBrowser, logIn, openPage } from "./support/AppServer.js"
 
 /**
  * What the app does when a load fails, a browser refuses, or an action removes the button that had
  * the focus: the user is told, can retry, and keeps a place on the page.
  */
 describe("failures and focus in the browser app", () => {
-  let server: AppServer
-  let browser: Browser
-
-  beforeAll(async () => {
-    ;[server, browser] = await Promise.all([startAppServer(), launchBrowser()])
-  })
-  afterAll(async () => {
-    await browser?.close()
-    await server?.close()
-  })
+  const app = appAndBrowser()
 
   /** Answers the first GET whose URL `matches` with a 503 (a passing failure), then lets the rest through. */
   const failFirst = async (page: Page, matches: RegExp | ((url: URL) => boolean)) => {
@@ -37,15 +28,17 @@ describe("failures and focus in the browser app", () => {
   const heading = (page: Page) => page.$eval("h1", (h) => h.textContent ?? "")
   const unreadCount = async () =>
     (
-      await server.sql(
+      await app.server.sql(
         (q) =>
-          q<{ n: number }>`SELECT count(*)::int AS n FROM alerts WHERE tenant_id = ${server.demo.tenantId} AND NOT read`
+          q<{
+            n: number
+          }>`SELECT count(*)::int AS n FROM alerts WHERE tenant_id = ${app.server.demo.tenantId} AND NOT read`
       )
     )[0]!.n
 
   it("'mark all read' under a filter asks first (it marks every alert of the account); declined, nothing is marked", async () => {
-    const { page, problems, close } = await openPage(browser)
-    await logIn(page, server.baseUrl, server.demo.email, server.demo.password)
+    const { page, problems, close } = await openPage(app.browser)
+    await logIn(page, app.server.baseUrl, app.server.demo.email, app.server.demo.password)
     const before = await unreadCount()
     expect(before).toBeGreaterThan(0)
     const questions: Array<string> = []
@@ -54,7 +47,7 @@ describe("failures and focus in the browser app", () => {
       questions.push(dialog.message())
       void (accept ? dialog.accept() : dialog.dismiss())
     })
-    await page.goto(`${server.baseUrl}/alerts?verdict=GO`)
+    await page.goto(`${app.server.baseUrl}/alerts?verdict=GO`)
     await page.waitForSelector("[data-testid=alert]")
     await page.click("[data-testid=mark-all-read]")
     await vi.waitFor(() => expect(questions).toEqual([t.alerts.confirmMarkAllFiltered]))
@@ -66,8 +59,8 @@ describe("failures and focus in the browser app", () => {
     expect(await unreadCount()).toBe(0)
     expect(questions).toHaveLength(2)
     // Without a filter the list shows what the button marks: no question.
-    await server.sql((q) => q`UPDATE alerts SET read = false WHERE tenant_id = ${server.demo.tenantId}`)
-    await page.goto(`${server.baseUrl}/alerts`)
+    await app.server.sql((q) => q`UPDATE alerts SET read = false WHERE tenant_id = ${app.server.demo.tenantId}`)
+    await page.goto(`${app.server.baseUrl}/alerts`)
     await page.waitForSelector("[data-testid=alert]")
     await page.click("[data-testid=mark-all-read]")
     await page.waitForSelector("[data-testid=notice]")
@@ -78,11 +71,11 @@ describe("failures and focus in the browser app", () => {
   })
 
   it("a new key's 'Copiază' without a clipboard (plain http on another host) selects the key and says to copy it by hand", async () => {
-    const { page, problems, close } = await openPage(browser)
+    const { page, problems, close } = await openPage(app.browser)
     await page.evaluateOnNewDocument(() => {
       Object.defineProperty(navigator, "clipboard", { value: undefined, configurable: true })
     })
-    await logIn(page, server.baseUrl, server.demo.email, server.demo.password)
+    await logIn(page, app.server.baseUrl, app.server.demo.email, app.server.demo.password)
     await page.click("a[href='/settings']")
     await page.waitForSelector("[data-testid=create-key]")
     await page.type("input[name=keyName]", "fără clipboard")
@@ -100,8 +93,8 @@ describe("failures and focus in the browser app", () => {
   })
 
   it("the reports card says when the company list failed to load, with a retry that fills it", async () => {
-    const { page, close } = await openPage(browser)
-    await logIn(page, server.baseUrl, server.demo.email, server.demo.password)
+    const { page, close } = await openPage(app.browser)
+    await logIn(page, app.server.baseUrl, app.server.demo.email, app.server.demo.password)
     const failed = await failFirst(page, /^\/api\/v1\/companies$/)
     await page.click("a[href='/settings']")
     await page.waitForSelector("[data-testid=reports] [data-testid=error] button")
@@ -114,18 +107,18 @@ describe("failures and focus in the browser app", () => {
   })
 
   it("a screen whose company or tender cannot be loaded has a heading of its own, not 'Se încarcă…'", async () => {
-    const { page, close } = await openPage(browser)
-    await logIn(page, server.baseUrl, server.demo.email, server.demo.password)
+    const { page, close } = await openPage(app.browser)
+    await logIn(page, app.server.baseUrl, app.server.demo.email, app.server.demo.password)
     const unknown = "6f1d2a8e-1c8b-4c55-9f0e-7a2b3c4d5e6f"
-    await page.goto(`${server.baseUrl}/companies/${unknown}/tenders`)
+    await page.goto(`${app.server.baseUrl}/companies/${unknown}/tenders`)
     await page.waitForSelector("[data-testid=error]")
     await page.waitForFunction((loading) => document.querySelector("h1")?.textContent !== loading, {}, t.loading)
     expect(await heading(page)).toBe(t.tenders.titleWithoutCompany)
-    await page.goto(`${server.baseUrl}/companies/${unknown}/watchlists`)
+    await page.goto(`${app.server.baseUrl}/companies/${unknown}/watchlists`)
     await page.waitForSelector("[data-testid=error]")
     await page.waitForFunction((loading) => document.querySelector("h1")?.textContent !== loading, {}, t.loading)
     expect(await heading(page)).toBe(t.watchlists.titleWithoutCompany)
-    await page.goto(`${server.baseUrl}/companies/${server.demo.companyIds[0]}/tenders/${unknown}`)
+    await page.goto(`${app.server.baseUrl}/companies/${app.server.demo.companyIds[0]}/tenders/${unknown}`)
     await page.waitForSelector("[data-testid=error]")
     expect(await heading(page)).toBe(t.detail.titleUnloaded)
     expect(await page.title()).toContain(t.detail.titleUnloaded)
@@ -133,9 +126,9 @@ describe("failures and focus in the browser app", () => {
   })
 
   it("a filter change whose load fails shows the error, not the last filter's alerts under the new one", async () => {
-    const { page, close } = await openPage(browser)
-    await logIn(page, server.baseUrl, server.demo.email, server.demo.password)
-    await page.goto(`${server.baseUrl}/alerts`)
+    const { page, close } = await openPage(app.browser)
+    await logIn(page, app.server.baseUrl, app.server.demo.email, app.server.demo.password)
+    await page.goto(`${app.server.baseUrl}/alerts`)
     await page.waitForSelector("[data-testid=alert]")
     const failed = await failFirst(
       page,
@@ -153,9 +146,9 @@ describe("failures and focus in the browser app", () => {
   })
 
   it("an alert's read / unread button keeps the focus; under 'necitite' it goes to the next alert's", async () => {
-    const { page, problems, close } = await openPage(browser)
-    await logIn(page, server.baseUrl, server.demo.email, server.demo.password)
-    await server.sql((q) => q`UPDATE alerts SET read = false WHERE tenant_id = ${server.demo.tenantId}`)
+    const { page, problems, close } = await openPage(app.browser)
+    await logIn(page, app.server.baseUrl, app.server.demo.email, app.server.demo.password)
+    await app.server.sql((q) => q`UPDATE alerts SET read = false WHERE tenant_id = ${app.server.demo.tenantId}`)
     const focused = () =>
       page.evaluate(() => ({
         testId: document.activeElement?.getAttribute("data-testid") ?? null,
@@ -165,7 +158,7 @@ describe("failures and focus in the browser app", () => {
       page.$$eval("[data-testid=alert]", (items) => items.map((item) => item.getAttribute("data-alert-id")))
 
     // Every alert listed: the card stays, its button says "mark unread" now and keeps the focus.
-    await page.goto(`${server.baseUrl}/alerts`)
+    await page.goto(`${app.server.baseUrl}/alerts`)
     await page.waitForSelector("[data-testid=alert] [data-testid=mark-read]")
     const [first] = await alertIds()
     await page.focus("[data-testid=alert]:first-child [data-testid=mark-read]")
@@ -175,7 +168,7 @@ describe("failures and focus in the browser app", () => {
     expect(await focused()).toEqual({ testId: "mark-unread", alert: first })
 
     // Only the unread: the card goes, the focus goes to the same button of the alert in its place.
-    await page.goto(`${server.baseUrl}/alerts?unread=true`)
+    await page.goto(`${app.server.baseUrl}/alerts?unread=true`)
     await page.waitForSelector("[data-testid=alert] [data-testid=mark-read]")
     const [gone, next] = await alertIds()
     await page.focus("[data-testid=alert]:first-child [data-testid=mark-read]")
@@ -192,17 +185,17 @@ describe("failures and focus in the browser app", () => {
   })
 
   it("a key revoked from the keyboard gives the focus of its button to its 'revocată' badge", async () => {
-    const { page, problems, close } = await openPage(browser)
-    await logIn(page, server.baseUrl, server.demo.email, server.demo.password)
+    const { page, problems, close } = await openPage(app.browser)
+    await logIn(page, app.server.baseUrl, app.server.demo.email, app.server.demo.password)
     page.on("dialog", (dialog) => void dialog.accept())
     await page.click("a[href='/settings']")
     await page.waitForSelector("[data-testid=create-key]")
     await page.type("input[name=keyName]", "de revocat")
     await page.click("[data-testid=create-key]")
     await page.waitForSelector("[data-testid=new-key-value]")
-    const [created] = await server.sql(
+    const [created] = await app.server.sql(
       (q) => q<{ id: string }>`
-        SELECT id FROM api_keys WHERE tenant_id = ${server.demo.tenantId} AND name = 'de revocat'`
+        SELECT id FROM api_keys WHERE tenant_id = ${app.server.demo.tenantId} AND name = 'de revocat'`
     )
     const row = `[data-testid=key][data-key-id="${created!.id}"]`
     await page.waitForSelector(`${row} [data-testid=revoke-key]`)
@@ -218,13 +211,13 @@ describe("failures and focus in the browser app", () => {
   })
 
   it("the unread badge keeps the newest count: a poll sent before a 'mark read' that answers after it is dropped", async () => {
-    const { page, problems, close } = await openPage(browser)
+    const { page, problems, close } = await openPage(app.browser)
     await page.evaluateOnNewDocument(() => {
       ;(window as unknown as { tssUnreadPollMs: number }).tssUnreadPollMs = 2_000
     })
-    await server.sql((q) => q`UPDATE alerts SET read = false WHERE tenant_id = ${server.demo.tenantId}`)
+    await app.server.sql((q) => q`UPDATE alerts SET read = false WHERE tenant_id = ${app.server.demo.tenantId}`)
     const before = await unreadCount()
-    await logIn(page, server.baseUrl, server.demo.email, server.demo.password)
+    await logIn(page, app.server.baseUrl, app.server.demo.email, app.server.demo.password)
     const badge = () => page.$eval("[data-testid=unread-count]", (n) => n.textContent)
     const isCount = (url: URL) =>
       url.pathname === "/api/v1/alerts" &&
@@ -251,7 +244,7 @@ describe("failures and focus in the browser app", () => {
         () => undefined
       )
     })
-    await page.goto(`${server.baseUrl}/alerts`)
+    await page.goto(`${app.server.baseUrl}/alerts`)
     await page.waitForSelector("[data-testid=alert] [data-testid=mark-read]")
     await vi.waitFor(() => expect(held).toBeDefined(), { timeout: 15_000 })
     await page.click("[data-testid=alert]:first-child [data-testid=mark-read]")
@@ -270,8 +263,8 @@ describe("failures and focus in the browser app", () => {
   })
 
   it("what is only drawn is also said: the section shown (aria-current) and each day's credit use", async () => {
-    const { page, problems, close } = await openPage(browser)
-    await logIn(page, server.baseUrl, server.demo.email, server.demo.password)
+    const { page, problems, close } = await openPage(app.browser)
+    await logIn(page, app.server.baseUrl, app.server.demo.email, app.server.demo.password)
     const current = () => page.$$eval("a[aria-current=page]", (links) => links.map((a) => a.textContent))
     expect(await current()).toEqual([t.nav.companies])
     await page.click("a[href='/settings']")
@@ -288,15 +281,15 @@ describe("failures and focus in the browser app", () => {
   })
 
   it("feedback: a failed load of the marks offers a retry; an undo gives the focus to 'Relevantă'", async () => {
-    const { page, problems, close } = await openPage(browser)
-    await logIn(page, server.baseUrl, server.demo.email, server.demo.password)
-    const companyId = server.demo.companyIds[0]!
-    const [top] = await server.sql(
+    const { page, problems, close } = await openPage(app.browser)
+    await logIn(page, app.server.baseUrl, app.server.demo.email, app.server.demo.password)
+    const companyId = app.server.demo.companyIds[0]!
+    const [top] = await app.server.sql(
       (q) => q<{ tender_id: string }>`
         SELECT tender_id FROM tender_scores WHERE company_id = ${companyId} ORDER BY overall_score DESC, tender_id LIMIT 1`
     )
     const failed = await failFirst(page, /\/feedback$/)
-    await page.goto(`${server.baseUrl}/companies/${companyId}/tenders/${top!.tender_id}`)
+    await page.goto(`${app.server.baseUrl}/companies/${companyId}/tenders/${top!.tender_id}`)
     await page.waitForSelector("[data-testid=feedback] [data-testid=error] button")
     expect(failed()).toBe(1)
     expect(await page.$eval("[data-testid=mark-relevant]", (b) => (b as HTMLButtonElement).disabled)).toBe(true)

@@ -1,6 +1,6 @@
-import type { Browser, Page } from "puppeteer-core"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type AppServer, launchBrowser, logIn, openPage, startAppServer } from "./support/AppServer.js"
+import type { Page } from "puppeteer-core"
+import { describe, expect, it } from "vitest"
+import { appAndBrowser, logIn, openPage } from "./support/AppServer.js"
 
 /**
  * Feedback in a real Chromium against the real API and worker over the demo data: a tender marked
@@ -9,37 +9,28 @@ import { type AppServer, launchBrowser, logIn, openPage, startAppServer } from "
  */
 
 describe("feedback on a tender in the browser app", () => {
-  let server: AppServer
-  let browser: Browser
-
-  beforeAll(async () => {
-    ;[server, browser] = await Promise.all([startAppServer(), launchBrowser()])
-  })
-  afterAll(async () => {
-    await browser?.close()
-    await server?.close()
-  })
+  const app = appAndBrowser()
 
   const cpvReason = (page: Page) =>
     page.$eval("[data-factor=cpv] [data-testid=factor-reason]", (node) => node.textContent ?? "")
 
   it("marks a tender relevant, shows the mark in the cpv reason after the rescore, and undoes it", async () => {
-    const { page, problems, close } = await openPage(browser)
-    await logIn(page, server.baseUrl, server.demo.email, server.demo.password)
-    const companyId = server.demo.companyIds[0]!
-    const [top] = await server.sql(
+    const { page, problems, close } = await openPage(app.browser)
+    await logIn(page, app.server.baseUrl, app.server.demo.email, app.server.demo.password)
+    const companyId = app.server.demo.companyIds[0]!
+    const [top] = await app.server.sql(
       (q) => q<{ tender_id: string; main_cpv: string }>`
         SELECT s.tender_id, t.main_cpv FROM tender_scores s JOIN tenders t ON t.id = s.tender_id
         WHERE s.company_id = ${companyId} AND (t.deadline IS NULL OR t.deadline > now())
         ORDER BY s.overall_score DESC, s.tender_id LIMIT 1`
     )
-    const detailUrl = `${server.baseUrl}/companies/${companyId}/tenders/${top!.tender_id}`
+    const detailUrl = `${app.server.baseUrl}/companies/${companyId}/tenders/${top!.tender_id}`
     await page.goto(detailUrl)
     await page.waitForSelector("[data-testid=feedback][data-mark=none]")
     await page.click("[data-testid=mark-relevant]")
     await page.waitForSelector("[data-testid=feedback][data-mark=true]")
     expect(await page.$eval("[data-testid=feedback-note]", (node) => node.textContent)).toContain("relevantă")
-    const stored = await server.sql(
+    const stored = await app.server.sql(
       (q) => q<{ relevant: boolean }>`
         SELECT relevant FROM tender_feedback WHERE company_id = ${companyId} AND tender_id = ${top!.tender_id}`
     )
@@ -59,7 +50,7 @@ describe("feedback on a tender in the browser app", () => {
     await page.waitForSelector("[data-testid=unmark]")
     await page.click("[data-testid=unmark]")
     await page.waitForSelector("[data-testid=feedback][data-mark=none]")
-    const left = await server.sql(
+    const left = await app.server.sql(
       (q) => q<{ n: number }>`SELECT count(*)::int AS n FROM tender_feedback WHERE company_id = ${companyId}`
     )
     expect(left[0]!.n).toBe(0)
@@ -67,8 +58,8 @@ describe("feedback on a tender in the browser app", () => {
     await close()
 
     // The buttons fit a 360 px phone screen.
-    const phone = await openPage(browser, { width: 360, height: 740 })
-    await logIn(phone.page, server.baseUrl, server.demo.email, server.demo.password)
+    const phone = await openPage(app.browser, { width: 360, height: 740 })
+    await logIn(phone.page, app.server.baseUrl, app.server.demo.email, app.server.demo.password)
     await phone.page.goto(detailUrl)
     await phone.page.waitForSelector("[data-testid=feedback][data-mark=none]")
     expect(

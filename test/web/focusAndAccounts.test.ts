@@ -1,10 +1,10 @@
 import { Effect } from "effect"
-import type { Browser, HTTPRequest, Page } from "puppeteer-core"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import type { HTTPRequest, Page } from "puppeteer-core"
+import { afterAll, describe, expect, it } from "vitest"
 import { TenantsRepo } from "../../src/infra/accounts/TenantsRepo.js"
 import { UsersRepo } from "../../src/infra/accounts/UsersRepo.js"
 import { t } from "../../src/web/strings.js"
-import { type AppServer, clickUntilShown, launchBrowser, logIn, openPage, startAppServer } from "./support/AppServer.js"
+import { appAndBrowser, clickUntilShown, logIn, openPage } from "./support/AppServer.js"
 
 /**
  * What a keyboard or screen reader user meets in the edit forms (the focus when one opens and
@@ -12,31 +12,25 @@ import { type AppServer, clickUntilShown, launchBrowser, logIn, openPage, startA
  * meets of the last one: a real Chromium against the real API over the demo data.
  */
 describe("focus, refused fields and the next account in the browser app", () => {
-  let server: AppServer
-  let browser: Browser
+  const app = appAndBrowser()
   const closers: Array<() => Promise<void>> = []
 
-  beforeAll(async () => {
-    ;[server, browser] = await Promise.all([startAppServer(), launchBrowser()])
-  })
   afterAll(async () => {
     for (const close of closers) await close().catch(() => undefined)
-    await browser?.close()
-    await server?.close()
   })
 
   /** A fresh browser context, logged in as the demo consultant. */
   const session = async (): Promise<Page> => {
-    const opened = await openPage(browser)
+    const opened = await openPage(app.browser)
     closers.push(opened.close)
-    await logIn(opened.page, server.baseUrl, server.demo.email, server.demo.password)
+    await logIn(opened.page, app.server.baseUrl, app.server.demo.email, app.server.demo.password)
     return opened.page
   }
 
   const firstCompanyId = async () => {
-    const [first] = await server.sql(
+    const [first] = await app.server.sql(
       (q) => q<{ id: string }>`
-        SELECT id FROM companies WHERE tenant_id = ${server.demo.tenantId} ORDER BY created_at, id LIMIT 1`
+        SELECT id FROM companies WHERE tenant_id = ${app.server.demo.tenantId} ORDER BY created_at, id LIMIT 1`
     )
     return first!.id
   }
@@ -81,7 +75,7 @@ describe("focus, refused fields and the next account in the browser app", () => 
     )
 
     // The watchlist form alike.
-    await page.goto(`${server.baseUrl}/companies/${await firstCompanyId()}/watchlists`)
+    await page.goto(`${app.server.baseUrl}/companies/${await firstCompanyId()}/watchlists`)
     await page.waitForSelector("[data-testid=watchlist]")
     await page.focus("[data-testid=add-watchlist]")
     await page.keyboard.press("Enter")
@@ -93,14 +87,14 @@ describe("focus, refused fields and the next account in the browser app", () => 
   })
 
   it("deleting a card moves the focus to the next card's button, else to 'add', else to the heading", async () => {
-    const [company] = await server.sql(
+    const [company] = await app.server.sql(
       (q) => q<{ id: string }>`
-        INSERT INTO companies (tenant_id, name) VALUES (${server.demo.tenantId}, 'Ștergeri SRL') RETURNING id`
+        INSERT INTO companies (tenant_id, name) VALUES (${app.server.demo.tenantId}, 'Ștergeri SRL') RETURNING id`
     )
-    await server.sql(
+    await app.server.sql(
       (q) => q`
         INSERT INTO watchlists (tenant_id, company_id, name, created_at)
-        SELECT ${server.demo.tenantId}, ${company!.id}, name, now() + n * interval '1 second'
+        SELECT ${app.server.demo.tenantId}, ${company!.id}, name, now() + n * interval '1 second'
         FROM unnest(ARRAY['Lista A', 'Lista B', 'Lista C']) WITH ORDINALITY AS lists (name, n)`
     )
     const page = await session()
@@ -132,7 +126,7 @@ describe("focus, refused fields and the next account in the browser app", () => 
       await page.waitForFunction(() => document.activeElement !== document.body, { timeout: 2_000 }).catch(() => {})
     }
 
-    await page.goto(`${server.baseUrl}/companies/${company!.id}/watchlists`)
+    await page.goto(`${app.server.baseUrl}/companies/${company!.id}/watchlists`)
     await page.waitForSelector("[data-testid=watchlist]")
     // The middle one: the next card's "delete".
     await deleteWith("watchlist", "Lista B")
@@ -151,13 +145,13 @@ describe("focus, refused fields and the next account in the browser app", () => 
     expect(await focusedCard()).toMatchObject({ card: null, tag: "H1" })
 
     // Webhooks in Settings: the next card's "delete", then the "add" button.
-    await server.sql(
+    await app.server.sql(
       (q) => q`
         INSERT INTO webhooks (tenant_id, url, secret_ciphertext, events, created_at)
-        SELECT ${server.demo.tenantId}, url, '\\x00'::bytea, ARRAY['tender.matched'], now() + n * interval '1 second'
+        SELECT ${app.server.demo.tenantId}, url, '\\x00'::bytea, ARRAY['tender.matched'], now() + n * interval '1 second'
         FROM unnest(ARRAY['https://unu.invalid/tss', 'https://doi.invalid/tss']) WITH ORDINALITY AS hooks (url, n)`
     )
-    await page.goto(`${server.baseUrl}/settings`)
+    await page.goto(`${app.server.baseUrl}/settings`)
     await page.waitForSelector("[data-testid=webhook]")
     await deleteWith("webhook", "https://unu.invalid/tss")
     expect(await focusedCard()).toEqual({ card: "https://doi.invalid/tss", text: t.delete, tag: "BUTTON" })
@@ -172,16 +166,16 @@ describe("focus, refused fields and the next account in the browser app", () => 
     await page.waitForSelector(form)
     await page.type(`${form} input[name=name]`, "Apă Canal Est SRL")
     // The session is closed elsewhere meanwhile; Enter in the name field sends the form, refused 401.
-    await server.sql(
+    await app.server.sql(
       (q) => q`
         UPDATE auth_sessions SET revoked_at = now(), revoked_reason = 'logout'
-        WHERE revoked_at IS NULL AND user_id IN (SELECT id FROM users WHERE email = ${server.demo.email})`
+        WHERE revoked_at IS NULL AND user_id IN (SELECT id FROM users WHERE email = ${app.server.demo.email})`
     )
     await page.keyboard.press("Enter")
     await page.waitForSelector("[role=dialog] [data-testid=login-form]")
     await page.waitForFunction(() => document.activeElement?.getAttribute("name") === "email", { timeout: 5_000 })
-    await page.keyboard.type(server.demo.email)
-    await page.type("input[name=password]", server.demo.password)
+    await page.keyboard.type(app.server.demo.email)
+    await page.type("input[name=password]", app.server.demo.password)
     await page.keyboard.press("Enter")
     await page.waitForSelector("[data-testid=login-form]", { hidden: true })
     // Back in the name field, in the form kept as it was, not on the page's top.
@@ -201,7 +195,7 @@ describe("focus, refused fields and the next account in the browser app", () => 
       if (request.method() !== "PATCH" || body === undefined || !body.includes('"name"')) return request.continue()
       return request.continue({ postData: JSON.stringify({ ...JSON.parse(body), cpvCodes: ["99999999-9"] }) })
     })
-    await page.goto(`${server.baseUrl}/companies/${await firstCompanyId()}/watchlists`)
+    await page.goto(`${app.server.baseUrl}/companies/${await firstCompanyId()}/watchlists`)
     await page.waitForSelector("[data-testid=watchlist]")
     const form = "[data-testid=watchlist-form]"
     await clickUntilShown(page, "[data-testid=watchlist]:first-child .actions button", form)
@@ -223,7 +217,7 @@ describe("focus, refused fields and the next account in the browser app", () => 
   it("the next account to log in the same tab starts at its own companies, not on the last one's screen", async () => {
     const email = "alt.consultant@example.ro"
     const password = "alta-parola-2026"
-    await server.run(
+    await app.server.run(
       Effect.gen(function* () {
         const tenant = yield* (yield* TenantsRepo).create({ name: "Alt cabinet", plan: "consultant" })
         yield* (yield* UsersRepo).create({ tenantId: tenant.id, email, password }).pipe(Effect.orDie)
@@ -253,7 +247,7 @@ describe("focus, refused fields and the next account in the browser app", () => 
 
     // A logout: the demo consultant's search in their client's tender list stays behind in the address.
     const page = await session()
-    await page.goto(`${server.baseUrl}/companies/${companyId}/tenders?q=spital&status=all`)
+    await page.goto(`${app.server.baseUrl}/companies/${companyId}/tenders?q=spital&status=all`)
     await page.waitForSelector("[data-testid=tender-filters]")
     await page.click("[data-testid=logout]")
     await logInAgain(page, email, password)
@@ -262,13 +256,13 @@ describe("focus, refused fields and the next account in the browser app", () => 
 
     // A session that ended (revoked elsewhere), then another account logs in over the screens.
     await page.click("[data-testid=logout]")
-    await logInAgain(page, server.demo.email, server.demo.password)
-    await page.goto(`${server.baseUrl}/companies/${companyId}/tenders?q=spital`)
+    await logInAgain(page, app.server.demo.email, app.server.demo.password)
+    await page.goto(`${app.server.baseUrl}/companies/${companyId}/tenders?q=spital`)
     await page.waitForSelector("[data-testid=tender-filters]")
-    await server.sql(
+    await app.server.sql(
       (q) => q`
         UPDATE auth_sessions SET revoked_at = now(), revoked_reason = 'logout'
-        WHERE revoked_at IS NULL AND user_id IN (SELECT id FROM users WHERE email = ${server.demo.email})`
+        WHERE revoked_at IS NULL AND user_id IN (SELECT id FROM users WHERE email = ${app.server.demo.email})`
     )
     await page.select("[data-testid=status]", "all")
     await logInAgain(page, email, password)

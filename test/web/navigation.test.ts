@@ -1,7 +1,7 @@
-import type { Browser, HTTPRequest, Page } from "puppeteer-core"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import type { HTTPRequest, Page } from "puppeteer-core"
+import { afterAll, describe, expect, it } from "vitest"
 import { t } from "../../src/web/strings.js"
-import { type AppServer, launchBrowser, logIn, openPage, startAppServer } from "./support/AppServer.js"
+import { appAndBrowser, logIn, openPage } from "./support/AppServer.js"
 
 /**
  * Moving between the app's screens, and a session that ends under an open screen, as a consultant
@@ -9,24 +9,18 @@ import { type AppServer, launchBrowser, logIn, openPage, startAppServer } from "
  * and worker over the demo data.
  */
 describe("moving between screens, and a session that ends, in the browser app", () => {
-  let server: AppServer
-  let browser: Browser
+  const app = appAndBrowser()
   const closers: Array<() => Promise<void>> = []
 
-  beforeAll(async () => {
-    ;[server, browser] = await Promise.all([startAppServer(), launchBrowser()])
-  })
   afterAll(async () => {
     for (const close of closers) await close().catch(() => undefined)
-    await browser?.close()
-    await server?.close()
   })
 
   /** A fresh browser context, logged in through the form. */
   const session = async (): Promise<Page> => {
-    const opened = await openPage(browser)
+    const opened = await openPage(app.browser)
     closers.push(opened.close)
-    await logIn(opened.page, server.baseUrl, server.demo.email, server.demo.password)
+    await logIn(opened.page, app.server.baseUrl, app.server.demo.email, app.server.demo.password)
     return opened.page
   }
 
@@ -78,10 +72,10 @@ describe("moving between screens, and a session that ends, in the browser app", 
 
   it("Back from a tender returns to the list as it was left: the pages loaded and the scroll; a filter change starts at page 1", async () => {
     // The demo's rescores done first: the list's order stays the same throughout (a reload compares it).
-    await server.whenJobsIdle()
+    await app.server.whenJobsIdle()
     const page = await session()
-    const companyId = server.demo.companyIds[0]!
-    await page.goto(`${server.baseUrl}/companies/${companyId}/tenders`)
+    const companyId = app.server.demo.companyIds[0]!
+    await page.goto(`${app.server.baseUrl}/companies/${companyId}/tenders`)
     await page.waitForSelector("[data-testid=tender]")
     const links = () => page.$$eval("[data-testid=tender-link]", (as) => as.map((a) => a.getAttribute("href") ?? ""))
     const count = () => page.$$eval("[data-testid=tender]", (items) => items.length)
@@ -170,18 +164,18 @@ describe("moving between screens, and a session that ends, in the browser app", 
     await page.type(`${form} input[name=name]`, "Apă Canal Vest SRL")
     await page.type(`${form} textarea[name=description]`, description)
     // The session is closed elsewhere meanwhile (logout of a duplicated tab, a revocation).
-    await server.sql(
+    await app.server.sql(
       (q) => q`
         UPDATE auth_sessions SET revoked_at = now(), revoked_reason = 'logout'
-        WHERE revoked_at IS NULL AND user_id IN (SELECT id FROM users WHERE email = ${server.demo.email})`
+        WHERE revoked_at IS NULL AND user_id IN (SELECT id FROM users WHERE email = ${app.server.demo.email})`
     )
     await page.click(`${form} button[type=submit]`)
     await page.waitForSelector("[data-testid=login-form]")
     // The form waits under the login form, out of reach until the login.
     expect(await page.$eval("[data-testid=login-form]", (f) => f.closest("[role=dialog]") !== null)).toBe(true)
     expect(await page.$eval(form, (f) => f.closest("[inert]") !== null)).toBe(true)
-    await page.type("input[name=email]", server.demo.email)
-    await page.type("input[name=password]", server.demo.password)
+    await page.type("input[name=email]", app.server.demo.email)
+    await page.type("input[name=password]", app.server.demo.password)
     await page.click("button[type=submit]")
     await page.waitForSelector("[data-testid=company]")
     await page.waitForSelector("[data-testid=login-form]", { hidden: true })
@@ -193,9 +187,9 @@ describe("moving between screens, and a session that ends, in the browser app", 
     // Saved now, with the new session.
     await page.click(`${form} button[type=submit]`)
     await page.waitForSelector(form, { hidden: true, timeout: 10_000 })
-    const stored = await server.sql(
+    const stored = await app.server.sql(
       (q) => q<{ description: string }>`
-        SELECT description FROM companies WHERE tenant_id = ${server.demo.tenantId} AND name = 'Apă Canal Vest SRL'`
+        SELECT description FROM companies WHERE tenant_id = ${app.server.demo.tenantId} AND name = 'Apă Canal Vest SRL'`
     )
     expect(stored).toEqual([{ description }])
   })

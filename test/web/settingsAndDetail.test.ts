@@ -1,11 +1,11 @@
 import { Effect } from "effect"
-import type { Browser, HTTPRequest, Page } from "puppeteer-core"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import type { HTTPRequest, Page } from "puppeteer-core"
+import { describe, expect, it } from "vitest"
 import type { Plan } from "../../src/domain/Plan.js"
 import { TenantsRepo } from "../../src/infra/accounts/TenantsRepo.js"
 import { UsersRepo } from "../../src/infra/accounts/UsersRepo.js"
 import { t } from "../../src/web/strings.js"
-import { type AppServer, clickUntilShown, launchBrowser, logIn, openPage, startAppServer } from "./support/AppServer.js"
+import { appAndBrowser, clickUntilShown, logIn, openPage } from "./support/AppServer.js"
 
 /**
  * The Settings screen's API keys, credits, reports and webhook deliveries, and the tender detail (its way
@@ -13,16 +13,7 @@ import { type AppServer, clickUntilShown, launchBrowser, logIn, openPage, startA
  * worker over the demo data.
  */
 describe("settings and the tender detail in the browser app", () => {
-  let server: AppServer
-  let browser: Browser
-
-  beforeAll(async () => {
-    ;[server, browser] = await Promise.all([startAppServer(), launchBrowser()])
-  })
-  afterAll(async () => {
-    await browser?.close()
-    await server?.close()
-  })
+  const app = appAndBrowser()
 
   const openSettings = async (page: Page) => {
     await page.click("a[href='/settings']")
@@ -35,8 +26,8 @@ describe("settings and the tender detail in the browser app", () => {
   const creditsText = (page: Page) => page.$eval("[data-testid=credits-remaining]", (n) => n.textContent ?? "")
 
   it("the credits balance follows a report request (10 credits held) on the same screen", async () => {
-    const { page, close } = await openPage(browser)
-    await logIn(page, server.baseUrl, server.demo.email, server.demo.password)
+    const { page, close } = await openPage(app.browser)
+    await logIn(page, app.server.baseUrl, app.server.demo.email, app.server.demo.password)
     await openSettings(page)
     const before = await creditsText(page)
     await page.click("[data-testid=reports] button[type=submit]")
@@ -60,8 +51,8 @@ describe("settings and the tender detail in the browser app", () => {
   })
 
   it("a report's period is written in Romanian date order, like every other date of the app", async () => {
-    const { page, close } = await openPage(browser)
-    await logIn(page, server.baseUrl, server.demo.email, server.demo.password)
+    const { page, close } = await openPage(app.browser)
+    await logIn(page, app.server.baseUrl, app.server.demo.email, app.server.demo.password)
     await openSettings(page)
     if ((await page.$("[data-testid=report]")) === null) {
       await page.click("[data-testid=reports] button[type=submit]")
@@ -73,9 +64,9 @@ describe("settings and the tender detail in the browser app", () => {
   })
 
   it("keeps polling a report in progress after one failed poll (status polled every 5 s)", async () => {
-    const { page, close } = await openPage(browser)
-    await logIn(page, server.baseUrl, server.demo.email, server.demo.password)
-    const companyId = server.demo.companyIds[0]!
+    const { page, close } = await openPage(app.browser)
+    await logIn(page, app.server.baseUrl, app.server.demo.email, app.server.demo.password)
+    const companyId = app.server.demo.companyIds[0]!
     const fakePending = {
       data: [
         {
@@ -98,7 +89,7 @@ describe("settings and the tender detail in the browser app", () => {
       const url = new URL(request.url())
       if (request.method() === "GET" && url.pathname === "/api/v1/app/reports") {
         listCalls++
-        // First load: a report in progress; the first poll: a passing 503; later polls: the server.
+        // First load: a report in progress; the first poll: a passing 503; later polls: the app.server.
         if (listCalls === 1)
           return request.respond({ status: 200, contentType: "application/json", body: JSON.stringify(fakePending) })
         if (listCalls === 2) return request.respond({ status: 503, contentType: "text/plain", body: "busy" })
@@ -126,15 +117,15 @@ describe("settings and the tender detail in the browser app", () => {
   })
 
   it("a double click on a failed delivery's retry retries it once and shows no error", async () => {
-    const companyId = server.demo.companyIds[0]!
-    const tenantId = server.demo.tenantId
-    const tenderId = server.demo.tenderIds[0]!
+    const companyId = app.server.demo.companyIds[0]!
+    const tenantId = app.server.demo.tenantId
+    const tenderId = app.server.demo.tenderIds[0]!
     // One statement: the webhook, its event and a failed delivery commit together, once the jobs the
     // earlier tests queued (reports: credits, PDFs) are done, so that none of them contends with it.
     // The demo's own scoring may raise this very event; it then either committed first (the event is
     // reused, and it saw no webhook to deliver to) or waits for this statement and adds nothing.
-    await server.whenJobsIdle()
-    await server.sql(
+    await app.server.whenJobsIdle()
+    await app.server.sql(
       (q) => q`
         WITH hook AS (
           INSERT INTO webhooks (tenant_id, url, secret_ciphertext, events)
@@ -149,8 +140,8 @@ describe("settings and the tender detail in the browser app", () => {
         INSERT INTO webhook_deliveries (webhook_id, event_id, tenant_id, body, status, attempt_count, last_status_code)
         SELECT hook.id, event.id, ${tenantId}, '{"event":"tender.matched"}', 'failed', 4, 500 FROM hook, event`
     )
-    const { page, close } = await openPage(browser)
-    await logIn(page, server.baseUrl, server.demo.email, server.demo.password)
+    const { page, close } = await openPage(app.browser)
+    await logIn(page, app.server.baseUrl, app.server.demo.email, app.server.demo.password)
     const retries: Array<number> = []
     page.on("response", (response) => {
       if (/\/deliveries\/[^/]+\/retry$/.test(new URL(response.url()).pathname)) retries.push(response.status())
@@ -183,11 +174,11 @@ describe("settings and the tender detail in the browser app", () => {
   })
 
   it("a webhook that failed 30 times shows every delivery: 'Mai multe livrări' loads the older ones, 10 at a time", async () => {
-    const companyId = server.demo.companyIds[0]!
-    const tenantId = server.demo.tenantId
+    const companyId = app.server.demo.companyIds[0]!
+    const tenantId = app.server.demo.tenantId
     const url = "https://thirty.invalid/tss"
     // One statement: the webhook, 30 events and their failed deliveries, a minute apart (newest first).
-    await server.sql(
+    await app.server.sql(
       (q) => q`
         WITH hook AS (
           INSERT INTO webhooks (tenant_id, url, secret_ciphertext, events)
@@ -208,15 +199,15 @@ describe("settings and the tender detail in the browser app", () => {
         FROM hook, event JOIN picked ON picked.id = event.tender_id`
     )
     const ids = (
-      await server.sql(
+      await app.server.sql(
         (q) => q<{ id: string }>`
           SELECT d.id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
           WHERE w.url = ${url} ORDER BY d.created_at DESC, d.id DESC`
       )
     ).map((row) => row.id)
     expect(ids).toHaveLength(30)
-    const { page, problems, close } = await openPage(browser)
-    await logIn(page, server.baseUrl, server.demo.email, server.demo.password)
+    const { page, problems, close } = await openPage(app.browser)
+    await logIn(page, app.server.baseUrl, app.server.demo.email, app.server.demo.password)
     await page.click("a[href='/settings']")
     const card = (await page.waitForSelector(`xpath///li[@data-testid='webhook'][.//code[text()='${url}']]`))!
     const rows = () => card.$$eval("tr[data-status]", (trs) => trs.length)
@@ -243,7 +234,7 @@ describe("settings and the tender detail in the browser app", () => {
       card
     )
     expect(await rows()).toBe(30)
-    const [oldest] = await server.sql(
+    const [oldest] = await app.server.sql(
       (q) => q<{ attempts_allowed: number }>`SELECT attempts_allowed FROM webhook_deliveries WHERE id = ${ids[29]!}`
     )
     expect(oldest!.attempts_allowed).toBe(5)
@@ -252,8 +243,8 @@ describe("settings and the tender detail in the browser app", () => {
   })
 
   it("revoking the key the new-key banner shows removes the banner; revoking another key leaves it", async () => {
-    const { page, close } = await openPage(browser)
-    await logIn(page, server.baseUrl, server.demo.email, server.demo.password)
+    const { page, close } = await openPage(app.browser)
+    await logIn(page, app.server.baseUrl, app.server.demo.email, app.server.demo.password)
     page.on("dialog", (dialog) => dialog.accept())
     await page.click("a[href='/settings']")
     await page.waitForSelector("[data-testid=key]")
@@ -302,10 +293,10 @@ describe("settings and the tender detail in the browser app", () => {
   })
 
   it("the tender detail's back link returns to the list with its filters", async () => {
-    const { page, close } = await openPage(browser)
-    await logIn(page, server.baseUrl, server.demo.email, server.demo.password)
-    const companyId = server.demo.companyIds[0]!
-    await page.goto(`${server.baseUrl}/companies/${companyId}/tenders?minScore=20&sort=value`)
+    const { page, close } = await openPage(app.browser)
+    await logIn(page, app.server.baseUrl, app.server.demo.email, app.server.demo.password)
+    const companyId = app.server.demo.companyIds[0]!
+    await page.goto(`${app.server.baseUrl}/companies/${companyId}/tenders?minScore=20&sort=value`)
     await page.waitForSelector("[data-testid=tender]")
     expect(await page.$eval("[data-testid=sort]", (s) => (s as HTMLSelectElement).value)).toBe("value")
     await page.click("[data-testid=tender-link]")
@@ -319,9 +310,9 @@ describe("settings and the tender detail in the browser app", () => {
 
   /** A company of the demo account that has scored tenders. */
   const scoredCompanyId = async () => {
-    const [row] = await server.sql(
+    const [row] = await app.server.sql(
       (q) => q<{ id: string }>`
-        SELECT c.id FROM companies c WHERE c.tenant_id = ${server.demo.tenantId} AND c.active
+        SELECT c.id FROM companies c WHERE c.tenant_id = ${app.server.demo.tenantId} AND c.active
           AND EXISTS (SELECT 1 FROM tender_scores s WHERE s.company_id = c.id)
         ORDER BY c.created_at, c.id LIMIT 1`
     )
@@ -329,10 +320,10 @@ describe("settings and the tender detail in the browser app", () => {
   }
 
   it("the tender detail's back link keeps the list's sort and filters after the detail is reloaded", async () => {
-    const { page, close } = await openPage(browser)
-    await logIn(page, server.baseUrl, server.demo.email, server.demo.password)
+    const { page, close } = await openPage(app.browser)
+    await logIn(page, app.server.baseUrl, app.server.demo.email, app.server.demo.password)
     const companyId = await scoredCompanyId()
-    await page.goto(`${server.baseUrl}/companies/${companyId}/tenders`)
+    await page.goto(`${app.server.baseUrl}/companies/${companyId}/tenders`)
     await page.waitForSelector("[data-testid=tender]")
     await page.select("[data-testid=status]", "all")
     await page.select("[data-testid=sort]", "value")
@@ -352,15 +343,15 @@ describe("settings and the tender detail in the browser app", () => {
     expect(search).toContain("status=all")
     expect(await page.$eval("[data-testid=sort]", (s) => (s as HTMLSelectElement).value)).toBe("value")
     // Another company's list in `from` (a crafted link) is no way back from this company's tender.
-    const [other] = await server.sql(
+    const [other] = await app.server.sql(
       (q) => q<{ id: string }>`
-        SELECT id FROM companies WHERE tenant_id = ${server.demo.tenantId} AND id <> ${companyId} LIMIT 1`
+        SELECT id FROM companies WHERE tenant_id = ${app.server.demo.tenantId} AND id <> ${companyId} LIMIT 1`
     )
-    const [tender] = await server.sql(
+    const [tender] = await app.server.sql(
       (q) => q<{ id: string }>`SELECT tender_id AS id FROM tender_scores WHERE company_id = ${companyId} LIMIT 1`
     )
     await page.goto(
-      `${server.baseUrl}/companies/${companyId}/tenders/${tender!.id}?${new URLSearchParams({ from: `/companies/${other!.id}/tenders?sort=value` })}`
+      `${app.server.baseUrl}/companies/${companyId}/tenders/${tender!.id}?${new URLSearchParams({ from: `/companies/${other!.id}/tenders?sort=value` })}`
     )
     await page.waitForSelector("[data-testid=tender-detail]")
     expect(await page.$eval("[data-testid=back]", (link) => link.getAttribute("href"))).toBe(
@@ -370,21 +361,21 @@ describe("settings and the tender detail in the browser app", () => {
   })
 
   it("a PDF report's minimum score left empty is not sent as 0 (a report of every tender, 10 credits)", async () => {
-    const { page, close } = await openPage(browser)
-    await logIn(page, server.baseUrl, server.demo.email, server.demo.password)
-    await page.goto(`${server.baseUrl}/settings`)
+    const { page, close } = await openPage(app.browser)
+    await logIn(page, app.server.baseUrl, app.server.demo.email, app.server.demo.password)
+    await page.goto(`${app.server.baseUrl}/settings`)
     await page.waitForSelector("[data-testid=reports] form select option")
-    const before = await server.sql(
-      (q) => q<{ n: number }>`SELECT count(*)::int AS n FROM report_jobs WHERE tenant_id = ${server.demo.tenantId}`
+    const before = await app.server.sql(
+      (q) => q<{ n: number }>`SELECT count(*)::int AS n FROM report_jobs WHERE tenant_id = ${app.server.demo.tenantId}`
     )
     const minScore = "[data-testid=reports] input[type=number]"
     await page.click(minScore, { clickCount: 3 })
     await page.keyboard.press("Backspace")
     await page.click("[data-testid=reports] button[type=submit]")
     await new Promise((resolve) => setTimeout(resolve, 1500))
-    const requested = await server.sql(
+    const requested = await app.server.sql(
       (q) => q<{ min_score: number }>`
-        SELECT (params->>'min_score')::int AS min_score FROM report_jobs WHERE tenant_id = ${server.demo.tenantId}
+        SELECT (params->>'min_score')::int AS min_score FROM report_jobs WHERE tenant_id = ${app.server.demo.tenantId}
         ORDER BY created_at`
     )
     const invalid = await page.$eval(minScore, (input) => !(input as HTMLInputElement).validity.valid)
@@ -397,20 +388,20 @@ describe("settings and the tender detail in the browser app", () => {
   /** An account of its own on `plan`, with one company, inactive; logged in on the Settings screen. */
   const settingsOf = async (email: string, plan: Plan) => {
     const password = "parola-setari-2026"
-    await server.run(
+    await app.server.run(
       Effect.gen(function* () {
         const tenant = yield* (yield* TenantsRepo).create({ name: email, plan })
         yield* (yield* UsersRepo).create({ tenantId: tenant.id, email, password }).pipe(Effect.orDie)
       })
     )
-    await server.sql(
+    await app.server.sql(
       (q) => q`
         INSERT INTO companies (tenant_id, name, active)
         SELECT t.id, 'Inactivă SRL', false FROM tenants t JOIN users u ON u.tenant_id = t.id WHERE u.email = ${email}`
     )
-    const opened = await openPage(browser)
+    const opened = await openPage(app.browser)
     const { page } = opened
-    await page.goto(`${server.baseUrl}/settings`)
+    await page.goto(`${app.server.baseUrl}/settings`)
     await page.waitForSelector("[data-testid=login-form]")
     await page.type("input[name=email]", email)
     await page.type("input[name=password]", password)
@@ -462,15 +453,15 @@ describe("settings and the tender detail in the browser app", () => {
 
   it("a tender whose description carries a notice link fits a 360 px phone (no sideways scrolling)", async () => {
     const companyId = await scoredCompanyId()
-    const [tender] = await server.sql(
+    const [tender] = await app.server.sql(
       (q) => q<{ id: string }>`
         UPDATE tenders SET description = ${"Documentația de atribuire se descarcă de la https://ted.europa.eu/ro/notice/detail/712345/2026?origin=SEARCH&lang=ro&tabId=1 începând cu data publicării."}
         WHERE id = (SELECT tender_id FROM tender_scores WHERE company_id = ${companyId} ORDER BY tender_id LIMIT 1)
         RETURNING id`
     )
-    const { page, close } = await openPage(browser, { width: 360, height: 740 })
-    await logIn(page, server.baseUrl, server.demo.email, server.demo.password)
-    await page.goto(`${server.baseUrl}/companies/${companyId}/tenders/${tender!.id}`)
+    const { page, close } = await openPage(app.browser, { width: 360, height: 740 })
+    await logIn(page, app.server.baseUrl, app.server.demo.email, app.server.demo.password)
+    await page.goto(`${app.server.baseUrl}/companies/${companyId}/tenders/${tender!.id}`)
     await page.waitForSelector("[data-testid=factor]")
     await page.waitForFunction(() => document.querySelector(".prose")?.textContent?.includes("ted.europa.eu"))
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)

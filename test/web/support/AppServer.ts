@@ -4,6 +4,7 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { Clock, Duration, Effect, Layer, ManagedRuntime, Option, Schedule } from "effect"
 import puppeteer, { type Browser, type Page } from "puppeteer-core"
+import { afterAll, beforeAll } from "vitest"
 import { type DemoSeedResult, seedDemoAndScore } from "../../../src/demo/seedDemo.js"
 import { RoutesLive } from "../../../src/http/Server.js"
 import { chromiumLaunchOptions } from "../../../src/infra/browser/Chromium.js"
@@ -112,6 +113,36 @@ export const launchBrowser = async (): Promise<Browser> => {
     args: [...(options.args ?? []), "--lang=ro-RO"],
     env: { ...process.env, LANG: "ro_RO.UTF-8", LANGUAGE: "ro" }
   })
+}
+
+/**
+ * The app server (startAppServer) and a Chromium (launchBrowser) for the `describe` that calls this:
+ * both started before its tests and closed after them, after the file's own `afterAll` hooks (vitest
+ * runs those in reverse order of registration), so the pages a file closes go first. Read `server`
+ * and `browser` in tests and hooks, not while the file is collected.
+ */
+export const appAndBrowser = (): { readonly server: AppServer; readonly browser: Browser } => {
+  let server: AppServer | undefined
+  let browser: Browser | undefined
+  beforeAll(async () => {
+    ;[server, browser] = await Promise.all([startAppServer(), launchBrowser()])
+  })
+  afterAll(async () => {
+    await browser?.close()
+    await server?.close()
+  })
+  const started = <A>(value: A | undefined): A => {
+    if (value === undefined) throw new Error("the app server and browser start in beforeAll")
+    return value
+  }
+  return {
+    get server() {
+      return started(server)
+    },
+    get browser() {
+      return started(browser)
+    }
+  }
 }
 
 /**
