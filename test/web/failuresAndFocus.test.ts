@@ -29,10 +29,8 @@ describe("failures and focus in the browser app", () => {
   const unreadCount = async () =>
     (
       await app.server.sql(
-        (q) =>
-          q<{
-            n: number
-          }>`SELECT count(*)::int AS n FROM alerts WHERE tenant_id = ${app.server.demo.tenantId} AND NOT read`
+        (q) => q<{ n: number }>`
+          SELECT count(*)::int AS n FROM alerts WHERE tenant_id = ${app.server.demo.tenantId} AND NOT read`
       )
     )[0]!.n
 

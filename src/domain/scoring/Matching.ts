@@ -123,6 +123,10 @@ const sharedSpecificity = ({ terms, weights }: TextProfile, tender: PreparedTend
   return shared
 }
 
+/**
+ * What the text rule compares, as one value (its tests read it). isTextCandidate works it
+ * out without the object: the rule asks it for millions of pairs a run.
+ */
 export const textEvidence = (company: PreparedCompany, tender: PreparedTender, stats: CorpusStats): TextEvidence => {
   const profile = textProfileOf(company, stats)
   return { shared: sharedSpecificity(profile, tender), total: profile.total }
