@@ -2,7 +2,7 @@ import { SqlClient, type SqlError } from "@effect/sql"
 import { Clock, Effect, Ref } from "effect"
 import { affinityOf, type ClassAffinity, type CpvAffinity, learnAffinity } from "../../domain/scoring/CpvAffinity.js"
 import { MODEL_VERSION } from "../../domain/scoring/Model.js"
-import { arrayLiteral } from "./ArrayLiteral.js"
+import { arrayLiteral } from "../db/ArrayLiteral.js"
 
 /**
  * The learned CPV affinity (domain/scoring/CpvAffinity.ts) in `cpv_class_affinity` (migration

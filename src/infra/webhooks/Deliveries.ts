@@ -10,6 +10,7 @@ import {
 } from "../../domain/webhooks/DeliverySchedule.js"
 import { renderFailureEmail } from "../../domain/webhooks/FailureEmail.js"
 import { type MatchNames, tenderMatchedBody } from "../../domain/webhooks/TenderMatchedBody.js"
+import { arrayLiteral } from "../db/ArrayLiteral.js"
 import { clockNow } from "../db/ClockNow.js"
 import { EmailOutbox, EmailOutboxLive } from "../mail/EmailOutbox.js"
 import { jobKind } from "../queue/JobKind.js"
@@ -157,8 +158,9 @@ export const DeliveriesLive = Layer.effect(
         const payloads = matches.map((match) => JSON.stringify(tenderMatchedBody(match.event, names(match))))
         const rows = yield* sql<{ id: string; webhook_id: string | null; events: number }>`
           WITH input AS (
-            SELECT * FROM unnest(${matches.map((m) => m.tenantId)}::uuid[], ${matches.map((m) => m.companyId)}::uuid[],
-                                 ${matches.map((m) => m.tenderId)}::uuid[], ${payloads}::text[])
+            SELECT * FROM unnest(${arrayLiteral(matches.map((m) => m.tenantId))}::uuid[],
+                                 ${arrayLiteral(matches.map((m) => m.companyId))}::uuid[],
+                                 ${arrayLiteral(matches.map((m) => m.tenderId))}::uuid[], ${payloads}::text[])
               AS e(tenant_id, company_id, tender_id, payload)
           ), inserted AS (
             INSERT INTO match_events (tenant_id, company_id, tender_id, payload, tender_publish_date)
