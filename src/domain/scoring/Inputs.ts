@@ -1,6 +1,7 @@
 import { type CodeSet, type ContractKind, codeSetOf, contractKindOf } from "./CpvMatch.js"
 import { type ClassFeedback, type FeedbackMark, feedbackByClass } from "./Feedback.js"
 import { type CompanyCounties, companyCountiesOf } from "./Place.js"
+import { termBitsOf } from "./TermBits.js"
 import { indexKey, stems, words } from "./Text.js"
 import type { ValueRange } from "./ValueFit.js"
 import { type WonTitleIndex, wonTitleIndexOf } from "./WonTitleIndex.js"
@@ -76,6 +77,8 @@ export interface PreparedTender {
   readonly length: number
   /** Index keys of every word (see Text.indexKey): what the keyword prefilter looks up. */
   readonly indexKeys: ReadonlySet<string>
+  /** The words of `termFrequencies` as bits (TermBits.ts): "surely absent" for most words it lacks. */
+  readonly termBits: Uint32Array
   /** The main code, then the additional ones, prepared for CpvMatch.bestCpvMatchOf. */
   readonly cpv: CodeSet
 }
@@ -97,6 +100,7 @@ export const prepareTender = (tender: TenderInput): PreparedTender => {
     termFrequencies,
     length: titleStems.length + descriptionStems.length + labelStems.length,
     indexKeys,
+    termBits: termBitsOf(termFrequencies.keys()),
     cpv: codeSetOf([tender.mainCpv, ...tender.additionalCpvs])
   }
 }

@@ -4,6 +4,7 @@ import type { PreparedCompany, PreparedTender, PreparedWatchlist } from "./Input
 import { matchesAnyPhrase } from "./KeywordMatch.js"
 import type { TenderScore } from "./Model.js"
 import { type CorpusStats, emptyCorpusStats, isSpecific, specificity } from "./Semantic.js"
+import { mayHaveTermBit, termBit } from "./TermBits.js"
 
 /**
  * The candidate filter: which (company, tender) pairs get a stored score. A pair is a candidate
@@ -72,6 +73,8 @@ export interface TextEvidence {
 /** The company's countable words with their specificity, and their sum: what textEvidence compares. */
 interface TextProfile {
   readonly terms: ReadonlyArray<string>
+  /** Each term's bit (TermBits.termBit). */
+  readonly bits: Uint16Array
   readonly weights: ReadonlyArray<number>
   readonly total: number
 }
@@ -111,15 +114,18 @@ const cachedTextProfileOf = (company: PreparedCompany, stats: CorpusStats): Text
     weights.push(weight)
     total += weight
   }
-  const profile = { terms, weights, total }
+  const profile = { terms, bits: Uint16Array.from(terms, termBit), weights, total }
   byCompany.set(company, profile)
   return profile
 }
 
-/** Specificity of the profile's words the tender contains. */
-const sharedSpecificity = ({ terms, weights }: TextProfile, tender: PreparedTender): number => {
+/** Specificity of the profile's words the tender contains (most words absent are told by their bit). */
+const sharedSpecificity = ({ terms, bits, weights }: TextProfile, tender: PreparedTender): number => {
+  const tenderBits = tender.termBits
   let shared = 0
-  for (let i = 0; i < terms.length; i++) if (tender.termFrequencies.has(terms[i]!)) shared += weights[i]!
+  for (let i = 0; i < terms.length; i++) {
+    if (mayHaveTermBit(tenderBits, bits[i]!) && tender.termFrequencies.has(terms[i]!)) shared += weights[i]!
+  }
   return shared
 }
 
