@@ -1,7 +1,7 @@
 import { type CodeSet, type ContractKind, codeSetOf, contractKindOf } from "./CpvMatch.js"
 import { type ClassFeedback, type FeedbackMark, feedbackByClass } from "./Feedback.js"
 import { type CompanyCounties, companyCountiesOf } from "./Place.js"
-import { termBitsOf } from "./TermBits.js"
+import { termBit, termBitsOf } from "./TermBits.js"
 import { indexKey, stems, words } from "./Text.js"
 import type { ValueRange } from "./ValueFit.js"
 import { type WonTitleIndex, wonTitleIndexOf } from "./WonTitleIndex.js"
@@ -109,6 +109,8 @@ export const prepareTender = (tender: TenderInput): PreparedTender => {
 export interface KeywordPhrase {
   readonly keyword: string
   readonly stems: ReadonlyArray<string>
+  /** Each stem's bit (TermBits.termBit): a tender lacking one of them is told by its bits. */
+  readonly stemBits: Uint16Array
 }
 
 export interface PreparedWatchlist {
@@ -182,7 +184,10 @@ const profileCodeOriginsOf = (company: CompanyInput): Map<string, ProfileCodeOri
   return origins
 }
 
-const phraseOf = (keyword: string): KeywordPhrase => ({ keyword, stems: stems(keyword) })
+const phraseOf = (keyword: string): KeywordPhrase => {
+  const phraseStems = stems(keyword)
+  return { keyword, stems: phraseStems, stemBits: Uint16Array.from(phraseStems, termBit) }
+}
 
 export const prepareCompany = (company: CompanyInput): PreparedCompany => {
   const watchlists = company.watchlists.map((watchlist) => ({

@@ -1,4 +1,5 @@
 import type { KeywordPhrase, PreparedTender } from "./Inputs.js"
+import { mayHaveTermBit } from "./TermBits.js"
 
 /** True when the phrase's stems occur as a contiguous run in the text's stems. */
 export const containsPhrase = (text: ReadonlyArray<string>, phrase: ReadonlyArray<string>): boolean => {
@@ -19,11 +20,14 @@ export const DESCRIPTION_HIT = 0.6
 export const KEYWORD_RATE = 0.8
 
 /**
- * A phrase can only occur where all its stems do: one map lookup per stem rules most tenders out
- * before the text is scanned (the candidate rule and the scorer ask this for every pair).
+ * A phrase can only occur where all its stems do: a bit read per stem (TermBits.ts), then a map
+ * lookup, rules most tenders out before the text is scanned (the candidate rule and the scorer ask
+ * this for every pair).
  */
 const mayContain = (phrase: KeywordPhrase, tender: PreparedTender): boolean => {
-  for (const stem of phrase.stems) if (!tender.termFrequencies.has(stem)) return false
+  const { stems, stemBits } = phrase
+  for (let i = 0; i < stems.length; i++) if (!mayHaveTermBit(tender.termBits, stemBits[i]!)) return false
+  for (const stem of stems) if (!tender.termFrequencies.has(stem)) return false
   return true
 }
 

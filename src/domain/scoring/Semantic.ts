@@ -1,4 +1,5 @@
 import type { PreparedCompany, PreparedTender } from "./Inputs.js"
+import { mayHaveTermBit, termBit } from "./TermBits.js"
 
 /** Document frequencies over a sample of the tender corpus; passed in so scoring stays pure. */
 export interface CorpusStats {
@@ -88,14 +89,34 @@ export const bm25 = (
   weights?: ReadonlyMap<string, number>,
   shared?: Array<SharedTerm>
 ): number => {
+  const bits = queryTermBits(queryTerms)
+  const lengthNorm = 1 - BM25_B + (BM25_B * tender.length) / stats.averageLength
   let sum = 0
-  for (const term of queryTerms) {
-    if (!tender.termFrequencies.has(term)) continue
-    const contribution = (weights?.get(term) ?? 1) * termContribution(term, tender, stats)
+  for (let i = 0; i < queryTerms.length; i++) {
+    if (!mayHaveTermBit(tender.termBits, bits[i]!)) continue
+    const term = queryTerms[i]!
+    const tf = tender.termFrequencies.get(term)
+    if (tf === undefined) continue
+    const contribution =
+      (weights?.get(term) ?? 1) *
+      ((inverseDocumentFrequency(stats, term) * tf * (BM25_K1 + 1)) / (tf + BM25_K1 * lengthNorm))
     sum += contribution
     shared?.push({ term, contribution })
   }
   return sum
+}
+
+// The bits of a query's terms (TermBits.ts), once per query: the companies' term lists are asked for
+// every pair they score.
+const queryBits = new WeakMap<ReadonlyArray<string>, Uint16Array>()
+
+const queryTermBits = (queryTerms: ReadonlyArray<string>): Uint16Array => {
+  let bits = queryBits.get(queryTerms)
+  if (bits === undefined) {
+    bits = Uint16Array.from(queryTerms, termBit)
+    queryBits.set(queryTerms, bits)
+  }
+  return bits
 }
 
 /**
