@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest"
 import { projectFile } from "../../src/infra/config/ProjectFiles.js"
 import { t } from "../../src/web/strings.js"
 import { request } from "../support/http.js"
-import { appAndBrowser, logIn, openPage, texts } from "./support/AppServer.js"
+import { appAndBrowser, logInAsDemo, openPage, texts } from "./support/AppServer.js"
 
 /**
  * The Alerts and Watchlists screens of a consultant with several client companies, in a real
@@ -26,7 +26,7 @@ describe("alerts and watchlists in the browser app", () => {
       await opened.page.evaluateOnNewDocument((ms) => {
         ;(window as unknown as { tssUnreadPollMs: number }).tssUnreadPollMs = ms
       }, options.unreadPollMs)
-    await logIn(opened.page, app.server.baseUrl, app.server.demo.email, app.server.demo.password)
+    await logInAsDemo(opened.page, app.server)
     return opened
   }
 

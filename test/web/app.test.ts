@@ -4,7 +4,7 @@ import { Effect } from "effect"
 import type { Page } from "puppeteer-core"
 import { describe, expect, it } from "vitest"
 import { projectFile } from "../../src/infra/config/ProjectFiles.js"
-import { appAndBrowser, logIn, openPage, texts } from "./support/AppServer.js"
+import { appAndBrowser, logInAsDemo, openPage, texts } from "./support/AppServer.js"
 
 /**
  * The browser app in a real Chromium (puppeteer-core) against the real API process, job worker and
@@ -22,7 +22,7 @@ describe("the browser app", () => {
   const session = async (viewport?: { width: number; height: number }) => {
     const opened = await openPage(app.browser, viewport)
     pages.push(opened)
-    await logIn(opened.page, app.server.baseUrl, app.server.demo.email, app.server.demo.password)
+    await logInAsDemo(opened.page, app.server)
     return opened
   }
   const expectNoProblems = (problems: Array<string>) => expect(problems).toEqual([])

@@ -1,7 +1,7 @@
 import type { HTTPRequest, Page } from "puppeteer-core"
 import { describe, expect, it } from "vitest"
 import { t } from "../../src/web/strings.js"
-import { appAndBrowser, clickUntilShown, logIn, openPage, texts } from "./support/AppServer.js"
+import { appAndBrowser, clickUntilShown, logInAsDemo, openPage, texts } from "./support/AppServer.js"
 
 /** Place (issue 21) in the browser app: a company's counties and a watchlist's county filter, set and shown. */
 describe("counties in the browser app", () => {
@@ -9,7 +9,7 @@ describe("counties in the browser app", () => {
 
   it("the company form sets the counties it works in; the watchlist form its county filter", async () => {
     const { page, problems, close } = await openPage(app.browser)
-    await logIn(page, app.server.baseUrl, app.server.demo.email, app.server.demo.password)
+    await logInAsDemo(page, app.server)
     const [first] = await app.server.sql(
       (q) => q<{ id: string }>`
         SELECT id FROM companies WHERE tenant_id = ${app.server.demo.tenantId} ORDER BY created_at, id LIMIT 1`
@@ -53,7 +53,7 @@ describe("counties in the browser app", () => {
 
   it("counties the server refuses are marked at the picker: aria-invalid, the Romanian reason beside it", async () => {
     const { page, close } = await openPage(app.browser)
-    await logIn(page, app.server.baseUrl, app.server.demo.email, app.server.demo.password)
+    await logInAsDemo(page, app.server)
     // What an app older than the server's county list would send: a name the server does not know.
     // The server's own 400 answers it (the request reaches it, rewritten).
     await page.setRequestInterception(true)

@@ -4,7 +4,7 @@ import { Effect } from "effect"
 import type { Page } from "puppeteer-core"
 import { describe, expect, it } from "vitest"
 import { projectFile } from "../../src/infra/config/ProjectFiles.js"
-import { appAndBrowser, logIn, openPage } from "./support/AppServer.js"
+import { appAndBrowser, logInAsDemo, openPage } from "./support/AppServer.js"
 
 /** The daily digest's settings in a real Chromium, against the real API and database (demo data). */
 describe("the daily digest in the settings screen", () => {
@@ -48,7 +48,7 @@ describe("the daily digest in the settings screen", () => {
 
   it("turns the digest on at a chosen hour, keeps it over a reload, and turns it off", async () => {
     const { page, problems, close } = await openPage(app.browser)
-    await logIn(page, app.server.baseUrl, app.server.demo.email, app.server.demo.password)
+    await logInAsDemo(page, app.server)
     await page.click("a[href='/settings']")
     await page.waitForSelector("[data-testid=digest] select[name=digestHour]")
 

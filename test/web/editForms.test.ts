@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { AuthSessions, AuthSessionsLive } from "../../src/infra/auth/AuthSessions.js"
 import { t } from "../../src/web/strings.js"
 import { request } from "../support/http.js"
-import { appAndBrowser, clickUntilShown, logIn, openPage, texts } from "./support/AppServer.js"
+import { appAndBrowser, clickUntilShown, logInAsDemo, openPage, texts } from "./support/AppServer.js"
 
 /**
  * The app's edit forms and the alerts pager as a consultant uses them, in a real Chromium against
@@ -21,7 +21,7 @@ describe("edit forms and the alerts pager in the browser app", () => {
     const opened = await openPage(app.browser)
     page = opened.page
     close = opened.close
-    await logIn(page, app.server.baseUrl, app.server.demo.email, app.server.demo.password)
+    await logInAsDemo(page, app.server)
   })
   afterAll(async () => {
     await close?.()
@@ -302,7 +302,7 @@ describe("edit forms and the alerts pager in the browser app", () => {
     // A page of its own: its requests are intercepted.
     const own = await openPage(app.browser)
     try {
-      await logIn(own.page, app.server.baseUrl, app.server.demo.email, app.server.demo.password)
+      await logInAsDemo(own.page, app.server)
       const form = "[data-testid=company-form]"
       await own.page.click("[data-testid=add-company]")
       await own.page.waitForSelector(form)

@@ -1,7 +1,7 @@
 import type { HTTPRequest, Page } from "puppeteer-core"
 import { describe, expect, it, vi } from "vitest"
 import { t } from "../../src/web/strings.js"
-import { appAndBrowser, logIn, openPage } from "./support/AppServer.js"
+import { appAndBrowser, logInAsDemo, openPage } from "./support/AppServer.js"
 
 /**
  * What the app does when a load fails, a browser refuses, or an action removes the button that had
@@ -36,7 +36,7 @@ describe("failures and focus in the browser app", () => {
 
   it("'mark all read' under a filter asks first (it marks every alert of the account); declined, nothing is marked", async () => {
     const { page, problems, close } = await openPage(app.browser)
-    await logIn(page, app.server.baseUrl, app.server.demo.email, app.server.demo.password)
+    await logInAsDemo(page, app.server)
     const before = await unreadCount()
     expect(before).toBeGreaterThan(0)
     const questions: Array<string> = []
@@ -73,7 +73,7 @@ describe("failures and focus in the browser app", () => {
     await page.evaluateOnNewDocument(() => {
       Object.defineProperty(navigator, "clipboard", { value: undefined, configurable: true })
     })
-    await logIn(page, app.server.baseUrl, app.server.demo.email, app.server.demo.password)
+    await logInAsDemo(page, app.server)
     await page.click("a[href='/settings']")
     await page.waitForSelector("[data-testid=create-key]")
     await page.type("input[name=keyName]", "fără clipboard")
@@ -92,7 +92,7 @@ describe("failures and focus in the browser app", () => {
 
   it("the reports card says when the company list failed to load, with a retry that fills it", async () => {
     const { page, close } = await openPage(app.browser)
-    await logIn(page, app.server.baseUrl, app.server.demo.email, app.server.demo.password)
+    await logInAsDemo(page, app.server)
     const failed = await failFirst(page, /^\/api\/v1\/companies$/)
     await page.click("a[href='/settings']")
     await page.waitForSelector("[data-testid=reports] [data-testid=error] button")
@@ -106,7 +106,7 @@ describe("failures and focus in the browser app", () => {
 
   it("a screen whose company or tender cannot be loaded has a heading of its own, not 'Se încarcă…'", async () => {
     const { page, close } = await openPage(app.browser)
-    await logIn(page, app.server.baseUrl, app.server.demo.email, app.server.demo.password)
+    await logInAsDemo(page, app.server)
     const unknown = "6f1d2a8e-1c8b-4c55-9f0e-7a2b3c4d5e6f"
     await page.goto(`${app.server.baseUrl}/companies/${unknown}/tenders`)
     await page.waitForSelector("[data-testid=error]")
@@ -125,7 +125,7 @@ describe("failures and focus in the browser app", () => {
 
   it("a filter change whose load fails shows the error, not the last filter's alerts under the new one", async () => {
     const { page, close } = await openPage(app.browser)
-    await logIn(page, app.server.baseUrl, app.server.demo.email, app.server.demo.password)
+    await logInAsDemo(page, app.server)
     await page.goto(`${app.server.baseUrl}/alerts`)
     await page.waitForSelector("[data-testid=alert]")
     const failed = await failFirst(
@@ -145,7 +145,7 @@ describe("failures and focus in the browser app", () => {
 
   it("an alert's read / unread button keeps the focus; under 'necitite' it goes to the next alert's", async () => {
     const { page, problems, close } = await openPage(app.browser)
-    await logIn(page, app.server.baseUrl, app.server.demo.email, app.server.demo.password)
+    await logInAsDemo(page, app.server)
     await app.server.sql((q) => q`UPDATE alerts SET read = false WHERE tenant_id = ${app.server.demo.tenantId}`)
     const focused = () =>
       page.evaluate(() => ({
@@ -184,7 +184,7 @@ describe("failures and focus in the browser app", () => {
 
   it("a key revoked from the keyboard gives the focus of its button to its 'revocată' badge", async () => {
     const { page, problems, close } = await openPage(app.browser)
-    await logIn(page, app.server.baseUrl, app.server.demo.email, app.server.demo.password)
+    await logInAsDemo(page, app.server)
     page.on("dialog", (dialog) => void dialog.accept())
     await page.click("a[href='/settings']")
     await page.waitForSelector("[data-testid=create-key]")
@@ -215,7 +215,7 @@ describe("failures and focus in the browser app", () => {
     })
     await app.server.sql((q) => q`UPDATE alerts SET read = false WHERE tenant_id = ${app.server.demo.tenantId}`)
     const before = await unreadCount()
-    await logIn(page, app.server.baseUrl, app.server.demo.email, app.server.demo.password)
+    await logInAsDemo(page, app.server)
     const badge = () => page.$eval("[data-testid=unread-count]", (n) => n.textContent)
     const isCount = (url: URL) =>
       url.pathname === "/api/v1/alerts" &&
@@ -262,7 +262,7 @@ describe("failures and focus in the browser app", () => {
 
   it("what is only drawn is also said: the section shown (aria-current) and each day's credit use", async () => {
     const { page, problems, close } = await openPage(app.browser)
-    await logIn(page, app.server.baseUrl, app.server.demo.email, app.server.demo.password)
+    await logInAsDemo(page, app.server)
     const current = () => page.$$eval("a[aria-current=page]", (links) => links.map((a) => a.textContent))
     expect(await current()).toEqual([t.nav.companies])
     await page.click("a[href='/settings']")
@@ -280,7 +280,7 @@ describe("failures and focus in the browser app", () => {
 
   it("feedback: a failed load of the marks offers a retry; an undo gives the focus to 'Relevantă'", async () => {
     const { page, problems, close } = await openPage(app.browser)
-    await logIn(page, app.server.baseUrl, app.server.demo.email, app.server.demo.password)
+    await logInAsDemo(page, app.server)
     const companyId = app.server.demo.companyIds[0]!
     const [top] = await app.server.sql(
       (q) => q<{ tender_id: string }>`

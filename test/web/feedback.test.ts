@@ -1,6 +1,6 @@
 import type { Page } from "puppeteer-core"
 import { describe, expect, it } from "vitest"
-import { appAndBrowser, logIn, openPage } from "./support/AppServer.js"
+import { appAndBrowser, logInAsDemo, openPage } from "./support/AppServer.js"
 
 /**
  * Feedback in a real Chromium against the real API and worker over the demo data: a tender marked
@@ -16,7 +16,7 @@ describe("feedback on a tender in the browser app", () => {
 
   it("marks a tender relevant, shows the mark in the cpv reason after the rescore, and undoes it", async () => {
     const { page, problems, close } = await openPage(app.browser)
-    await logIn(page, app.server.baseUrl, app.server.demo.email, app.server.demo.password)
+    await logInAsDemo(page, app.server)
     const companyId = app.server.demo.companyIds[0]!
     const [top] = await app.server.sql(
       (q) => q<{ tender_id: string; main_cpv: string }>`
@@ -59,7 +59,7 @@ describe("feedback on a tender in the browser app", () => {
 
     // The buttons fit a 360 px phone screen.
     const phone = await openPage(app.browser, { width: 360, height: 740 })
-    await logIn(phone.page, app.server.baseUrl, app.server.demo.email, app.server.demo.password)
+    await logInAsDemo(phone.page, app.server)
     await phone.page.goto(detailUrl)
     await phone.page.waitForSelector("[data-testid=feedback][data-mark=none]")
     expect(

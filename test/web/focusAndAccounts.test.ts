@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from "vitest"
 import { TenantsRepo } from "../../src/infra/accounts/TenantsRepo.js"
 import { UsersRepo } from "../../src/infra/accounts/UsersRepo.js"
 import { t } from "../../src/web/strings.js"
-import { appAndBrowser, clickUntilShown, logIn, openPage } from "./support/AppServer.js"
+import { appAndBrowser, clickUntilShown, logInAsDemo, openPage } from "./support/AppServer.js"
 
 /**
  * What a keyboard or screen reader user meets in the edit forms (the focus when one opens and
@@ -23,7 +23,7 @@ describe("focus, refused fields and the next account in the browser app", () => 
   const session = async (): Promise<Page> => {
     const opened = await openPage(app.browser)
     closers.push(opened.close)
-    await logIn(opened.page, app.server.baseUrl, app.server.demo.email, app.server.demo.password)
+    await logInAsDemo(opened.page, app.server)
     return opened.page
   }
 

@@ -1,7 +1,7 @@
 import type { HTTPRequest, Page } from "puppeteer-core"
 import { afterAll, describe, expect, it } from "vitest"
 import { t } from "../../src/web/strings.js"
-import { appAndBrowser, logIn, openPage } from "./support/AppServer.js"
+import { appAndBrowser, logInAsDemo, openPage } from "./support/AppServer.js"
 
 /**
  * Moving between the app's screens, and a session that ends under an open screen, as a consultant
@@ -20,7 +20,7 @@ describe("moving between screens, and a session that ends, in the browser app", 
   const session = async (): Promise<Page> => {
     const opened = await openPage(app.browser)
     closers.push(opened.close)
-    await logIn(opened.page, app.server.baseUrl, app.server.demo.email, app.server.demo.password)
+    await logInAsDemo(opened.page, app.server)
     return opened.page
   }
 

@@ -5,7 +5,7 @@ import type { Plan } from "../../src/domain/Plan.js"
 import { TenantsRepo } from "../../src/infra/accounts/TenantsRepo.js"
 import { UsersRepo } from "../../src/infra/accounts/UsersRepo.js"
 import { t } from "../../src/web/strings.js"
-import { appAndBrowser, clickUntilShown, logIn, openPage } from "./support/AppServer.js"
+import { appAndBrowser, clickUntilShown, logInAsDemo, openPage } from "./support/AppServer.js"
 
 /**
  * The Settings screen's API keys, credits, reports and webhook deliveries, and the tender detail (its way
@@ -27,7 +27,7 @@ describe("settings and the tender detail in the browser app", () => {
 
   it("the credits balance follows a report request (10 credits held) on the same screen", async () => {
     const { page, close } = await openPage(app.browser)
-    await logIn(page, app.server.baseUrl, app.server.demo.email, app.server.demo.password)
+    await logInAsDemo(page, app.server)
     await openSettings(page)
     const before = await creditsText(page)
     await page.click("[data-testid=reports] button[type=submit]")
@@ -52,7 +52,7 @@ describe("settings and the tender detail in the browser app", () => {
 
   it("a report's period is written in Romanian date order, like every other date of the app", async () => {
     const { page, close } = await openPage(app.browser)
-    await logIn(page, app.server.baseUrl, app.server.demo.email, app.server.demo.password)
+    await logInAsDemo(page, app.server)
     await openSettings(page)
     if ((await page.$("[data-testid=report]")) === null) {
       await page.click("[data-testid=reports] button[type=submit]")
@@ -65,7 +65,7 @@ describe("settings and the tender detail in the browser app", () => {
 
   it("keeps polling a report in progress after one failed poll (status polled every 5 s)", async () => {
     const { page, close } = await openPage(app.browser)
-    await logIn(page, app.server.baseUrl, app.server.demo.email, app.server.demo.password)
+    await logInAsDemo(page, app.server)
     const companyId = app.server.demo.companyIds[0]!
     const fakePending = {
       data: [
@@ -141,7 +141,7 @@ describe("settings and the tender detail in the browser app", () => {
         SELECT hook.id, event.id, ${tenantId}, '{"event":"tender.matched"}', 'failed', 4, 500 FROM hook, event`
     )
     const { page, close } = await openPage(app.browser)
-    await logIn(page, app.server.baseUrl, app.server.demo.email, app.server.demo.password)
+    await logInAsDemo(page, app.server)
     const retries: Array<number> = []
     page.on("response", (response) => {
       if (/\/deliveries\/[^/]+\/retry$/.test(new URL(response.url()).pathname)) retries.push(response.status())
@@ -207,7 +207,7 @@ describe("settings and the tender detail in the browser app", () => {
     ).map((row) => row.id)
     expect(ids).toHaveLength(30)
     const { page, problems, close } = await openPage(app.browser)
-    await logIn(page, app.server.baseUrl, app.server.demo.email, app.server.demo.password)
+    await logInAsDemo(page, app.server)
     await page.click("a[href='/settings']")
     const card = (await page.waitForSelector(`xpath///li[@data-testid='webhook'][.//code[text()='${url}']]`))!
     const rows = () => card.$$eval("tr[data-status]", (trs) => trs.length)
@@ -244,7 +244,7 @@ describe("settings and the tender detail in the browser app", () => {
 
   it("revoking the key the new-key banner shows removes the banner; revoking another key leaves it", async () => {
     const { page, close } = await openPage(app.browser)
-    await logIn(page, app.server.baseUrl, app.server.demo.email, app.server.demo.password)
+    await logInAsDemo(page, app.server)
     page.on("dialog", (dialog) => dialog.accept())
     await page.click("a[href='/settings']")
     await page.waitForSelector("[data-testid=key]")
@@ -294,7 +294,7 @@ describe("settings and the tender detail in the browser app", () => {
 
   it("the tender detail's back link returns to the list with its filters", async () => {
     const { page, close } = await openPage(app.browser)
-    await logIn(page, app.server.baseUrl, app.server.demo.email, app.server.demo.password)
+    await logInAsDemo(page, app.server)
     const companyId = app.server.demo.companyIds[0]!
     await page.goto(`${app.server.baseUrl}/companies/${companyId}/tenders?minScore=20&sort=value`)
     await page.waitForSelector("[data-testid=tender]")
@@ -321,7 +321,7 @@ describe("settings and the tender detail in the browser app", () => {
 
   it("the tender detail's back link keeps the list's sort and filters after the detail is reloaded", async () => {
     const { page, close } = await openPage(app.browser)
-    await logIn(page, app.server.baseUrl, app.server.demo.email, app.server.demo.password)
+    await logInAsDemo(page, app.server)
     const companyId = await scoredCompanyId()
     await page.goto(`${app.server.baseUrl}/companies/${companyId}/tenders`)
     await page.waitForSelector("[data-testid=tender]")
@@ -362,7 +362,7 @@ describe("settings and the tender detail in the browser app", () => {
 
   it("a PDF report's minimum score left empty is not sent as 0 (a report of every tender, 10 credits)", async () => {
     const { page, close } = await openPage(app.browser)
-    await logIn(page, app.server.baseUrl, app.server.demo.email, app.server.demo.password)
+    await logInAsDemo(page, app.server)
     await page.goto(`${app.server.baseUrl}/settings`)
     await page.waitForSelector("[data-testid=reports] form select option")
     const before = await app.server.sql(
@@ -460,7 +460,7 @@ describe("settings and the tender detail in the browser app", () => {
         RETURNING id`
     )
     const { page, close } = await openPage(app.browser, { width: 360, height: 740 })
-    await logIn(page, app.server.baseUrl, app.server.demo.email, app.server.demo.password)
+    await logInAsDemo(page, app.server)
     await page.goto(`${app.server.baseUrl}/companies/${companyId}/tenders/${tender!.id}`)
     await page.waitForSelector("[data-testid=factor]")
     await page.waitForFunction(() => document.querySelector(".prose")?.textContent?.includes("ted.europa.eu"))

@@ -172,6 +172,10 @@ export const logIn = async (page: Page, baseUrl: string, email: string, password
   await page.waitForSelector("[data-testid=company]")
 }
 
+/** Logs the demo user of the app server in (the start of most browser tests). */
+export const logInAsDemo = (page: Page, server: AppServer) =>
+  logIn(page, server.baseUrl, server.demo.email, server.demo.password)
+
 /** Texts of every element matching `selector`. */
 export const texts = (page: Page, selector: string) =>
   page.$$eval(selector, (elements) => elements.map((element) => element.textContent?.trim() ?? ""))
