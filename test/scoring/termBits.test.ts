@@ -2,8 +2,14 @@ import { describe, expect, it } from "@effect/vitest"
 import { FastCheck as fc } from "effect"
 import { prepareCompany, prepareTender } from "../../src/domain/scoring/Inputs.js"
 import { textEvidence } from "../../src/domain/scoring/Matching.js"
-import { buildCorpusStats } from "../../src/domain/scoring/Semantic.js"
-import { mayHaveTermBit, termBit, termBitsOf } from "../../src/domain/scoring/TermBits.js"
+import {
+  BM25_B,
+  BM25_K1,
+  buildCorpusStats,
+  inverseDocumentFrequency,
+  weightedBm25
+} from "../../src/domain/scoring/Semantic.js"
+import { keyBitsOf, mayHaveTermBit, termBit, termBitsOf } from "../../src/domain/scoring/TermBits.js"
 import { stems } from "../../src/domain/scoring/Text.js"
 
 /**
@@ -72,5 +78,39 @@ describe("a tender's word bits", () => {
       const byMap = [...tender.termFrequencies.keys()].filter((term) => company.textTerms.includes(term))
       expect(shared > 0, tender.tender.title).toBe(byMap.length > 0)
     }
+  })
+
+  it("leave a walk of the tender's words against a company's word map as the map alone gives it", () => {
+    const vocabulary =
+      "drum pod asfalt proiect studiu fezabilitate mobilier scoala laptop retea canal apa gaz lumina".split(" ")
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom(...vocabulary), { minLength: 1, maxLength: 12 }),
+        fc.dictionary(fc.constantFrom(...vocabulary), fc.double({ min: 0.1, max: 1, noNaN: true })),
+        (words, weightsObject) => {
+          const tender = prepareTender({
+            id: "t",
+            title: words.join(" "),
+            description: "",
+            mainCpv: "45233120-6",
+            additionalCpvs: [],
+            authorityId: "a",
+            valueRon: null
+          })
+          const stats = buildCorpusStats([tender])
+          const weights = new Map(Object.entries(weightsObject).flatMap(([word, w]) => stems(word).map((t) => [t, w])))
+          expect([...weights.keys()].every((term) => mayHaveTermBit(keyBitsOf(weights), termBit(term)))).toBe(true)
+          const lengthNorm = 1 - BM25_B + (BM25_B * tender.length) / stats.averageLength
+          let byMap = 0
+          for (const [term, tf] of tender.termFrequencies) {
+            const weight = weights.get(term)
+            if (weight === undefined) continue
+            byMap +=
+              weight * ((inverseDocumentFrequency(stats, term) * tf * (BM25_K1 + 1)) / (tf + BM25_K1 * lengthNorm))
+          }
+          expect(weightedBm25(weights, tender, stats)).toBe(byMap)
+        }
+      )
+    )
   })
 })

@@ -79,6 +79,8 @@ export interface PreparedTender {
   readonly indexKeys: ReadonlySet<string>
   /** The words of `termFrequencies` as bits (TermBits.ts): "surely absent" for most words it lacks. */
   readonly termBits: Uint32Array
+  /** Each word's bit, in the order of `termFrequencies`' keys (for walks of the tender's words). */
+  readonly termBitList: Uint16Array
   /** The main code, then the additional ones, prepared for CpvMatch.bestCpvMatchOf. */
   readonly cpv: CodeSet
 }
@@ -101,6 +103,7 @@ export const prepareTender = (tender: TenderInput): PreparedTender => {
     length: titleStems.length + descriptionStems.length + labelStems.length,
     indexKeys,
     termBits: termBitsOf(termFrequencies.keys()),
+    termBitList: Uint16Array.from(termFrequencies.keys(), termBit),
     cpv: codeSetOf([tender.mainCpv, ...tender.additionalCpvs])
   }
 }

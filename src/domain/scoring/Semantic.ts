@@ -1,5 +1,5 @@
 import type { PreparedCompany, PreparedTender } from "./Inputs.js"
-import { mayHaveTermBit, termBit } from "./TermBits.js"
+import { keyBitsOf, mayHaveTermBit, termBit } from "./TermBits.js"
 
 /** Document frequencies over a sample of the tender corpus; passed in so scoring stays pure. */
 export interface CorpusStats {
@@ -108,13 +108,13 @@ export const bm25 = (
 
 // The bits of a query's terms (TermBits.ts), once per query: the companies' term lists are asked for
 // every pair they score.
-const queryBits = new WeakMap<ReadonlyArray<string>, Uint16Array>()
+const queryListBits = new WeakMap<ReadonlyArray<string>, Uint16Array>()
 
 const queryTermBits = (queryTerms: ReadonlyArray<string>): Uint16Array => {
-  let bits = queryBits.get(queryTerms)
+  let bits = queryListBits.get(queryTerms)
   if (bits === undefined) {
     bits = Uint16Array.from(queryTerms, termBit)
-    queryBits.set(queryTerms, bits)
+    queryListBits.set(queryTerms, bits)
   }
   return bits
 }
@@ -132,8 +132,11 @@ export const weightedBm25 = (
   shared?: Array<SharedTerm>
 ): number => {
   const lengthNorm = 1 - BM25_B + (BM25_B * tender.length) / stats.averageLength
+  const queryBits = keyBitsOf(weights)
   let sum = 0
+  let i = 0
   for (const [term, tf] of tender.termFrequencies) {
+    if (!mayHaveTermBit(queryBits, tender.termBitList[i++]!)) continue
     const weight = weights.get(term)
     if (weight === undefined) continue
     const contribution =

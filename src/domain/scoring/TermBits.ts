@@ -24,5 +24,19 @@ export const termBitsOf = (terms: Iterable<string>): Uint32Array => {
   return bits
 }
 
+// The bits of a company's word maps (its query weights, its won titles' index), once per map: the
+// scorer walks a tender's words against them for every pair it scores.
+const keyBits = new WeakMap<ReadonlyMap<string, unknown>, Uint32Array>()
+
+/** The bits of a map's keys, worked out once per map (it must not change after). */
+export const keyBitsOf = (map: ReadonlyMap<string, unknown>): Uint32Array => {
+  let bits = keyBits.get(map)
+  if (bits === undefined) {
+    bits = termBitsOf(map.keys())
+    keyBits.set(map, bits)
+  }
+  return bits
+}
+
 /** Whether a word of this bit may be among the words of `bits` (false: surely not). */
 export const mayHaveTermBit = (bits: Uint32Array, bit: number): boolean => (bits[bit >>> 5]! & (1 << (bit & 31))) !== 0

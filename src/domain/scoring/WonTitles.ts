@@ -8,6 +8,7 @@ import {
   type SharedTerm,
   termContribution
 } from "./Semantic.js"
+import { keyBitsOf, mayHaveTermBit } from "./TermBits.js"
 
 /**
  * The text route to the contracts a company won (model tsm-1.5.0). A buyer picks a tender's CPV code,
@@ -61,7 +62,10 @@ export const wonTitleMatches = (
   if (index.size === 0) return null
   let sums: Float64Array | null = null
   const lengthNorm = 1 - BM25_B + (BM25_B * tender.length) / stats.averageLength
+  const titleBits = keyBitsOf(index)
+  let i = 0
   for (const [term, tf] of tender.termFrequencies) {
+    if (!mayHaveTermBit(titleBits, tender.termBitList[i++]!)) continue
     const awards = index.get(term)
     if (awards === undefined) continue
     const contribution = (inverseDocumentFrequency(stats, term) * tf * (BM25_K1 + 1)) / (tf + BM25_K1 * lengthNorm)
