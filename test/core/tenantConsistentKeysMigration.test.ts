@@ -3,10 +3,11 @@ import { describe, expect, it } from "vitest"
 import { databaseBeforeMigration, seedTenantAndTenders } from "../support/MigrationDatabase.js"
 
 /**
- * Migration 0051 checks a watchlist's, an alert's and an event's tenant against the company and
- * watchlist the row names (composite keys instead of a key of the tenant alone): existing rows stay, a
- * row naming another tenant's company or watchlist is refused, a watchlist still moves to another
- * company of its tenant, and the cascades remove what they removed.
+ * Migration 0051 checks the tenant of a watchlist, an alert, a match event, a feedback mark, a report
+ * job and a webhook delivery against the company, watchlist or webhook the row names (composite keys
+ * instead of a key of the tenant alone): existing rows stay, a row naming another tenant's company,
+ * watchlist or webhook is refused, a watchlist still moves to another company of its tenant, and the
+ * cascades remove what they removed.
  */
 const CHECKSUM = `
   SELECT (SELECT count(*)::int FROM alerts) AS alerts,
@@ -15,7 +16,10 @@ const CHECKSUM = `
          (SELECT count(*)::int FROM match_events) AS events,
          (SELECT md5(string_agg(concat_ws('|', id, tenant_id, company_id, tender_id), ',' ORDER BY id))
             FROM match_events) AS events_md5,
-         (SELECT count(*)::int FROM watchlists) AS watchlists`
+         (SELECT count(*)::int FROM watchlists) AS watchlists,
+         (SELECT count(*)::int FROM tender_feedback) AS marks,
+         (SELECT count(*)::int FROM report_jobs) AS reports,
+         (SELECT count(*)::int FROM webhook_deliveries) AS deliveries`
 
 const FOREIGN_KEY_VIOLATION = "23503"
 
@@ -25,7 +29,7 @@ const sqlStateOf = (db: pg.Client, text: string, values: Array<unknown>) =>
     (error: { code?: string }) => error.code
   )
 
-describe("migration 0051: a row's tenant is its company's and its watchlist's", () => {
+describe("migration 0051: a row's tenant is its company's, its watchlist's and its webhook's", () => {
   const { db, migrate } = databaseBeforeMigration("0051")
 
   it("keeps every row, refuses rows of another tenant's company or watchlist, and cascades as before", async () => {
@@ -56,8 +60,31 @@ describe("migration 0051: a row's tenant is its company's and its watchlist's", 
         )
       }
     }
+    const webhooks = new Map<string, string>()
+    for (const owner of [tenant.id, other.id]) {
+      const webhook = await one(
+        `INSERT INTO webhooks (tenant_id, url, secret_ciphertext, events)
+         VALUES ($1, 'https://x.ro', '\\x00', '{tender.matched}') RETURNING id`,
+        [owner]
+      )
+      webhooks.set(owner, webhook.id)
+    }
+    for (const [company, owner] of [
+      [companies[0]!.id, tenant.id],
+      [otherCompany.id, other.id]
+    ] as const) {
+      await db.query(
+        `INSERT INTO tender_feedback (company_id, tender_id, tenant_id, relevant, marked_at) VALUES ($1, $2, $3, true, now())`,
+        [company, tenders[1]!.id, owner]
+      )
+      await db.query(`INSERT INTO report_jobs (tenant_id, company_id, params) VALUES ($1, $2, '{}')`, [owner, company])
+      await db.query(
+        `INSERT INTO webhook_deliveries (webhook_id, event_id, tenant_id, body) VALUES ($1, gen_random_uuid(), $2, '{}')`,
+        [webhooks.get(owner), owner]
+      )
+    }
     const before = await one(CHECKSUM)
-    expect(before).toMatchObject({ alerts: 8, events: 8, watchlists: 4 })
+    expect(before).toMatchObject({ alerts: 8, events: 8, watchlists: 4, marks: 2, reports: 2, deliveries: 2 })
 
     await migrate()
     expect(await one(CHECKSUM)).toEqual(before)
@@ -92,6 +119,18 @@ describe("migration 0051: a row's tenant is its company's and its watchlist's", 
     expect(await sqlStateOf(db, `UPDATE watchlists SET company_id = $2 WHERE id = $1`, [mine.id, theirs.company])).toBe(
       FOREIGN_KEY_VIOLATION
     )
+    for (const [text, values] of [
+      [
+        `INSERT INTO tender_feedback (company_id, tender_id, tenant_id, relevant, marked_at) VALUES ($1, $2, $3, true, now())`,
+        [mine.company, tender!.id, other.id]
+      ],
+      [`INSERT INTO report_jobs (tenant_id, company_id, params) VALUES ($1, $2, '{}')`, [other.id, mine.company]],
+      [
+        `INSERT INTO webhook_deliveries (webhook_id, event_id, tenant_id, body) VALUES ($1, gen_random_uuid(), $2, '{}')`,
+        [webhooks.get(tenant.id), other.id]
+      ]
+    ] as const)
+      expect(await sqlStateOf(db, text, [...values]), text).toBe(FOREIGN_KEY_VIOLATION)
     // The same rows with their own tenant are accepted, and a watchlist moves to another company of its
     // tenant, its alerts staying the company's they were for.
     expect(
@@ -125,11 +164,17 @@ describe("migration 0051: a row's tenant is its company's and its watchlist's", 
       expect(await countOf(table, column, id), table).toBe(0)
     // A tenant's deletion removes the rest of its rows, and no row of the other tenant.
     await db.query(`DELETE FROM tenants WHERE id = $1`, [tenant.id])
-    for (const table of ["watchlists", "alerts", "match_events"]) {
+    const kept = {
+      watchlists: 1,
+      alerts: 1,
+      match_events: 2,
+      tender_feedback: 1,
+      report_jobs: 1,
+      webhook_deliveries: 1
+    }
+    for (const [table, left] of Object.entries(kept)) {
       expect(await countOf(table, "tenant_id", tenant.id), table).toBe(0)
-      expect(await countOf(table, "tenant_id", other.id), table).toBe(
-        { watchlists: 1, alerts: 1, match_events: 2 }[table]
-      )
+      expect(await countOf(table, "tenant_id", other.id), table).toBe(left)
     }
   })
 })
