@@ -163,8 +163,11 @@ describe("alerts and watchlists in the browser app", () => {
     // Edit the first watchlist, then delete that same one from its card.
     await page.click("[data-testid=watchlist] .actions button:nth-of-type(1)")
     await page.waitForSelector("[data-testid=watchlist-form]")
+    await waitForIdle(page)
     page.once("dialog", (dialog) => dialog.accept())
-    await page.click("[data-testid=watchlist] .actions button.danger")
+    // Clicked in the page, not at the button's coordinates: the open editor's chips load their CPV
+    // labels and may still move the cards (on a loaded machine a click by position once missed it).
+    await page.$eval("[data-testid=watchlist] .actions button.danger", (button) => (button as HTMLElement).click())
     await page.waitForFunction((n) => document.querySelectorAll("[data-testid=watchlist]").length === n - 1, {}, before)
     expect(await page.$("[data-testid=watchlist-form]")).toBeNull()
     expect(problems).toEqual([])
