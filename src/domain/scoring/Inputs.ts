@@ -1,7 +1,7 @@
 import { type CodeSet, type ContractKind, codeSetOf, contractKindOf } from "./CpvMatch.js"
 import { type ClassFeedback, type FeedbackMark, feedbackByClass } from "./Feedback.js"
 import { type CompanyCounties, companyCountiesOf } from "./Place.js"
-import { termBit, termBitsOf } from "./TermBits.js"
+import { termBitList, termBitsOf } from "./TermBits.js"
 import { indexKey, stems, words } from "./Text.js"
 import type { ValueRange } from "./ValueFit.js"
 import { type WonTitleIndex, wonTitleIndexOf } from "./WonTitleIndex.js"
@@ -103,7 +103,7 @@ export const prepareTender = (tender: TenderInput): PreparedTender => {
     length: titleStems.length + descriptionStems.length + labelStems.length,
     indexKeys,
     termBits: termBitsOf(termFrequencies.keys()),
-    termBitList: Uint16Array.from(termFrequencies.keys(), termBit),
+    termBitList: termBitList(termFrequencies.keys()),
     cpv: codeSetOf([tender.mainCpv, ...tender.additionalCpvs])
   }
 }
@@ -189,7 +189,7 @@ const profileCodeOriginsOf = (company: CompanyInput): Map<string, ProfileCodeOri
 
 const phraseOf = (keyword: string): KeywordPhrase => {
   const phraseStems = stems(keyword)
-  return { keyword, stems: phraseStems, stemBits: Uint16Array.from(phraseStems, termBit) }
+  return { keyword, stems: phraseStems, stemBits: termBitList(phraseStems) }
 }
 
 export const prepareCompany = (company: CompanyInput): PreparedCompany => {

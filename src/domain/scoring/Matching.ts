@@ -4,7 +4,7 @@ import type { PreparedCompany, PreparedTender, PreparedWatchlist } from "./Input
 import { matchesAnyPhrase } from "./KeywordMatch.js"
 import type { TenderScore } from "./Model.js"
 import { type CorpusStats, emptyCorpusStats, isSpecific, specificity } from "./Semantic.js"
-import { mayHaveTermBit, termBit } from "./TermBits.js"
+import { mayHaveTermBit, termBitList } from "./TermBits.js"
 
 /**
  * The candidate filter: which (company, tender) pairs get a stored score. A pair is a candidate
@@ -114,7 +114,7 @@ const cachedTextProfileOf = (company: PreparedCompany, stats: CorpusStats): Text
     weights.push(weight)
     total += weight
   }
-  const profile = { terms, bits: Uint16Array.from(terms, termBit), weights, total }
+  const profile = { terms, bits: termBitList(terms), weights, total }
   byCompany.set(company, profile)
   return profile
 }

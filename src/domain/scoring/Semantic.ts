@@ -1,5 +1,5 @@
 import type { PreparedCompany, PreparedTender } from "./Inputs.js"
-import { keyBitsOf, mayHaveTermBit, termBit } from "./TermBits.js"
+import { keyBitsOf, listBitsOf, mayHaveTermBit } from "./TermBits.js"
 
 /** Document frequencies over a sample of the tender corpus; passed in so scoring stays pure. */
 export interface CorpusStats {
@@ -63,12 +63,18 @@ export const SEMANTIC_SCALE = 8
 export const inverseDocumentFrequency = (stats: CorpusStats, term: string): number =>
   stats.idf.get(term) ?? stats.unseenIdf
 
-/** BM25 term weight (idf × saturated tf) of one query term in the tender; 0 when absent. */
+/** A tender's BM25 length normalisation under these corpus statistics. */
+export const lengthNormOf = (tender: PreparedTender, stats: CorpusStats): number =>
+  1 - BM25_B + (BM25_B * tender.length) / stats.averageLength
+
+/** BM25 weight (idf × saturated tf) of a term found `tf` times in a tender of that length normalisation. */
+export const termWeight = (stats: CorpusStats, term: string, tf: number, lengthNorm: number): number =>
+  (inverseDocumentFrequency(stats, term) * tf * (BM25_K1 + 1)) / (tf + BM25_K1 * lengthNorm)
+
+/** BM25 term weight of one query term in the tender; 0 when absent. */
 export const termContribution = (term: string, tender: PreparedTender, stats: CorpusStats): number => {
   const tf = tender.termFrequencies.get(term)
-  if (tf === undefined) return 0
-  const lengthNorm = 1 - BM25_B + (BM25_B * tender.length) / stats.averageLength
-  return (inverseDocumentFrequency(stats, term) * tf * (BM25_K1 + 1)) / (tf + BM25_K1 * lengthNorm)
+  return tf === undefined ? 0 : termWeight(stats, term, tf, lengthNormOf(tender, stats))
 }
 
 /** The semantic factor's evidence: a query term the tender contains, and what it added to the BM25 sum. */
@@ -89,34 +95,19 @@ export const bm25 = (
   weights?: ReadonlyMap<string, number>,
   shared?: Array<SharedTerm>
 ): number => {
-  const bits = queryTermBits(queryTerms)
-  const lengthNorm = 1 - BM25_B + (BM25_B * tender.length) / stats.averageLength
+  const bits = listBitsOf(queryTerms)
+  const lengthNorm = lengthNormOf(tender, stats)
   let sum = 0
   for (let i = 0; i < queryTerms.length; i++) {
     if (!mayHaveTermBit(tender.termBits, bits[i]!)) continue
     const term = queryTerms[i]!
     const tf = tender.termFrequencies.get(term)
     if (tf === undefined) continue
-    const contribution =
-      (weights?.get(term) ?? 1) *
-      ((inverseDocumentFrequency(stats, term) * tf * (BM25_K1 + 1)) / (tf + BM25_K1 * lengthNorm))
+    const contribution = (weights?.get(term) ?? 1) * termWeight(stats, term, tf, lengthNorm)
     sum += contribution
     shared?.push({ term, contribution })
   }
   return sum
-}
-
-// The bits of a query's terms (TermBits.ts), once per query: the companies' term lists are asked for
-// every pair they score.
-const queryListBits = new WeakMap<ReadonlyArray<string>, Uint16Array>()
-
-const queryTermBits = (queryTerms: ReadonlyArray<string>): Uint16Array => {
-  let bits = queryListBits.get(queryTerms)
-  if (bits === undefined) {
-    bits = Uint16Array.from(queryTerms, termBit)
-    queryListBits.set(queryTerms, bits)
-  }
-  return bits
 }
 
 /**
@@ -131,7 +122,7 @@ export const weightedBm25 = (
   stats: CorpusStats,
   shared?: Array<SharedTerm>
 ): number => {
-  const lengthNorm = 1 - BM25_B + (BM25_B * tender.length) / stats.averageLength
+  const lengthNorm = lengthNormOf(tender, stats)
   const queryBits = keyBitsOf(weights)
   let sum = 0
   let i = 0
@@ -139,8 +130,7 @@ export const weightedBm25 = (
     if (!mayHaveTermBit(queryBits, tender.termBitList[i++]!)) continue
     const weight = weights.get(term)
     if (weight === undefined) continue
-    const contribution =
-      weight * ((inverseDocumentFrequency(stats, term) * tf * (BM25_K1 + 1)) / (tf + BM25_K1 * lengthNorm))
+    const contribution = weight * termWeight(stats, term, tf, lengthNorm)
     sum += contribution
     shared?.push({ term, contribution })
   }

@@ -24,8 +24,23 @@ export const termBitsOf = (terms: Iterable<string>): Uint32Array => {
   return bits
 }
 
-// The bits of a company's word maps (its query weights, its won titles' index), once per map: the
-// scorer walks a tender's words against them for every pair it scores.
+/** Each word's bit, in order (for a walk of these words against a set of bits). */
+export const termBitList = (terms: Iterable<string>): Uint16Array => Uint16Array.from(terms, termBit)
+
+// The bits of a company's word lists and maps (its query, its stated words, its won titles' index),
+// once per list or map: the scorer reads them for every pair it scores.
+const listBits = new WeakMap<ReadonlyArray<string>, Uint16Array>()
+
+/** termBitList of a list, worked out once per list (it must not change after). */
+export const listBitsOf = (terms: ReadonlyArray<string>): Uint16Array => {
+  let bits = listBits.get(terms)
+  if (bits === undefined) {
+    bits = termBitList(terms)
+    listBits.set(terms, bits)
+  }
+  return bits
+}
+
 const keyBits = new WeakMap<ReadonlyMap<string, unknown>, Uint32Array>()
 
 /** The bits of a map's keys, worked out once per map (it must not change after). */

@@ -1,12 +1,11 @@
 import type { PreparedCompany, PreparedTender } from "./Inputs.js"
 import {
-  BM25_B,
-  BM25_K1,
   type CorpusStats,
-  inverseDocumentFrequency,
+  lengthNormOf,
   SEMANTIC_SCALE,
   type SharedTerm,
-  termContribution
+  termContribution,
+  termWeight
 } from "./Semantic.js"
 import { keyBitsOf, mayHaveTermBit } from "./TermBits.js"
 
@@ -61,14 +60,14 @@ export const wonTitleMatches = (
   const index = company.wonTitleIndex
   if (index.size === 0) return null
   let sums: Float64Array | null = null
-  const lengthNorm = 1 - BM25_B + (BM25_B * tender.length) / stats.averageLength
+  const lengthNorm = lengthNormOf(tender, stats)
   const titleBits = keyBitsOf(index)
   let i = 0
   for (const [term, tf] of tender.termFrequencies) {
     if (!mayHaveTermBit(titleBits, tender.termBitList[i++]!)) continue
     const awards = index.get(term)
     if (awards === undefined) continue
-    const contribution = (inverseDocumentFrequency(stats, term) * tf * (BM25_K1 + 1)) / (tf + BM25_K1 * lengthNorm)
+    const contribution = termWeight(stats, term, tf, lengthNorm)
     sums ??= new Float64Array(company.company.history.length)
     for (const { award, weight } of awards) sums[award]! += weight * contribution
   }
