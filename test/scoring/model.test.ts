@@ -7,7 +7,7 @@ import {
   INSIDE_LEVEL_STEP,
   significantDigits
 } from "../../src/domain/scoring/CpvMatch.js"
-import { historicalScore } from "../../src/domain/scoring/Historical.js"
+import { historicalScore, placeShareWithoutHistory } from "../../src/domain/scoring/Historical.js"
 import {
   type CompanyInput,
   prepareCompany,
@@ -209,6 +209,23 @@ describe("historical factor", () => {
     expect(sameClass).toBeLessThan(full)
     expect(full).toBeCloseTo(1, 6)
   })
+
+  it("without history, counts a nearby tender's place as far as the tender is of the trade (tsm-1.11.0)", () => {
+    const t = tender()
+    const inCounty = { distance: 0, proximity: 1 }
+    expect(historicalScore(t, [], undefined, inCounty)).toBeCloseTo(0.35 + 0.65 * 0.5, 6)
+    expect(historicalScore(t, [], undefined, inCounty, null, 0.4)).toBeCloseTo(0.35 * 0.4 + 0.65 * 0.5, 6)
+    // Not of its trade: as if it were far away.
+    expect(historicalScore(t, [], undefined, inCounty, null, 0)).toBeCloseTo(0.65 * 0.5, 6)
+    // The better of the cpv and semantic factors: codes or words.
+    expect(placeShareWithoutHistory(0.6, 0.8)).toBe(0.8)
+    expect(placeShareWithoutHistory(1, 0.2)).toBe(1)
+    // With history the share is not asked: the whole place share counts (0.7 × proximity).
+    const award = { authorityId: "other", mainCpv: "30200000-1", valueRon: null }
+    expect(historicalScore(t, [award], undefined, inCounty, null, 0)).toBe(
+      historicalScore(t, [award], undefined, inCounty, null, 1)
+    )
+  })
 })
 
 describe("overall score", () => {
@@ -237,7 +254,7 @@ describe("overall score", () => {
     expect([verdictOf(70), verdictOf(69), verdictOf(40), verdictOf(39)]).toEqual(["GO", "RESEARCH", "RESEARCH", "SKIP"])
     // Changing a weight or threshold must come with a new model version.
     expect({ MODEL_VERSION, WEIGHTS, VERDICT_THRESHOLDS }).toEqual({
-      MODEL_VERSION: "tsm-1.10.0",
+      MODEL_VERSION: "tsm-1.11.0",
       WEIGHTS: { semantic: 0.25, keyword: 0.15, cpv: 0.3, value_fit: 0.1, historical: 0.2 },
       VERDICT_THRESHOLDS: { go: 70, research: 40 }
     })

@@ -1,7 +1,11 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
+import { prepareCompany, prepareTender } from "../../src/domain/scoring/Inputs.js"
+import { scorePair } from "../../src/domain/scoring/Model.js"
 import { inferCounties } from "../../src/domain/scoring/Place.js"
+import { explainPair } from "../../src/domain/scoring/Reasons.js"
+import { buildCorpusStats } from "../../src/domain/scoring/Semantic.js"
 import { ROMANIAN_COUNTIES } from "../../src/domain/tenders/Counties.js"
 import { canonicalCounty, countyDistance, neighboursOf } from "../../src/domain/tenders/CountyDistance.js"
 import { ScoringLive } from "../../src/infra/Repositories.js"
@@ -9,6 +13,7 @@ import { ScoreReasons, ScoreReasonsLive } from "../../src/infra/scoring/ScoreRea
 import { StoredScoreFloor } from "../../src/infra/scoring/ScoreWriter.js"
 import { ScoringService } from "../../src/infra/scoring/ScoringService.js"
 import { TestDatabaseLive } from "../support/TestDatabase.js"
+import { notice, watchlist } from "./TenderInputs.js"
 
 describe("county table", () => {
   it("has the 41 counties and București, every border both ways, all connected", () => {
@@ -47,6 +52,59 @@ describe("county table", () => {
     expect(inferCounties([...awards("Cluj", 20), ...awards("Alba", 3), ...awards("Arad", 2)])).toEqual(["Cluj", "Alba"])
     expect(inferCounties([{ county: null }, ...awards("Iași", 1)])).toEqual(["Iași"])
     expect(inferCounties([])).toEqual([])
+  })
+})
+
+describe("place without award history (tsm-1.11.0)", () => {
+  // A design office that set its county and watches design services (71322000), no fiscal code.
+  const designOffice = prepareCompany({
+    id: "c",
+    description: "Proiectare clădiri: studii de fezabilitate, DALI, proiect tehnic",
+    watchlists: [watchlist({ cpvCodes: ["71322000-1"] })],
+    history: [],
+    counties: ["Ialomița"]
+  })
+  const inIalomita = { county: "Ialomița" }
+  const design = prepareTender(notice("d", "Proiect tehnic pentru reabilitare școală", "71322000-1", inIalomita))
+  const furniture = prepareTender(notice("f", "Furnizare mobilier școlar", "39160000-1", inIalomita))
+  const supervision = prepareTender(notice("s", "Servicii de dirigenție de șantier", "71520000-9", inIalomita))
+  const farDesign = prepareTender(
+    notice("x", "Proiect tehnic pentru reabilitare școală", "71322000-1", { county: "Timiș" })
+  )
+  const corpus = buildCorpusStats([design, furniture, supervision, farDesign])
+  const historical = (t: typeof design) => scorePair(designOffice, t, corpus).factors.historical.score
+
+  it("lifts a tender near its counties as far as the tender is of its trade, by codes or words", () => {
+    // Its trade in its county: the whole place share (0.35 × 1 + 0.65 × 0.5).
+    expect(historical(design)).toBeCloseTo(0.675, 4)
+    // Its trade far away: none of the place share (0.65 × 0.5).
+    expect(historical(farDesign)).toBeCloseTo(0.325, 4)
+    // Another trade in its county: no lift either, as if it were far away.
+    expect(historical(furniture)).toBeCloseTo(0.325, 4)
+    // Neighbouring work (another class of design services): part of it.
+    const partly = scorePair(designOffice, supervision, corpus).factors
+    const share = Math.max(partly.cpv.score, partly.semantic.score)
+    expect(share).toBeGreaterThan(0)
+    expect(share).toBeLessThan(1)
+    expect(partly.historical.score).toBeCloseTo(0.35 * share + 0.325, 3)
+  })
+
+  it("says how much of the place counted when not all of it did", () => {
+    const share = (t: typeof design) => {
+      const f = scorePair(designOffice, t, corpus).factors
+      return Math.round(Math.max(f.cpv.score, f.semantic.score) * 100)
+    }
+    expect(explainPair(designOffice, design, corpus).historical).toBe(
+      "no fiscal code, so no award history to compare; the tender is in Ialomița, where you work"
+    )
+    expect(explainPair(designOffice, supervision, corpus).historical).toBe(
+      `no fiscal code, so no award history to compare; the tender is in Ialomița, where you work (counted ${share(supervision)}%: as far as the tender is of your trade)`
+    )
+    expect(explainPair(designOffice, furniture, corpus, "ro").historical).toBe(
+      "fără cod fiscal nu există un istoric de contracte de comparat; licitația este în Ialomița, unde lucrați (contează 0%: cât ține licitația de domeniul dumneavoastră)"
+    )
+    // Too far to count at all: nothing to qualify.
+    expect(explainPair(designOffice, farDesign, corpus).historical).toMatch(/your county Ialomița$/)
   })
 })
 
@@ -148,6 +206,9 @@ describe("place in the historical factor (PostgreSQL)", () => {
         const scoring = yield* ScoringService
         const reasons = yield* ScoreReasons
         const company = yield* f.company(null, ["Constanța"])
+        // Road works watched: the tenders below are of its trade, so their place counts whole (tsm-1.11.0).
+        yield* f.sql`INSERT INTO watchlists (tenant_id, company_id, name, cpv_codes, keywords, min_score)
+                     VALUES (${f.tenant}, ${company}, 'Drumuri', '{45233142-6}', '{}', 0)`
         const near = yield* f.tender({ authority: yield* f.authority("Constanța") })
         const far = yield* f.tender({ authority: yield* f.authority("Bihor") })
         const unknown = yield* f.tender({ authority: yield* f.authority("Atlantis") })

@@ -2,6 +2,7 @@ import { countyDistance } from "../tenders/CountyDistance.js"
 import { type AffinityMatch, type CpvAffinity, NO_AFFINITY } from "./CpvAffinity.js"
 import { type CpvLevel, type CpvMatch, cpvClassOf, cpvLevelOf, INSIDE, meetingNode } from "./CpvMatch.js"
 import type { ClassFeedback } from "./Feedback.js"
+import { placeShareWithoutHistory } from "./Historical.js"
 import type { PreparedCompany, PreparedTender } from "./Inputs.js"
 import { emptyFindings, scorePair, type TenderScore } from "./Model.js"
 import type { CompanyCounties } from "./Place.js"
@@ -129,6 +130,12 @@ export interface PlaceEvidence {
   readonly source: CompanyCounties["source"]
   /** Borders crossed to the nearest of the company's counties (0: the same county). */
   readonly distance: number
+  /**
+   * The share of a nearby tender's place that counted, when not all of it did: without award
+   * history, as far as the tender is of the company's trade (Historical.placeShareWithoutHistory);
+   * else null.
+   */
+  readonly share: number | null
 }
 
 export interface PairEvidence {
@@ -239,6 +246,13 @@ const statedEvidence = (
   }
 }
 
+/** The share of the place that counted, when some of a nearby tender's place did not (PlaceEvidence.share). */
+const partialPlaceShare = (company: PreparedCompany, score: TenderScore, proximity: number): number | null => {
+  if (company.company.history.length > 0 || proximity === 0) return null
+  const share = placeShareWithoutHistory(score.factors.cpv.score, score.factors.semantic.score)
+  return share < 1 ? share : null
+}
+
 /**
  * Scores a pair and says why: the same scorePair as the scoring runs, asked to record what each
  * factor found. Slower than scorePair (it allocates the evidence); meant for the pairs a user reads.
@@ -289,7 +303,8 @@ export const explainScore = (
                   (county) => countyDistance(tender.tender.county!, county) === found.place!.distance
                 ),
                 source: company.place.source,
-                distance: found.place.distance
+                distance: found.place.distance,
+                share: partialPlaceShare(company, score, found.place.proximity)
               }
       }
     }

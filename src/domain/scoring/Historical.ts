@@ -29,6 +29,18 @@ const cpvClassSimilarity = (tenderCpv: string, awardCpv: string): number => {
 }
 
 /**
+ * How much of a nearby tender's place counts for a company without award history: how far the
+ * tender is of the company's trade, the better of its `cpv` and `semantic` factors (0-1; its codes
+ * or its words). Its counties are all this factor knows of it, and a nearby tender of another trade
+ * is not what it looks for near home (measured on the eval's place case: a design checker in
+ * Ialomița saw its county's design and site-supervision tenders above checking tenders of its very
+ * code two counties away). A company with history keeps the whole place share: its counties are
+ * where it won, and the work it wins there crosses trades (the eval's cross-branch wins; gating
+ * them too cost case 1 and 1x MRR@10).
+ */
+export const placeShareWithoutHistory = (cpv: number, semantic: number): number => Math.max(cpv, semantic)
+
+/**
  * The historical factor's evidence: how many past awards came from the tender's authority, lie in
  * its CPV class, and (outside its class) counted by a title the tender's text matches (WonTitles.ts).
  */
@@ -42,7 +54,8 @@ export interface AwardCounts {
  * Historical factor, 0-1, from the company's past awards: same authority (else how near the
  * tender's county is to the company's counties, `place`), same CPV class, similar value (each the
  * best over the awards). Without history it is neutral (0.5), except the authority part, which
- * then measures place alone when both counties are known. `titleMatches` (by history index,
+ * then measures place alone when both counties are known, as far as the tender is of the company's
+ * trade (`placeShare`, placeShareWithoutHistory). `titleMatches` (by history index,
  * WonTitles.wonTitleMatches): an award whose title the tender's text matches strongly counts, in the
  * CPV part, as similar as WON_TITLE_HISTORY_SHARE × the match when that beats its class similarity.
  * Counts the awards from the same authority, in the same class and counted by title in `counts`.
@@ -52,11 +65,12 @@ export const historicalScore = (
   history: ReadonlyArray<AwardInput>,
   counts?: AwardCounts,
   place: Nearest | null = null,
-  titleMatches: Float64Array | null = null
+  titleMatches: Float64Array | null = null,
+  placeShare = 1
 ): number => {
   if (history.length === 0) {
     if (place === null) return NEUTRAL
-    return HISTORY_AUTHORITY_WEIGHT * place.proximity + (1 - HISTORY_AUTHORITY_WEIGHT) * NEUTRAL
+    return HISTORY_AUTHORITY_WEIGHT * place.proximity * placeShare + (1 - HISTORY_AUTHORITY_WEIGHT) * NEUTRAL
   }
   let authority = place === null ? 0 : HISTORY_PLACE_SHARE * place.proximity
   let cpv = 0

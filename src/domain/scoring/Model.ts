@@ -7,7 +7,7 @@ import {
 } from "./CpvAffinity.js"
 import { bestCpvMatchOf, type CpvMatch, type CpvType } from "./CpvMatch.js"
 import { type ClassFeedback, feedbackFor, feedbackShift } from "./Feedback.js"
-import { type AwardCounts, historicalScore } from "./Historical.js"
+import { type AwardCounts, historicalScore, placeShareWithoutHistory } from "./Historical.js"
 import type { PreparedCompany, PreparedTender } from "./Inputs.js"
 import { type KeywordsFound, keywordScore } from "./KeywordMatch.js"
 import { type Nearest, nearestCounty } from "./Place.js"
@@ -21,7 +21,7 @@ import { bestWonTitle, wonTitleMatches } from "./WonTitles.js"
  * The tender scoring model. Its version names everything that changes a score: weights,
  * thresholds, factor constants. Change any of them and bump the version (a test pins them).
  */
-export const MODEL_VERSION = "tsm-1.10.0"
+export const MODEL_VERSION = "tsm-1.11.0"
 
 export const WEIGHTS = {
   semantic: 0.25,
@@ -42,6 +42,8 @@ export type Weights = { readonly [name in FactorName]: number }
  */
 export const MODEL_WEIGHTS: { readonly [version: string]: Weights } = {
   [MODEL_VERSION]: WEIGHTS,
+  // tsm-1.10.0: same weights; without history, a tender near the company's counties got the whole place share whatever its trade.
+  "tsm-1.10.0": WEIGHTS,
   // tsm-1.9.0: same weights; a company with one award won had the stricter text floor.
   "tsm-1.9.0": WEIGHTS,
   // tsm-1.8.0: same weights; its value fit merged the watchlists' ranges into one, and any watchlist
@@ -266,12 +268,23 @@ export const scorePair = (
     found.cpvFeedback = feedback ?? null
   }
   // Four decimals: what the API shows (stored as real, read back rounded to four).
+  const cpv = fraction(feedback === undefined ? cpvScore : cpvScore + feedbackShift(feedback))
+  const semantic = fraction(companySemanticScore(company, tender, corpus, found?.semantic))
   const factors = factorBreakdown({
-    semantic: fraction(companySemanticScore(company, tender, corpus, found?.semantic)),
+    semantic,
     keyword: fraction(keywordScore(company.phrases, tender, found?.keyword)),
-    cpv: fraction(feedback === undefined ? cpvScore : cpvScore + feedbackShift(feedback)),
+    cpv,
     value_fit: fraction(bestValueFit(t.valueRon, company.valueRanges, found?.value_fit)),
-    historical: fraction(historicalScore(t, company.company.history, found?.historical, place, titleMatches)),
+    historical: fraction(
+      historicalScore(
+        t,
+        company.company.history,
+        found?.historical,
+        place,
+        titleMatches,
+        placeShareWithoutHistory(cpv, semantic)
+      )
+    ),
     // A text match names no code of the tender: "none" (the reason names the contract or the words it reads like).
     cpvType:
       byTitle !== null || byStated !== null

@@ -133,6 +133,12 @@ const valueReason = ({ placement, value, min, max }: ValueFitEvidence, say: Phra
 
 /** The place clause: how near the tender's county is to the company's ("Dolj borders your counties Gorj, Vâlcea"). */
 const placeClause = (evidence: PlaceEvidence, say: Phrasebook): string => {
+  const clause = nearnessClause(evidence, say)
+  if (evidence.share === null) return clause
+  return fill(say.historical.place.partly, { clause, percent: Math.round(evidence.share * 100) })
+}
+
+const nearnessClause = (evidence: PlaceEvidence, say: Phrasebook): string => {
   const { place } = say.historical
   const county = evidence.tenderCounty
   if (evidence.distance === 0) return fill(place.same, { county })

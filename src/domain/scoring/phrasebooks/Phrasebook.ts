@@ -95,6 +95,7 @@ export interface Phrasebook {
       readonly same: Template<"county">
       readonly neighbour: Template<"county" | "counties">
       readonly away: Template<"county" | "counties" | "distance">
+      readonly partly: Template<"clause" | "percent">
       /** The company's nearest counties as it set them. */
       readonly set: Counted<"list">
       /** The company's nearest counties as inferred from its awards. */

@@ -68,6 +68,7 @@ export const en: Phrasebook = {
       same: "the tender is in {county}, where you work",
       neighbour: "{county} borders {counties}",
       away: "{county} is {distance} counties from {counties}",
+      partly: "{clause} (counted {percent}%: as far as the tender is of your trade)",
       set: { one: "your county {list}", other: "your counties {list}" },
       awards: { one: "{list}, where you won contracts", other: "{list}, where you won contracts" }
     }

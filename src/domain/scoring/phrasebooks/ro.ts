@@ -69,6 +69,7 @@ export const ro: Phrasebook = {
       same: "licitația este în {county}, unde lucrați",
       neighbour: "{county} se învecinează cu {counties}",
       away: "{county} este la {distance} județe de {counties}",
+      partly: "{clause} (contează {percent}%: cât ține licitația de domeniul dumneavoastră)",
       set: { one: "județul în care lucrați, {list}", other: "județele în care lucrați, {list}" },
       awards: { one: "{list}, unde ați câștigat contracte", other: "{list}, unde ați câștigat contracte" }
     }
