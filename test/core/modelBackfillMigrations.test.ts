@@ -33,7 +33,9 @@ describe("model-version migrations", () => {
         "0027_tsm_1_6_0.sql",
         "0028_tsm_1_7_0.sql",
         "0030_tsm_1_8_0.sql",
-        "0037_tsm_1_9_0.sql"
+        "0037_tsm_1_9_0.sql",
+        "0042_tsm_1_10_0.sql",
+        "0052_tsm_1_11_0.sql"
       ])
     )
     for (const file of modelVersionMigrations) expect(await backfillsQueuedBy(file), file).toBe(0)
