@@ -15,7 +15,8 @@ import { mayHaveTermBit, termBitList } from "./TermBits.js"
  * same suppliers win both, CpvAffinity.ts), or when the tender's title and description share
  * specific words with the company's description or won award titles (text evidence, see
  * isTextCandidate). Pairs outside it are not scored: their keyword factor
- * is 0, their CPV factor at most 0.55 (same group) and their text similarity weak. The SQL
+ * is 0, their CPV factor by code at most 0.55 (same group; 0.675 by an additional code of the same
+ * class) and their text similarity weak. The SQL
  * prefilter returns a superset of this; this is the rule.
  */
 export const CANDIDATE_MIN_CPV = 0.75
