@@ -2,7 +2,7 @@ import { execFile } from "node:child_process"
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { SqlClient } from "@effect/sql"
-import { Duration, Effect, Layer, ManagedRuntime } from "effect"
+import { Cause, Duration, Effect, Layer, ManagedRuntime } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { CLI_LOCK_TIMEOUT, CliDatabaseLive } from "../../src/cli/CliDatabase.js"
 import { DEMO_COMPANIES, DEMO_EMAIL, DEMO_PASSWORD } from "../../src/demo/DemoData.js"
@@ -17,6 +17,7 @@ import {
   DatabaseUrlLive,
   RequestDatabaseLive
 } from "../../src/infra/db/Database.js"
+import { ReadPool } from "../../src/infra/db/PgPool.js"
 import { TestDatabaseLive, TestDatabaseUrl } from "../support/TestDatabase.js"
 import {
   expectJson,
@@ -623,6 +624,40 @@ describe("ops CLI", () => {
     expect(await limitsOf(CliDatabaseLive)).toEqual([{ lock: "30s", statement: "0" }])
     expect(await limitsOf(RequestDatabaseLive)).toEqual([{ lock: "5s", statement: "15s" }])
     expect(await limitsOf(BackgroundDatabaseLive)).toEqual([{ lock: "0", statement: "0" }])
+  })
+
+  it("only the API's request pool opens DATABASE_READ_URL's replica: the worker's and the CLI's start without it", async () => {
+    // Nothing listens on port 1: a replica that does not answer.
+    const deadReplica = "postgres://postgres@127.0.0.1:1/postgres"
+    const start = (database: Layer.Layer<SqlClient.SqlClient, unknown, AppConfig | DatabaseUrl>) =>
+      Effect.runPromiseExit(
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          const replica = yield* Effect.serviceOption(ReadPool)
+          const [row] = yield* sql<{ one: number }>`SELECT 1 AS one`
+          return { one: row!.one, replica: replica._tag }
+        }).pipe(
+          Effect.provide(
+            database.pipe(
+              Layer.provide(DatabaseUrlLive),
+              Layer.provide(AppConfigLive),
+              Layer.provide(
+                Layer.setConfigProvider(
+                  environmentConfig({ DATABASE_URL: databaseUrl, DATABASE_READ_URL: deadReplica })
+                )
+              )
+            )
+          ),
+          Effect.scoped
+        )
+      )
+    for (const database of [BackgroundDatabaseLive, CliDatabaseLive]) {
+      const exit = await start(database)
+      expect(exit._tag === "Success" && exit.value).toEqual({ one: 1, replica: "None" })
+    }
+    const api = await start(RequestDatabaseLive)
+    expect(api._tag).toBe("Failure")
+    expect(String(api._tag === "Failure" && Cause.pretty(api.cause))).toContain("DATABASE_READ_URL")
   })
 
   it("an unreachable database is a one-line error", async () => {

@@ -30,20 +30,28 @@ export const DatabaseUrlLive = Layer.scoped(
 export interface PrimaryPool extends StatementLimits {
   readonly maxConnections: number
   readonly applicationName: string
+  /**
+   * Whether DATABASE_READ_URL's replica is opened beside it: only for the HTTP requests, whose list
+   * pages read it. A worker or a CLI command reads nothing there, so it neither opens it nor stops
+   * when the replica does not answer.
+   */
+  readonly withReadReplica?: boolean
 }
 
 /**
- * PgClient + SqlClient (+ the PgPool under them) over a pool on DatabaseUrl; and, when
- * DATABASE_READ_URL names a replica, the ReadPool of the list pages, with the same limits.
+ * PgClient + SqlClient (+ the PgPool under them) over a pool on DatabaseUrl; and, for a pool
+ * `withReadReplica` when DATABASE_READ_URL names a replica, the ReadPool of the list pages, with the
+ * same limits.
  */
-export const poolsLive = (pool: PrimaryPool) =>
+export const poolsLive = ({ withReadReplica = false, ...pool }: PrimaryPool) =>
   Layer.unwrapEffect(
     Effect.gen(function* () {
       const config = yield* AppConfig
       const url = yield* DatabaseUrl
       const { maxConnections: _, applicationName: __, ...limits } = pool
       const primary = PgLive({ url, ...pool })
-      return Option.match(config.databaseReadUrl, {
+      const readUrl = withReadReplica ? config.databaseReadUrl : Option.none()
+      return Option.match(readUrl, {
         onNone: () => primary,
         onSome: (readUrl) => Layer.merge(primary, ReadPoolLive({ url: readUrl, maxConnections: 20, ...limits }))
       })
@@ -82,6 +90,7 @@ export const REQUEST_READ_TIMEOUT = Duration.seconds(20)
 export const RequestDatabaseLive = poolsLive({
   maxConnections: 20,
   applicationName: "tender-scoring-service",
+  withReadReplica: true,
   lockTimeout: REQUEST_LOCK_TIMEOUT,
   statementTimeout: REQUEST_STATEMENT_TIMEOUT,
   readTimeout: REQUEST_READ_TIMEOUT
