@@ -69,8 +69,21 @@ export const isNoStoreRoute = (method: string, route: string): boolean => {
 /** HSTS for a deployment reached over https: a year, subdomains included (PUBLIC_BASE_URL names the host). */
 export const HSTS = "max-age=31536000; includeSubDomains"
 
-/** Methods and request headers a browser may use across origins (what the API's routes accept). */
-const CORS_METHODS = "GET, POST, PATCH, DELETE"
+/**
+ * The methods a browser may use across origins: every method a route of Api accepts (read from Api
+ * at the first preflight, so a route added with a new method is allowed with it: the feedback marks
+ * and the digest settings are PUT).
+ */
+let corsMethods: string | undefined
+const corsAllowedMethods = (): string => {
+  if (corsMethods !== undefined) return corsMethods
+  const methods = new Set<string>()
+  HttpApi.reflect(Api, { onGroup: () => {}, onEndpoint: ({ endpoint }) => methods.add(endpoint.method) })
+  const order = ["GET", "POST", "PUT", "PATCH", "DELETE"]
+  corsMethods = [...methods].sort((a, b) => order.indexOf(a) - order.indexOf(b)).join(", ")
+  return corsMethods
+}
+/** Request headers a browser may send across origins. */
 const CORS_REQUEST_HEADERS = "Authorization, Content-Type, Idempotency-Key"
 /** Response headers a browser script may read: the API's own, beside the CORS-safelisted ones. */
 const CORS_EXPOSED_HEADERS = [
@@ -135,7 +148,7 @@ export const securityHeaders = (options: {
           out = HttpServerResponse.setHeader(out, "access-control-allow-origin", allowedOrigin)
           out = preflight
             ? HttpServerResponse.setHeaders(out, {
-                "access-control-allow-methods": CORS_METHODS,
+                "access-control-allow-methods": corsAllowedMethods(),
                 "access-control-allow-headers": CORS_REQUEST_HEADERS,
                 "access-control-max-age": CORS_MAX_AGE_SECONDS
               })

@@ -246,7 +246,8 @@ describe("CORS with CORS_ORIGINS listing origins", () => {
     })
     expect(preflight.status).toBe(204)
     expect(preflight.headers.get("access-control-allow-origin")).toBe(allowed)
-    expect(preflight.headers.get("access-control-allow-methods")).toContain("POST")
+    // Every method a route accepts, PUT included (feedback marks, digest settings).
+    expect(preflight.headers.get("access-control-allow-methods")).toBe("GET, POST, PUT, PATCH, DELETE")
     expect(preflight.headers.get("access-control-allow-headers")?.toLowerCase()).toContain("authorization")
     // A report creation's Idempotency-Key may be sent from another origin.
     expect(preflight.headers.get("access-control-allow-headers")?.toLowerCase()).toContain("idempotency-key")

@@ -128,7 +128,7 @@ export class ReportsApi extends HttpApiGroup.make("reports")
       .annotate(OpenApi.Summary, "Status of a report job")
       .annotate(
         OpenApi.Description,
-        `pending (waiting for a worker or a retry), generating, completed, failed (send a new request). Another tenant's job is 404. ${general}`
+        `generating (from its acceptance, while a worker renders it), pending (waiting for a retry after a failed attempt), completed, failed (after 3 attempts: send a new request). Another tenant's job is 404. ${general}`
       )
   )
   .add(
