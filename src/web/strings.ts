@@ -338,8 +338,16 @@ export const t = {
       REPORT_NOT_READY: "Raportul nu este gata încă.",
       IDEMPOTENCY_KEY_REUSED: "Cererea a fost trimisă deja cu alte date. Reîncărcați pagina și încercați din nou.",
       API_CREDITS_EXHAUSTED: "Nu mai aveți destule credite luna aceasta.",
-      SERVICE_UNAVAILABLE: "Serviciul este temporar indisponibil. Încercați din nou peste câteva momente."
+      SERVICE_UNAVAILABLE: "Serviciul este temporar indisponibil. Încercați din nou peste câteva momente.",
+      // What the server refuses before any route (RequestLimits, ErrorMapping): rare from the app's forms.
+      PAYLOAD_TOO_LARGE: "Datele trimise sunt prea mari. Scurtați textul și încercați din nou.",
+      UNSUPPORTED_MEDIA_TYPE: "Serverul nu a putut citi datele trimise. Reîncărcați pagina și încercați din nou.",
+      URI_TOO_LONG: "Adresa cererii este prea lungă. Reduceți filtrele și încercați din nou.",
+      REQUEST_HEADERS_TOO_LARGE: "Cererea este prea mare. Reîncărcați pagina și încercați din nou.",
+      REQUEST_TIMEOUT: "Cererea a durat prea mult. Verificați conexiunea și încercați din nou."
     } as Record<string, string>,
+    /** A code this app has no sentence for (one the server may add later): named, in Romanian. */
+    unknownCode: (code: string) => `A apărut o eroare neașteptată (${code}). Încercați din nou.`,
     rateLimited: (seconds: number) => `Prea multe cereri. Încercați din nou peste ${formatWait(seconds)}.`,
     /** A field the server refused and why: "Denumire: cel mult 200 de caractere." */
     field: (label: string, reasons: ReadonlyArray<string>) => `${label}: ${reasons.join("; ")}.`,

@@ -321,6 +321,17 @@ describe("API failures as readable messages", () => {
     )
     // An answer the client could not decode is no refused input.
     expect(toAppError(new UnreadableAnswer())).toMatchObject({ code: "UnreadableAnswer", message: t.errors.unexpected })
+    // The server's refusals before any route, whose messages are English, are told in Romanian too.
+    expect(
+      toAppError({ _tag: "PAYLOAD_TOO_LARGE", message: "The request body is larger than 1048576 bytes" })
+    ).toMatchObject({ code: "PAYLOAD_TOO_LARGE", message: t.errors.byCode.PAYLOAD_TOO_LARGE })
+    for (const code of ["UNSUPPORTED_MEDIA_TYPE", "URI_TOO_LONG", "REQUEST_HEADERS_TOO_LARGE", "REQUEST_TIMEOUT"])
+      expect(toAppError({ _tag: code, message: "English" }).message, code).toBe(t.errors.byCode[code])
+    // A code the app does not know yet: a Romanian sentence naming it, never the server's English.
+    expect(toAppError({ _tag: "SOMETHING_NEW", message: "Something new happened" })).toMatchObject({
+      code: "SOMETHING_NEW",
+      message: "A apărut o eroare neașteptată (SOMETHING_NEW). Încercați din nou."
+    })
     const invalid = toAppError({
       _tag: "HttpApiDecodeError",
       issues: [{ path: ["name"], message: "must not be empty" }],
@@ -331,8 +342,6 @@ describe("API failures as readable messages", () => {
     // The same reason by field, for the form to show beside it.
     expect(invalid.reasonsFor("name")).toEqual([t.errors.reason.required])
     expect(invalid.reasonsFor("description")).toBeUndefined()
-    // A code without a sentence here still says something: the server's message.
-    expect(toAppError({ _tag: "SOME_NEW_CODE", message: "Something new" }).message).toBe("Something new")
     expect(toAppError(new Error("boom"))).toBeInstanceOf(AppError)
     expect(toAppError(undefined).message).toMatch(/neașteptată/)
   })

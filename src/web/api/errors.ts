@@ -160,8 +160,7 @@ export const toAppError = (failure: unknown): AppError => {
     if (status === 503) return new AppError(t.errors.byCode.SERVICE_UNAVAILABLE!, `HTTP_${status}`)
     return new AppError(status >= 500 ? t.errors.server : t.errors.unexpected, `HTTP_${status}`)
   }
-  // A code this app has no sentence for: the server's own message is better than nothing.
-  if (tag !== undefined && /^[A-Z_]+$/.test(tag) && typeof error?.message === "string")
-    return new AppError(error.message, tag)
+  // A code this app has no sentence for (the server's message is English): said in Romanian, naming it.
+  if (tag !== undefined && /^[A-Z_]+$/.test(tag)) return new AppError(t.errors.unknownCode(tag), tag)
   return new AppError(t.errors.unexpected, undefined)
 }
