@@ -23,20 +23,40 @@ export const NO_STORE_ROUTES: ReadonlyArray<readonly [method: string, template: 
   ["GET", "/api/v1/reports/download/:token"]
 ]
 
-/**
- * Every route of Api that needs credentials (an API key or an access token: a security middleware on
- * the endpoint or its group). Its answers are the caller's own data, so none may be stored either.
- */
-export const authenticatedRoutes = (): ReadonlyArray<readonly [method: string, template: string]> => {
-  const routes: Array<readonly [string, string]> = []
+/** A route of Api: its method, its template, and whether it needs credentials. */
+interface ApiRoute {
+  readonly method: string
+  readonly template: string
+  readonly authenticated: boolean
+}
+
+/** Every route of Api, read from it once (at the first request, not at import). */
+let apiRoutes: ReadonlyArray<ApiRoute> | undefined
+const routesOfApi = (): ReadonlyArray<ApiRoute> => {
+  if (apiRoutes !== undefined) return apiRoutes
+  const routes: Array<ApiRoute> = []
   HttpApi.reflect(Api, {
     onGroup: () => {},
-    onEndpoint: ({ endpoint, middleware }) => {
-      if ([...middleware].some(HttpApiMiddleware.isSecurity)) routes.push([endpoint.method, endpoint.path])
-    }
+    onEndpoint: ({ endpoint, middleware }) =>
+      routes.push({
+        method: endpoint.method,
+        template: endpoint.path,
+        // An API key or an access token: a security middleware on the endpoint or its group.
+        authenticated: [...middleware].some(HttpApiMiddleware.isSecurity)
+      })
   })
+  apiRoutes = routes
   return routes
 }
+
+/**
+ * Every route of Api that needs credentials. Its answers are the caller's own data, so none may be
+ * stored either.
+ */
+export const authenticatedRoutes = (): ReadonlyArray<readonly [method: string, template: string]> =>
+  routesOfApi()
+    .filter((route) => route.authenticated)
+    .map((route) => [route.method, route.template] as const)
 
 /** The no-store route templates by method: built at the first request, not at import. */
 let noStoreTemplates: Map<string, Set<string>> | undefined
@@ -70,16 +90,14 @@ export const isNoStoreRoute = (method: string, route: string): boolean => {
 export const HSTS = "max-age=31536000; includeSubDomains"
 
 /**
- * The methods a browser may use across origins: every method a route of Api accepts (read from Api
- * at the first preflight, so a route added with a new method is allowed with it: the feedback marks
- * and the digest settings are PUT).
+ * The methods a browser may use across origins: every method a route of Api accepts (so a route
+ * added with a new method is allowed with it: the feedback marks and the digest settings are PUT).
  */
 let corsMethods: string | undefined
 const corsAllowedMethods = (): string => {
   if (corsMethods !== undefined) return corsMethods
-  const methods = new Set<string>()
-  HttpApi.reflect(Api, { onGroup: () => {}, onEndpoint: ({ endpoint }) => methods.add(endpoint.method) })
   const order = ["GET", "POST", "PUT", "PATCH", "DELETE"]
+  const methods = new Set(routesOfApi().map((route) => route.method))
   corsMethods = [...methods].sort((a, b) => order.indexOf(a) - order.indexOf(b)).join(", ")
   return corsMethods
 }

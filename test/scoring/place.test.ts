@@ -73,6 +73,11 @@ describe("place without award history (tsm-1.11.0)", () => {
   )
   const corpus = buildCorpusStats([design, furniture, supervision, farDesign])
   const historical = (t: typeof design) => scorePair(designOffice, t, corpus).factors.historical.score
+  // How far a tender is of the office's trade, worked out here from its two factors.
+  const tradeMatch = (t: typeof design) => {
+    const factors = scorePair(designOffice, t, corpus).factors
+    return Math.max(factors.cpv.score, factors.semantic.score)
+  }
 
   it("lifts a tender near its counties as far as the tender is of its trade, by codes or words", () => {
     // Its trade in its county: the whole place share (0.35 × 1 + 0.65 × 0.5).
@@ -82,23 +87,18 @@ describe("place without award history (tsm-1.11.0)", () => {
     // Another trade in its county: no lift either, as if it were far away.
     expect(historical(furniture)).toBeCloseTo(0.325, 4)
     // Neighbouring work (another class of design services): part of it.
-    const partly = scorePair(designOffice, supervision, corpus).factors
-    const share = Math.max(partly.cpv.score, partly.semantic.score)
+    const share = tradeMatch(supervision)
     expect(share).toBeGreaterThan(0)
     expect(share).toBeLessThan(1)
-    expect(partly.historical.score).toBeCloseTo(0.35 * share + 0.325, 3)
+    expect(historical(supervision)).toBeCloseTo(0.35 * share + 0.325, 3)
   })
 
   it("says how much of the place counted when not all of it did", () => {
-    const share = (t: typeof design) => {
-      const f = scorePair(designOffice, t, corpus).factors
-      return Math.round(Math.max(f.cpv.score, f.semantic.score) * 100)
-    }
     expect(explainPair(designOffice, design, corpus).historical).toBe(
       "no fiscal code, so no award history to compare; the tender is in Ialomița, where you work"
     )
     expect(explainPair(designOffice, supervision, corpus).historical).toBe(
-      `no fiscal code, so no award history to compare; the tender is in Ialomița, where you work (counted ${share(supervision)}%: as far as the tender is of your trade)`
+      `no fiscal code, so no award history to compare; the tender is in Ialomița, where you work (counted ${Math.round(tradeMatch(supervision) * 100)}%: as far as the tender is of your trade)`
     )
     expect(explainPair(designOffice, furniture, corpus, "ro").historical).toBe(
       "fără cod fiscal nu există un istoric de contracte de comparat; licitația este în Ialomița, unde lucrați (contează 0%: cât ține licitația de domeniul dumneavoastră)"
