@@ -43,6 +43,37 @@ export interface PoolOptions extends StatementLimits {
 const stillBusy = (client: pg.PoolClient) =>
   (client as unknown as { _getActiveQuery?: () => unknown })._getActiveQuery?.() != null
 
+/** The server process of a connection (what `pg_cancel_backend` names); `pg` 8 does not type it. */
+const backendOf = (client: pg.PoolClient) => (client as unknown as { processID?: number }).processID
+
+const CANCEL_STATEMENT = /^SELECT pg_cancel_backend\((\d+)\)$/
+
+/**
+ * @effect/sql-pg stops an interrupted statement with `SELECT pg_cancel_backend(pid)` sent through the
+ * pool, and hands the statement's connection back as soon as the statement ends, cancel or not. So
+ * the cancel could wait in the pool's queue while every connection was busy, and run once that
+ * connection served another statement, which it then stopped ("canceling statement due to user
+ * request": a request failed for another's disconnect). Here a cancel runs at once on a connection of
+ * its own (`cancels`), and the returned set names the server processes whose cancel is on its way:
+ * a connection handed back meanwhile is closed, never handed out again.
+ */
+const cancelsOnTheirOwn = (pool: pg.Pool, cancels: pg.Pool): ReadonlySet<number> => {
+  const underway = new Set<number>()
+  const query = pool.query.bind(pool) as (...args: Array<unknown>) => unknown
+  const ownQuery = (...args: Array<unknown>) => {
+    const [text, done] = args
+    const backend = typeof text === "string" ? CANCEL_STATEMENT.exec(text)?.[1] : undefined
+    if (backend === undefined || typeof done !== "function" || args.length !== 2) return query(...args)
+    underway.add(Number(backend))
+    cancels.query(text as string, (error: Error | undefined, result: unknown) => {
+      underway.delete(Number(backend))
+      done(error, result)
+    })
+  }
+  Object.assign(pool, { query: ownQuery })
+  return underway
+}
+
 /** A `pg` pool of `maxConnections`, ended with the scope; fails (as PgClient.layer does) when the server cannot be reached. */
 const acquirePool = (
   options: PoolOptions & {
@@ -51,12 +82,20 @@ const acquirePool = (
   }
 ) =>
   Effect.gen(function* () {
-    const pool = yield* Effect.acquireRelease(
+    const applicationName = options.applicationName ?? "tender-scoring-service"
+    const pools = yield* Effect.acquireRelease(
       Effect.sync(() => {
+        const cancels = new pg.Pool({
+          connectionString: Redacted.value(options.url),
+          max: 2,
+          application_name: `${applicationName}-cancel`,
+          connectionTimeoutMillis: 5_000
+        })
+        cancels.on("error", () => {})
         const pool = new pg.Pool({
           connectionString: Redacted.value(options.url),
           max: options.maxConnections,
-          application_name: options.applicationName ?? "tender-scoring-service",
+          application_name: applicationName,
           // A connection attempt caught by a server restart can otherwise wait forever (a request
           // hung through a PostgreSQL restart in test/hardening/faults.test.ts); bounded, it is a
           // 503 the client may retry.
@@ -74,15 +113,21 @@ const acquirePool = (
         // An idle client's error (server restart) is reported on its next use, not here.
         pool.on("error", () => {})
         // Closed instead of kept: ending it here makes the pool drop it (and open a fresh one when needed).
+        const cancelling = cancelsOnTheirOwn(pool, cancels)
         pool.on("release", (error, client) => {
-          if (!error && stillBusy(client)) void client.end().catch(() => {})
+          if (error) return
+          if (stillBusy(client) || cancelling.has(backendOf(client) ?? -1)) void client.end().catch(() => {})
         })
-        return pool
+        return { pool, cancels }
       }),
       // Interruptible: a finalizer runs uninterruptibly, where the timeout could never cut a close
       // held by a statement still running (the pool waits for its clients).
-      (pool) => Effect.interruptible(Effect.promise(() => pool.end())).pipe(Effect.timeoutOption("1 second"))
+      ({ pool, cancels }) =>
+        Effect.interruptible(Effect.promise(() => Promise.all([pool.end(), cancels.end()]))).pipe(
+          Effect.timeoutOption("1 second")
+        )
     )
+    const pool = pools.pool
     const unreachable = `${options.variable ?? "DATABASE_URL"}: cannot connect to PostgreSQL`
     yield* Effect.tryPromise({
       try: () => pool.query("SELECT 1"),

@@ -61,22 +61,10 @@ export const startAppServer = async () => {
     baseUrl: `http://127.0.0.1:${address.port}`,
     demo,
     run: runtime.runPromise,
-    /**
-     * Runs a query on the app's database: what a test checks the app stored (or sets up beside it).
-     * Run again once when PostgreSQL cancelled it "due to user request": no test cancels its own
-     * set-up, so that is a cancel meant for another statement (most likely an interrupted request's
-     * `pg_cancel_backend`, which @effect/sql-pg stops waiting for after 5 s and which may then land on
-     * the connection's next statement; seen once, on a loaded CI run), not an answer to check.
-     */
+    /** Runs a query on the app's database: what a test checks the app stored (or sets up beside it). */
     sql: <A>(query: (sql: SqlClient.SqlClient) => Effect.Effect<A, unknown>) =>
       runtime.runPromise(
-        Effect.flatMap(SqlClient.SqlClient, (client) =>
-          query(client).pipe(
-            Effect.retry({ times: 1, while: cancelledByUserRequest }),
-            Effect.mapError(withCause),
-            Effect.orDie
-          )
-        )
+        Effect.flatMap(SqlClient.SqlClient, (client) => query(client).pipe(Effect.mapError(withCause), Effect.orDie))
       ),
     /** Waits (up to 30 s) until the worker has no job running or due: set-up that writes what jobs write. */
     whenJobsIdle: () => runtime.runPromise(jobsIdle),
@@ -86,12 +74,6 @@ export const startAppServer = async () => {
 }
 
 export type AppServer = Awaited<ReturnType<typeof startAppServer>>
-
-/** PostgreSQL's "canceling statement due to user request" (SQLSTATE 57014 from a cancel, not a timeout). */
-const cancelledByUserRequest = (error: unknown) => {
-  const cause = (error as { cause?: { message?: string; code?: string } }).cause
-  return cause?.code === "57014" && cause.message?.includes("user request") === true
-}
 
 /** A failed query's error with PostgreSQL's own reason and SQLSTATE (a SqlError's message alone says only "Failed to execute statement"). */
 const withCause = (error: unknown) => {
