@@ -35,7 +35,8 @@ describe("model-version migrations", () => {
         "0030_tsm_1_8_0.sql",
         "0037_tsm_1_9_0.sql",
         "0042_tsm_1_10_0.sql",
-        "0052_tsm_1_11_0.sql"
+        "0052_tsm_1_11_0.sql",
+        "0053_tsm_1_12_0.sql"
       ])
     )
     for (const file of modelVersionMigrations) expect(await backfillsQueuedBy(file), file).toBe(0)

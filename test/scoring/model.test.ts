@@ -254,7 +254,7 @@ describe("overall score", () => {
     expect([verdictOf(70), verdictOf(69), verdictOf(40), verdictOf(39)]).toEqual(["GO", "RESEARCH", "RESEARCH", "SKIP"])
     // Changing a weight or threshold must come with a new model version.
     expect({ MODEL_VERSION, WEIGHTS, VERDICT_THRESHOLDS }).toEqual({
-      MODEL_VERSION: "tsm-1.11.0",
+      MODEL_VERSION: "tsm-1.12.0",
       WEIGHTS: { semantic: 0.25, keyword: 0.15, cpv: 0.3, value_fit: 0.1, historical: 0.2 },
       VERDICT_THRESHOLDS: { go: 70, research: 40 }
     })

@@ -18,6 +18,8 @@ import {
   sharedWithWonTitle,
   WON_TITLE_HISTORY_SHARE,
   WON_TITLE_MIN_MATCH,
+  WORK_MATCH_SCALE,
+  WORK_MIN_SHARED,
   wonTitleMatches
 } from "../../src/domain/scoring/WonTitles.js"
 import { notice, watchlist } from "./TenderInputs.js"
@@ -250,5 +252,62 @@ describe("the text route to won contracts (tsm-1.5.0)", () => {
       expect(shared.get(fetest!)).toBeCloseTo(PROJECT_NAME_WEIGHT * full(fetest!), 10)
       expect(PROJECT_NAME_WEIGHT).toBe(0.5)
     })
+  })
+})
+
+/**
+ * Work with work (tsm-1.12.0), on real SEAP titles (bench/data, shortened): a publicity firm that won
+ * publicity for one project (coded 22462000) and whose next contract was publicity for another
+ * (79341000), while a consultancy tender for the same funding programme shares the won title's
+ * project and programme words.
+ */
+describe("a won title compared work with work (tsm-1.12.0)", () => {
+  const PUBLICITY_WON = notice(
+    "publicity-won",
+    'Servicii de publicitate si informare pe toata perioada de implementare a proiectului "Construirea de insule ecologice digitalizate supraterane în orașul Petrila, județul Hunedoara", finanțat prin Planul Național de Redresare și Reziliență, Componenta 3-Managementul deșeurilor',
+    "22462000-6"
+  )
+  const PUBLICITY_NEXT = notice(
+    "publicity-next",
+    'Servicii de informare si publicitate pentru proiectul cod F- PNRR- Dotari - 2023 - 3582 intitulat "Dotarea cu mobilier, materiale didactice si echipamente digitale a unitatilor de invatamant preuniversitar din Municipiul Petrosani"',
+    "79341000-6"
+  )
+  const SAME_PROGRAMME = notice(
+    "same-programme",
+    "Servicii de consultanță pentru derularea contractului de finanțare obținut prin Apelul de proiecte PNRR/2022/C3/S/I.1.B, Componenta C3 – Managementul Deșeurilor, Subinvestiția I1.B. - Construirea de insule ecologice digitalizate pentru proiectul ”Construirea de insule ecologice digitalizate în municipiul Suceava”",
+    "72224000-1"
+  )
+  const BILLBOARDS = notice("billboards", "Panouri de publicitate pentru proiectul Dotarea scolii", "35261000-1")
+  const ISLANDS = notice("islands", "Construirea de insule ecologice digitalizate supraterane", "45000000-7")
+  const works = [PUBLICITY_WON, PUBLICITY_NEXT, SAME_PROGRAMME, BILLBOARDS, ISLANDS]
+  const worksCorpus = buildCorpusStats([...pool, ...works].map(prepareTender))
+  const publicityFirm = company([won(PUBLICITY_WON)])
+  const matchOf = (t: TenderInput) => wonTitleMatches(publicityFirm, prepareTender(t), worksCorpus)?.[0] ?? 0
+
+  it("a tender whose title names the work the company won, for another project, matches it: WORK_MATCH_SCALE when the won work has all its work words", () => {
+    expect(prepareTender(PUBLICITY_NEXT).titleWork).toEqual(stems("Servicii de informare si publicitate"))
+    expect(matchOf(PUBLICITY_NEXT)).toBe(WORK_MATCH_SCALE)
+    const next = scorePair(publicityFirm, prepareTender(PUBLICITY_NEXT), worksCorpus)
+    expect(next.factors.cpv).toMatchObject({ score: WORK_MATCH_SCALE, cpv_type: "none" })
+    // Another trade's tender for the same programme shares many more of the won title's words, none of its work.
+    const programme = scorePair(publicityFirm, prepareTender(SAME_PROGRAMME), worksCorpus)
+    expect(next.overallScore).toBeGreaterThan(programme.overallScore + 10)
+    expect(WORK_MATCH_SCALE).toBe(0.9)
+  })
+
+  it("one work word shared is a coincidence, and the won title's project name is not its work", () => {
+    expect(WORK_MIN_SHARED).toBe(2)
+    // "Panouri de publicitate": one of the won work's words.
+    expect(matchOf(BILLBOARDS)).toBe(0)
+    // The project the publicity was for, as a works tender: every word of its title is in the won title's
+    // project name, so as work it would match WORK_MATCH_SCALE; it keeps the BM25 of those words at half weight.
+    expect(prepareTender(ISLANDS).titleWork.length).toBeGreaterThan(WORK_MIN_SHARED)
+    expect(matchOf(ISLANDS)).toBeLessThan(WORK_MATCH_SCALE - 0.3)
+  })
+
+  it("names the contract and the words both say in the reason", () => {
+    const reasons = explainPair(publicityFirm, prepareTender(PUBLICITY_NEXT), worksCorpus, "en")
+    expect(reasons.cpv).toContain("Servicii de publicitate si informare")
+    expect(reasons.cpv).toMatch(/informar|publicitat/)
   })
 })

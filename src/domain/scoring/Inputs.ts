@@ -2,7 +2,7 @@ import { type CodeSet, type ContractKind, codeSetOf, contractKindOf } from "./Cp
 import { type ClassFeedback, type FeedbackMark, feedbackByClass } from "./Feedback.js"
 import { type CompanyCounties, companyCountiesOf } from "./Place.js"
 import { termBitList, termBitsOf } from "./TermBits.js"
-import { indexKey, stems, words } from "./Text.js"
+import { indexKey, isNumber, stems, words, workAndProjectStems } from "./Text.js"
 import type { ValueRange } from "./ValueFit.js"
 import { type WonTitleIndex, wonTitleIndexOf } from "./WonTitleIndex.js"
 
@@ -83,6 +83,11 @@ export interface PreparedTender {
   readonly termBitList: Uint16Array
   /** The main code, then the additional ones, prepared for CpvMatch.bestCpvMatchOf. */
   readonly cpv: CodeSet
+  /**
+   * The distinct words of the title that name the work, not the project it is for (Text.workAndProjectStems),
+   * numbers left out: what a won title's work is compared with (WonTitles.ts).
+   */
+  readonly titleWork: ReadonlyArray<string>
 }
 
 export const prepareTender = (tender: TenderInput): PreparedTender => {
@@ -104,7 +109,8 @@ export const prepareTender = (tender: TenderInput): PreparedTender => {
     indexKeys,
     termBits: termBitsOf(termFrequencies.keys()),
     termBitList: termBitList(termFrequencies.keys()),
-    cpv: codeSetOf([tender.mainCpv, ...tender.additionalCpvs])
+    cpv: codeSetOf([tender.mainCpv, ...tender.additionalCpvs]),
+    titleWork: [...workAndProjectStems(tender.title).work].filter((term) => !isNumber(term))
   }
 }
 
@@ -217,8 +223,8 @@ export const prepareCompany = (company: CompanyInput): PreparedCompany => {
   for (const term of keywordTerms) queryWeights.set(term, 1)
   const queryTerms = new Set(queryWeights.keys())
   // Numbers (lot numbers, years, amounts) say nothing about a trade: they never draw candidates.
-  const textTerms = new Set([...descriptionTerms, ...awardTitleCounts.keys()].filter((term) => !/^[0-9]+$/.test(term)))
-  const statedTerms = [...new Set([...descriptionTerms, ...keywordTerms])].filter((term) => !/^[0-9]+$/.test(term))
+  const textTerms = new Set([...descriptionTerms, ...awardTitleCounts.keys()].filter((term) => !isNumber(term)))
+  const statedTerms = [...new Set([...descriptionTerms, ...keywordTerms])].filter((term) => !isNumber(term))
   const profileCodeOrigins = profileCodeOriginsOf(company)
   const profileCodes = [...profileCodeOrigins.keys()]
   return {

@@ -21,7 +21,7 @@ import { bestWonTitle, wonTitleMatches } from "./WonTitles.js"
  * The tender scoring model. Its version names everything that changes a score: weights,
  * thresholds, factor constants. Change any of them and bump the version (a test pins them).
  */
-export const MODEL_VERSION = "tsm-1.11.0"
+export const MODEL_VERSION = "tsm-1.12.0"
 
 export const WEIGHTS = {
   semantic: 0.25,
@@ -42,6 +42,8 @@ export type Weights = { readonly [name in FactorName]: number }
  */
 export const MODEL_WEIGHTS: { readonly [version: string]: Weights } = {
   [MODEL_VERSION]: WEIGHTS,
+  // tsm-1.11.0: same weights; a won title matched a tender by the BM25 of its whole text only, not also work with work.
+  "tsm-1.11.0": WEIGHTS,
   // tsm-1.10.0: same weights; without history, a tender near the company's counties got the whole place share whatever its trade.
   "tsm-1.10.0": WEIGHTS,
   // tsm-1.9.0: same weights; a company with one award won had the stricter text floor.

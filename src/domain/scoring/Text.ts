@@ -183,6 +183,9 @@ export const keywordAnchor = (keyword: string): string | null => {
   return best === null ? null : indexKey(best)
 }
 
+/** Numbers (lot numbers, years, contract numbers) say nothing about a trade: left out of the title routes, as in the text rule. */
+export const isNumber = (term: string) => /^[0-9]+$/.test(term)
+
 /**
  * Where a title stops naming the work and starts naming the project it is for: an opening quote, or
  * the project named as such, "proiectul", "obiectivul (de investiții)", "investiția" (articulated:

@@ -1,4 +1,4 @@
-import { workAndProjectStems } from "./Text.js"
+import { isNumber, workAndProjectStems } from "./Text.js"
 
 /*
  * The titles of the contracts a company won, indexed once per profile for the text route
@@ -16,9 +16,6 @@ import { workAndProjectStems } from "./Text.js"
  * than like a verification for another project.
  */
 export const PROJECT_NAME_WEIGHT = 0.5
-
-// Numbers (lot numbers, years, contract numbers) say nothing about a trade: left out, as in the text rule.
-const isNumber = (term: string) => /^[0-9]+$/.test(term)
 
 /** The won awards (indexes in the company's history) whose title has a word, and what it weighs there. */
 export type WonTitleIndex = ReadonlyMap<string, ReadonlyArray<{ readonly award: number; readonly weight: number }>>

@@ -1,6 +1,7 @@
 import type { PreparedCompany, PreparedTender } from "./Inputs.js"
 import {
   type CorpusStats,
+  inverseDocumentFrequency,
   lengthNormOf,
   SEMANTIC_SCALE,
   type SharedTerm,
@@ -25,6 +26,14 @@ import { keyBitsOf, mayHaveTermBit } from "./TermBits.js"
  *   contracts the company won.
  * Each title alone, not all of them together (that is the semantic factor): one contract that reads
  * like the tender is the evidence; words spread over ten different contracts are not.
+ *
+ * A title is also compared work with work (model tsm-1.12.0): a tender whose title names the same work
+ * as a won title ("Servicii de informare si publicitate pentru proiectul „Dotarea …”" against
+ * "Servicii de publicitate si informare … a proiectului „Construirea de insule ecologice …”") matches
+ * it as far as the won title's work has the tender's work words (by their idf), scaled by
+ * WORK_MATCH_SCALE. The BM25 match of the whole text undersells it: the few words of the work drown in
+ * a long project name and description, while another trade's tender for a like-named project or
+ * programme shares many words of the won title's project part. The better of the two measures counts.
  */
 
 /** A won title's match from which it counts ("strong text evidence": ~2 specific words shared). */
@@ -34,6 +43,14 @@ export const WON_TITLE_MIN_MATCH = 0.5
  * same CPV group (0.6) at most, scaled by the match: below an award of the same class (1).
  */
 export const WON_TITLE_HISTORY_SHARE = 0.6
+
+/**
+ * A work-with-work match (share of the tender's work words, by idf, in the won title's work) counts this
+ * much: 0.9 for all of them, below a code the company won (1); 0.8-1 gave the same evaluation figures.
+ */
+export const WORK_MATCH_SCALE = 0.9
+/** Work words a won title must share with the tender's title for that match to count: one word is a coincidence. */
+export const WORK_MIN_SHARED = 2
 
 /** The best-matching won award: its index in the company's history, the match (0-1) and the words shared. */
 export interface WonTitleMatch {
@@ -72,16 +89,43 @@ export const wonTitleMatches = (
     for (const { award, weight } of awards) sums[award]! += weight * contribution
   }
   if (sums === null) return null
+  const work = workMatches(company, tender, stats)
   let counted = false
   for (let i = 0; i < sums.length; i++) {
-    if (sums[i]! < MIN_MATCH_SUM) {
-      sums[i] = 0
-      continue
-    }
-    sums[i] = 1 - Math.exp(-sums[i]! / SEMANTIC_SCALE)
-    counted = true
+    const byText = sums[i]! < MIN_MATCH_SUM ? 0 : 1 - Math.exp(-sums[i]! / SEMANTIC_SCALE)
+    const byWork = work === null || work[i]! < WON_TITLE_MIN_MATCH ? 0 : work[i]!
+    sums[i] = Math.max(byText, byWork)
+    if (sums[i]! > 0) counted = true
   }
   return counted ? sums : null
+}
+
+/**
+ * Each won title's work-with-work match (by history index; 0 below WORK_MIN_SHARED shared words), or
+ * null when the tender's title shares no work word with any. Walks the title's work words only.
+ */
+const workMatches = (company: PreparedCompany, tender: PreparedTender, stats: CorpusStats): Float64Array | null => {
+  let shared: Float64Array | null = null
+  let counts: Uint8Array | null = null
+  let total = 0
+  for (const term of tender.titleWork) {
+    const idf = inverseDocumentFrequency(stats, term)
+    total += idf
+    const awards = company.wonTitleIndex.get(term)
+    if (awards === undefined) continue
+    for (const { award, weight } of awards) {
+      if (weight !== 1) continue // a word of the won title's project name, not of its work
+      shared ??= new Float64Array(company.company.history.length)
+      counts ??= new Uint8Array(company.company.history.length)
+      shared[award]! += idf
+      counts[award]!++
+    }
+  }
+  if (shared === null || counts === null) return null
+  for (let i = 0; i < shared.length; i++) {
+    shared[i] = counts[i]! >= WORK_MIN_SHARED ? (WORK_MATCH_SCALE * shared[i]!) / total : 0
+  }
+  return shared
 }
 
 /** A won award's match as the factors count it: itself from WON_TITLE_MIN_MATCH, else 0. */
