@@ -49,8 +49,13 @@ export const WON_TITLE_HISTORY_SHARE = 0.6
  * much: 0.9 for all of them, below a code the company won (1); 0.8-1 gave the same evaluation figures.
  */
 export const WORK_MATCH_SCALE = 0.9
-/** Work words a won title must share with the tender's title for that match to count: one word is a coincidence. */
-export const WORK_MIN_SHARED = 2
+/**
+ * Work words a won title must share with the tender's title for that match to count. A work is named
+ * in a few words, one of them often as general as "servicii", "lucrări" or "furnizare": three shared
+ * are two beyond it (at two, "Servicii de verificare" or "Servicii de proiectare" alone lifted other
+ * tenders above a verifier's and a designer's next contracts on the evaluation).
+ */
+export const WORK_MIN_SHARED = 3
 
 /** The best-matching won award: its index in the company's history, the match (0-1) and the words shared. */
 export interface WonTitleMatch {
