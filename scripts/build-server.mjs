@@ -20,10 +20,10 @@ const newestSource = () => {
 }
 const bundleTime = (outfile) => (fs.existsSync(outfile) ? fs.statSync(outfile).mtimeMs : 0)
 
-/** Bundles src/bin/<name>.ts into serverBundlePath(name), unless the bundle is newer than every source. */
+/** Bundles src/bin/<name>.ts into serverBundlePath(name), unless the bundle is newer than every source; whether it built. */
 export const buildServerBundle = async (name) => {
   const outfile = serverBundlePath(name)
-  if (bundleTime(outfile) >= newestSource()) return
+  if (bundleTime(outfile) >= newestSource()) return false
   const { build } = await import("esbuild")
   const isEffect = (specifier) => /^(effect|@effect\/[^/]+)(\/|$)/.test(specifier)
   const result = await build({
@@ -55,6 +55,7 @@ export const buildServerBundle = async (name) => {
     ]
   })
   writeAtomically(result.outputFiles, outfile)
+  return true
 }
 /**
  * Each file is written under a name of this process's own and renamed over the old one, the map

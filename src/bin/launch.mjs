@@ -18,11 +18,12 @@ if (!name || !/^[a-z-]+$/.test(name)) {
 }
 const root = fileURLToPath(new URL("../..", import.meta.url))
 
+/** Builds the browser app when stale; whether it built. */
 const buildBrowserApp = async () => {
-  if (name !== "all-in-one" && name !== "api") return
+  if (name !== "all-in-one" && name !== "api") return false
   const { buildWeb } = await import(pathToFileURL(path.join(root, "scripts", "build-web.mjs")).href)
   try {
-    await buildWeb({ log: (line) => console.error(line) })
+    return (await buildWeb({ log: (line) => console.error(line) })).built
   } catch (error) {
     console.error(`The browser app could not be built: ${error.message}`)
     process.exit(1)
@@ -71,7 +72,14 @@ const initialiseEmbeddedCluster = async () => {
   }
 }
 // Both builds and the cluster's initdb at once: esbuild and initdb work in processes of their own.
-await Promise.all([buildServerBundle(name), buildBrowserApp(), initialiseEmbeddedCluster()])
+const [serverBuilt, appBuilt] = await Promise.all([
+  buildServerBundle(name),
+  buildBrowserApp(),
+  initialiseEmbeddedCluster()
+])
+// A build starts esbuild's service, a process of its own (~300 MB resident after the server bundle)
+// that would otherwise idle beside the service for as long as it runs.
+if (serverBuilt || appBuilt) await (await import("esbuild")).stop()
 // Source maps stay off: the first stack trace formatted with them parses the bundle's map into ~30 MB
 // of small objects kept for the process's life, which every full GC then marks (measured on the key
 // API: 8-13% fewer requests/s and a higher p99 with them on). Stack traces name the bundle's own

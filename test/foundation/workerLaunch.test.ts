@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process"
+import { type ChildProcess, spawn, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -48,6 +48,12 @@ const launchWorker = (env: Record<string, string>) =>
       })
   )
 
+/** The command lines of a process's children (`ps`; none: an empty list). */
+const childrenOf = (pid: number) =>
+  spawnSync("ps", ["-o", "args=", "--ppid", String(pid)], { encoding: "utf8" })
+    .stdout.split("\n")
+    .filter((line) => line.trim() !== "")
+
 describe("npm run worker: the launcher's bundle", () => {
   layer(TestLayer, { excludeTestServices: true, timeout: 180_000 })((it) => {
     it.scoped(
@@ -69,6 +75,8 @@ describe("npm run worker: the launcher's bundle", () => {
               catch: () => new Error(`the worker did not start:\n${worker.output()}`)
             }).pipe(Effect.orDie)
           }
+          // Each stopped the esbuild service its build started: nothing runs beside the worker.
+          for (const worker of workers) expect(childrenOf(worker.child.pid!)).toEqual([])
           // Each replaced the bundle whole: no staging file is left behind.
           expect(
             fs.readdirSync(BUNDLE_DIR).filter((file) => file.startsWith("worker.mjs") && file.endsWith(".tmp"))
