@@ -110,7 +110,7 @@ export const prepareTender = (tender: TenderInput): PreparedTender => {
     termBits: termBitsOf(termFrequencies.keys()),
     termBitList: termBitList(termFrequencies.keys()),
     cpv: codeSetOf([tender.mainCpv, ...tender.additionalCpvs]),
-    titleWork: [...workAndProjectStems(tender.title).work].filter((term) => !isNumber(term))
+    titleWork: [...workAndProjectStems(tender.title, titleStems).work].filter((term) => !isNumber(term))
   }
 }
 

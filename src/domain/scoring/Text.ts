@@ -201,9 +201,11 @@ const PROJECT_NAME_START =
  * content words ("Achiziție în cadrul proiectului …"), is all work.
  */
 export const workAndProjectStems = (
-  title: string
+  title: string,
+  /** The title's stems, when the caller has them already. */
+  titleStems: ReadonlyArray<string> = stems(title)
 ): { readonly work: ReadonlySet<string>; readonly project: ReadonlySet<string> } => {
-  const all = new Set(stems(title))
+  const all = new Set(titleStems)
   const at = title.search(PROJECT_NAME_START)
   const work = at < 0 ? all : new Set(stems(title.slice(0, at)))
   if (work.size < 2) return { work: all, project: new Set() }

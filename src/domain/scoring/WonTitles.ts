@@ -46,7 +46,7 @@ export const WON_TITLE_HISTORY_SHARE = 0.6
 
 /**
  * A work-with-work match (share of the tender's work words, by idf, in the won title's work) counts this
- * much: 0.9 for all of them, below a code the company won (1); 0.8-1 gave the same evaluation figures.
+ * much: 0.9 for all of them, below a code the company won (1); 0.8-1 gave the same hits on the evaluation.
  */
 export const WORK_MATCH_SCALE = 0.9
 /**
